@@ -1,0 +1,407 @@
+// The tile IR: the typed, target-independent program every backend consumes.
+//
+// Semantics
+// ---------
+// A Module holds PrimFuncs. A PrimFunc has parameters (global tensors or
+// scalars) and a body. Tensor shapes are expressions over integer constants
+// and shape variables; a shape variable left unbound by compile-time
+// parameters is a runtime (dynamic) dimension, read from the arguments.
+//
+// A Kernel statement launches a grid of blocks. Its block-index variables
+// range over the grid extents; `threads` is the number of threads per block
+// that a GPU target uses (the language semantics are per block: a Parallel
+// loop's iterations are independent; all statements of a block run in order).
+//
+// Buffers are declared by Alloc statements (shared, fragment, local, var) or
+// are parameters (global). An Alloc is visible until the end of the Seq that
+// holds it. Every element of a freshly allocated buffer is undefined until
+// written.
+//
+// Tile operations work on Regions: a buffer plus one (min, extent) Range per
+// dimension. Region elements that fall outside the buffer's shape are masked:
+// reads yield zero, writes are dropped. This is how tiles handle sizes they do
+// not divide.
+//   Copy(src, dst)       dst[i..] = cast(src[i..]); src and dst have the same
+//                        number of elements once unit dimensions are dropped.
+//   Gemm(A, B, C, tA, tB, clear)   C (+)= op(A) @ op(B), accumulated in C's
+//                        dtype; op transposes when tA / tB.
+//   Fill(dst, v)         every element of dst = v.
+//   Reduce(kind, src, dst, dim, clear)   dst = reduce over dimension `dim` of
+//                        src; with clear=false the old dst takes part.
+//   Atomic(kind, buf, idx, v)   buf[idx] = op(buf[idx], v) atomically across
+//                        blocks.
+// Integer division and modulo are floor division / floor modulo; Div is true
+// division and only applies to floats.
+//
+// Nodes are immutable and shared (std::shared_ptr<const T>). Build them with
+// the make* factories, which check invariants. Variables and buffers have
+// identity: two VarRefs denote the same variable iff they point at the same
+// VarNode.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/dtype.h"
+#include "compiler/support/source.h"
+
+namespace tlc::ir {
+
+enum class ExprKind {
+#define EXPR(Name) Name,
+#include "compiler/ir/node_kinds.def"
+};
+enum class StmtKind {
+#define STMT(Name) Name,
+#include "compiler/ir/node_kinds.def"
+};
+const char* exprKindName(ExprKind k);
+const char* stmtKindName(StmtKind k);
+
+// ---------------------------------------------------------------------------
+// Variables and buffers
+
+struct VarNode {
+  std::string name;
+  DType dtype;
+  SourceLoc loc;
+};
+using Var = std::shared_ptr<const VarNode>;
+Var makeVar(std::string name, DType dtype = DType::Int32, SourceLoc loc = {});
+
+struct ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+enum class MemScope { Global, Shared, Fragment, Local, Var };
+const char* memScopeName(MemScope s);  // "global", "shared", ...
+
+struct BufferNode {
+  std::string name;
+  DType dtype;
+  std::vector<Expr> shape;
+  MemScope scope;
+  SourceLoc loc;
+};
+using Buffer = std::shared_ptr<const BufferNode>;
+Buffer makeBuffer(std::string name, DType dtype, std::vector<Expr> shape, MemScope scope, SourceLoc loc = {});
+
+struct Range {
+  Expr min;
+  Expr extent;
+};
+
+struct Region {
+  Buffer buffer;
+  std::vector<Range> ranges;  // one per buffer dimension
+  SourceLoc loc;
+};
+// The whole buffer as a region.
+Region fullRegion(const Buffer& b, SourceLoc loc = {});
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+struct ExprNode {
+  ExprKind kind;
+  DType dtype;
+  SourceLoc loc;
+  virtual ~ExprNode() = default;
+
+ protected:
+  ExprNode(ExprKind k, DType t, SourceLoc l) : kind(k), dtype(t), loc(l) {}
+};
+
+struct IntImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::IntImm;
+  int64_t value;
+  IntImm(int64_t v, DType t, SourceLoc l) : ExprNode(kKind, t, l), value(v) {}
+};
+
+struct FloatImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::FloatImm;
+  double value;
+  FloatImm(double v, DType t, SourceLoc l) : ExprNode(kKind, t, l), value(v) {}
+};
+
+struct VarRef : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::VarRef;
+  Var var;
+  VarRef(Var v, SourceLoc l) : ExprNode(kKind, v->dtype, l), var(std::move(v)) {}
+};
+
+#define TLC_BINARY_OPS(X)                                                                          \
+  X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(FloorDiv, "//") X(FloorMod, "%") X(Min, "min") \
+  X(Max, "max") X(Eq, "==") X(Ne, "!=") X(Lt, "<") X(Le, "<=") X(Gt, ">") X(Ge, ">=") X(And, "and") \
+  X(Or, "or") X(BitAnd, "&") X(BitOr, "|") X(BitXor, "^") X(Shl, "<<") X(Shr, ">>")
+
+enum class BinaryOp {
+#define X(Name, Spelling) Name,
+  TLC_BINARY_OPS(X)
+#undef X
+};
+const char* binaryOpSpelling(BinaryOp op);
+bool isComparison(BinaryOp op);  // Eq..Ge: result is bool
+bool isLogical(BinaryOp op);     // And, Or: bool operands, bool result
+
+struct Binary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Binary;
+  BinaryOp op;
+  Expr a, b;
+  Binary(BinaryOp o, Expr x, Expr y, DType t, SourceLoc l)
+      : ExprNode(kKind, t, l), op(o), a(std::move(x)), b(std::move(y)) {}
+};
+
+enum class UnaryOp { Neg, Not, BitNot };
+const char* unaryOpSpelling(UnaryOp op);  // "-", "not", "~"
+
+struct Unary : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Unary;
+  UnaryOp op;
+  Expr a;
+  Unary(UnaryOp o, Expr x, DType t, SourceLoc l) : ExprNode(kKind, t, l), op(o), a(std::move(x)) {}
+};
+
+struct Cast : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Cast;
+  Expr value;
+  Cast(DType t, Expr v, SourceLoc l) : ExprNode(kKind, t, l), value(std::move(v)) {}
+};
+
+struct Select : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Select;
+  Expr cond, t, f;
+  Select(Expr c, Expr x, Expr y, SourceLoc l)
+      : ExprNode(kKind, x->dtype, l), cond(std::move(c)), t(std::move(x)), f(std::move(y)) {}
+};
+
+// A call of a pure builtin (exp, exp2, log, sqrt, rsqrt, abs, ...) or of a
+// target intrinsic introduced by a lowering pass (named "<target>.<name>").
+struct Call : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Call;
+  std::string callee;
+  std::vector<Expr> args;
+  Call(std::string c, std::vector<Expr> a, DType t, SourceLoc l)
+      : ExprNode(kKind, t, l), callee(std::move(c)), args(std::move(a)) {}
+};
+
+struct Load : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::Load;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Load(Buffer b, std::vector<Expr> i, SourceLoc l)
+      : ExprNode(kKind, b->dtype, l), buffer(std::move(b)), indices(std::move(i)) {}
+};
+
+// Checked downcast: nullptr when the node is of another kind.
+template <class T>
+const T* as(const Expr& e) {
+  return e && e->kind == T::kKind ? static_cast<const T*>(e.get()) : nullptr;
+}
+
+Expr makeInt(int64_t v, DType t = DType::Int32, SourceLoc loc = {});
+Expr makeFloat(double v, DType t = DType::Float32, SourceLoc loc = {});
+Expr makeBool(bool v, SourceLoc loc = {});
+Expr makeVarRef(const Var& v, SourceLoc loc = {});
+// Operand dtypes must already agree (comparisons give bool).
+Expr makeBinary(BinaryOp op, Expr a, Expr b, SourceLoc loc = {});
+Expr makeUnary(UnaryOp op, Expr a, SourceLoc loc = {});
+Expr makeCast(DType t, Expr v, SourceLoc loc = {});
+Expr makeSelect(Expr cond, Expr t, Expr f, SourceLoc loc = {});
+Expr makeCall(std::string callee, std::vector<Expr> args, DType t, SourceLoc loc = {});
+Expr makeLoad(Buffer b, std::vector<Expr> indices, SourceLoc loc = {});
+
+// Arithmetic helpers for passes: fold constants, skip identities, and insert
+// casts to the promoted type.
+Expr add(Expr a, Expr b);
+Expr sub(Expr a, Expr b);
+Expr mul(Expr a, Expr b);
+Expr floorDiv(Expr a, Expr b);
+Expr floorMod(Expr a, Expr b);
+Expr minExpr(Expr a, Expr b);
+Expr maxExpr(Expr a, Expr b);
+Expr lt(Expr a, Expr b);
+Expr logicalAnd(Expr a, Expr b);
+// The constant value of an integer expression, if it is an IntImm.
+bool constInt(const Expr& e, int64_t* out);
+
+// ---------------------------------------------------------------------------
+// Statements
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct StmtNode {
+  StmtKind kind;
+  SourceLoc loc;
+  virtual ~StmtNode() = default;
+
+ protected:
+  StmtNode(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+
+struct SeqStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Seq;
+  std::vector<Stmt> stmts;
+  SeqStmt(std::vector<Stmt> s, SourceLoc l) : StmtNode(kKind, l), stmts(std::move(s)) {}
+};
+
+struct KernelStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Kernel;
+  std::vector<Expr> grid;         // 1 to 3 extents, x first
+  std::vector<Var> blockVars;     // one per grid extent
+  int64_t threads;                // threads per block on GPU targets
+  Stmt body;
+  KernelStmt(std::vector<Expr> g, std::vector<Var> v, int64_t t, Stmt b, SourceLoc l)
+      : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)) {}
+};
+
+struct AllocStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Alloc;
+  Buffer buffer;
+  AllocStmt(Buffer b, SourceLoc l) : StmtNode(kKind, l), buffer(std::move(b)) {}
+};
+
+enum class ForKind { Serial, Parallel, Pipelined, Unroll, Vectorized };
+const char* forKindName(ForKind k);  // "serial", "parallel", ...
+
+struct ForStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::For;
+  Var var;
+  Expr min;
+  Expr extent;
+  ForKind forKind;
+  // Pipelined loops only: the number of stages, and optional per-statement
+  // order / stage overrides (empty when not given).
+  int64_t numStages = 0;
+  std::vector<int64_t> order;
+  std::vector<int64_t> stage;
+  Stmt body;
+  ForStmt(Var v, Expr mn, Expr ext, ForKind k, Stmt b, SourceLoc l)
+      : StmtNode(kKind, l), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
+        body(std::move(b)) {}
+};
+
+struct IfStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::If;
+  Expr cond;
+  Stmt thenBody;
+  Stmt elseBody;  // may be null
+  IfStmt(Expr c, Stmt t, Stmt e, SourceLoc l)
+      : StmtNode(kKind, l), cond(std::move(c)), thenBody(std::move(t)), elseBody(std::move(e)) {}
+};
+
+struct StoreStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Store;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Expr value;  // already of the buffer's dtype
+  StoreStmt(Buffer b, std::vector<Expr> i, Expr v, SourceLoc l)
+      : StmtNode(kKind, l), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
+};
+
+// Binds an immutable scalar for the extent of `body`.
+struct LetStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Let;
+  Var var;
+  Expr value;
+  Stmt body;
+  LetStmt(Var v, Expr val, Stmt b, SourceLoc l)
+      : StmtNode(kKind, l), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+};
+
+// Evaluates an expression for its effect (target intrinsics after lowering).
+struct EvaluateStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Evaluate;
+  Expr value;
+  EvaluateStmt(Expr v, SourceLoc l) : StmtNode(kKind, l), value(std::move(v)) {}
+};
+
+struct CopyStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Copy;
+  Region src, dst;
+  CopyStmt(Region s, Region d, SourceLoc l) : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)) {}
+};
+
+struct GemmStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Gemm;
+  Region a, b, c;
+  bool transA = false, transB = false, clearAccum = false;
+  GemmStmt(Region x, Region y, Region z, bool ta, bool tb, bool clear, SourceLoc l)
+      : StmtNode(kKind, l), a(std::move(x)), b(std::move(y)), c(std::move(z)), transA(ta), transB(tb),
+        clearAccum(clear) {}
+};
+
+struct FillStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Fill;
+  Region dst;
+  Expr value;  // of dst's dtype
+  FillStmt(Region d, Expr v, SourceLoc l) : StmtNode(kKind, l), dst(std::move(d)), value(std::move(v)) {}
+};
+
+enum class ReduceKind { Sum, Max, Min, AbsSum, AbsMax };
+const char* reduceKindName(ReduceKind k);  // "sum", "max", ...
+
+struct ReduceStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Reduce;
+  ReduceKind reduceKind;
+  Region src, dst;
+  int dim;     // reduced dimension of src; dst has src's shape without it
+  bool clear;  // false: the old dst value takes part
+  ReduceStmt(ReduceKind k, Region s, Region d, int dm, bool c, SourceLoc l)
+      : StmtNode(kKind, l), reduceKind(k), src(std::move(s)), dst(std::move(d)), dim(dm), clear(c) {}
+};
+
+enum class AtomicKind { Add, Max, Min };
+const char* atomicKindName(AtomicKind k);  // "add", "max", "min"
+
+struct AtomicStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Atomic;
+  AtomicKind atomicKind;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Expr value;
+  AtomicStmt(AtomicKind k, Buffer b, std::vector<Expr> i, Expr v, SourceLoc l)
+      : StmtNode(kKind, l), atomicKind(k), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
+};
+
+template <class T>
+const T* as(const Stmt& s) {
+  return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;
+}
+
+// Flattens nested Seqs; a single statement is returned unwrapped.
+Stmt makeSeq(std::vector<Stmt> stmts, SourceLoc loc = {});
+
+// ---------------------------------------------------------------------------
+// Functions and modules
+
+struct Param {
+  std::string name;
+  Buffer buffer;  // set for tensor parameters (scope Global)
+  Var scalar;     // set for scalar parameters
+  SourceLoc loc;
+};
+
+// A compile-time parameter and the value it was bound to, kept for metadata.
+struct Binding {
+  std::string name;
+  std::string value;  // as written: "128", "float16"
+};
+
+struct PrimFunc {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<Var> shapeVars;  // dynamic dimensions, in first-appearance order
+  std::vector<Binding> bindings;
+  Stmt body;
+  SourceLoc loc;
+};
+using Func = std::shared_ptr<const PrimFunc>;
+
+struct Module {
+  std::vector<Func> funcs;
+};
+
+}  // namespace tlc::ir
