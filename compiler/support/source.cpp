@@ -45,7 +45,9 @@ std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {
 }
 
 std::string SourceManager::describe(SourceLoc loc) const {
-  std::string s = loc.file < files_.size() ? files_[loc.file].name : "<unknown>";
+  // Diagnostics about the command line itself have no file: they print as "tlc: error: ...".
+  if (loc.file == 0 || loc.file >= files_.size()) return "tlc";
+  std::string s = files_[loc.file].name;
   if (loc.known()) s += ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
   return s;
 }

@@ -1,0 +1,44 @@
+// Loading a program for the driver: a .tl file through the front end, or a
+// .tir file through the tile-IR text parser. Owns the sources and the
+// diagnostics of one compilation and prints them to stderr.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/sema/frontend.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::driver {
+
+class Compilation {
+ public:
+  Compilation();
+  ~Compilation();  // prints any diagnostics not yet printed
+
+  SourceManager& sources() { return sources_; }
+  DiagnosticEngine& diags() { return diags_; }
+
+  // Parses "NAME=VALUE" strings; reports bad-define for malformed ones.
+  std::optional<std::vector<Define>> parseDefines(const std::vector<std::string>& raw);
+  // Reads `path`; returns its file id or 0 after reporting file-not-readable.
+  uint32_t load(const std::string& path);
+  // .tir files are parsed as tile IR (defines must be empty); anything else is
+  // compiled as .tl source. nullopt iff errors were reported.
+  std::optional<ir::Module> compile(const std::string& path, const std::vector<std::string>& defines);
+
+  // Prints the diagnostics reported so far (once each).
+  void flush();
+  bool hasErrors() const { return diags_.hasErrors(); }
+
+ private:
+  SourceManager sources_;
+  DiagnosticEngine diags_;
+  size_t printed_ = 0;
+};
+
+bool endsWith(const std::string& s, const std::string& suffix);
+
+}  // namespace tlc::driver
