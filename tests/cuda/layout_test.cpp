@@ -1,0 +1,128 @@
+// Layout and Fragment values, checked by enumerating every index.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "compiler/passes/layout.h"
+
+using namespace tlc;
+using namespace tlc::layout;
+
+TEST_CASE("row-major layout is the flat offset and inverts to itself") {
+  Layout l = Layout::rowMajor({4, 6});
+  CHECK(l.apply({0, 0}) == std::vector<int64_t>{0});
+  CHECK(l.apply({2, 5}) == std::vector<int64_t>{17});
+  CHECK(l.outputShape() == std::vector<int64_t>{24});
+  CHECK(l.isBijective());
+  auto inv = l.inverse();
+  REQUIRE(inv);
+  CHECK(inv->apply({17}) == std::vector<int64_t>{2, 5});
+  CHECK(l.str() == "Layout[4, 6] (i0, i1) -> (((i0 * 6) + i1))");
+}
+
+TEST_CASE("swizzled shared layouts are permutations that spread 8 rows over 8 bank groups") {
+  for (auto [rows, cols, bytes] : std::vector<std::tuple<int64_t, int64_t, int>>{
+           {64, 64, 2}, {32, 32, 2}, {128, 16, 2}, {16, 128, 2}, {32, 32, 4}, {64, 8, 4}}) {
+    Layout l = Layout::swizzled(rows, cols, bytes);
+    CHECK(l.isBijective());
+    CHECK(l.outputShape() == std::vector<int64_t>{rows * cols});
+    // The 16-byte chunk at column 0 of 8 consecutive rows lands in distinct
+    // 16-byte bank groups (ldmatrix reads 8 rows of 16 bytes at once).
+    int64_t chunkElems = 16 / bytes;
+    if (cols * bytes >= 128 / 4) {
+      std::set<int64_t> groups;
+      int64_t rowsPerLine = std::max<int64_t>(1, 128 / (cols * bytes));
+      for (int64_t r = 0; r < 8; ++r) {
+        int64_t off = l.apply({r, 0})[0];
+        groups.insert((off / chunkElems) % 8);
+      }
+      if (cols * bytes * rowsPerLine >= 128) CHECK(groups.size() == 8);
+    }
+    // Elements of one 16-byte chunk stay contiguous (vector accesses remain legal).
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; c += chunkElems)
+        for (int64_t k = 1; k < chunkElems; ++k) CHECK(l.apply({r, c + k})[0] == l.apply({r, c})[0] + k);
+  }
+}
+
+TEST_CASE("composition substitutes the inner map") {
+  // A transpose view of a row-major [4, 8] tile.
+  auto vars = std::vector<ir::Var>{ir::makeVar("a"), ir::makeVar("b")};
+  Layout transpose({8, 4}, vars, {ir::makeVarRef(vars[1]), ir::makeVarRef(vars[0])});
+  Layout rm = Layout::rowMajor({4, 8});
+  Layout composed = rm.compose(transpose);
+  forEachIndex({8, 4}, [&](const std::vector<int64_t>& idx) {
+    CHECK(composed.apply(idx)[0] == idx[1] * 8 + idx[0]);
+  });
+  // Composing with an inverse gives the identity.
+  auto inv = composed.inverse();
+  REQUIRE(inv);
+  Layout back = inv->compose(composed);
+  forEachIndex({8, 4}, [&](const std::vector<int64_t>& idx) { CHECK(back.apply(idx) == idx); });
+}
+
+TEST_CASE("a non-injective layout has no inverse") {
+  auto vars = std::vector<ir::Var>{ir::makeVar("a")};
+  Layout l({8}, vars, {ir::floorDiv(ir::makeVarRef(vars[0]), ir::makeInt(2))});
+  CHECK_FALSE(l.isInjective());
+  CHECK_FALSE(l.inverse());
+}
+
+TEST_CASE("mma.sync m16n8 accumulator fragment matches the PTX register map") {
+  Fragment f = Fragment::mmaAccumulator(16, 8, 1, 1);
+  std::string why;
+  CHECK(f.isValid(&why));
+  CHECK(f.threadCount() == 32);
+  CHECK(f.registersPerThread() == 4);
+  // PTX ISA: c0,c1 at row groupID, columns 2*threadInGroup + {0,1}; c2,c3 at row groupID+8.
+  for (int64_t lane = 0; lane < 32; ++lane) {
+    int64_t g = lane / 4, t = lane % 4;
+    CHECK(f.threadOf({g, 2 * t}) == lane);
+    CHECK(f.registerOf({g, 2 * t}) == 0);
+    CHECK(f.registerOf({g, 2 * t + 1}) == 1);
+    CHECK(f.threadOf({g + 8, 2 * t + 1}) == lane);
+    CHECK(f.registerOf({g + 8, 2 * t + 1}) == 3);
+  }
+}
+
+TEST_CASE("mma accumulator over a 2x2 warp grid covers the tile exactly once") {
+  Fragment f = Fragment::mmaAccumulator(128, 128, 2, 2);
+  CHECK(f.isValid());
+  CHECK(f.threadCount() == 128);
+  CHECK(f.registersPerThread() == 128 * 128 / 128);
+  auto table = f.inverseTable();
+  std::set<int64_t> seen(table.begin(), table.end());
+  CHECK(seen.size() == 128 * 128);
+  CHECK(!seen.count(-1));
+}
+
+TEST_CASE("strided fragment, replication and composition") {
+  Fragment f = Fragment::rowMajorStrided({8, 16}, 32, 4);
+  CHECK(f.isValid());
+  CHECK(f.registersPerThread() == 4);
+  CHECK(f.threadOf({0, 5}) == 1);
+  CHECK(f.registerOf({0, 5}) == 1);
+  Fragment r = f.replicateOver(4);
+  CHECK(r.threadCount() == 128);
+  CHECK(r.replicate() == 4);
+  CHECK(r.isValid());
+  CHECK(r.threadOf({0, 5}, 3) == 97);
+  CHECK_FALSE(r == f);
+  // A transposed view of the fragment places (j, i) where f places (i, j).
+  auto vars = std::vector<ir::Var>{ir::makeVar("a"), ir::makeVar("b")};
+  Layout transpose({16, 8}, vars, {ir::makeVarRef(vars[1]), ir::makeVarRef(vars[0])});
+  Fragment t = f.compose(transpose);
+  forEachIndex({16, 8}, [&](const std::vector<int64_t>& idx) {
+    CHECK(t.threadOf(idx) == f.threadOf({idx[1], idx[0]}));
+    CHECK(t.registerOf(idx) == f.registerOf({idx[1], idx[0]}));
+  });
+  CHECK(f.str().find("Fragment[8, 16] threads=32") == 0);
+}
+
+TEST_CASE("an invalid fragment is reported") {
+  auto vars = std::vector<ir::Var>{ir::makeVar("a")};
+  Fragment f({8}, vars, ir::makeInt(0), {ir::makeInt(0)}, 32);
+  std::string why;
+  CHECK_FALSE(f.isValid(&why));
+  CHECK(why.find("holds two elements") != std::string::npos);
+}
