@@ -543,7 +543,8 @@ void Lexer::closeBracket(TokenKind kind, char ch, SourceLoc loc) {
                     closerOf(innermost.ch) + "` first")
       .note(innermost.loc, std::string("`") + innermost.ch + "` opened here");
   // If a matching bracket is open further out, the inner ones were left
-  // unclosed: close them too. Otherwise the stray closer is dropped.
+  // unclosed: close them too. Otherwise take it for a typo of the innermost
+  // bracket's closer (`(a + 1]`) and close that one.
   for (size_t i = brackets_.size(); i-- > 0;) {
     if (brackets_[i].ch == open) {
       brackets_.resize(i);
@@ -551,6 +552,10 @@ void Lexer::closeBracket(TokenKind kind, char ch, SourceLoc loc) {
       return;
     }
   }
+  brackets_.pop_back();
+  TokenKind intended = innermost.ch == '(' ? TokenKind::RParen : innermost.ch == '[' ? TokenKind::RBracket
+                                                                                       : TokenKind::RBrace;
+  emit(intended, loc, std::string(1, ch));
 }
 
 void Lexer::lexUnexpected() {
