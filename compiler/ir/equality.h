@@ -1,0 +1,12 @@
+// Structural equality of tile-IR expressions: same kinds, dtypes, operators,
+// constants and children; variables and buffers compare by identity.
+// Locations are ignored.
+#pragma once
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::ir {
+
+bool structurallyEqual(const Expr& a, const Expr& b);
+
+}  // namespace tlc::ir

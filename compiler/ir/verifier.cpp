@@ -1,0 +1,492 @@
+#include "compiler/ir/verifier.h"
+
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tlc::ir {
+
+namespace {
+
+std::string dt(DType t) { return std::string(dtypeName(t)); }
+
+bool fitsDType(int64_t v, DType t) {
+  if (t == DType::Bool) return v == 0 || v == 1;
+  int bits = dtypeBits(t);
+  if (bits >= 64) return true;
+  if (!isSigned(t)) return v >= 0 && v < (int64_t(1) << bits);
+  return v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1));
+}
+
+class Verifier {
+ public:
+  explicit Verifier(DiagnosticEngine& diags) : diags_(diags) {}
+
+  void func(const PrimFunc& f) {
+    frames_.emplace_back();
+    for (const Var& v : f.shapeVars) {
+      TLC_CHECK(v != nullptr, "null shape variable in " + f.name);
+      bindVar(v);
+    }
+    for (const Param& p : f.params) {
+      if (p.buffer) {
+        for (const Expr& d : p.buffer->shape) dimension(d, p.buffer->name);
+        if (p.buffer->scope != MemScope::Global)
+          report(DiagKind::IrInvalidScope, p.loc,
+                 "tensor parameter `" + p.buffer->name + "` must be in global memory, not " +
+                     memScopeName(p.buffer->scope));
+        bindBuffer(p.buffer);
+      } else {
+        TLC_CHECK(p.scalar != nullptr, "parameter " + p.name + " has neither a buffer nor a scalar");
+        bindVar(p.scalar);
+      }
+    }
+    TLC_CHECK(f.body != nullptr, "function " + f.name + " has no body");
+    stmt(f.body);
+    popFrame();
+  }
+
+ private:
+  DiagnosticEngine& diags_;
+  // Binding counts (a node may be bound again in a nested scope by a pass that copies code).
+  std::unordered_map<const VarNode*, int> vars_;
+  std::unordered_map<const BufferNode*, int> buffers_;
+  // What each open scope bound, to unbind when it closes.
+  struct Frame {
+    std::vector<const VarNode*> vars;
+    std::vector<const BufferNode*> buffers;
+  };
+  std::vector<Frame> frames_;
+  std::unordered_set<const void*> reportedUnbound_;
+  int kernelDepth_ = 0;
+
+  void report(DiagKind k, SourceLoc loc, const std::string& msg) { diags_.report(k, loc, msg); }
+
+  void bindVar(const Var& v) {
+    ++vars_[v.get()];
+    frames_.back().vars.push_back(v.get());
+  }
+  void bindBuffer(const Buffer& b) {
+    ++buffers_[b.get()];
+    frames_.back().buffers.push_back(b.get());
+  }
+  void popFrame() {
+    for (const VarNode* v : frames_.back().vars) --vars_[v];
+    for (const BufferNode* b : frames_.back().buffers) --buffers_[b];
+    frames_.pop_back();
+  }
+
+  void useBuffer(const Buffer& b, SourceLoc loc) {
+    TLC_CHECK(b != nullptr, "null buffer");
+    auto it = buffers_.find(b.get());
+    if ((it == buffers_.end() || it->second == 0) && reportedUnbound_.insert(b.get()).second)
+      report(DiagKind::IrUnboundName, loc.known() ? loc : b->loc,
+             "buffer `" + b->name + "` is used where it is not declared (outside its parameter list or allocation scope)");
+  }
+
+  // ------------------------------------------------------------ expressions
+
+  void integer(const Expr& e, const std::string& what) {
+    expr(e);
+    if (!isInteger(e->dtype)) report(DiagKind::IrOperandType, e->loc, what + " must be an integer, not " + dt(e->dtype));
+  }
+  void dimension(const Expr& e, const std::string& buffer) {
+    TLC_CHECK(e != nullptr, "null dimension of " + buffer);
+    integer(e, "a dimension of `" + buffer + "`");
+  }
+
+  void indices(const Buffer& b, const std::vector<Expr>& idx, SourceLoc loc) {
+    useBuffer(b, loc);
+    if (idx.size() != b->shape.size())
+      report(DiagKind::IrRankMismatch, loc,
+             "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimensions but " +
+                 std::to_string(idx.size()) + " indices are given");
+    for (const Expr& i : idx) {
+      TLC_CHECK(i != nullptr, "null index of " + b->name);
+      integer(i, "an index of `" + b->name + "`");
+    }
+  }
+
+  void sameDType(const Expr& value, DType want, SourceLoc loc, const std::string& what) {
+    if (value->dtype != want)
+      report(DiagKind::IrDTypeMismatch, value->loc.known() ? value->loc : loc,
+             what + " has dtype " + dt(value->dtype) + " but " + dt(want) + " is required; insert a cast");
+  }
+
+  void expr(const Expr& e) {
+    TLC_CHECK(e != nullptr, "null expression");
+    switch (e->kind) {
+      case ExprKind::IntImm:
+        if (!isInteger(e->dtype) && e->dtype != DType::Bool)
+          report(DiagKind::IrOperandType, e->loc, "an integer literal cannot have dtype " + dt(e->dtype));
+        else if (!fitsDType(as<IntImm>(e)->value, e->dtype))
+          report(DiagKind::IrInvalidLiteral, e->loc,
+                 "literal " + std::to_string(as<IntImm>(e)->value) + " does not fit in " + dt(e->dtype));
+        return;
+      case ExprKind::FloatImm:
+        if (!isFloat(e->dtype)) report(DiagKind::IrOperandType, e->loc, "a float literal cannot have dtype " + dt(e->dtype));
+        return;
+      case ExprKind::VarRef: {
+        const Var& v = as<VarRef>(e)->var;
+        TLC_CHECK(v != nullptr, "null variable");
+        auto it = vars_.find(v.get());
+        if ((it == vars_.end() || it->second == 0) && reportedUnbound_.insert(v.get()).second)
+          report(DiagKind::IrUnboundName, e->loc, "variable `" + v->name + "` is used outside the scope that binds it");
+        if (e->dtype != v->dtype)
+          report(DiagKind::IrDTypeMismatch, e->loc,
+                 "a use of `" + v->name + "` has dtype " + dt(e->dtype) + " but the variable is " + dt(v->dtype));
+        return;
+      }
+      case ExprKind::Binary: binary(as<Binary>(e)); return;
+      case ExprKind::Unary: {
+        auto* u = as<Unary>(e);
+        expr(u->a);
+        DType t = u->a->dtype;
+        if (u->op == UnaryOp::Not && t != DType::Bool)
+          report(DiagKind::IrOperandType, e->loc, "`not` needs a bool operand, not " + dt(t));
+        if (u->op == UnaryOp::Neg && t == DType::Bool)
+          report(DiagKind::IrOperandType, e->loc, "`-` needs a numeric operand, not bool");
+        if (u->op == UnaryOp::BitNot && !isInteger(t))
+          report(DiagKind::IrOperandType, e->loc, "`~` needs an integer operand, not " + dt(t));
+        DType want = u->op == UnaryOp::Not ? DType::Bool : t;
+        if (e->dtype != want)
+          report(DiagKind::IrDTypeMismatch, e->loc,
+                 std::string("`") + unaryOpSpelling(u->op) + "` yields " + dt(want) + " but the node says " + dt(e->dtype));
+        return;
+      }
+      case ExprKind::Cast: expr(as<Cast>(e)->value); return;
+      case ExprKind::Select: {
+        auto* s = as<Select>(e);
+        expr(s->cond);
+        expr(s->t);
+        expr(s->f);
+        if (s->cond->dtype != DType::Bool)
+          report(DiagKind::IrOperandType, s->cond->loc, "the condition of `select` must be bool, not " + dt(s->cond->dtype));
+        if (s->t->dtype != s->f->dtype || e->dtype != s->t->dtype)
+          report(DiagKind::IrDTypeMismatch, e->loc,
+                 "the arms of `select` have dtypes " + dt(s->t->dtype) + " and " + dt(s->f->dtype) + " (result " +
+                     dt(e->dtype) + ")");
+        return;
+      }
+      case ExprKind::Call:
+        for (const Expr& a : as<Call>(e)->args) expr(a);
+        return;
+      case ExprKind::Load: {
+        auto* l = as<Load>(e);
+        indices(l->buffer, l->indices, e->loc);
+        if (e->dtype != l->buffer->dtype)
+          report(DiagKind::IrDTypeMismatch, e->loc,
+                 "a load of `" + l->buffer->name + "` has dtype " + dt(e->dtype) + " but the buffer holds " +
+                     dt(l->buffer->dtype));
+        return;
+      }
+    }
+  }
+
+  void binary(const Binary* b) {
+    expr(b->a);
+    expr(b->b);
+    std::string op = std::string("`") + binaryOpSpelling(b->op) + "`";
+    DType t = b->a->dtype;
+    if (b->a->dtype != b->b->dtype) {
+      report(DiagKind::IrDTypeMismatch, b->loc,
+             "operands of " + op + " have different dtypes (" + dt(b->a->dtype) + " and " + dt(b->b->dtype) + ")");
+      return;
+    }
+    DType want = isComparison(b->op) || isLogical(b->op) ? DType::Bool : t;
+    if (b->dtype != want)
+      report(DiagKind::IrDTypeMismatch, b->loc, op + " yields " + dt(want) + " but the node says " + dt(b->dtype));
+    auto need = [&](bool ok, const char* what) {
+      if (!ok) report(DiagKind::IrOperandType, b->loc, op + " needs " + what + " operands, not " + dt(t));
+    };
+    switch (b->op) {
+      case BinaryOp::And:
+      case BinaryOp::Or: need(t == DType::Bool, "bool"); break;
+      case BinaryOp::Div: need(isFloat(t), "float (integer division is `floordiv`)"); break;
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+      case BinaryOp::Mul:
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod:
+      case BinaryOp::Min:
+      case BinaryOp::Max: need(t != DType::Bool, "numeric"); break;
+      case BinaryOp::BitAnd:
+      case BinaryOp::BitOr:
+      case BinaryOp::BitXor: need(isInteger(t) || t == DType::Bool, "integer or bool"); break;
+      case BinaryOp::Shl:
+      case BinaryOp::Shr: need(isInteger(t), "integer"); break;
+      default: break;
+    }
+  }
+
+  // ------------------------------------------------------------ regions
+
+  // The constant extents of a region, if all are constant.
+  static std::optional<std::vector<int64_t>> constExtents(const Region& r) {
+    std::vector<int64_t> out;
+    for (const Range& rg : r.ranges) {
+      int64_t v = 0;
+      if (!constInt(rg.extent, &v)) return std::nullopt;
+      out.push_back(v);
+    }
+    return out;
+  }
+  static std::string shapeText(const std::vector<int64_t>& s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
+    return out.empty() ? "a scalar" : out;
+  }
+
+  void region(const Region& r, const char* role) {
+    useBuffer(r.buffer, r.loc);
+    std::string name = "`" + r.buffer->name + "`";
+    if (r.ranges.size() != r.buffer->shape.size())
+      report(DiagKind::IrRankMismatch, r.loc,
+             std::string("the ") + role + " region of " + name + " has " + std::to_string(r.ranges.size()) +
+                 " ranges but the buffer has " + std::to_string(r.buffer->shape.size()) + " dimensions");
+    for (const Range& rg : r.ranges) {
+      TLC_CHECK(rg.min && rg.extent, "null range in a region of " + r.buffer->name);
+      integer(rg.min, "a region start of " + name);
+      integer(rg.extent, "a region extent of " + name);
+    }
+  }
+
+  // A gemm operand as a matrix: its last two extents (other dimensions must be 1).
+  std::optional<std::pair<int64_t, int64_t>> matrix(const Region& r, const char* role) {
+    if (r.ranges.size() < 2) {
+      report(DiagKind::IrRankMismatch, r.loc,
+             std::string("gemm operand ") + role + " (`" + r.buffer->name + "`) must be a matrix region, not rank " +
+                 std::to_string(r.ranges.size()));
+      return std::nullopt;
+    }
+    for (size_t i = 0; i + 2 < r.ranges.size(); ++i) {
+      int64_t v = 0;
+      if (constInt(r.ranges[i].extent, &v) && v != 1) {
+        report(DiagKind::IrRankMismatch, r.loc,
+               std::string("gemm operand ") + role + " (`" + r.buffer->name +
+                   "`) must be a matrix: its leading region extents must be 1");
+        return std::nullopt;
+      }
+    }
+    int64_t rows = 0, cols = 0;
+    size_t n = r.ranges.size();
+    if (!constInt(r.ranges[n - 2].extent, &rows) || !constInt(r.ranges[n - 1].extent, &cols)) return std::nullopt;
+    return std::make_pair(rows, cols);
+  }
+
+  static std::vector<int64_t> dropUnit(const std::vector<int64_t>& s) {
+    std::vector<int64_t> out;
+    for (int64_t v : s)
+      if (v != 1) out.push_back(v);
+    return out;
+  }
+
+  // ------------------------------------------------------------ statements
+
+  void body(const Stmt& s) {
+    frames_.emplace_back();
+    stmt(s);
+    popFrame();
+  }
+
+  void stmt(const Stmt& s) {
+    TLC_CHECK(s != nullptr, "null statement");
+    switch (s->kind) {
+      case StmtKind::Seq: {
+        frames_.emplace_back();
+        for (const Stmt& c : as<SeqStmt>(s)->stmts) stmt(c);
+        popFrame();
+        return;
+      }
+      case StmtKind::Kernel: {
+        auto* k = as<KernelStmt>(s);
+        if (kernelDepth_ > 0) report(DiagKind::IrInvalidKernel, s->loc, "a kernel cannot be launched inside another kernel");
+        if (k->grid.empty() || k->grid.size() > 3)
+          report(DiagKind::IrInvalidKernel, s->loc,
+                 "a kernel grid has 1 to 3 extents, not " + std::to_string(k->grid.size()));
+        if (k->blockVars.size() != k->grid.size())
+          report(DiagKind::IrInvalidKernel, s->loc,
+                 "a kernel needs one block variable per grid extent (" + std::to_string(k->grid.size()) + "), not " +
+                     std::to_string(k->blockVars.size()));
+        if (k->threads <= 0)
+          report(DiagKind::IrInvalidKernel, s->loc, "a kernel needs a positive thread count, not " + std::to_string(k->threads));
+        for (size_t i = 0; i < k->grid.size(); ++i) {
+          integer(k->grid[i], "a grid extent");
+          if (i < k->blockVars.size() && k->blockVars[i] && k->grid[i]->dtype != k->blockVars[i]->dtype)
+            sameDType(k->grid[i], k->blockVars[i]->dtype, s->loc, "grid extent " + std::to_string(i));
+        }
+        frames_.emplace_back();
+        for (const Var& v : k->blockVars) {
+          TLC_CHECK(v != nullptr, "null block variable");
+          bindVar(v);
+        }
+        ++kernelDepth_;
+        body(k->body);
+        --kernelDepth_;
+        popFrame();
+        return;
+      }
+      case StmtKind::Alloc: {
+        const Buffer& b = as<AllocStmt>(s)->buffer;
+        TLC_CHECK(b != nullptr, "null allocated buffer");
+        if (kernelDepth_ == 0)
+          report(DiagKind::IrAllocOutsideKernel, s->loc,
+                 "buffer `" + b->name + "` is allocated outside a kernel; move the allocation into the kernel body");
+        if (b->scope == MemScope::Global)
+          report(DiagKind::IrInvalidScope, s->loc,
+                 "buffer `" + b->name + "` cannot be allocated in global memory; global tensors are parameters");
+        for (const Expr& d : b->shape) dimension(d, b->name);
+        bindBuffer(b);
+        return;
+      }
+      case StmtKind::For: {
+        auto* f = as<ForStmt>(s);
+        TLC_CHECK(f->var != nullptr, "null loop variable");
+        if (!isInteger(f->var->dtype))
+          report(DiagKind::IrOperandType, s->loc,
+                 "loop variable `" + f->var->name + "` must be an integer, not " + dt(f->var->dtype));
+        expr(f->min);
+        expr(f->extent);
+        sameDType(f->min, f->var->dtype, s->loc, "the start of the loop over `" + f->var->name + "`");
+        sameDType(f->extent, f->var->dtype, s->loc, "the extent of the loop over `" + f->var->name + "`");
+        if (f->numStages < 0)
+          report(DiagKind::IrInvalidAttribute, s->loc, "num_stages must not be negative");
+        if (!f->order.empty() && !f->stage.empty() && f->order.size() != f->stage.size())
+          report(DiagKind::IrInvalidAttribute, s->loc,
+                 "pipeline `order` and `stage` must list the same statements (" + std::to_string(f->order.size()) +
+                     " vs " + std::to_string(f->stage.size()) + " entries)");
+        for (int64_t st : f->stage)
+          if (st < 0 || (f->numStages > 0 && st >= f->numStages))
+            report(DiagKind::IrInvalidAttribute, s->loc,
+                   "pipeline stage " + std::to_string(st) + " is outside [0, num_stages)");
+        frames_.emplace_back();
+        bindVar(f->var);
+        body(f->body);
+        popFrame();
+        return;
+      }
+      case StmtKind::If: {
+        auto* i = as<IfStmt>(s);
+        expr(i->cond);
+        if (i->cond->dtype != DType::Bool)
+          report(DiagKind::IrOperandType, i->cond->loc, "an `if` condition must be bool, not " + dt(i->cond->dtype));
+        TLC_CHECK(i->thenBody != nullptr, "if without a then branch");
+        body(i->thenBody);
+        if (i->elseBody) body(i->elseBody);
+        return;
+      }
+      case StmtKind::Store: {
+        auto* st = as<StoreStmt>(s);
+        indices(st->buffer, st->indices, s->loc);
+        expr(st->value);
+        sameDType(st->value, st->buffer->dtype, s->loc, "the value stored into `" + st->buffer->name + "`");
+        return;
+      }
+      case StmtKind::Let: {
+        auto* l = as<LetStmt>(s);
+        TLC_CHECK(l->var != nullptr, "null let variable");
+        expr(l->value);
+        if (l->value->dtype != l->var->dtype)
+          report(DiagKind::IrDTypeMismatch, s->loc,
+                 "`" + l->var->name + "` is declared " + dt(l->var->dtype) + " but bound to a " + dt(l->value->dtype) +
+                     " value");
+        frames_.emplace_back();
+        bindVar(l->var);
+        TLC_CHECK(l->body != nullptr, "let without a body");
+        body(l->body);
+        popFrame();
+        return;
+      }
+      case StmtKind::Evaluate: expr(as<EvaluateStmt>(s)->value); return;
+      case StmtKind::Copy: {
+        auto* c = as<CopyStmt>(s);
+        region(c->src, "source");
+        region(c->dst, "destination");
+        auto a = constExtents(c->src), b = constExtents(c->dst);
+        if (a && b) {
+          int64_t na = 1, nb = 1;
+          for (int64_t v : *a) na *= v;
+          for (int64_t v : *b) nb *= v;
+          if (na != nb)
+            report(DiagKind::IrShapeMismatch, s->loc,
+                   "copy from a " + shapeText(*a) + " region into a " + shapeText(*b) +
+                       " region: the element counts differ");
+        }
+        return;
+      }
+      case StmtKind::Gemm: {
+        auto* g = as<GemmStmt>(s);
+        region(g->a, "A");
+        region(g->b, "B");
+        region(g->c, "C");
+        auto a = matrix(g->a, "A"), b = matrix(g->b, "B"), c = matrix(g->c, "C");
+        if (a && b && c) {
+          int64_t m = g->transA ? a->second : a->first, k = g->transA ? a->first : a->second;
+          int64_t kb = g->transB ? b->second : b->first, n = g->transB ? b->first : b->second;
+          if (k != kb || c->first != m || c->second != n)
+            report(DiagKind::IrShapeMismatch, s->loc,
+                   "gemm shapes do not agree: op(A) is " + std::to_string(m) + "x" + std::to_string(k) +
+                       ", op(B) is " + std::to_string(kb) + "x" + std::to_string(n) + ", C is " +
+                       std::to_string(c->first) + "x" + std::to_string(c->second));
+        }
+        return;
+      }
+      case StmtKind::Fill: {
+        auto* f = as<FillStmt>(s);
+        region(f->dst, "destination");
+        expr(f->value);
+        sameDType(f->value, f->dst.buffer->dtype, s->loc, "the fill value for `" + f->dst.buffer->name + "`");
+        return;
+      }
+      case StmtKind::Reduce: {
+        auto* r = as<ReduceStmt>(s);
+        region(r->src, "source");
+        region(r->dst, "destination");
+        if (r->dim < 0 || static_cast<size_t>(r->dim) >= r->src.ranges.size()) {
+          report(DiagKind::IrInvalidAttribute, s->loc,
+                 "reduce dim " + std::to_string(r->dim) + " is outside the source's " +
+                     std::to_string(r->src.ranges.size()) + " dimensions");
+          return;
+        }
+        auto a = constExtents(r->src), b = constExtents(r->dst);
+        if (a && b) {
+          std::vector<int64_t> kept = *a;
+          kept.erase(kept.begin() + r->dim);
+          if (dropUnit(kept) != dropUnit(*b))
+            report(DiagKind::IrShapeMismatch, s->loc,
+                   "reducing a " + shapeText(*a) + " region over dim " + std::to_string(r->dim) + " gives " +
+                       shapeText(kept) + ", but the destination is " + shapeText(*b));
+        }
+        return;
+      }
+      case StmtKind::Atomic: {
+        auto* a = as<AtomicStmt>(s);
+        indices(a->buffer, a->indices, s->loc);
+        expr(a->value);
+        sameDType(a->value, a->buffer->dtype, s->loc, "the atomic operand for `" + a->buffer->name + "`");
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool verifyFunc(const PrimFunc& f, DiagnosticEngine& diags) {
+  int before = diags.errorCount();
+  Verifier v(diags);
+  v.func(f);
+  return diags.errorCount() == before;
+}
+
+bool verifyModule(const Module& m, DiagnosticEngine& diags) {
+  bool ok = true;
+  for (const Func& f : m.funcs) {
+    TLC_CHECK(f != nullptr, "null function in module");
+    ok &= verifyFunc(*f, diags);
+  }
+  return ok;
+}
+
+}  // namespace tlc::ir

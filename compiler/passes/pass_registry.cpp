@@ -1,0 +1,53 @@
+#include "compiler/passes/pass_registry.h"
+
+#include "compiler/passes/simplify.h"
+
+namespace tlc::passes {
+
+namespace {
+
+std::vector<Pass> registeredPasses() {
+  return {
+      {"simplify", "fold constants, apply exact algebraic identities, remove dead control flow",
+       [](const ir::Module& m, PassContext&) { return simplify(m); }},
+      // Register new passes here: {"name", "summary", function}.
+  };
+}
+
+}  // namespace
+
+const std::vector<Pass>& allPasses() {
+  static const std::vector<Pass> passes = registeredPasses();
+  return passes;
+}
+
+const Pass* findPass(std::string_view name) {
+  for (const Pass& p : allPasses())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::optional<PassPipeline> pipelineFromNames(std::string_view names, std::string& error) {
+  PassPipeline pipeline;
+  size_t start = 0;
+  while (start <= names.size()) {
+    size_t comma = names.find(',', start);
+    std::string_view name = names.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    const Pass* p = findPass(name);
+    if (!p) {
+      std::string known;
+      for (const Pass& q : allPasses()) known += (known.empty() ? "" : ", ") + q.name;
+      error = name.empty() ? "empty pass name in `" + std::string(names) + "`"
+                           : "unknown pass `" + std::string(name) + "` (known passes: " + known + ")";
+      return std::nullopt;
+    }
+    pipeline.add(*p);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return pipeline;
+}
+
+}  // namespace tlc::passes

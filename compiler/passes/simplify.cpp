@@ -1,0 +1,464 @@
+#include "compiler/passes/simplify.h"
+
+#include <cmath>
+#include <limits>
+
+#include "compiler/ir/equality.h"
+#include "compiler/ir/functor.h"
+#include "compiler/ir/substitute.h"
+
+namespace tlc::passes {
+
+using namespace ir;
+
+namespace {
+
+// ------------------------------------------------------------ constants
+
+// Truncates to the dtype's width and sign- or zero-extends back.
+int64_t wrap(uint64_t bits, DType t) {
+  int w = dtypeBits(t);
+  if (t == DType::Bool) return bits ? 1 : 0;
+  if (w >= 64) return static_cast<int64_t>(bits);
+  uint64_t mask = (uint64_t(1) << w) - 1;
+  bits &= mask;
+  if (isSigned(t) && (bits >> (w - 1)) & 1) bits |= ~mask;
+  return static_cast<int64_t>(bits);
+}
+
+// Floor division of signed values; nullopt when undefined or overflowing.
+std::optional<int64_t> floorDivSigned(int64_t a, int64_t b) {
+  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return std::nullopt;
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+bool isConst(const Expr& e) { return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm; }
+bool isFloatConst(const Expr& e, double v) {
+  auto* f = as<FloatImm>(e);
+  return f && f->value == v && std::signbit(f->value) == std::signbit(v);
+}
+bool hasNativeFloat(DType t) { return t == DType::Float32 || t == DType::Float64; }
+
+// A float constant as the target computes with it: rounded to float32 when that is its dtype.
+double floatValue(const FloatImm* f) {
+  return f->dtype == DType::Float32 ? static_cast<double>(static_cast<float>(f->value)) : f->value;
+}
+Expr makeFloatOf(double v, DType t, SourceLoc loc) {
+  return makeFloat(t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v, t, loc);
+}
+
+bool hasCall(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visitCall(const Call*) override { found = true; }
+  } f;
+  f.visit(e);
+  return f.found;
+}
+bool pure(const Expr& e) { return !hasCall(e); }
+
+bool usesVar(const Stmt& s, const VarNode* v) {
+  struct Finder : IRVisitor {
+    const VarNode* var;
+    bool found = false;
+    void visitVarRef(const VarRef* r) override { found |= r->var.get() == var; }
+    void visitAlloc(const AllocStmt* a) override {
+      for (const Expr& d : a->buffer->shape) visit(d);
+    }
+  } f;
+  f.var = v;
+  f.visit(s);
+  return f.found;
+}
+
+bool isEmpty(const Stmt& s) {
+  auto* seq = as<SeqStmt>(s);
+  return !s || (seq && seq->stmts.empty());
+}
+Stmt emptyStmt(SourceLoc loc) { return makeSeq({}, loc); }
+
+std::optional<int64_t> foldInt(BinaryOp op, int64_t x, int64_t y, DType t) {
+  bool sgn = isSigned(t);
+  uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  auto less = [&](int64_t a, int64_t b) { return sgn ? a < b : uint64_t(a) < uint64_t(b); };
+  switch (op) {
+    case BinaryOp::Add: return wrap(ux + uy, t);
+    case BinaryOp::Sub: return wrap(ux - uy, t);
+    case BinaryOp::Mul: return wrap(ux * uy, t);
+    case BinaryOp::FloorDiv:
+      if (y == 0) return std::nullopt;
+      if (!sgn) return wrap(ux / uy, t);
+      if (auto q = floorDivSigned(x, y)) return wrap(uint64_t(*q), t);
+      return std::nullopt;
+    case BinaryOp::FloorMod:
+      if (y == 0) return std::nullopt;
+      if (!sgn) return wrap(ux % uy, t);
+      if (auto q = floorDivSigned(x, y)) return wrap(ux - uint64_t(*q) * uy, t);
+      return std::nullopt;
+    case BinaryOp::Min: return less(y, x) ? y : x;
+    case BinaryOp::Max: return less(x, y) ? y : x;
+    case BinaryOp::Eq: return x == y;
+    case BinaryOp::Ne: return x != y;
+    case BinaryOp::Lt: return less(x, y);
+    case BinaryOp::Le: return !less(y, x);
+    case BinaryOp::Gt: return less(y, x);
+    case BinaryOp::Ge: return !less(x, y);
+    case BinaryOp::And: return (x != 0) && (y != 0);
+    case BinaryOp::Or: return (x != 0) || (y != 0);
+    case BinaryOp::BitAnd: return wrap(ux & uy, t);
+    case BinaryOp::BitOr: return wrap(ux | uy, t);
+    case BinaryOp::BitXor: return wrap(ux ^ uy, t);
+    case BinaryOp::Shl:
+      if (y < 0 || y >= dtypeBits(t)) return std::nullopt;
+      return wrap(ux << y, t);
+    case BinaryOp::Shr:
+      if (y < 0 || y >= dtypeBits(t)) return std::nullopt;
+      // Values are kept sign- or zero-extended, so a 64-bit shift matches the dtype's.
+      return sgn ? wrap(uint64_t(x >> y), t) : wrap(ux >> y, t);
+    case BinaryOp::Div: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+template <class F>
+std::optional<double> floatArith(BinaryOp op, F x, F y) {
+  switch (op) {
+    case BinaryOp::Add: return static_cast<double>(F(x + y));
+    case BinaryOp::Sub: return static_cast<double>(F(x - y));
+    case BinaryOp::Mul: return static_cast<double>(F(x * y));
+    case BinaryOp::Div: return static_cast<double>(F(x / y));
+    case BinaryOp::Min:
+    case BinaryOp::Max:
+      // NaN handling of min/max is target-defined: leave it to the target.
+      if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+      return static_cast<double>(op == BinaryOp::Min ? std::min(x, y) : std::max(x, y));
+    default: return std::nullopt;
+  }
+}
+
+std::optional<bool> floatCompare(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::Eq: return x == y;
+    case BinaryOp::Ne: return x != y;
+    case BinaryOp::Lt: return x < y;
+    case BinaryOp::Le: return x <= y;
+    case BinaryOp::Gt: return x > y;
+    case BinaryOp::Ge: return x >= y;
+    default: return std::nullopt;
+  }
+}
+
+bool commutative(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Mul:
+    case BinaryOp::Min:
+    case BinaryOp::Max:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::BitAnd:
+    case BinaryOp::BitOr:
+    case BinaryOp::BitXor: return true;
+    default: return false;
+  }
+}
+
+// ------------------------------------------------------------ the pass
+
+class Simplifier : public IRMutator {
+ public:
+  Expr fold(BinaryOp op, Expr a, Expr b, DType type, SourceLoc loc) {
+    DType t = a->dtype;
+    int64_t x = 0, y = 0;
+    bool ca = constInt(a, &x), cb = constInt(b, &y);
+    bool intLike = isInteger(t) || t == DType::Bool;
+    if (ca && cb && intLike) {
+      if (auto r = foldInt(op, x, y, t)) return makeInt(*r, type, loc);
+    }
+    auto *fa = as<FloatImm>(a), *fb = as<FloatImm>(b);
+    if (fa && fb && isFloat(t)) {
+      if (auto c = floatCompare(op, floatValue(fa), floatValue(fb))) return makeBool(*c, loc);
+      if (hasNativeFloat(t)) {
+        auto r = t == DType::Float32 ? floatArith<float>(op, float(fa->value), float(fb->value))
+                                     : floatArith<double>(op, fa->value, fb->value);
+        if (r) return makeFloatOf(*r, t, loc);
+      }
+    }
+    if (isInteger(t)) {
+      // Constants go right so the rules below see them there.
+      if (ca && !cb && commutative(op)) {
+        std::swap(a, b);
+        std::swap(x, y);
+        std::swap(ca, cb);
+      }
+      if (Expr r = intIdentity(op, a, b, cb, y, type, loc)) return r;
+    } else if (isFloat(t)) {
+      if ((op == BinaryOp::Mul && isFloatConst(b, 1.0)) || (op == BinaryOp::Div && isFloatConst(b, 1.0)) ||
+          (op == BinaryOp::Sub && isFloatConst(b, 0.0)) || (op == BinaryOp::Add && isFloatConst(b, -0.0)))
+        return a;
+      if ((op == BinaryOp::Mul && isFloatConst(a, 1.0)) || (op == BinaryOp::Add && isFloatConst(a, -0.0))) return b;
+    } else if (t == DType::Bool) {
+      if (Expr r = boolIdentity(op, a, b)) return r;
+    }
+    return std::make_shared<const Binary>(op, a, b, type, loc);
+  }
+
+ protected:
+  Expr mutateBinary(const Binary* n, const Expr& self) override {
+    Expr a = mutate(n->a), b = mutate(n->b);
+    Expr r = fold(n->op, a, b, n->dtype, n->loc);
+    if (auto* rb = as<Binary>(r); rb && rb->op == n->op && rb->a == n->a && rb->b == n->b) return self;
+    return r;
+  }
+
+  Expr mutateUnary(const Unary* n, const Expr& self) override {
+    Expr a = mutate(n->a);
+    int64_t x = 0;
+    if (n->op == UnaryOp::Neg) {
+      if (constInt(a, &x) && isInteger(a->dtype)) return makeInt(wrap(0 - uint64_t(x), a->dtype), n->dtype, n->loc);
+      if (auto* f = as<FloatImm>(a)) return makeFloat(-f->value, f->dtype, n->loc);
+      if (auto* u = as<Unary>(a); u && u->op == UnaryOp::Neg) return u->a;
+    } else if (n->op == UnaryOp::BitNot) {
+      if (constInt(a, &x) && isInteger(a->dtype)) return makeInt(wrap(~uint64_t(x), a->dtype), n->dtype, n->loc);
+      if (auto* u = as<Unary>(a); u && u->op == UnaryOp::BitNot) return u->a;
+    } else {
+      if (constInt(a, &x) && a->dtype == DType::Bool) return makeBool(x == 0, n->loc);
+      if (auto* u = as<Unary>(a); u && u->op == UnaryOp::Not) return u->a;
+      // not (a < b) == a >= b holds for integers (floats have NaN).
+      if (auto* b = as<Binary>(a); b && isComparison(b->op) && isInteger(b->a->dtype)) {
+        static const std::pair<BinaryOp, BinaryOp> inverse[] = {{BinaryOp::Eq, BinaryOp::Ne}, {BinaryOp::Ne, BinaryOp::Eq},
+                                                                {BinaryOp::Lt, BinaryOp::Ge}, {BinaryOp::Le, BinaryOp::Gt},
+                                                                {BinaryOp::Gt, BinaryOp::Le}, {BinaryOp::Ge, BinaryOp::Lt}};
+        for (auto [from, to] : inverse)
+          if (b->op == from) return std::make_shared<const Binary>(to, b->a, b->b, DType::Bool, n->loc);
+      }
+    }
+    if (a == n->a) return self;
+    return std::make_shared<const Unary>(n->op, a, n->dtype, n->loc);
+  }
+
+  Expr mutateCast(const Cast* n, const Expr& self) override {
+    Expr v = mutate(n->value);
+    DType to = n->dtype, from = v->dtype;
+    if (to == from) return v;
+    int64_t x = 0;
+    if (constInt(v, &x)) {
+      if (to == DType::Bool) return makeBool(x != 0, n->loc);
+      if (isInteger(to)) return makeInt(wrap(uint64_t(x), to), to, n->loc);
+      if (hasNativeFloat(to)) {
+        double d = from == DType::UInt64 ? static_cast<double>(static_cast<uint64_t>(x)) : static_cast<double>(x);
+        if (to == DType::Float32)
+          d = from == DType::UInt64 ? double(float(static_cast<uint64_t>(x))) : double(float(x));
+        return makeFloat(d, to, n->loc);
+      }
+    }
+    if (auto* f = as<FloatImm>(v); f && hasNativeFloat(from)) {
+      double d = floatValue(f);
+      if (to == DType::Bool) return makeBool(d != 0, n->loc);
+      if (hasNativeFloat(to)) return makeFloatOf(d, to, n->loc);
+      if (isInteger(to) && std::isfinite(d)) {
+        double tr = std::trunc(d);
+        int bits = dtypeBits(to);
+        double lo = isSigned(to) ? -std::ldexp(1.0, bits - 1) : 0.0;
+        double hi = isSigned(to) ? std::ldexp(1.0, bits - 1) : std::ldexp(1.0, bits);
+        if (tr >= lo && tr < hi) {
+          uint64_t bitsOut = tr < 0 ? uint64_t(int64_t(tr)) : uint64_t(tr);
+          return makeInt(wrap(bitsOut, to), to, n->loc);
+        }
+      }
+    }
+    if (v == n->value) return self;
+    return std::make_shared<const Cast>(to, v, n->loc);
+  }
+
+  Expr mutateSelect(const Select* n, const Expr& self) override {
+    Expr c = mutate(n->cond), t = mutate(n->t), f = mutate(n->f);
+    int64_t x = 0;
+    if (constInt(c, &x)) return x ? t : f;
+    if (structurallyEqual(t, f) && pure(c)) return t;
+    if (c == n->cond && t == n->t && f == n->f) return self;
+    return std::make_shared<const Select>(c, t, f, n->loc);
+  }
+
+  Stmt mutateIf(const IfStmt* n, const Stmt& self) override {
+    Expr c = mutate(n->cond);
+    int64_t x = 0;
+    if (constInt(c, &x)) {
+      if (x) return mutate(n->thenBody);
+      return n->elseBody ? mutate(n->elseBody) : emptyStmt(n->loc);
+    }
+    Stmt t = mutate(n->thenBody), e = mutate(n->elseBody);
+    if (e && isEmpty(e)) e = nullptr;
+    if (isEmpty(t) && !e && pure(c)) return emptyStmt(n->loc);
+    if (c == n->cond && t == n->thenBody && e == n->elseBody) return self;
+    return std::make_shared<const IfStmt>(c, t, e, n->loc);
+  }
+
+  Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
+    Expr mn = mutate(n->min), ext = mutate(n->extent);
+    int64_t e = 0;
+    if (constInt(ext, &e) && e <= 0 && pure(mn)) return emptyStmt(n->loc);
+    if (constInt(ext, &e) && e == 1 && n->forKind != ForKind::Pipelined)
+      return mutate(substitute(n->body, n->var, mn));
+    Stmt body = mutate(n->body);
+    if (isEmpty(body) && pure(mn) && pure(ext)) return emptyStmt(n->loc);
+    if (mn == n->min && ext == n->extent && body == n->body) return self;
+    auto f = std::make_shared<ForStmt>(n->var, mn, ext, n->forKind, body, n->loc);
+    f->numStages = n->numStages;
+    f->order = n->order;
+    f->stage = n->stage;
+    return f;
+  }
+
+  Stmt mutateLet(const LetStmt* n, const Stmt& self) override {
+    Expr v = mutate(n->value);
+    if (isConst(v) || v->kind == ExprKind::VarRef) return mutate(substitute(n->body, n->var, v));
+    Stmt body = mutate(n->body);
+    if (pure(v) && !usesVar(body, n->var.get())) return body;
+    if (v == n->value && body == n->body) return self;
+    return std::make_shared<const LetStmt>(n->var, v, body, n->loc);
+  }
+
+  Stmt mutateEvaluate(const EvaluateStmt* n, const Stmt& self) override {
+    Expr v = mutate(n->value);
+    if (pure(v)) return emptyStmt(n->loc);
+    if (v == n->value) return self;
+    return std::make_shared<const EvaluateStmt>(v, n->loc);
+  }
+
+  Stmt mutateCopy(const CopyStmt* n, const Stmt& self) override {
+    Stmt s = IRMutator::mutateCopy(n, self);
+    auto* c = as<CopyStmt>(s);
+    return emptyRegion(c->dst) || emptyRegion(c->src) ? emptyStmt(n->loc) : s;
+  }
+
+  Stmt mutateFill(const FillStmt* n, const Stmt& self) override {
+    Stmt s = IRMutator::mutateFill(n, self);
+    auto* f = as<FillStmt>(s);
+    return emptyRegion(f->dst) && pure(f->value) ? emptyStmt(n->loc) : s;
+  }
+
+ private:
+  static bool emptyRegion(const Region& r) {
+    for (const Range& rg : r.ranges) {
+      int64_t e = 0;
+      if (constInt(rg.extent, &e) && e <= 0) return true;
+    }
+    return false;
+  }
+
+  // Integer rules with any constant already on the right (`cb`, value `y`).
+  Expr intIdentity(BinaryOp op, const Expr& a, const Expr& b, bool cb, int64_t y, DType type, SourceLoc loc) {
+    DType t = a->dtype;
+    auto constant = [&](int64_t v) { return makeInt(wrap(uint64_t(v), t), t, loc); };
+    bool same = structurallyEqual(a, b) && pure(a);
+    switch (op) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub: {
+        if (cb && y == 0) return a;
+        if (op == BinaryOp::Sub && same) return constant(0);
+        if (!cb) break;
+        // (x + c1) +/- c2 and (x - c1) +/- c2 become x + c.
+        auto* inner = as<Binary>(a);
+        int64_t c1 = 0;
+        if (inner && (inner->op == BinaryOp::Add || inner->op == BinaryOp::Sub) && constInt(inner->b, &c1)) {
+          uint64_t k = inner->op == BinaryOp::Add ? uint64_t(c1) : 0 - uint64_t(c1);
+          k = op == BinaryOp::Add ? k + uint64_t(y) : k - uint64_t(y);
+          return fold(BinaryOp::Add, inner->a, constant(int64_t(k)), type, loc);
+        }
+        // x + (-c) prints better as x - c.
+        int64_t yv = wrap(uint64_t(y), t);
+        if (op == BinaryOp::Add && isSigned(t) && yv < 0 && wrap(0 - uint64_t(yv), t) > 0)
+          return std::make_shared<const Binary>(BinaryOp::Sub, a, constant(-yv), type, loc);
+        break;
+      }
+      case BinaryOp::Mul: {
+        if (cb && y == 1) return a;
+        if (cb && y == 0 && pure(a)) return constant(0);
+        auto* inner = as<Binary>(a);
+        int64_t c1 = 0;
+        if (cb && inner && inner->op == BinaryOp::Mul && constInt(inner->b, &c1))
+          return fold(BinaryOp::Mul, inner->a, constant(int64_t(uint64_t(c1) * uint64_t(y))), type, loc);
+        break;
+      }
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod: {
+        if (cb && y == 1) return op == BinaryOp::FloorDiv ? a : (pure(a) ? constant(0) : nullptr);
+        auto* inner = as<Binary>(a);
+        int64_t c1 = 0;
+        if (cb && y > 0 && isSigned(t) && inner && inner->op == BinaryOp::Mul && constInt(inner->b, &c1) &&
+            c1 % y == 0) {
+          if (op == BinaryOp::FloorMod) return pure(a) ? constant(0) : nullptr;
+          return fold(BinaryOp::Mul, inner->a, constant(c1 / y), type, loc);
+        }
+        break;
+      }
+      case BinaryOp::Min:
+      case BinaryOp::Max:
+        if (same) return a;
+        break;
+      case BinaryOp::Eq:
+      case BinaryOp::Le:
+      case BinaryOp::Ge:
+        if (same) return makeBool(true, loc);
+        break;
+      case BinaryOp::Ne:
+      case BinaryOp::Lt:
+      case BinaryOp::Gt:
+        if (same) return makeBool(false, loc);
+        break;
+      default: break;
+    }
+    return nullptr;
+  }
+
+  Expr boolIdentity(BinaryOp op, const Expr& a, const Expr& b) {
+    int64_t x = 0;
+    for (int side = 0; side < 2; ++side) {
+      const Expr& c = side == 0 ? a : b;
+      const Expr& other = side == 0 ? b : a;
+      if (!constInt(c, &x)) continue;
+      if (op == BinaryOp::And) {
+        if (x) return other;
+        if (pure(other)) return c;
+      }
+      if (op == BinaryOp::Or) {
+        if (!x) return other;
+        if (pure(other)) return c;
+      }
+    }
+    if ((op == BinaryOp::And || op == BinaryOp::Or) && structurallyEqual(a, b) && pure(a)) return a;
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+Expr simplifyExpr(const Expr& e) {
+  Simplifier s;
+  return s.mutate(e);
+}
+
+Stmt simplifyStmt(const Stmt& st) {
+  Simplifier s;
+  return s.mutate(st);
+}
+
+Module simplify(const Module& m) {
+  Module out;
+  for (const Func& f : m.funcs) {
+    Stmt body = simplifyStmt(f->body);
+    if (body == f->body) {
+      out.funcs.push_back(f);
+      continue;
+    }
+    auto copy = std::make_shared<PrimFunc>(*f);
+    copy->body = body;
+    out.funcs.push_back(copy);
+  }
+  return out;
+}
+
+}  // namespace tlc::passes
