@@ -135,7 +135,7 @@ class Lexer {
 };
 
 std::vector<Token> Lexer::run() {
-  tokens_.reserve(text_.size() / 3 + 8);
+  tokens_.reserve(text_.size() / 2 + 8);  // about one token per 2.3 bytes in kernels
   while (true) {
     if (atLineStart_) {
       atLineStart_ = false;
@@ -251,7 +251,11 @@ bool Lexer::restartAfterUnclosedBracket() {
   diags_.report(DiagKind::UnclosedBracket, open.loc,
                 std::string("`") + open.ch + "` is never closed; add `" + closerOf(open.ch) + "`");
   brackets_.clear();
-  if (lineHasTokens_) emitNewline(locAt(pos_, 0));
+  // The logical line ends right after its last token.
+  if (lineHasTokens_) {
+    SourceLoc last = tokens_.back().loc;
+    emitNewline(SourceLoc{file_, last.line, last.col + last.len, 1});
+  }
   return true;
 }
 

@@ -28,10 +28,10 @@ Parser::Parser(const std::vector<Token>& tokens, DiagnosticEngine& diags, uint32
 
 // ------------------------------------------------------------------ helpers
 
-const Token& Parser::expect(TokenKind k, const std::string& context) {
+const Token& Parser::expect(TokenKind k, std::string_view context) {
   if (at(k)) return advance();
   fail(DiagKind::ExpectedToken, cur().loc,
-       "expected " + describeTokenKind(k) + " " + context + ", found " + describeToken(cur()));
+       "expected " + describeTokenKind(k) + " " + std::string(context) + ", found " + describeToken(cur()));
 }
 
 SourceLoc Parser::spanFrom(size_t start) const {
@@ -146,7 +146,7 @@ void Parser::parseImport(Module& module) {
   } else {
     expect(TokenKind::KwFrom, "");
     imp.module = parseDottedName(imp.loc);
-    expect(TokenKind::KwImport, "after `from " + imp.module + "`");
+    expectLazy(TokenKind::KwImport, [&] { return "after `from " + imp.module + "`"; });
     bool paren = accept(TokenKind::LParen);
     if (at(TokenKind::Star))
       fail(DiagKind::UnsupportedSyntax, cur().loc, "`import *` is not supported; name what you import");
@@ -166,16 +166,16 @@ std::unique_ptr<FuncDef> Parser::parseFuncDef() {
   const Token& kw = advance();
   fn->isMacro = kw.kind == TokenKind::KwMacro;
   std::string what = fn->isMacro ? "`macro`" : "`def`";
-  const Token& name = expect(TokenKind::Identifier, "after " + what);
+  const Token& name = expectLazy(TokenKind::Identifier, [&] { return "after " + what; });
   fn->name = name.text;
   fn->loc = name.loc;
   if (at(TokenKind::LBracket)) parseCompileParams(*fn);
-  expect(TokenKind::LParen, "after the name of `" + fn->name + "`");
+  expectLazy(TokenKind::LParen, [&] { return "after the name of `" + fn->name + "`"; });
   parseParams(*fn);
   if (at(TokenKind::Arrow))
     fail(DiagKind::UnsupportedSyntax, cur().loc,
          "return annotations (`->`) are not supported; remove them");
-  expect(TokenKind::Colon, "after the parameters of `" + fn->name + "`");
+  expectLazy(TokenKind::Colon, [&] { return "after the parameters of `" + fn->name + "`"; });
   parseBlock(fn->body, "the body of `" + fn->name + "`");
   return fn;
 }
@@ -210,14 +210,14 @@ void Parser::parseParams(FuncDef& fn) {
     if (fn.isMacro) {
       if (accept(TokenKind::Colon)) p.annotation = parseExpr();
     } else {
-      expect(TokenKind::Colon, "and a type after parameter `" + p.name + "` (e.g. `" + p.name +
-                                   ": Tensor[(M, N), float16]` or `" + p.name + ": int32`)");
+      expectLazy(TokenKind::Colon, [&] { return "and a type after parameter `" + p.name + "` (e.g. `" + p.name +
+                                   ": Tensor[(M, N), float16]` or `" + p.name + ": int32`)"; });
       p.annotation = parseExpr();
     }
     fn.params.push_back(std::move(p));
     if (!accept(TokenKind::Comma)) break;
   }
-  expect(TokenKind::RParen, "to close the parameters of `" + fn.name + "`");
+  expectLazy(TokenKind::RParen, [&] { return "to close the parameters of `" + fn.name + "`"; });
 }
 
 // ------------------------------------------------------------------ blocks
@@ -409,7 +409,7 @@ void Parser::checkAssignTarget(const Expr& target, bool allowTuple) {
 }
 
 // name_list = NAME { "," NAME } [ "," ]      (ended by `closer`)
-void Parser::parseNameList(Stmt& stmt, const std::string& context, TokenKind closer) {
+void Parser::parseNameList(Stmt& stmt, std::string_view context, TokenKind closer) {
   do {
     if (at(closer) && !stmt.names.empty()) break;
     const Token& name = expect(TokenKind::Identifier, context);
@@ -471,7 +471,7 @@ StmtPtr Parser::parseIf() {
   std::string what = kw.kind == TokenKind::KwIf ? "`if`" : "`elif`";
   auto stmt = std::make_unique<Stmt>(StmtKind::If, kw.loc);
   stmt->value = parseExpr();
-  expect(TokenKind::Colon, "after the " + what + " condition");
+  expectLazy(TokenKind::Colon, [&] { return "after the " + what + " condition"; });
   stmt->loc = spanFrom(start);
   parseBlock(stmt->body, "the " + what + " branch");
   if (at(TokenKind::KwElif)) {

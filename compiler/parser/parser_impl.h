@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/lexer/token.h"
@@ -62,7 +63,13 @@ class Parser {
     return true;
   }
   // Consumes a `k` or reports "expected <k> <context>, found <token>".
-  const Token& expect(TokenKind k, const std::string& context);
+  const Token& expect(TokenKind k, std::string_view context);
+  // As expect, building a context that needs formatting only on failure.
+  template <class MakeContext>
+  const Token& expectLazy(TokenKind k, MakeContext&& makeContext) {
+    if (at(k)) return advance();
+    return expect(k, makeContext());
+  }
   // The location from token `start` to the last consumed token (one line).
   SourceLoc spanFrom(size_t start) const;
 
@@ -93,7 +100,7 @@ class Parser {
   ast::StmtPtr parseFor();
   ast::StmtPtr parseWith();
   ast::StmtPtr parseIf();
-  void parseNameList(ast::Stmt& stmt, const std::string& context, TokenKind closer);
+  void parseNameList(ast::Stmt& stmt, std::string_view context, TokenKind closer);
   void checkAssignTarget(const ast::Expr& target, bool allowTuple);
   void rejectUnsupportedStatement();
 
