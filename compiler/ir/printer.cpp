@@ -97,6 +97,14 @@ std::string symbolName(const std::string& name) {
 
 std::string dtypeStr(DType t) { return std::string(dtypeName(t)); }
 
+// Concatenates in order: the parts of a braced list are evaluated left to
+// right, so free names are numbered in reading order.
+std::string cat(std::initializer_list<std::string> parts) {
+  std::string out;
+  for (const std::string& p : parts) out += p;
+  return out;
+}
+
 std::string floatLiteral(double v, DType t) {
   std::string s;
   if (std::isnan(v)) {
@@ -263,7 +271,7 @@ class Printer {
     s += "[";
     for (size_t i = 0; i < r.ranges.size(); ++i) {
       if (i) s += ", ";
-      s += expr(r.ranges[i].min) + " : +" + expr(r.ranges[i].extent);
+      s += cat({expr(r.ranges[i].min), " : +", expr(r.ranges[i].extent)});
     }
     return s + "]";
   }
@@ -281,13 +289,13 @@ class Printer {
       case ExprKind::Binary: {
         auto* b = as<Binary>(e);
         switch (b->op) {
-          case BinaryOp::FloorDiv: return "floordiv(" + expr(b->a) + ", " + expr(b->b) + ")";
-          case BinaryOp::Min: return "min(" + expr(b->a) + ", " + expr(b->b) + ")";
-          case BinaryOp::Max: return "max(" + expr(b->a) + ", " + expr(b->b) + ")";
+          case BinaryOp::FloorDiv: return cat({"floordiv(", expr(b->a), ", ", expr(b->b), ")"});
+          case BinaryOp::Min: return cat({"min(", expr(b->a), ", ", expr(b->b), ")"});
+          case BinaryOp::Max: return cat({"max(", expr(b->a), ", ", expr(b->b), ")"});
           default: break;
         }
         prec = binaryPrec(b->op);
-        return expr(b->a, prec) + " " + binaryOpSpelling(b->op) + " " + expr(b->b, prec + 1);
+        return cat({expr(b->a, prec), " ", binaryOpSpelling(b->op), " ", expr(b->b, prec + 1)});
       }
       case ExprKind::Unary: {
         auto* u = as<Unary>(e);
@@ -304,7 +312,7 @@ class Printer {
       case ExprKind::Cast: return "cast<" + dtypeStr(e->dtype) + ">(" + expr(as<Cast>(e)->value) + ")";
       case ExprKind::Select: {
         auto* s = as<Select>(e);
-        return "select(" + expr(s->cond) + ", " + expr(s->t) + ", " + expr(s->f) + ")";
+        return cat({"select(", expr(s->cond), ", ", expr(s->t), ", ", expr(s->f), ")"});
       }
       case ExprKind::Call: {
         auto* c = as<Call>(e);
@@ -315,7 +323,7 @@ class Printer {
       }
       case ExprKind::Load: {
         auto* l = as<Load>(e);
-        return bufferName(l->buffer) + "[" + exprList(l->indices) + "]";
+        return cat({bufferName(l->buffer), "[", exprList(l->indices), "]"});
       }
     }
     return "<?>";
@@ -399,7 +407,7 @@ class Printer {
       }
       case StmtKind::For: {
         auto* f = as<ForStmt>(s);
-        std::string range = expr(f->min) + " : +" + expr(f->extent);
+        std::string range = cat({expr(f->min), " : +", expr(f->extent)});
         if (f->numStages != 0) range += ", num_stages=" + std::to_string(f->numStages);
         auto ints = [](const std::vector<int64_t>& v) {
           std::string r = "[";
@@ -436,7 +444,7 @@ class Printer {
       }
       case StmtKind::Store: {
         auto* st = as<StoreStmt>(s);
-        line(bufferName(st->buffer) + "[" + exprList(st->indices) + "] = " + expr(st->value) + locSuffix(s->loc));
+        line(cat({bufferName(st->buffer), "[", exprList(st->indices), "] = ", expr(st->value), locSuffix(s->loc)}));
         return;
       }
       case StmtKind::Let: {
@@ -452,12 +460,12 @@ class Printer {
         return;
       case StmtKind::Copy: {
         auto* c = as<CopyStmt>(s);
-        line("copy(" + region(c->src) + ", " + region(c->dst) + ")" + locSuffix(s->loc));
+        line(cat({"copy(", region(c->src), ", ", region(c->dst), ")", locSuffix(s->loc)}));
         return;
       }
       case StmtKind::Gemm: {
         auto* g = as<GemmStmt>(s);
-        std::string text = "gemm(" + region(g->a) + ", " + region(g->b) + ", " + region(g->c);
+        std::string text = cat({"gemm(", region(g->a), ", ", region(g->b), ", ", region(g->c)});
         if (g->transA) text += ", transpose_A=true";
         if (g->transB) text += ", transpose_B=true";
         if (g->clearAccum) text += ", clear_accum=true";
@@ -466,21 +474,21 @@ class Printer {
       }
       case StmtKind::Fill: {
         auto* f = as<FillStmt>(s);
-        line("fill(" + region(f->dst) + ", " + expr(f->value) + ")" + locSuffix(s->loc));
+        line(cat({"fill(", region(f->dst), ", ", expr(f->value), ")", locSuffix(s->loc)}));
         return;
       }
       case StmtKind::Reduce: {
         auto* r = as<ReduceStmt>(s);
-        std::string text = std::string("reduce_") + reduceKindName(r->reduceKind) + "(" + region(r->src) + ", " +
-                           region(r->dst) + ", dim=" + std::to_string(r->dim);
+        std::string text = cat({"reduce_", reduceKindName(r->reduceKind), "(", region(r->src), ", ", region(r->dst),
+                                ", dim=", std::to_string(r->dim)});
         if (!r->clear) text += ", clear=false";
         line(text + ")" + locSuffix(s->loc));
         return;
       }
       case StmtKind::Atomic: {
         auto* a = as<AtomicStmt>(s);
-        line(std::string("atomic_") + atomicKindName(a->atomicKind) + "(" + bufferName(a->buffer) + "[" +
-             exprList(a->indices) + "], " + expr(a->value) + ")" + locSuffix(s->loc));
+        line(cat({"atomic_", atomicKindName(a->atomicKind), "(", bufferName(a->buffer), "[", exprList(a->indices),
+                  "], ", expr(a->value), ")", locSuffix(s->loc)}));
         return;
       }
     }
