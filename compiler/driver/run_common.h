@@ -1,0 +1,101 @@
+// The plumbing every `tlc run --target=X` shares: choosing the kernel,
+// making seeded random arguments, running the reference interpreter as the
+// oracle, comparing a target's results with it, and printing a summary.
+//
+// Arguments: every tensor parameter gets a tensor whose shape comes from its
+// declaration, dynamic dimensions taken from RunSettings::dims (`--dim M=100`;
+// a missing one is a missing-dim-value error); contents from fillRandom with
+// a seed derived from RunSettings::seed and the parameter's position. Scalar
+// parameters get small random values (integers in [1, 8], floats in [-1, 1)).
+//
+// Tolerances (see toleranceFor): float64 1e-9, float32 rtol 1e-4, float16
+// 1e-2, bfloat16 2e-2, float8 e4m3 0.125 / e5m2 0.25; integers and bool
+// exact. When the kernel accumulates (gemm or reduce), the absolute tolerance
+// grows with the reduction length, estimated as the largest dimension of any
+// tensor argument.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/interp/host_tensor.h"
+#include "compiler/interp/interpreter.h"
+#include "compiler/ir/ir.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::driver {
+
+struct RunSettings {
+  std::string kernel;                    // --kernel NAME; empty: the module's first function
+  std::map<std::string, int64_t> dims;   // --dim NAME=SIZE for dynamic dimensions
+  uint64_t seed = 0;                     // --seed N
+  bool check = false;                    // --check: compare with the interpreter
+  bool bench = false;                    // --bench: the target times its runs
+  std::ostream* out = nullptr;           // summary output (null: std::cout)
+};
+
+// Arguments for one function: one entry per parameter, in order.
+struct RunArgs {
+  std::vector<std::optional<interp::HostTensor>> tensors;  // set for tensor parameters
+  std::vector<interp::ArgValue> scalars;                    // set for scalar parameters
+  std::map<std::string, int64_t> dims;                      // the dynamic dimensions used
+  // ArgValues for interpret() / a backend, pointing into `tensors`.
+  std::vector<interp::ArgValue> values();
+};
+
+// Parses "NAME=SIZE" (as given to --dim); nullopt when malformed.
+std::optional<std::pair<std::string, int64_t>> parseDimSetting(const std::string& text);
+
+// The function called `name`, or the first one when `name` is empty.
+// Reports unknown-kernel (listing the available names) and returns null.
+const ir::PrimFunc* selectKernel(const ir::Module& module, const std::string& name, DiagnosticEngine& diags);
+
+// Seeded random arguments for `func`; nullopt after reporting a missing or
+// unknown dimension, or a shape that cannot be evaluated.
+std::optional<RunArgs> makeArguments(const ir::PrimFunc& func, const std::map<std::string, int64_t>& dims,
+                                     uint64_t seed, DiagnosticEngine& diags);
+
+// A deep copy (the oracle runs on its own tensors).
+RunArgs cloneArguments(const RunArgs& args);
+
+// Runs the reference interpreter on `args` in place.
+bool runOracle(const ir::PrimFunc& func, RunArgs& args, DiagnosticEngine& diags);
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+Tolerance toleranceFor(DType dtype, int64_t reductionLength);
+// The reduction length used for tolerances: 1 when `func` has no gemm or
+// reduce, else the largest dimension among the tensor arguments.
+int64_t reductionLengthHint(const ir::PrimFunc& func, const RunArgs& args);
+
+// Which tensor parameters the function writes (Store, Copy/Fill/Gemm/Reduce
+// destinations, Atomic); parallel to func.params.
+std::vector<bool> writtenParams(const ir::PrimFunc& func);
+
+// Prints one row per tensor parameter (name, role, shape, dtype, checksum,
+// mean, min, max) and, when `oracle` is given, the max abs/rel error against
+// it and PASS/FAIL. Returns false when any comparison fails.
+bool printSummary(std::ostream& os, const ir::PrimFunc& func, const RunArgs& got, const RunArgs* oracle,
+                  const std::string& target, uint64_t seed);
+
+// A target's way of running a function on arguments in place; reports its own
+// errors and returns false on failure.
+using TargetRunner = std::function<bool(const ir::PrimFunc&, RunArgs&, const RunSettings&, DiagnosticEngine&)>;
+
+// The whole of `tlc run --target=X`: select the kernel, make arguments, run
+// the target (and, with --check, the oracle on a copy), print the summary.
+// Returns the process exit code: 0, or 1 after user errors or a failed check.
+int runTarget(const ir::Module& module, const RunSettings& settings, DiagnosticEngine& diags,
+              const std::string& targetName, const TargetRunner& runner);
+
+// `tlc run --target=interp`: runTarget with the interpreter as the target.
+int runWithInterpreter(const ir::Module& module, const RunSettings& settings, DiagnosticEngine& diags);
+
+}  // namespace tlc::driver

@@ -1,0 +1,128 @@
+// The run plumbing shared by every target: arguments, oracle, comparison, summary.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "compiler/driver/run_common.h"
+#include "ir_builders.h"
+
+using namespace tlc;
+using namespace tlc::driver;
+using namespace tlc::testing;
+
+namespace {
+
+Module gemmModule() {
+  GemmConfig cfg;
+  Module m;
+  m.funcs.push_back(std::make_shared<const PrimFunc>(makeTiledGemm(cfg)));
+  return m;
+}
+
+struct Env {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+};
+
+}  // namespace
+
+TEST_CASE("--dim values parse as NAME=SIZE") {
+  auto d = parseDimSetting("M=100");
+  REQUIRE(d);
+  CHECK(d->first == "M");
+  CHECK(d->second == 100);
+  CHECK_FALSE(parseDimSetting("M"));
+  CHECK_FALSE(parseDimSetting("=3"));
+  CHECK_FALSE(parseDimSetting("M=x"));
+  CHECK_FALSE(parseDimSetting("M=-1"));
+  CHECK_FALSE(parseDimSetting("M=12abc"));
+}
+
+TEST_CASE("arguments are shaped from the dims and seeded deterministically") {
+  Env env;
+  Module m = gemmModule();
+  std::map<std::string, int64_t> dims = {{"M", 40}, {"N", 24}, {"K", 8}};
+  auto a = makeArguments(*m.funcs[0], dims, 7, env.diags);
+  auto b = makeArguments(*m.funcs[0], dims, 7, env.diags);
+  auto c = makeArguments(*m.funcs[0], dims, 8, env.diags);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(c);
+  CHECK(a->tensors[0]->shape == std::vector<int64_t>{40, 8});
+  CHECK(a->tensors[1]->shape == std::vector<int64_t>{8, 24});
+  CHECK(a->tensors[2]->shape == std::vector<int64_t>{40, 24});
+  CHECK(interp::compare(*a->tensors[0], *b->tensors[0], 0, 0).ok());
+  CHECK_FALSE(interp::compare(*a->tensors[0], *c->tensors[0], 0, 0).ok());
+  CHECK_FALSE(interp::compare(*a->tensors[0], *a->tensors[1], 0, 0).ok());  // different parameters differ
+}
+
+TEST_CASE("a missing or unknown --dim is a located error") {
+  Env env;
+  Module m = gemmModule();
+  CHECK_FALSE(makeArguments(*m.funcs[0], {{"M", 4}, {"N", 4}}, 0, env.diags));
+  REQUIRE(env.diags.hasKind(DiagKind::RunMissingDim));
+  CHECK(env.diags.diagnostics()[0].message ==
+        "dynamic dimension `K` of `gemm` needs a size: pass --dim K=<size>, or bind it at compile time with -D K=<value>");
+  env.diags.clear();
+  CHECK_FALSE(makeArguments(*m.funcs[0], {{"M", 4}, {"N", 4}, {"K", 4}, {"Q", 1}}, 0, env.diags));
+  CHECK(env.diags.hasKind(DiagKind::RunUnknownDim));
+}
+
+TEST_CASE("kernel selection by name") {
+  Env env;
+  Module m = gemmModule();
+  CHECK(selectKernel(m, "", env.diags) == m.funcs[0].get());
+  CHECK(selectKernel(m, "gemm", env.diags) == m.funcs[0].get());
+  CHECK(selectKernel(m, "softmax", env.diags) == nullptr);
+  REQUIRE(env.diags.hasKind(DiagKind::RunUnknownKernel));
+  CHECK(env.diags.diagnostics()[0].message == "there is no kernel named `softmax`; the program defines `gemm`");
+}
+
+TEST_CASE("tolerances follow the dtype and grow with the reduction length") {
+  CHECK(toleranceFor(DType::Int32, 1000).atol == 0);
+  CHECK(toleranceFor(DType::Float32, 1).rtol == 1e-4);
+  CHECK(toleranceFor(DType::Float16, 1).rtol == 1e-2);
+  CHECK(toleranceFor(DType::Float32, 1024).atol > toleranceFor(DType::Float32, 64).atol);
+  CHECK(writtenParams(*gemmModule().funcs[0]) == std::vector<bool>{false, false, true});
+}
+
+TEST_CASE("tlc run --target=interp prints a summary of every tensor") {
+  Env env;
+  Module m = gemmModule();
+  std::ostringstream out;
+  RunSettings s;
+  s.dims = {{"M", 64}, {"N", 64}, {"K", 64}};
+  s.out = &out;
+  CHECK(runWithInterpreter(m, s, env.diags) == 0);
+  std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("kernel `gemm` on interp (seed 0), dims K=64 M=64 N=64") != std::string::npos);
+  CHECK(text.find("checksum") != std::string::npos);
+  CHECK(text.find("  C      out   [64, 64]") != std::string::npos);
+  CHECK(text.find("  A      in    [64, 64]") != std::string::npos);
+}
+
+TEST_CASE("--check passes for a target that agrees and fails for one that does not") {
+  Env env;
+  Module m = gemmModule();
+  RunSettings s;
+  s.dims = {{"M", 33}, {"N", 20}, {"K", 70}};
+  s.check = true;
+  std::ostringstream good;
+  s.out = &good;
+  auto agree = [](const PrimFunc& f, RunArgs& a, const RunSettings&, DiagnosticEngine& d) { return runOracle(f, a, d); };
+  CHECK(runTarget(m, s, env.diags, "fake", agree) == 0);
+  CHECK(good.str().find("check: PASS") != std::string::npos);
+  std::ostringstream bad;
+  s.out = &bad;
+  auto wrong = [](const PrimFunc& f, RunArgs& a, const RunSettings&, DiagnosticEngine& d) {
+    bool ok = runOracle(f, a, d);
+    a.tensors[2]->set(5 * 20 + 7, a.tensors[2]->get(5 * 20 + 7) + 0.5);
+    return ok;
+  };
+  CHECK(runTarget(m, s, env.diags, "fake", wrong) == 1);
+  INFO(bad.str());
+  CHECK(bad.str().find("check: FAIL") != std::string::npos);
+  CHECK(bad.str().find("`C`: 1 of 660 elements differ") != std::string::npos);
+  CHECK(bad.str().find("first at [5, 7]") != std::string::npos);
+}
