@@ -42,7 +42,7 @@ class IRParser {
       } catch (const ParseAbort&) {
         scopes_.clear();
         depth_ = 0;
-        do ++pos_;
+        do take();
         while (!at(TokKind::End) && !atWord("func"));
       }
     }
