@@ -1,0 +1,149 @@
+// EmulatedModule, findings and reports (see emulator.h).
+#include "compiler/backends/cuda_emu/emulator.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "compiler/backends/cuda_emu/host_compile.h"
+#include "compiler/backends/cuda_emu/machine.h"
+
+namespace tlc::cuda_emu {
+
+const char* findingKindName(FindingKind k) {
+  switch (k) {
+#define X(Name, Printed, IsError) \
+  case FindingKind::Name: return Printed;
+    TLC_EMU_FINDING_KINDS(X)
+#undef X
+  }
+  return "?";
+}
+
+bool findingIsError(FindingKind k) {
+  switch (k) {
+#define X(Name, Printed, IsError) \
+  case FindingKind::Name: return IsError;
+    TLC_EMU_FINDING_KINDS(X)
+#undef X
+  }
+  return true;
+}
+
+std::string CodeLocation::str() const {
+  if (line > 0) return file + ":" + std::to_string(line);
+  if (pc == 0) return "<unknown>";
+  char buf[64];
+  snprintf(buf, sizeof buf, "pc 0x%llx", (unsigned long long)pc);
+  return (function.empty() ? std::string() : function + " ") + buf;
+}
+
+std::string Finding::str() const {
+  std::string s = where.str() + ": " + (isError() ? "error" : "warning") + ": " + message + " [" +
+                  findingKindName(kind) + "]";
+  s += "\n    in kernel `" + kernel + "`";
+  if (hasThread) {
+    char buf[120];
+    snprintf(buf, sizeof buf, ", block (%u,%u,%u), thread (%u,%u,%u)", block.x, block.y, block.z, thread.x,
+             thread.y, thread.z);
+    s += buf;
+  }
+  if (count > 1) s += " (" + std::to_string(count) + " times)";
+  if (other.pc || other.line) s += "\n    the other access: " + other.str();
+  return s;
+}
+
+size_t LaunchResult::errorCount() const {
+  size_t n = 0;
+  for (auto& f : findings) n += f.isError();
+  return n;
+}
+
+bool LaunchResult::has(FindingKind k) const {
+  for (auto& f : findings)
+    if (f.kind == k) return true;
+  return false;
+}
+
+std::string LaunchResult::render() const {
+  std::string s;
+  if (!error.empty()) s += "error: " + error + "\n";
+  for (auto& f : findings) s += f.str() + "\n";
+  if (droppedFindings) s += "(" + std::to_string(droppedFindings) + " more findings not shown)\n";
+  if (!completed && error.empty()) s += "the launch was stopped early\n";
+  if (sharedInstructions) {
+    char buf[200];
+    snprintf(buf, sizeof buf, "shared memory: %llu warp-wide accesses, %llu wavefronts (%llu without bank conflicts)\n",
+             (unsigned long long)sharedInstructions, (unsigned long long)sharedWavefronts,
+             (unsigned long long)idealSharedWavefronts);
+    s += buf;
+  }
+  return s;
+}
+
+std::unique_ptr<EmulatedModule> EmulatedModule::compile(const std::string& cudaSource, std::string* error,
+                                                        const CompileOptions& options) {
+  HostSource hs = toHostSource(cudaSource);
+  if (hs.kernels.empty()) {
+    *error = "the CUDA source defines no __global__ kernel";
+    return nullptr;
+  }
+  BuiltModule built;
+  if (!buildHostModule(hs, options, &built, error)) return nullptr;
+  void* h = dlopen(built.sharedObjectPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    *error = std::string("cannot load the emulated module: ") + dlerror();
+    return nullptr;
+  }
+  std::unique_ptr<EmulatedModule> m(new EmulatedModule());
+  m->handle_ = h;
+  m->hostSource_ = built.sourcePath;
+  m->soPath_ = built.sharedObjectPath;
+  m->kernels_ = hs.kernels;
+  m->machine_ = std::make_unique<Machine>(m.get(), h);
+  if (!m->machine_->hostVar_ || !m->machine_->selfVar_) {
+    *error = "the emulated module lacks the emulator's prelude symbols";
+    return nullptr;
+  }
+  return m;
+}
+
+EmulatedModule::~EmulatedModule() {
+  machine_.reset();
+  if (handle_) dlclose(handle_);
+}
+
+bool EmulatedModule::hasKernel(const std::string& name) const {
+  return std::find(kernels_.begin(), kernels_.end(), name) != kernels_.end();
+}
+
+LaunchResult EmulatedModule::launch(const std::string& kernel, const LaunchConfig& config,
+                                    std::vector<KernelArg>& args, const LaunchOptions& options) {
+  return machine_->launch(kernel, config, args, options);
+}
+
+void reportUnwritten(LaunchResult& result, const std::vector<KernelArg>& args, size_t argIndex,
+                     size_t elemBytes, const std::vector<uint8_t>& mustWrite, const std::string& kernel) {
+  if (argIndex >= result.written.size()) return;
+  const auto& w = result.written[argIndex];
+  size_t missing = 0, first = SIZE_MAX;
+  for (size_t i = 0; i < w.size() && i < mustWrite.size(); ++i)
+    if (mustWrite[i] && !w[i]) {
+      missing++;
+      if (first == SIZE_MAX) first = i;
+    }
+  if (!missing) return;
+  Finding f;
+  f.kind = FindingKind::UnwrittenOutput;
+  f.kernel = kernel;
+  f.hasThread = false;
+  size_t eb = elemBytes ? elemBytes : 1;
+  f.message = "output `" + args[argIndex].name + "`: " + std::to_string((missing + eb - 1) / eb) +
+              " element(s) the reference writes were never written by the kernel (first: element " +
+              std::to_string(first / eb) + ")";
+  result.findings.push_back(f);
+}
+
+}  // namespace tlc::cuda_emu

@@ -1,0 +1,276 @@
+// Generated CUDA C -> host shared object (see host_compile.h).
+#include "compiler/backends/cuda_emu/host_compile.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace tlc::cuda_emu {
+
+namespace {
+#include "cuda_emu_embedded.inc"  // kEmuAbi, kEmuFloat, kEmuPrelude, kDeviceHelpers
+
+std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\n\r");
+  size_t e = s.find_last_not_of(" \t\n\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Body of the host version of a helper written in inline PTX, keyed by the
+// helper's name in runtime/cuda/tlc_cuda.h. Parameter names are those of
+// that header.
+bool helperBody(const std::string& name, std::string* body) {
+  static const std::map<std::string, std::string> kBodies = {
+      {"cp_async16", "tlc_emu::cp_async(smem, gmem, 16, valid ? 16 : 0);"},
+      {"cp_async8", "tlc_emu::cp_async(smem, gmem, 8, valid ? 8 : 0);"},
+      {"cp_async4", "tlc_emu::cp_async(smem, gmem, 4, valid ? 4 : 0);"},
+      {"cp_async_commit", "tlc_emu::cp_async_commit();"},
+      {"cp_async_wait", "tlc_emu::cp_async_wait(N);"},
+      {"cp_async_wait_all", "tlc_emu::cp_async_wait(-1);"},
+      {"mma_m16n8k16_f16", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K16_F32_F16, d, a, b, d);"},
+      {"mma_m16n8k16_bf16", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K16_F32_BF16, d, a, b, d);"},
+      {"mma_m16n8k8_f16", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K8_F32_F16, d, a, b, d);"},
+      {"mma_m16n8k8_bf16", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K8_F32_BF16, d, a, b, d);"},
+      {"mma_m16n8k8_tf32", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K8_F32_TF32, d, a, b, d);"},
+      {"mma_m16n8k4_tf32", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K4_F32_TF32, d, a, b, d);"},
+      {"mma_m16n8k32_s8",
+       "tlc_emu::mma(TLC_EMU_MMA_M16N8K32_S32_S8, (uint32_t*)d, a, b, (const uint32_t*)d);"},
+      {"mma_m16n8k16_s8",
+       "tlc_emu::mma(TLC_EMU_MMA_M16N8K16_S32_S8, (uint32_t*)d, a, b, (const uint32_t*)d);"},
+      {"mma_m16n8k32_u8",
+       "tlc_emu::mma(TLC_EMU_MMA_M16N8K32_S32_U8, (uint32_t*)d, a, b, (const uint32_t*)d);"},
+      {"mma_m16n8k32_e4m3", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E4M3, d, a, b, d);"},
+      {"mma_m16n8k32_e5m2", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E5M2, d, a, b, d);"},
+      {"to_tf32", "return tlc_emu_float::floatToTf32(x);"},
+  };
+  auto it = kBodies.find(name);
+  if (it != kBodies.end()) {
+    *body = it->second;
+    return true;
+  }
+  static const std::regex ld(R"((ld|st)matrix_x([124])(_trans)?)");
+  std::smatch m;
+  if (std::regex_match(name, m, ld)) {
+    bool load = m[1] == "ld";
+    *body = std::string(load ? "tlc_emu::ldmatrix(" : "tlc_emu::stmatrix(") + m[2].str() + ", " +
+            (m[3].matched ? "true" : "false") + ", r, smem);";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* embeddedDeviceHelperHeader() { return kDeviceHelpers; }
+
+HostSource toHostSource(const std::string& cuda) {
+  HostSource out;
+  // extern __shared__ T name[];  ->  T* const name = (T*)tlc_emu_dyn_smem;
+  static const std::regex ext(R"(extern\s+__shared__\s+([^;\[\]{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;)");
+  static const std::regex align(R"(__align__\s*\(\s*\w+\s*\)|alignas\s*\(\s*\w+\s*\)|__attribute__\s*\(\(\s*aligned\s*\(\s*\w+\s*\)\s*\)\))");
+  std::string text;
+  auto begin = std::sregex_iterator(cuda.begin(), cuda.end(), ext);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    text += cuda.substr(last, m.position(0) - last);
+    std::string type = trim(std::regex_replace(m[1].str(), align, " "));
+    type = std::regex_replace(type, std::regex(R"(\s+)"), " ");
+    text += type + "* const " + m[2].str() + " = reinterpret_cast<" + type + "*>(tlc_emu_dyn_smem);";
+    last = m.position(0) + m.length(0);
+  }
+  text += cuda.substr(last);
+
+  static const std::regex kernel(
+      R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\()");
+  std::set<std::string> seen;
+  for (auto it = std::sregex_iterator(cuda.begin(), cuda.end(), kernel); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1].str();
+    if (seen.insert(name).second) out.kernels.push_back(name);
+  }
+  text += "\n// Launch trampolines added by the CUDA emulator.\n";
+  for (const auto& k : out.kernels) text += "TLC_EMU_DEFINE_LAUNCH(" + k + ")\n";
+  out.text = std::move(text);
+  return out;
+}
+
+std::string hostHelperHeader(const std::string& hdr, std::vector<std::string>* unknown) {
+  // Find every function body containing `asm` and replace it.
+  struct Repl {
+    size_t open, close;  // positions of '{' and matching '}'
+    std::string name;
+  };
+  std::vector<Repl> repls;
+  static const std::regex asmTok(R"(\basm\b)");
+  for (auto it = std::sregex_iterator(hdr.begin(), hdr.end(), asmTok); it != std::sregex_iterator(); ++it) {
+    size_t pos = it->position(0);
+    // Skip asm inside comments (line comments only appear in the header).
+    size_t lineStart = hdr.rfind('\n', pos);
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    if (hdr.substr(lineStart, pos - lineStart).find("//") != std::string::npos) continue;
+    if (!repls.empty() && pos > repls.back().open && pos < repls.back().close) continue;
+    // The function body: walk back to the outermost '{' whose header ends in ')'.
+    int depth = 0;
+    size_t open = std::string::npos;
+    for (size_t p = pos; p-- > 0;) {
+      if (hdr[p] == '}') depth++;
+      else if (hdr[p] == '{') {
+        if (depth > 0) {
+          depth--;
+          continue;
+        }
+        size_t q = p;
+        while (q > 0 && isspace((unsigned char)hdr[q - 1])) q--;
+        if (q > 0 && hdr[q - 1] == ')') open = p;  // candidate; keep looking outward
+        else if (open != std::string::npos) break;  // reached namespace / struct scope
+      }
+    }
+    if (open == std::string::npos) continue;
+    depth = 0;
+    size_t close = std::string::npos;
+    for (size_t p = open; p < hdr.size(); ++p) {
+      if (hdr[p] == '{') depth++;
+      else if (hdr[p] == '}' && --depth == 0) {
+        close = p;
+        break;
+      }
+    }
+    if (close == std::string::npos) continue;
+    // The header: from the previous ';', '}' or '{' (or start) to `open`.
+    size_t hb = hdr.find_last_of(";{}", open - 1);
+    hb = hb == std::string::npos ? 0 : hb + 1;
+    std::string header = hdr.substr(hb, open - hb);
+    header = std::regex_replace(header, std::regex(R"(template\s*<[^>]*>)"), " ");
+    std::smatch m;
+    std::string name;
+    if (std::regex_search(header, m, std::regex(R"(([A-Za-z_]\w*)\s*\()"))) name = m[1].str();
+    bool dup = false;
+    for (auto& r : repls) dup |= r.open == open;
+    if (!dup) repls.push_back({open, close, name});
+  }
+  std::string out = hdr;
+  for (auto it = repls.rbegin(); it != repls.rend(); ++it) {
+    std::string body;
+    if (!helperBody(it->name, &body)) {
+      if (unknown) unknown->push_back(it->name);
+      body = "tlc_emu::trap(\"device helper `" + it->name +
+             "` uses inline PTX that the CUDA emulator does not implement\"); __builtin_unreachable();";
+    }
+    out.replace(it->open, it->close - it->open + 1, "{ " + body + " }");
+  }
+  return "// Host version of tlc_cuda.h generated by the CUDA emulator.\n" + out;
+}
+
+bool buildHostModule(const HostSource& source, const CompileOptions& options, BuiltModule* out,
+                     std::string* error) {
+  namespace fs = std::filesystem;
+  std::string cxx = options.compiler;
+  if (cxx.empty()) {
+    const char* env = getenv("TLC_EMU_CXX");
+    cxx = env && *env ? env : "c++";
+  }
+  std::vector<std::string> unknown;
+  std::string helpers = hostHelperHeader(kDeviceHelpers, &unknown);
+  const bool clang = cxx.find("clang") != std::string::npos;
+  std::string flags =
+      "-std=c++17 -O1 -g -fPIC -fno-omit-frame-pointer -fsanitize=thread -w "
+      "-fno-strict-aliasing";
+  flags += clang ? " -mllvm -tsan-instrument-func-entry-exit=0" : " --param=tsan-instrument-func-entry-exit=0";
+
+  uint64_t h = fnv1a(kEmuAbi);
+  h = fnv1a(kEmuFloat, h);
+  h = fnv1a(kEmuPrelude, h);
+  h = fnv1a(helpers, h);
+  h = fnv1a(source.text, h);
+  h = fnv1a(cxx + "|" + flags, h);
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+
+  std::string cache = options.cacheDir;
+  if (cache.empty()) {
+    const char* env = getenv("TLC_EMU_CACHE");
+    if (env && *env) {
+      cache = env;
+    } else {
+      const char* tmp = getenv("TMPDIR");
+      cache = std::string(tmp && *tmp ? tmp : "/tmp") + "/tlc-cuda-emu-" + std::to_string(getuid());
+    }
+  }
+  std::error_code ec;
+  fs::path dir = fs::path(cache) / hex;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *error = "cannot create the emulator's build directory " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  out->sourcePath = (dir / options.sourceName).string() + ".cpp";
+  out->sharedObjectPath = (dir / "kernel.so").string();
+  if (fs::exists(out->sharedObjectPath)) return true;
+
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream f(dir / name, std::ios::binary);
+    f << text;
+    return bool(f);
+  };
+  bool ok = write("emu_abi.h", kEmuAbi) && write("emu_float.h", kEmuFloat) &&
+            write("emu_prelude.h", kEmuPrelude) && write("tlc_cuda.h", helpers) &&
+            write("cuda_fp16.h", "#pragma once\n") && write("cuda_bf16.h", "#pragma once\n") &&
+            write("cuda_fp8.h", "#pragma once\n") && write("cuda_runtime.h", "#pragma once\n") &&
+            write("mma.h", "#pragma once\n") && write(options.sourceName + ".cpp", source.text);
+  if (!ok) {
+    *error = "cannot write the emulator's build files under " + dir.string();
+    return false;
+  }
+  // Build into a unique name, then rename: concurrent builds of the same
+  // module (parallel tests) do not see half-written files.
+  std::string tag = std::to_string(getpid());
+  std::string obj = (dir / ("kernel." + tag + ".o")).string();
+  std::string so = (dir / ("kernel." + tag + ".so")).string();
+  std::string log = (dir / ("build." + tag + ".log")).string();
+  auto q = [](const std::string& s) { return "'" + s + "'"; };
+  std::string cmd = cxx + " " + flags + " -I" + q(dir.string()) + " -include emu_prelude.h -c " +
+                    q(out->sourcePath) + " -o " + q(obj) + " > " + q(log) + " 2>&1 && " + cxx +
+                    " -shared -o " + q(so) + " " + q(obj) + " -Wl,-z,defs >> " + q(log) + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  if (rc != 0) {
+    std::ifstream f(log);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string msg = ss.str();
+    if (msg.size() > 6000) msg = msg.substr(0, 6000) + "\n...";
+    *error = "the host C++ compiler (`" + cxx + "`) failed on the emulated kernel source " +
+             out->sourcePath + ":\n" + msg;
+    if (!unknown.empty()) {
+      *error += "\n(helpers without an emulated implementation:";
+      for (auto& u : unknown) *error += " " + u;
+      *error += ")";
+    }
+    return false;
+  }
+  fs::remove(obj, ec);
+  fs::remove(log, ec);
+  fs::rename(so, out->sharedObjectPath, ec);
+  if (ec && !fs::exists(out->sharedObjectPath)) {
+    *error = "cannot move the built module into place: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tlc::cuda_emu

@@ -1,0 +1,164 @@
+// The emulated GPU: runs one kernel launch of a loaded module block by
+// block, each GPU thread a fiber, and implements tlc_emu_api (the memory
+// checks, barriers, warp collectives, async copies, atomics) on top of the
+// pure instruction semantics in isa.h.
+//
+// Memory model checked (per byte, see shadow records in machine.cpp):
+//  - two accesses by different threads to the same byte, at least one a
+//    plain (non-atomic) write, race unless a barrier separates them
+//    (__syncthreads orders the block; __syncwarp orders a warp); accesses
+//    from different blocks are never ordered;
+//  - cp.async destination bytes are "in flight" from issue until the
+//    issuing thread's cp.async.wait_group covers them; any access to them
+//    meanwhile is a finding; the data lands (as a write by the issuing
+//    thread) at that wait;
+//  - global accesses must fall inside a kernel argument's allocation
+//    (allocations are separated by red zones), shared accesses inside the
+//    static shared variables or the launch's dynamic shared size.
+#pragma once
+
+#include <csetjmp>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/backends/cuda_emu/emulator.h"
+#include "compiler/backends/cuda_emu/fiber.h"
+#include "runtime/cuda_emu/emu_abi.h"
+
+namespace tlc::cuda_emu {
+
+struct ByteShadow {
+  uint32_t wThread = 0;  // writer's global thread id + 1 (0: never written)
+  uint32_t wEpoch = 0;
+  uint32_t wPc = 0;      // pc offsets into the module (+1; 0: none)
+  uint32_t rThread = 0;  // last reader's global thread id + 1
+  uint32_t rEpoch = 0;
+  uint32_t rPc = 0;
+  uint32_t pendThread = 0;  // thread + 1 whose cp.async to this byte is in flight
+  uint32_t pendPc = 0;
+  uint16_t wWarpEpoch = 0, rWarpEpoch = 0;
+  uint8_t flags = 0;  // kWAtomic | kRMulti | kRMultiWarp
+};
+
+class Machine {
+ public:
+  Machine(EmulatedModule* module, void* handle);
+  ~Machine();
+  LaunchResult launch(const std::string& kernel, const LaunchConfig& config,
+                      std::vector<KernelArg>& args, const LaunchOptions& options);
+
+  // tlc_emu_api entry points (called through static trampolines).
+  void access(const void* addr, size_t size, int flags, const void* pc);
+  void barSync(unsigned id, unsigned count, const void* pc);
+  void warpSync(unsigned mask, const void* pc);
+  uint32_t shfl(int mode, unsigned mask, uint32_t value, int arg, int width, int* valid,
+                const void* pc);
+  uint32_t vote(int mode, unsigned mask, int pred, const void* pc);
+  uint64_t atomic(int op, int type, void* addr, uint64_t value, uint64_t compare, const void* pc);
+  void mma(int kind, uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c,
+           const void* pc);
+  void ldmatrix(int num, int trans, uint32_t* dst, const void* rowAddr, const void* pc);
+  void stmatrix(int num, int trans, const uint32_t* src, void* rowAddr, const void* pc);
+  void cpAsync(void* dst, const void* src, int cpSize, int srcSize, const void* pc);
+  void cpAsyncCommit(const void* pc);
+  void cpAsyncWait(int n, const void* pc);
+  [[noreturn]] void trap(const char* message, const void* pc);
+  long long clock();
+
+  struct Thread;
+  struct Collective;
+  struct Region;
+
+ private:
+  // --- setup
+  bool prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv, std::string* error);
+  void runBlock(unsigned bx, unsigned by, unsigned bz);
+  static void fiberEntry(void* thread);
+  void threadExit(Thread* t);
+  void schedule();
+  void block(Thread* t);  // suspends the current thread until it is made Ready
+
+  // --- memory checks
+  void checkShared(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc, bool record);
+  void checkGlobal(Thread* t, Region& r, uintptr_t a, size_t n, int flags, uint32_t pc,
+                   bool record);
+  void checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_t pc, bool shared,
+                  uintptr_t addr, const Region* region, bool record);
+  bool ordered(const Thread* t, uint32_t otherThread, uint32_t otherEpoch, uint16_t otherWarpEpoch) const;
+  void checkedAccess(Thread* t, const void* addr, size_t size, int flags, uint32_t pc);
+  bool inIgnoredMemory(uintptr_t a) const;
+  void recordBankAccess(Thread* t, uintptr_t a, size_t n, uint32_t pc);
+  void flushBankConflicts();
+
+  // --- collectives
+  Collective* arrive(Thread* t, int kind, int sub, unsigned mask, uint32_t pc);
+  void complete(Collective& c);
+  void releaseBarrierIfDone(unsigned id);
+  void landGroup(Thread* t, std::vector<struct PendingCopy>& group);
+
+  // --- findings
+  void report(FindingKind kind, const Thread* t, uint32_t pc, uint32_t otherPc, std::string message);
+  void abortLaunch();
+  uint32_t pcOffset(const void* pc) const;
+  std::string threadName(uint32_t globalThread) const;
+  Dim3 blockOf(uint32_t globalThread) const;
+  Dim3 threadOf(uint32_t globalThread) const;
+  void symbolize(LaunchResult& result);
+
+ public:
+  EmulatedModule* module_;
+  void* handle_;
+  tlc_emu_api api_{};
+  tlc_emu_api** hostVar_ = nullptr;
+  tlc_emu_thread_state** selfVar_ = nullptr;
+  uintptr_t moduleBase_ = 0;
+  uintptr_t sharedBegin_ = 0, sharedEnd_ = 0;  // the shared section
+  uintptr_t dynBegin_ = 0, dynCapacityEnd_ = 0;
+  std::vector<std::pair<uintptr_t, uintptr_t>> ignored_;  // module segments, internal data
+
+  // --- per launch
+  std::string kernel_;
+  LaunchConfig config_;
+  LaunchOptions options_;
+  LaunchResult* result_ = nullptr;
+  std::vector<std::unique_ptr<Region>> regions_;  // global allocations, by address
+  std::vector<ByteShadow> sharedShadow_;
+  unsigned threadsPerBlock_ = 0, warpsPerBlock_ = 0;
+  uint32_t blockLinear_ = 0;
+  uint32_t blockEpoch_ = 1;
+  std::vector<uint16_t> warpEpoch_;
+  std::vector<std::unique_ptr<Thread>> threads_;
+  std::vector<tlc_emu_thread_state> states_;
+  uint8_t* stacks_ = nullptr;
+  size_t stacksBytes_ = 0, stackStride_ = 0;
+  Thread* current_ = nullptr;
+  bool aborted_ = false;
+  std::vector<std::vector<Collective*>> activeCollectives_;  // per warp
+  struct Barrier {
+    unsigned arrived = 0;
+    unsigned expected = 0;  // 0: every live thread
+    uint32_t pc = 0;
+  };
+  std::map<unsigned, Barrier> barriers_;
+  std::map<std::tuple<int, uint32_t, uint32_t>, size_t> findingIndex_;
+  uint64_t accessCount_ = 0;
+  double deadline_ = 0;
+  // bank conflicts: per warp, (pc, occurrence) -> lanes' addresses
+  struct BankEntry {
+    uint64_t addr[32];
+    uint32_t mask = 0;
+    int bytes = 0;
+  };
+  std::vector<std::map<std::pair<uint32_t, uint32_t>, BankEntry>> bankPending_;
+  std::map<uint32_t, BankConflictSite> bankSites_;
+  // fault recovery
+  sigjmp_buf faultJmp_;
+  bool inKernel_ = false;
+};
+
+}  // namespace tlc::cuda_emu

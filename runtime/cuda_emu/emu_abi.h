@@ -1,0 +1,127 @@
+// The binary interface between a CUDA kernel compiled for the host (the
+// emulated module, a shared object built from the generated CUDA C and
+// emu_prelude.h) and the emulator that loads it (compiler/backends/cuda_emu).
+//
+// The shared object exports three variables that the emulator fills in after
+// loading it and before running any kernel:
+//   tlc_emu_api*          tlc_emu_host      -- the emulated instruction set
+//   tlc_emu_thread_state* tlc_emu_self      -- the running GPU thread (updated
+//                                              on every fiber switch)
+//   unsigned char*        tlc_emu_dyn_smem  -- the dynamic shared memory
+// and, for each kernel K, `void tlc_emu_launch_K(void** args)` which calls K
+// with arguments packed like cuLaunchKernel's kernelParams.
+//
+// Every memory access of the kernel code reaches `access` (through the
+// compiler's thread-sanitizer instrumentation, redirected to the emulator);
+// every instruction with semantics beyond plain C++ (barriers, warp
+// collectives, tensor-core and asynchronous-copy instructions, atomics) is a
+// call through tlc_emu_api, passing the caller's return address so findings
+// can name the source line. Plain C: both sides may be compiled by different
+// compilers.
+#ifndef TLC_CUDA_EMU_ABI_H
+#define TLC_CUDA_EMU_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLC_EMU_ABI_VERSION 1
+
+typedef struct tlc_emu_uint3 {
+  unsigned x, y, z;
+} tlc_emu_uint3;
+
+typedef struct tlc_emu_thread_state {
+  tlc_emu_uint3 thread_idx;
+  tlc_emu_uint3 block_idx;
+  tlc_emu_uint3 block_dim;
+  tlc_emu_uint3 grid_dim;
+  unsigned lane;  // %laneid
+  unsigned warp;  // %warpid within the block
+} tlc_emu_thread_state;
+
+// Access flags.
+enum { TLC_EMU_READ = 1, TLC_EMU_WRITE = 2, TLC_EMU_ATOMIC = 4 };
+
+// Shuffle modes (shfl.sync.{idx,up,down,bfly}).
+enum { TLC_EMU_SHFL_IDX = 0, TLC_EMU_SHFL_UP = 1, TLC_EMU_SHFL_DOWN = 2, TLC_EMU_SHFL_XOR = 3 };
+
+// Vote modes (vote.sync.{all,any,ballot}, match.any).
+enum { TLC_EMU_VOTE_ALL = 0, TLC_EMU_VOTE_ANY = 1, TLC_EMU_VOTE_BALLOT = 2 };
+
+// Atomic operations and operand types.
+enum {
+  TLC_EMU_ATOM_ADD = 0, TLC_EMU_ATOM_MIN, TLC_EMU_ATOM_MAX, TLC_EMU_ATOM_EXCH, TLC_EMU_ATOM_CAS,
+  TLC_EMU_ATOM_AND, TLC_EMU_ATOM_OR, TLC_EMU_ATOM_XOR, TLC_EMU_ATOM_INC, TLC_EMU_ATOM_DEC
+};
+enum {
+  TLC_EMU_TY_S32 = 0, TLC_EMU_TY_U32, TLC_EMU_TY_S64, TLC_EMU_TY_U64, TLC_EMU_TY_F32,
+  TLC_EMU_TY_F64, TLC_EMU_TY_F16, TLC_EMU_TY_BF16, TLC_EMU_TY_F16X2, TLC_EMU_TY_BF16X2,
+  TLC_EMU_TY_U16  // atomicCAS on unsigned short
+};
+
+// mma.sync shapes and types, named after the PTX instruction
+// mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>.
+enum {
+  TLC_EMU_MMA_M16N8K16_F32_F16 = 0,   // .m16n8k16 .f32.f16.f16.f32
+  TLC_EMU_MMA_M16N8K16_F32_BF16,      // .m16n8k16 .f32.bf16.bf16.f32
+  TLC_EMU_MMA_M16N8K8_F32_F16,        // .m16n8k8  .f32.f16.f16.f32
+  TLC_EMU_MMA_M16N8K8_F32_BF16,       // .m16n8k8  .f32.bf16.bf16.f32
+  TLC_EMU_MMA_M16N8K16_F16_F16,       // .m16n8k16 .f16.f16.f16.f16
+  TLC_EMU_MMA_M16N8K8_F32_TF32,       // .m16n8k8  .f32.tf32.tf32.f32
+  TLC_EMU_MMA_M16N8K4_F32_TF32,       // .m16n8k4  .f32.tf32.tf32.f32
+  TLC_EMU_MMA_M16N8K32_S32_S8,        // .m16n8k32 .s32.s8.s8.s32
+  TLC_EMU_MMA_M16N8K16_S32_S8,        // .m16n8k16 .s32.s8.s8.s32
+  TLC_EMU_MMA_M16N8K32_S32_U8,        // .m16n8k32 .s32.u8.u8.s32
+  TLC_EMU_MMA_M16N8K32_F32_E4M3,      // .m16n8k32 .f32.e4m3.e4m3.f32 (sm_89)
+  TLC_EMU_MMA_M16N8K32_F32_E5M2,      // .m16n8k32 .f32.e5m2.e5m2.f32 (sm_89)
+  TLC_EMU_MMA_KIND_COUNT
+};
+
+typedef struct tlc_emu_api {
+  uint32_t abi_version;
+  // A load (READ), store (WRITE) or read-modify-write (READ|WRITE|ATOMIC) of
+  // `size` bytes at `addr` by the running thread.
+  void (*access)(const void* addr, size_t size, int flags, const void* pc);
+  // bar.sync 0 (__syncthreads) and bar.sync id, count.
+  void (*bar_sync)(unsigned id, unsigned count, const void* pc);
+  // bar.warp.sync mask (__syncwarp).
+  void (*warp_sync)(unsigned mask, const void* pc);
+  // shfl.sync; returns the shuffled value; *valid (may be null) receives the
+  // predicate output of the PTX instruction.
+  uint32_t (*shfl)(int mode, unsigned mask, uint32_t value, int lane_or_delta, int width,
+                   int* valid, const void* pc);
+  // vote.sync / match.any.sync.
+  uint32_t (*vote)(int mode, unsigned mask, int pred, const void* pc);
+  // Atomic read-modify-write of an operand of `type` at `addr`; values are
+  // passed and returned as raw bits. Returns the old value.
+  uint64_t (*atomic)(int op, int type, void* addr, uint64_t value, uint64_t compare,
+                     const void* pc);
+  // mma.sync: d, a, b, c point at this lane's fragment registers (32-bit each).
+  void (*mma)(int kind, uint32_t* d, const uint32_t* a, const uint32_t* b, const uint32_t* c,
+              const void* pc);
+  // ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16: row_addr is this
+  // lane's row address; dst receives `num` registers.
+  void (*ldmatrix)(int num, int trans, uint32_t* dst, const void* row_addr, const void* pc);
+  // stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16.
+  void (*stmatrix)(int num, int trans, const uint32_t* src, void* row_addr, const void* pc);
+  // cp.async.{ca,cg}.shared.global [dst], [src], cp_size, src_size: reads
+  // src_size bytes, zero-fills the rest; the data lands at the wait.
+  void (*cp_async)(void* dst, const void* src, int cp_size, int src_size, const void* pc);
+  void (*cp_async_commit)(const void* pc);
+  // cp.async.wait_group n (n = -1: cp.async.wait_all).
+  void (*cp_async_wait)(int n, const void* pc);
+  // __trap(), a failed assert(), or an unsupported construct: ends the launch.
+  void (*trap)(const char* message, const void* pc);
+  // clock64(): a per-thread counter that increases on every call.
+  long long (*clock)(void);
+} tlc_emu_api;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
