@@ -1,0 +1,63 @@
+#include "compiler/sema/builtins.h"
+
+namespace tlc::sema {
+
+const std::vector<BuiltinInfo>& allBuiltins() {
+  using C = BuiltinCategory;
+  using B = BuiltinId;
+  static const std::vector<BuiltinInfo> table = {
+      {"Kernel", B::Kernel, C::Kernel, {"threads"}, 0, true},
+      {"alloc_shared", B::AllocShared, C::Alloc, {"shape", "dtype"}, 2, false},
+      {"alloc_fragment", B::AllocFragment, C::Alloc, {"shape", "dtype"}, 2, false},
+      {"alloc_local", B::AllocLocal, C::Alloc, {"shape", "dtype"}, 2, false},
+      {"alloc_var", B::AllocVar, C::Alloc, {"dtype", "init"}, 1, false},
+      {"copy", B::Copy, C::TileOp, {"src", "dst"}, 2, false},
+      {"gemm", B::Gemm, C::TileOp, {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum"}, 3, false},
+      {"fill", B::Fill, C::TileOp, {"buffer", "value"}, 2, false},
+      {"clear", B::Clear, C::TileOp, {"buffer"}, 1, false},
+      {"reduce_max", B::ReduceMax, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
+      {"reduce_sum", B::ReduceSum, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
+      {"reduce_min", B::ReduceMin, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
+      {"reduce_abssum", B::ReduceAbsSum, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
+      {"reduce_absmax", B::ReduceAbsMax, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
+      {"atomic_add", B::AtomicAdd, C::TileOp, {"dst", "value"}, 2, false},
+      {"atomic_max", B::AtomicMax, C::TileOp, {"dst", "value"}, 2, false},
+      {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value"}, 2, false},
+      {"Parallel", B::Parallel, C::Loop, {}, 0, true},
+      {"Pipelined", B::Pipelined, C::Loop, {"start", "stop", "num_stages", "order", "stage"}, 1, false},
+      {"serial", B::Serial, C::Loop, {"start", "stop", "step"}, 1, false},
+      {"range", B::Range, C::Loop, {"start", "stop", "step"}, 1, false},
+      {"unroll", B::Unroll, C::Loop, {"start", "stop"}, 1, false},
+      {"vectorized", B::Vectorized, C::Loop, {"start", "stop"}, 1, false},
+      {"ceildiv", B::CeilDiv, C::Scalar, {"a", "b"}, 2, false},
+      {"exp", B::Exp, C::Scalar, {"x"}, 1, false},
+      {"exp2", B::Exp2, C::Scalar, {"x"}, 1, false},
+      {"log", B::Log, C::Scalar, {"x"}, 1, false},
+      {"log2", B::Log2, C::Scalar, {"x"}, 1, false},
+      {"sqrt", B::Sqrt, C::Scalar, {"x"}, 1, false},
+      {"rsqrt", B::Rsqrt, C::Scalar, {"x"}, 1, false},
+      {"abs", B::Abs, C::Scalar, {"x"}, 1, false},
+      {"sin", B::Sin, C::Scalar, {"x"}, 1, false},
+      {"cos", B::Cos, C::Scalar, {"x"}, 1, false},
+      {"tanh", B::Tanh, C::Scalar, {"x"}, 1, false},
+      {"floor", B::Floor, C::Scalar, {"x"}, 1, false},
+      {"ceil", B::Ceil, C::Scalar, {"x"}, 1, false},
+      {"pow", B::Pow, C::Scalar, {"x", "y"}, 2, false},
+      {"max", B::Max, C::Scalar, {"a", "b"}, 2, false},
+      {"min", B::Min, C::Scalar, {"a", "b"}, 2, false},
+      {"if_then_else", B::IfThenElse, C::Scalar, {"cond", "then_value", "else_value"}, 3, false},
+      {"infinity", B::Infinity, C::Scalar, {"dtype"}, 1, false},
+      {"cast", B::Cast, C::Scalar, {"x", "dtype"}, 2, false},
+      {"Tensor", B::Tensor, C::Type, {"shape", "dtype"}, 2, false},
+      {"Buffer", B::Tensor, C::Type, {"shape", "dtype"}, 2, false},
+  };
+  return table;
+}
+
+const BuiltinInfo* findBuiltin(std::string_view name) {
+  for (const BuiltinInfo& b : allBuiltins())
+    if (name == b.name) return &b;
+  return nullptr;
+}
+
+}  // namespace tlc::sema

@@ -1,0 +1,49 @@
+// The table of builtins: every name of the `T.` namespace, with its category
+// and signature (parameter names in order, how many are required, whether
+// extra positional arguments are accepted). The `T.` prefix is optional, so
+// the same table resolves bare names. docs/builtins.md documents each entry.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace tlc::sema {
+
+enum class BuiltinId {
+  // kernels and allocation
+  Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
+  // tile operations (statements)
+  Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
+  AtomicAdd, AtomicMax, AtomicMin,
+  // loop iterators
+  Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
+  // scalar functions
+  CeilDiv, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Floor, Ceil, Pow, Max, Min,
+  IfThenElse, Infinity, Cast,
+  // type annotations
+  Tensor,
+};
+
+enum class BuiltinCategory {
+  Kernel,     // only as `with T.Kernel(...) as ...`
+  Alloc,      // only as the value of `name = ...`
+  TileOp,     // a statement
+  Loop,       // only as the iterator of a `for`
+  Scalar,     // an expression
+  Type,       // only in annotations
+};
+
+struct BuiltinInfo {
+  const char* name;
+  BuiltinId id;
+  BuiltinCategory category;
+  std::vector<const char*> params;  // positional-or-keyword parameters, in order
+  int required;                     // how many leading params must be given
+  bool variadic;                    // extra positional arguments allowed (Kernel, Parallel)
+};
+
+// The builtin called `name` (with or without `T.`), or null.
+const BuiltinInfo* findBuiltin(std::string_view name);
+const std::vector<BuiltinInfo>& allBuiltins();
+
+}  // namespace tlc::sema

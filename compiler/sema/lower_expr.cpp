@@ -1,0 +1,436 @@
+// Expressions: literals, names, attributes, subscripts, calls and tuples.
+// Operators are in type_rules.cpp, scalar builtins in scalar_builtins.cpp.
+#include <cctype>
+
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+// The value of a name at a use: constants and variables get the use's location.
+static Value relocate(Value v, SourceLoc loc) {
+  v.loc = loc;
+  if (v.kind != ValueKind::Expr) return v;
+  if (auto* i = ir::as<ir::IntImm>(v.expr))
+    v.expr = v.expr->dtype == DType::Bool ? ir::makeBool(i->value != 0, loc) : ir::makeInt(i->value, v.expr->dtype, loc);
+  else if (auto* f = ir::as<ir::FloatImm>(v.expr))
+    v.expr = ir::makeFloat(f->value, v.expr->dtype, loc);
+  else if (auto* r = ir::as<ir::VarRef>(v.expr))
+    v.expr = ir::makeVarRef(r->var, loc);
+  return v;
+}
+
+static Value builtinValue(const BuiltinInfo* b, SourceLoc loc) {
+  Value v;
+  v.kind = ValueKind::Builtin;
+  v.builtin = b;
+  v.loc = loc;
+  return v;
+}
+
+Value Sema::eval(const ast::Expr& e) {
+  switch (e.kind) {
+    case ast::ExprKind::Name: return evalName(e);
+    case ast::ExprKind::Int: {
+      DType t = e.intValue == static_cast<int32_t>(e.intValue) ? DType::Int32 : DType::Int64;
+      return Value::ofExpr(ir::makeInt(e.intValue, t, e.loc), e.loc, true);
+    }
+    case ast::ExprKind::Float: return Value::ofExpr(ir::makeFloat(e.floatValue, DType::Float32, e.loc), e.loc, true);
+    case ast::ExprKind::Bool: return Value::ofExpr(ir::makeBool(e.boolValue, e.loc), e.loc);
+    case ast::ExprKind::String: {
+      Value v;
+      v.kind = ValueKind::String;
+      v.str = e.name;
+      v.loc = e.loc;
+      return v;
+    }
+    case ast::ExprKind::None: {
+      Value v;
+      v.kind = ValueKind::None;
+      v.loc = e.loc;
+      return v;
+    }
+    case ast::ExprKind::Attribute: return evalAttribute(e);
+    case ast::ExprKind::Call: return evalCall(e);
+    case ast::ExprKind::Subscript: return evalSubscript(e);
+    case ast::ExprKind::Slice:
+      report(DiagKind::TypeMismatch, e.loc, "a slice `a:b` is only allowed inside a subscript such as `A[0:32, k]`");
+      return Value::error(e.loc);
+    case ast::ExprKind::Tuple: return evalTuple(e);
+    case ast::ExprKind::Binary: {
+      if (e.operands.size() != 2 || !e.operands[0] || !e.operands[1]) return Value::error(e.loc);
+      Value a = eval(*e.operands[0]);
+      Value b = eval(*e.operands[1]);
+      return binary(e.binaryOp, a, b, e.loc);
+    }
+    case ast::ExprKind::Unary: {
+      if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
+      return unary(e.unaryOp, eval(*e.operands[0]), e.loc);
+    }
+    case ast::ExprKind::IfElse: {
+      if (e.operands.size() != 3) return Value::error(e.loc);
+      Value t = eval(*e.operands[0]);
+      Value c = eval(*e.operands[1]);
+      Value f = eval(*e.operands[2]);
+      ir::Expr cond = expectBool(c, "the condition of `... if ... else ...`");
+      if (!cond || t.isError() || f.isError()) return Value::error(e.loc);
+      if (auto k = constIntValue(cond)) return *k ? t : f;
+      if (!t.isExpr() || !f.isExpr()) {
+        report(DiagKind::TypeMismatch, e.loc,
+               "`... if ... else ...` with a runtime condition needs scalar arms, got " + describeValue(t) + " and " +
+                   describeValue(f));
+        return Value::error(e.loc);
+      }
+      ir::Expr x, y;
+      DType dt;
+      bool weak;
+      if (!unify(t, f, x, y, dt, weak, e.loc)) return Value::error(e.loc);
+      return Value::ofExpr(foldSelect(cond, x, y, e.loc), e.loc);
+    }
+  }
+  return Value::error(e.loc);
+}
+
+Value Sema::evalName(const ast::Expr& e) {
+  if (scope_) {
+    if (const Symbol* sym = scope_->lookup(e.name)) {
+      if (sym->isMutableVar) {
+        if (!requireKernel(e.loc, "reading `" + e.name + "`")) return Value::error(e.loc);
+        return Value::ofExpr(ir::makeLoad(sym->value.buffer, {ir::makeInt(0, DType::Int32, e.loc)}, e.loc), e.loc);
+      }
+      return relocate(sym->value, e.loc);
+    }
+  }
+  if (e.name == "T") {
+    Value v;
+    v.kind = ValueKind::Module;
+    v.loc = e.loc;
+    return v;
+  }
+  if (auto t = parseDType(e.name)) return Value::ofDType(*t, e.loc);
+  if (const BuiltinInfo* b = findBuiltin(e.name)) return builtinValue(b, e.loc);
+  report(DiagKind::UndefinedName, e.loc, "undefined name `" + e.name + "`");
+  return Value::error(e.loc);
+}
+
+Value Sema::evalAttribute(const ast::Expr& e) {
+  if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
+  Value obj = eval(*e.operands[0]);
+  const std::string& attr = e.name;
+  switch (obj.kind) {
+    case ValueKind::Error: return obj;
+    case ValueKind::Module: {
+      if (!obj.module) {
+        if (auto t = parseDType(attr)) return Value::ofDType(*t, e.loc);
+        if (const BuiltinInfo* b = findBuiltin(attr)) return builtinValue(b, e.loc);
+        report(DiagKind::UndefinedName, e.loc, "`T." + attr + "` is not a builtin (see docs/builtins.md)");
+        return Value::error(e.loc);
+      }
+      const Symbol* sym = obj.module->scope->lookupLocal(attr);
+      if (!sym || sym->value.kind != ValueKind::Macro) {
+        report(DiagKind::UndefinedName, e.loc, "module `" + obj.module->name + "` has no macro `" + attr + "`");
+        return Value::error(e.loc);
+      }
+      return relocate(sym->value, e.loc);
+    }
+    case ValueKind::Buffer: {
+      if (attr == "shape") {
+        Value t;
+        t.kind = ValueKind::Tuple;
+        t.loc = e.loc;
+        for (const ir::Expr& d : obj.buffer->shape) t.elems.push_back(Value::ofExpr(d, e.loc, isConstant(d)));
+        return t;
+      }
+      if (attr == "dtype") return Value::ofDType(obj.buffer->dtype, e.loc);
+      report(DiagKind::UndefinedName, e.loc, "a buffer has no attribute `" + attr + "` (it has `shape` and `dtype`)");
+      return Value::error(e.loc);
+    }
+    default:
+      report(DiagKind::UndefinedName, e.loc, describeValue(obj) + " has no attribute `" + attr + "`");
+      return Value::error(e.loc);
+  }
+}
+
+std::optional<std::vector<ir::Expr>> Sema::evalIndices(const ir::Buffer& b, const ast::Expr& sub) {
+  std::vector<const ast::Expr*> idx;
+  for (size_t i = 1; i < sub.operands.size(); ++i) idx.push_back(sub.operands[i].get());
+  if (idx.size() == 1 && idx[0]->kind == ast::ExprKind::Tuple) {
+    std::vector<const ast::Expr*> flat;
+    for (const auto& x : idx[0]->operands) flat.push_back(x.get());
+    idx = flat;
+  }
+  if (idx.size() != b->shape.size()) {
+    report(DiagKind::WrongIndexCount, sub.loc,
+           "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimension" +
+               (b->shape.size() == 1 ? "" : "s") + " but is indexed with " + std::to_string(idx.size()))
+        .note(b->loc, "`" + b->name + "` declared here with shape " + formatShape(b->shape));
+    return std::nullopt;
+  }
+  std::vector<ir::Expr> out;
+  bool ok = true;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (idx[d]->kind == ast::ExprKind::Slice) {
+      report(DiagKind::TypeMismatch, idx[d]->loc,
+             "a slice selects a region; regions are only allowed as tile-operation arguments (`T.copy`, `T.fill`, "
+             "...), index single elements here");
+      ok = false;
+      continue;
+    }
+    ir::Expr x = expectInt(eval(*idx[d]), "an index");
+    if (!x) {
+      ok = false;
+      continue;
+    }
+    auto c = constIntValue(x);
+    auto ext = constIntValue(b->shape[d]);
+    if (c && (*c < 0 || (ext && *c >= *ext))) {
+      report(DiagKind::IndexOutOfBounds, idx[d]->loc,
+             "index " + std::to_string(*c) + " is out of bounds for dimension " + std::to_string(d) + " of `" +
+                 b->name + "`" + (ext ? " (extent " + std::to_string(*ext) + ")" : ""))
+          .note(b->loc, "`" + b->name + "` declared here with shape " + formatShape(b->shape));
+      ok = false;
+      continue;
+    }
+    out.push_back(x);
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+Value Sema::evalSubscript(const ast::Expr& e) {
+  if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
+  Value base = eval(*e.operands[0]);
+  switch (base.kind) {
+    case ValueKind::Error: return base;
+    case ValueKind::Tuple: {
+      if (e.operands.size() != 2) {
+        report(DiagKind::WrongIndexCount, e.loc, "a tuple takes one index");
+        return Value::error(e.loc);
+      }
+      auto i = constInt(*e.operands[1], "a tuple index");
+      if (!i) return Value::error(e.loc);
+      int64_t n = static_cast<int64_t>(base.elems.size());
+      int64_t k = *i < 0 ? *i + n : *i;
+      if (k < 0 || k >= n) {
+        report(DiagKind::IndexOutOfBounds, e.operands[1]->loc,
+               "index " + std::to_string(*i) + " is out of range for a tuple of " + std::to_string(n));
+        return Value::error(e.loc);
+      }
+      return relocate(base.elems[k], e.loc);
+    }
+    case ValueKind::Buffer: {
+      auto idx = evalIndices(base.buffer, e);
+      if (!idx) return Value::error(e.loc);
+      if (!requireKernel(e.loc, "reading `" + base.buffer->name + "`")) return Value::error(e.loc);
+      return Value::ofExpr(ir::makeLoad(base.buffer, *idx, e.loc), e.loc);
+    }
+    case ValueKind::Builtin:
+      if (base.builtin->id == BuiltinId::Tensor) {
+        report(DiagKind::MisusedBuiltin, e.loc, "`Tensor[...]` is only allowed as a parameter's type");
+        return Value::error(e.loc);
+      }
+      [[fallthrough]];
+    default:
+      report(DiagKind::TypeMismatch, e.loc, "cannot index " + describeValue(base));
+      return Value::error(e.loc);
+  }
+}
+
+Value Sema::evalTileArg(const ast::Expr& e, const char* op) {
+  if (e.kind == ast::ExprKind::Subscript && !e.operands.empty() && e.operands[0]) {
+    Value base = eval(*e.operands[0]);
+    if (base.isError()) return base;
+    if (base.kind == ValueKind::Buffer) {
+      const ir::Buffer& b = base.buffer;
+      std::vector<const ast::Expr*> idx;
+      for (size_t i = 1; i < e.operands.size(); ++i) idx.push_back(e.operands[i].get());
+      if (idx.size() == 1 && idx[0]->kind == ast::ExprKind::Tuple) {
+        std::vector<const ast::Expr*> flat;
+        for (const auto& x : idx[0]->operands) flat.push_back(x.get());
+        idx = flat;
+      }
+      if (idx.size() != b->shape.size()) {
+        report(DiagKind::WrongIndexCount, e.loc,
+               "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimension" +
+                   (b->shape.size() == 1 ? "" : "s") + " but is indexed with " + std::to_string(idx.size()))
+            .note(b->loc, "`" + b->name + "` declared here with shape " + formatShape(b->shape));
+        return Value::error(e.loc);
+      }
+      Value v;
+      v.kind = ValueKind::Region;
+      v.loc = e.loc;
+      v.region.buffer = b;
+      v.region.isPoint = true;
+      bool ok = true;
+      for (size_t d = 0; d < idx.size(); ++d) {
+        const ast::Expr& x = *idx[d];
+        if (x.kind == ast::ExprKind::Slice) {
+          v.region.isPoint = false;
+          ir::Expr lo = x.operands.size() > 0 && x.operands[0] ? expectInt(eval(*x.operands[0]), "a slice bound")
+                                                                : ir::makeInt(0, DType::Int32, x.loc);
+          ir::Expr hi = x.operands.size() > 1 && x.operands[1] ? expectInt(eval(*x.operands[1]), "a slice bound")
+                                                                : b->shape[d];
+          if (!lo || !hi) {
+            ok = false;
+            continue;
+          }
+          DType t = promote(lo->dtype, hi->dtype);
+          lo = foldCast(t, lo, x.loc);
+          ir::Expr ext = foldBinary(ir::BinaryOp::Sub, foldCast(t, hi, x.loc), lo, x.loc);
+          if (auto c = constIntValue(ext); c && *c <= 0) {
+            report(DiagKind::ShapeMismatch, x.loc, "the slice `" + formatExpr(lo) + ":" + formatExpr(hi) +
+                                                       "` is empty; a region needs at least one element per dimension");
+            ok = false;
+            continue;
+          }
+          v.region.mins.push_back(lo);
+          v.region.extents.push_back(ext);
+        } else {
+          ir::Expr i = expectInt(eval(x), "an index");
+          if (!i) {
+            ok = false;
+            continue;
+          }
+          v.region.mins.push_back(i);
+          v.region.extents.push_back(nullptr);
+        }
+      }
+      if (!ok) return Value::error(e.loc);
+      if (!v.region.isPoint)
+        for (ir::Expr& x : v.region.extents)
+          if (!x) x = ir::makeInt(1, DType::Int32, e.loc);
+      return v;
+    }
+    report(DiagKind::TypeMismatch, e.loc,
+           std::string("`T.") + op + "` expects a buffer or a buffer region, got an element of " + describeValue(base));
+    return Value::error(e.loc);
+  }
+  Value v = eval(e);
+  if (v.isError() || v.kind == ValueKind::Buffer || v.kind == ValueKind::Region) return v;
+  report(DiagKind::TypeMismatch, e.loc,
+         std::string("`T.") + op + "` expects a buffer or a region such as `A[by * 64, 0:32]`, got " + describeValue(v));
+  return Value::error(e.loc);
+}
+
+Value Sema::evalTuple(const ast::Expr& e) {
+  Value t;
+  t.kind = ValueKind::Tuple;
+  t.loc = e.loc;
+  for (const auto& x : e.operands) {
+    Value v = eval(*x);
+    if (v.isError()) return v;
+    t.elems.push_back(v);
+  }
+  return t;
+}
+
+static std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool Sema::matchArgs(const ast::Expr& call, const std::string& callee, const std::vector<const char*>& params,
+                     int required, bool variadic, CallArgs& out) {
+  out.slots.assign(params.size(), nullptr);
+  out.extra.clear();
+  bool ok = true;
+  size_t positional = call.operands.size() - 1;
+  for (size_t i = 0; i < positional; ++i) {
+    const ast::Expr* arg = call.operands[i + 1].get();
+    if (variadic) {
+      out.extra.push_back(arg);
+    } else if (i < params.size()) {
+      out.slots[i] = arg;
+    } else {
+      report(DiagKind::WrongArgumentCount, arg->loc,
+             "`" + callee + "` takes at most " + std::to_string(params.size()) + " argument" +
+                 (params.size() == 1 ? "" : "s") + ", got " + std::to_string(positional));
+      return false;
+    }
+  }
+  for (const ast::Keyword& kw : call.keywords) {
+    size_t k = 0;
+    while (k < params.size() && kw.name != params[k]) ++k;
+    if (k == params.size()) {
+      std::string msg = "`" + callee + "` has no parameter `" + kw.name + "`";
+      for (const char* p : params)
+        if (lower(p) == lower(kw.name)) msg += "; did you mean `" + std::string(p) + "`?";
+      if (params.empty()) msg += "; it takes no keyword arguments";
+      report(DiagKind::UnknownKeyword, kw.loc, msg);
+      ok = false;
+      continue;
+    }
+    if (out.slots[k]) {
+      report(DiagKind::WrongArgumentCount, kw.loc, "argument `" + kw.name + "` of `" + callee + "` is given twice");
+      ok = false;
+      continue;
+    }
+    out.slots[k] = kw.value.get();
+  }
+  for (int k = 0; k < required && k < static_cast<int>(params.size()); ++k) {
+    if (!out.slots[k]) {
+      report(DiagKind::WrongArgumentCount, call.loc, "`" + callee + "` is missing its argument `" + params[k] + "`");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+Value Sema::evalCall(const ast::Expr& e) {
+  if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
+  return applyCall(eval(*e.operands[0]), e);
+}
+
+Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
+  switch (callee.kind) {
+    case ValueKind::Error: return callee;
+    case ValueKind::Builtin: {
+      const BuiltinInfo& b = *callee.builtin;
+      std::string name = std::string("T.") + b.name;
+      switch (b.category) {
+        case BuiltinCategory::Scalar: return callScalarBuiltin(b, e);
+        case BuiltinCategory::TileOp:
+          report(DiagKind::MisusedBuiltin, e.loc, "`" + name + "` is a statement and has no value");
+          return Value::error(e.loc);
+        case BuiltinCategory::Loop:
+          report(DiagKind::MisusedBuiltin, e.loc,
+                 "`" + name + "` can only be the iterator of a loop: `for i in " + name + "(...):`");
+          return Value::error(e.loc);
+        case BuiltinCategory::Kernel:
+          report(DiagKind::MisusedBuiltin, e.loc, "`T.Kernel` is only used as `with T.Kernel(...) as (bx, by):`");
+          return Value::error(e.loc);
+        case BuiltinCategory::Alloc:
+          report(DiagKind::MisusedBuiltin, e.loc,
+                 "`" + name + "` must be assigned to a name: `buf = " + name + "(...)`");
+          return Value::error(e.loc);
+        case BuiltinCategory::Type:
+          report(DiagKind::MisusedBuiltin, e.loc, "`Tensor[...]` is only allowed as a parameter's type");
+          return Value::error(e.loc);
+      }
+      return Value::error(e.loc);
+    }
+    case ValueKind::Macro:
+      if (!callee.func->isMacro) {
+        report(DiagKind::NotCallable, e.loc, "`" + callee.func->name + "` is a kernel; only macros can be called")
+            .note(callee.func->loc, "`" + callee.func->name + "` defined here");
+        return Value::error(e.loc);
+      }
+      return callMacro(callee, e);
+    case ValueKind::DType: {
+      // `float32(x)` converts like `T.cast(x, float32)`.
+      if (e.operands.size() != 2 || !e.keywords.empty()) {
+        report(DiagKind::WrongArgumentCount, e.loc,
+               "a dtype used as a conversion takes one argument: `" + std::string(dtypeName(callee.dtype)) + "(x)`");
+        return Value::error(e.loc);
+      }
+      ir::Expr x = expectScalar(eval(*e.operands[1]), "the converted value");
+      if (!x) return Value::error(e.loc);
+      return Value::ofExpr(foldCast(callee.dtype, x, e.loc), e.loc);
+    }
+    default:
+      report(DiagKind::NotCallable, e.loc, describeValue(callee) + " is not callable");
+      return Value::error(e.loc);
+  }
+}
+
+}  // namespace tlc::sema

@@ -1,0 +1,261 @@
+// `for` loops over T.Parallel / T.Pipelined / T.serial / range / T.unroll /
+// T.vectorized, and `with T.Kernel(...) as (bx, by)`.
+//
+// `T.Parallel(a, b)` binds two variables and becomes two nested parallel
+// loops. A serial loop with a step other than 1 iterates a hidden counter and
+// binds the user's variable as `start + counter * step`.
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+bool Sema::requireKernel(SourceLoc loc, const std::string& what) {
+  if (inKernel_) return true;
+  report(DiagKind::ScopeViolation, loc, what + " must be inside a `with T.Kernel(...)` block");
+  return false;
+}
+
+void Sema::lowerFor(const ast::Stmt& s) {
+  const ast::Expr* iter = s.value.get();
+  if (!iter) return;
+  Value callee;
+  if (iter->kind == ast::ExprKind::Call && !iter->operands.empty() && iter->operands[0])
+    callee = eval(*iter->operands[0]);
+  if (callee.isError() && iter->kind == ast::ExprKind::Call) return;
+  if (callee.kind != ValueKind::Builtin || callee.builtin->category != BuiltinCategory::Loop) {
+    report(DiagKind::BadLoop, iter->loc,
+           "a `for` loop iterates over `T.Parallel`, `T.Pipelined`, `T.serial`, `range`, `T.unroll` or `T.vectorized`");
+    return;
+  }
+  const BuiltinInfo& b = *callee.builtin;
+  std::string name = std::string("T.") + b.name;
+  if (!requireKernel(iter->loc, "a `" + name + "` loop")) return;
+  CallArgs args;
+  if (!matchArgs(*iter, name, b.params, b.required, b.variadic, args)) return;
+
+  ir::ForKind kind = ir::ForKind::Serial;
+  switch (b.id) {
+    case BuiltinId::Parallel: kind = ir::ForKind::Parallel; break;
+    case BuiltinId::Pipelined: kind = ir::ForKind::Pipelined; break;
+    case BuiltinId::Unroll: kind = ir::ForKind::Unroll; break;
+    case BuiltinId::Vectorized: kind = ir::ForKind::Vectorized; break;
+    default: break;
+  }
+
+  // (min, extent) per loop variable.
+  std::vector<std::pair<ir::Expr, ir::Expr>> ranges;
+  int64_t step = 1;
+  if (b.id == BuiltinId::Parallel) {
+    if (args.extra.empty()) {
+      report(DiagKind::WrongArgumentCount, iter->loc, "`T.Parallel` needs at least one extent");
+      return;
+    }
+    for (const ast::Expr* x : args.extra) {
+      ir::Expr ext = expectInt(eval(*x), "a `T.Parallel` extent");
+      if (!ext) return;
+      ranges.push_back({ir::makeInt(0, ext->dtype, x->loc), ext});
+    }
+  } else {
+    ir::Expr start = expectInt(eval(*args.slots[0]), "a loop bound");
+    if (!start) return;
+    ir::Expr stop = args.slots[1] ? expectInt(eval(*args.slots[1]), "a loop bound") : nullptr;
+    if (args.slots[1] && !stop) return;
+    if (!stop) {
+      stop = start;
+      start = ir::makeInt(0, stop->dtype, iter->loc);
+    }
+    DType t = promote(start->dtype, stop->dtype);
+    start = foldCast(t, start, iter->loc);
+    stop = foldCast(t, stop, iter->loc);
+    if (b.params.size() > 2 && b.params[2] == std::string("step") && args.slots[2]) {
+      auto st = constInt(*args.slots[2], "the step of `" + name + "`");
+      if (!st) return;
+      if (*st == 0) {
+        report(DiagKind::BadLoop, args.slots[2]->loc, "a loop step cannot be zero");
+        return;
+      }
+      step = *st;
+    }
+    ir::Expr extent;
+    if (step == 1) {
+      extent = foldBinary(ir::BinaryOp::Sub, stop, start, iter->loc);
+    } else {
+      // ceil((stop - start) / step) iterations, counted toward the step's sign.
+      ir::Expr span = step > 0 ? foldBinary(ir::BinaryOp::Sub, stop, start, iter->loc)
+                               : foldBinary(ir::BinaryOp::Sub, start, stop, iter->loc);
+      ir::Expr mag = ir::makeInt(step > 0 ? step : -step, t, iter->loc);
+      ir::Expr num = foldBinary(ir::BinaryOp::Sub, foldBinary(ir::BinaryOp::Add, span, mag, iter->loc),
+                                ir::makeInt(1, t, iter->loc), iter->loc);
+      extent = foldBinary(ir::BinaryOp::FloorDiv, num, mag, iter->loc);
+    }
+    if (auto c = constIntValue(extent); c && *c < 0) {
+      report(DiagKind::BadLoop, iter->loc,
+             "this loop has a negative trip count (" + std::to_string(*c) + "); check its bounds");
+      return;
+    }
+    ranges.push_back({step == 1 ? start : ir::makeInt(0, t, iter->loc), extent});
+    if (step != 1) ranges.push_back({start, nullptr});  // marker: bind start + k * step
+  }
+
+  size_t nvars = b.id == BuiltinId::Parallel ? ranges.size() : 1;
+  if (s.names.size() != nvars) {
+    report(DiagKind::BadLoop, s.loc,
+           "`" + name + "` with " + std::to_string(nvars) + " extent" + (nvars == 1 ? "" : "s") + " binds " +
+               std::to_string(nvars) + " loop variable" + (nvars == 1 ? "" : "s") + ", but " +
+               std::to_string(s.names.size()) + (s.names.size() == 1 ? " is" : " are") + " given");
+    return;
+  }
+
+  int64_t numStages = 0;
+  std::vector<int64_t> order, stage;
+  if (b.id == BuiltinId::Pipelined) {
+    if (args.slots[2]) {
+      auto n = constInt(*args.slots[2], "`num_stages`");
+      if (!n) return;
+      if (*n < 0) {
+        report(DiagKind::BadLoop, args.slots[2]->loc, "`num_stages` cannot be negative");
+        return;
+      }
+      numStages = *n;
+    }
+    for (int k : {3, 4}) {
+      const ast::Expr* list = args.slots[k];
+      if (!list) continue;
+      std::vector<int64_t>& dst = k == 3 ? order : stage;
+      if (list->kind != ast::ExprKind::Tuple) {
+        report(DiagKind::TypeMismatch, list->loc,
+               std::string("`") + b.params[k] + "` is a list of integers, e.g. `[0, 1, 2]`");
+        return;
+      }
+      for (const auto& x : list->operands) {
+        auto c = constInt(*x, std::string("an entry of `") + b.params[k] + "`");
+        if (!c) return;
+        dst.push_back(*c);
+      }
+    }
+    if (!order.empty() && !stage.empty() && order.size() != stage.size()) {
+      report(DiagKind::BadLoop, args.slots[4]->loc,
+             "`order` has " + std::to_string(order.size()) + " entries but `stage` has " + std::to_string(stage.size()) +
+                 "; give one entry per statement of the loop body");
+      return;
+    }
+  }
+
+  ScopeGuard guard(*this, false);
+  std::vector<ir::Var> vars;
+  bool stepped = step != 1;
+  for (size_t i = 0; i < nvars; ++i) {
+    SourceLoc vloc = i < s.nameLocs.size() ? s.nameLocs[i] : s.loc;
+    std::string base = stepped ? s.names[i] + "_iter" : s.names[i];
+    ir::Var v = freshVar(base, ranges[i].second->dtype, vloc);
+    vars.push_back(v);
+    if (!stepped) bindName(s.names[i], vloc, Value::ofExpr(ir::makeVarRef(v, vloc), vloc));
+  }
+  StmtBuilder body;
+  StmtBuilder* saved = builder_;
+  builder_ = &body;
+  if (stepped) {
+    SourceLoc vloc = s.nameLocs.empty() ? s.loc : s.nameLocs[0];
+    const ir::Expr& start = ranges[1].first;
+    ir::Expr k = ir::makeVarRef(vars[0], vloc);
+    ir::Expr value = foldBinary(ir::BinaryOp::Add, start,
+                                foldBinary(ir::BinaryOp::Mul, k, ir::makeInt(step, k->dtype, vloc), vloc), vloc);
+    ir::Var user = freshVar(s.names[0], value->dtype, vloc);
+    body.let(user, value, vloc);
+    bindName(s.names[0], vloc, Value::ofExpr(ir::makeVarRef(user, vloc), vloc));
+  }
+  lowerBlockInto(s.body);
+  builder_ = saved;
+  ir::Stmt stmt = body.finish(s.loc);
+  for (size_t i = nvars; i-- > 0;) {
+    auto loop = std::make_shared<ir::ForStmt>(vars[i], ranges[i].first, ranges[i].second, kind, stmt, s.loc);
+    loop->numStages = numStages;
+    loop->order = order;
+    loop->stage = stage;
+    stmt = loop;
+  }
+  builder_->emit(stmt);
+}
+
+void Sema::lowerWith(const ast::Stmt& s) {
+  const ast::Expr* ctx = s.value.get();
+  if (!ctx) return;
+  Value callee;
+  if (ctx->kind == ast::ExprKind::Call && !ctx->operands.empty() && ctx->operands[0]) callee = eval(*ctx->operands[0]);
+  if (callee.isError() && ctx->kind == ast::ExprKind::Call) return;
+  if (callee.kind != ValueKind::Builtin || callee.builtin->id != BuiltinId::Kernel) {
+    report(DiagKind::BadKernel, ctx->loc, "`with` only opens a kernel: `with T.Kernel(grid_x, grid_y, threads=128) as (bx, by):`");
+    return;
+  }
+  if (inKernel_) {
+    report(DiagKind::ScopeViolation, ctx->loc, "`T.Kernel` cannot be nested inside another kernel")
+        .note(kernelLoc_, "the enclosing kernel starts here");
+    return;
+  }
+  const BuiltinInfo& b = *callee.builtin;
+  CallArgs args;
+  if (!matchArgs(*ctx, "T.Kernel", b.params, b.required, b.variadic, args)) return;
+  if (args.extra.empty() || args.extra.size() > 3) {
+    report(DiagKind::BadKernel, ctx->loc,
+           "`T.Kernel` takes 1 to 3 grid extents, got " + std::to_string(args.extra.size()));
+    return;
+  }
+  std::vector<ir::Expr> grid;
+  bool ok = true;
+  for (const ast::Expr* x : args.extra) {
+    ir::Expr g = expectInt(eval(*x), "a grid extent");
+    if (!g) {
+      ok = false;
+      continue;
+    }
+    if (auto c = constIntValue(g); c && *c < 1) {
+      report(DiagKind::BadKernel, x->loc, "a grid extent must be at least 1, but this one is " + std::to_string(*c));
+      ok = false;
+      continue;
+    }
+    grid.push_back(foldCast(DType::Int32, g, x->loc));
+  }
+  int64_t threads = 128;
+  if (args.slots[0]) {
+    auto t = constInt(*args.slots[0], "`threads`");
+    if (!t) {
+      ok = false;
+    } else if (*t < 1 || *t > 1024) {
+      report(DiagKind::BadKernel, args.slots[0]->loc,
+             "`threads` must be between 1 and 1024, but it is " + std::to_string(*t));
+      ok = false;
+    } else {
+      threads = *t;
+    }
+  }
+  if (!s.names.empty() && s.names.size() != args.extra.size()) {
+    report(DiagKind::BadKernel, s.loc,
+           "`T.Kernel` with " + std::to_string(args.extra.size()) + " grid extent" + (args.extra.size() == 1 ? "" : "s") +
+               " binds " + std::to_string(args.extra.size()) + " block index" + (args.extra.size() == 1 ? "" : "es") +
+               ", but `as` names " + std::to_string(s.names.size()));
+    ok = false;
+  }
+  if (!ok) return;
+
+  ScopeGuard guard(*this, false);
+  static const char* kDefaultNames[] = {"bx", "by", "bz"};
+  std::vector<ir::Var> vars;
+  for (size_t i = 0; i < grid.size(); ++i) {
+    bool named = i < s.names.size();
+    SourceLoc vloc = named && i < s.nameLocs.size() ? s.nameLocs[i] : ctx->loc;
+    ir::Var v = freshVar(named ? s.names[i] : kDefaultNames[i], DType::Int32, vloc);
+    vars.push_back(v);
+    if (named) bindName(s.names[i], vloc, Value::ofExpr(ir::makeVarRef(v, vloc), vloc));
+  }
+  inKernel_ = true;
+  kernelLoc_ = ctx->loc;
+  StmtBuilder body;
+  StmtBuilder* saved = builder_;
+  builder_ = &body;
+  lowerBlockInto(s.body);
+  builder_ = saved;
+  inKernel_ = false;
+  builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, body.finish(s.loc), s.loc));
+}
+
+}  // namespace tlc::sema

@@ -1,0 +1,393 @@
+// Tile operations and allocations: T.alloc_*, T.copy, T.gemm, T.fill,
+// T.clear, T.reduce_*, T.atomic_*.
+//
+// Operands are buffers or regions. `A[i, j]` names a region that starts at
+// (i, j) and takes its extents from the other operand (TileLang style: the
+// other operand's trailing dimensions line up with the last dimensions of A,
+// the leading ones get extent 1). Shapes are compared after dropping unit
+// dimensions, symbolically: extents must be provably equal.
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+static std::string quoted(const std::string& s) { return "`" + s + "`"; }
+
+static void declaredHere(Diagnostic& d, const ir::Buffer& b) {
+  d.note(b->loc, quoted(b->name) + " declared here as a " + ir::memScopeName(b->scope) + " buffer with shape " +
+                     formatShape(b->shape));
+}
+
+static const ir::Buffer& bufferOf(const Value& v) { return v.kind == ValueKind::Buffer ? v.buffer : v.region.buffer; }
+
+// Extents of an operand; null entries for a point access.
+static std::vector<ir::Expr> extentsOf(const Value& v) {
+  if (v.kind == ValueKind::Buffer) return v.buffer->shape;
+  return v.region.extents;
+}
+
+static bool isPoint(const Value& v) { return v.kind == ValueKind::Region && v.region.isPoint; }
+
+static bool isUnit(const ir::Expr& e) {
+  auto c = constIntValue(e);
+  return c && *c == 1;
+}
+
+static std::vector<ir::Expr> dropUnitDims(const std::vector<ir::Expr>& ext) {
+  std::vector<ir::Expr> out;
+  for (const ir::Expr& e : ext)
+    if (!isUnit(e)) out.push_back(e);
+  return out;
+}
+
+static ir::Region makeRegion(const Value& v, const std::vector<ir::Expr>& extents, SourceLoc loc) {
+  if (v.kind == ValueKind::Buffer) return ir::fullRegion(v.buffer, loc);
+  ir::Region r{v.region.buffer, {}, loc};
+  for (size_t d = 0; d < extents.size(); ++d) r.ranges.push_back({v.region.mins[d], extents[d]});
+  return r;
+}
+
+// Both shapes agree once unit dimensions are dropped.
+static bool shapesAgree(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
+  std::vector<ir::Expr> x = dropUnitDims(a), y = dropUnitDims(b);
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (compareExtents(x[i], y[i]) != Equality::Equal) return false;
+  return true;
+}
+
+Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc) {
+  std::string fname = std::string("T.") + b.name;
+  if (!requireKernel(call.loc, quoted(fname))) return Value::error(nameLoc);
+  CallArgs args;
+  if (!matchArgs(call, fname, b.params, b.required, b.variadic, args)) return Value::error(nameLoc);
+  if (b.id == BuiltinId::AllocVar) {
+    auto dt = evalDType(*args.slots[0], "the dtype of `T.alloc_var`");
+    if (!dt) return Value::error(nameLoc);
+    ir::Expr init;
+    if (args.slots[1]) {
+      Value v = eval(*args.slots[1]);
+      if (!expectScalar(v, "the initial value of `" + name + "`")) return Value::error(nameLoc);
+      init = convert(v, *dt, args.slots[1]->loc);
+    }
+    ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, {ir::makeInt(1, DType::Int32, call.loc)},
+                                    ir::MemScope::Var, nameLoc);
+    builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
+    if (init)
+      builder_->emit(std::make_shared<const ir::StoreStmt>(
+          buf, std::vector<ir::Expr>{ir::makeInt(0, DType::Int32, call.loc)}, init, call.loc));
+    return Value::ofBuffer(buf, nameLoc);
+  }
+  Value shapeValue = eval(*args.slots[0]);
+  std::vector<Value> dims;
+  if (shapeValue.kind == ValueKind::Tuple)
+    dims = shapeValue.elems;
+  else if (!shapeValue.isError())
+    dims.push_back(shapeValue);
+  if (shapeValue.isError()) return Value::error(nameLoc);
+  if (dims.empty()) {
+    report(DiagKind::ShapeMismatch, args.slots[0]->loc, "a buffer needs at least one dimension");
+    return Value::error(nameLoc);
+  }
+  std::vector<ir::Expr> shape;
+  for (const Value& d : dims) {
+    ir::Expr x = expectInt(d, "a buffer dimension");
+    if (!x) return Value::error(nameLoc);
+    auto c = constIntValue(x);
+    if (!c) {
+      report(DiagKind::NotCompileTimeConstant, d.loc,
+             "the shape of " + quoted(name) + " must be a compile-time constant, but `" + formatExpr(x) +
+                 "` is only known at run time");
+      return Value::error(nameLoc);
+    }
+    if (*c < 1) {
+      report(DiagKind::ShapeMismatch, d.loc, "buffer dimensions must be positive, but this one is " + std::to_string(*c));
+      return Value::error(nameLoc);
+    }
+    shape.push_back(ir::makeInt(*c, DType::Int32, d.loc));
+  }
+  auto dt = evalDType(*args.slots[1], "the dtype of " + quoted(name));
+  if (!dt) return Value::error(nameLoc);
+  ir::MemScope scope = b.id == BuiltinId::AllocShared     ? ir::MemScope::Shared
+                       : b.id == BuiltinId::AllocFragment ? ir::MemScope::Fragment
+                                                          : ir::MemScope::Local;
+  ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, shape, scope, nameLoc);
+  builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
+  return Value::ofBuffer(buf, nameLoc);
+}
+
+// Extents for a point operand from the other operand's extents: trailing
+// dimensions line up; extra leading unit extents are dropped, missing leading
+// dimensions get extent 1.
+static std::optional<std::vector<ir::Expr>> alignExtents(std::vector<ir::Expr> ext, size_t rank, SourceLoc loc) {
+  while (ext.size() > rank && isUnit(ext.front())) ext.erase(ext.begin());
+  if (ext.size() > rank) return std::nullopt;
+  while (ext.size() < rank) ext.insert(ext.begin(), ir::makeInt(1, DType::Int32, loc));
+  return ext;
+}
+
+void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
+  std::string fname = std::string("T.") + b.name;
+  if (!requireKernel(call.loc, quoted(fname))) return;
+  CallArgs args;
+  if (!matchArgs(call, fname, b.params, b.required, b.variadic, args)) return;
+  SourceLoc loc = call.loc;
+
+  switch (b.id) {
+    case BuiltinId::Copy: {
+      Value src = evalTileArg(*args.slots[0], b.name);
+      Value dst = evalTileArg(*args.slots[1], b.name);
+      if (src.isError() || dst.isError()) return;
+      std::vector<ir::Expr> se = extentsOf(src), de = extentsOf(dst);
+      if (isPoint(src) && isPoint(dst)) {
+        for (auto& e : se) e = ir::makeInt(1, DType::Int32, loc);
+        for (auto& e : de) e = ir::makeInt(1, DType::Int32, loc);
+      } else if (isPoint(src) || isPoint(dst)) {
+        bool srcPoint = isPoint(src);
+        const Value& point = srcPoint ? src : dst;
+        auto aligned = alignExtents(srcPoint ? de : se, point.region.extents.size(), loc);
+        if (!aligned) {
+          Diagnostic& d = report(DiagKind::CopyShapeMismatch, point.loc,
+                                 "the region starting at this element of " + quoted(bufferOf(point)->name) + " has " +
+                                     std::to_string(point.region.extents.size()) +
+                                     " dimensions, too few for the other operand's shape " +
+                                     formatShape(srcPoint ? de : se));
+          declaredHere(d, bufferOf(point));
+          return;
+        }
+        (srcPoint ? se : de) = *aligned;
+      }
+      if (!shapesAgree(se, de)) {
+        Diagnostic& d = report(DiagKind::CopyShapeMismatch, loc,
+                               "`T.copy` source " + quoted(bufferOf(src)->name) + " has shape " + formatShape(se) +
+                                   " but destination " + quoted(bufferOf(dst)->name) + " has shape " +
+                                   formatShape(de) + "; the shapes must agree (unit dimensions aside)");
+        declaredHere(d, bufferOf(src));
+        if (bufferOf(dst) != bufferOf(src)) declaredHere(d, bufferOf(dst));
+        return;
+      }
+      builder_->emit(std::make_shared<const ir::CopyStmt>(makeRegion(src, se, args.slots[0]->loc),
+                                                          makeRegion(dst, de, args.slots[1]->loc), loc));
+      return;
+    }
+    case BuiltinId::Gemm: lowerGemm(b, call, args); return;
+    case BuiltinId::Fill:
+    case BuiltinId::Clear: {
+      Value dst = evalTileArg(*args.slots[0], b.name);
+      if (dst.isError()) return;
+      if (isPoint(dst)) {
+        report(DiagKind::TypeMismatch, dst.loc,
+               "`" + fname + "` fills a buffer or a slice such as `A[0:4, :]`, not a single element (assign it instead)");
+        return;
+      }
+      const ir::Buffer& buf = bufferOf(dst);
+      ir::Expr value;
+      if (b.id == BuiltinId::Fill) {
+        Value v = eval(*args.slots[1]);
+        if (!expectScalar(v, "the fill value")) return;
+        value = convert(v, buf->dtype, args.slots[1]->loc);
+      } else {
+        value = isFloat(buf->dtype) ? ir::makeFloat(0, buf->dtype, loc)
+                : buf->dtype == DType::Bool ? ir::makeBool(false, loc)
+                                            : ir::makeInt(0, buf->dtype, loc);
+      }
+      builder_->emit(std::make_shared<const ir::FillStmt>(makeRegion(dst, extentsOf(dst), args.slots[0]->loc), value, loc));
+      return;
+    }
+    case BuiltinId::ReduceMax:
+    case BuiltinId::ReduceSum:
+    case BuiltinId::ReduceMin:
+    case BuiltinId::ReduceAbsSum:
+    case BuiltinId::ReduceAbsMax: lowerReduce(b, call, args); return;
+    case BuiltinId::AtomicAdd:
+    case BuiltinId::AtomicMax:
+    case BuiltinId::AtomicMin: {
+      Value dst = evalTileArg(*args.slots[0], b.name);
+      if (dst.isError()) return;
+      if (!isPoint(dst)) {
+        report(DiagKind::TypeMismatch, dst.loc,
+               "`" + fname + "` updates one element: write its first argument as `dst[i, j]`");
+        return;
+      }
+      const ir::Buffer& buf = bufferOf(dst);
+      if (buf->scope != ir::MemScope::Global && buf->scope != ir::MemScope::Shared) {
+        Diagnostic& d = report(DiagKind::ScopeViolation, dst.loc,
+                               "`" + fname + "` works on global or shared memory, but " + quoted(buf->name) + " is a " +
+                                   ir::memScopeName(buf->scope) + " buffer");
+        declaredHere(d, buf);
+        return;
+      }
+      Value v = eval(*args.slots[1]);
+      if (!expectScalar(v, "the value of `" + fname + "`")) return;
+      if (buf->dtype == DType::Bool) {
+        report(DiagKind::TypeMismatch, dst.loc, "`" + fname + "` needs a numeric buffer, but " + quoted(buf->name) + " is bool");
+        return;
+      }
+      ir::AtomicKind k = b.id == BuiltinId::AtomicAdd   ? ir::AtomicKind::Add
+                         : b.id == BuiltinId::AtomicMax ? ir::AtomicKind::Max
+                                                        : ir::AtomicKind::Min;
+      builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins,
+                                                            convert(v, buf->dtype, args.slots[1]->loc), loc));
+      return;
+    }
+    default: break;
+  }
+}
+
+void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args) {
+  Value ops[3];
+  bool ok = true;
+  for (int i = 0; i < 3; ++i) {
+    ops[i] = evalTileArg(*args.slots[i], "gemm");
+    if (ops[i].isError()) ok = false;
+  }
+  if (!ok) return;
+  bool tA = false, tB = false, clear = false;
+  for (int k = 3; k < 6; ++k) {
+    if (!args.slots[k]) continue;
+    auto v = constBool(*args.slots[k], std::string("`") + b.params[k] + "`");
+    if (!v) return;
+    (k == 3 ? tA : k == 4 ? tB : clear) = *v;
+  }
+  static const char* kRole[] = {"A", "B", "C"};
+  std::vector<ir::Expr> mats[3];
+  for (int i = 0; i < 3; ++i) {
+    const ir::Buffer& buf = bufferOf(ops[i]);
+    if (isPoint(ops[i])) {
+      report(DiagKind::TypeMismatch, ops[i].loc,
+             std::string("gemm operand ") + kRole[i] + " must be a buffer or a slice, not a single element");
+      return;
+    }
+    ir::MemScope s = buf->scope;
+    if (i == 2 && s != ir::MemScope::Fragment && s != ir::MemScope::Local) {
+      Diagnostic& d = report(DiagKind::ScopeViolation, ops[i].loc,
+                             "the gemm accumulator " + quoted(buf->name) + " must be a fragment buffer (`T.alloc_fragment`), "
+                             "but it is a " + ir::memScopeName(s) + " buffer");
+      declaredHere(d, buf);
+      return;
+    }
+    if (i < 2 && s != ir::MemScope::Shared && s != ir::MemScope::Fragment && s != ir::MemScope::Local) {
+      Diagnostic& d = report(DiagKind::ScopeViolation, ops[i].loc,
+                             std::string("gemm operand ") + kRole[i] + " " + quoted(buf->name) +
+                                 " must be in shared or fragment memory, but it is a " + ir::memScopeName(s) +
+                                 " buffer; copy the tile first with `T.copy`");
+      declaredHere(d, buf);
+      return;
+    }
+    std::vector<ir::Expr> ext = extentsOf(ops[i]);
+    while (ext.size() > 2 && isUnit(ext.front())) ext.erase(ext.begin());
+    if (ext.size() != 2) {
+      Diagnostic& d = report(DiagKind::GemmShapeMismatch, ops[i].loc,
+                             std::string("gemm operand ") + kRole[i] + " " + quoted(buf->name) +
+                                 " must be a matrix (2 dimensions), but its shape is " + formatShape(extentsOf(ops[i])));
+      declaredHere(d, buf);
+      return;
+    }
+    mats[i] = ext;
+  }
+  const ir::Buffer &A = bufferOf(ops[0]), &B = bufferOf(ops[1]), &C = bufferOf(ops[2]);
+  if (A->dtype != B->dtype) {
+    Diagnostic& d = report(DiagKind::TypeMismatch, call.loc,
+                           "gemm operands A and B must have one dtype, but " + quoted(A->name) + " is " +
+                               std::string(dtypeName(A->dtype)) + " and " + quoted(B->name) + " is " +
+                               std::string(dtypeName(B->dtype)));
+    declaredHere(d, A);
+    declaredHere(d, B);
+    return;
+  }
+  ir::Expr M = mats[0][tA ? 1 : 0], Ka = mats[0][tA ? 0 : 1];
+  ir::Expr Kb = mats[1][tB ? 1 : 0], N = mats[1][tB ? 0 : 1];
+  auto mismatch = [&](const std::string& what, const ir::Buffer& x, const std::string& xs, const ir::Expr& xv,
+                      const ir::Buffer& y, const std::string& ys, const ir::Expr& yv, int xi, int yi) {
+    Diagnostic& d = report(DiagKind::GemmShapeMismatch, call.loc,
+                           "gemm " + what + " disagree: " + quoted(x->name) + " gives " + xs + " = " + formatExpr(xv) +
+                               " (shape " + formatShape(mats[xi]) + ")" + " but " + quoted(y->name) + " gives " + ys +
+                               " = " + formatExpr(yv) + " (shape " + formatShape(mats[yi]) + ")" +
+                               (tA || tB ? std::string(" with transpose_A=") + (tA ? "True" : "False") +
+                                               ", transpose_B=" + (tB ? "True" : "False")
+                                         : ""));
+    declaredHere(d, x);
+    if (y != x) declaredHere(d, y);
+  };
+  bool good = true;
+  if (compareExtents(Ka, Kb) != Equality::Equal) {
+    mismatch("reduction dimensions", A, "K", Ka, B, "K", Kb, 0, 1);
+    good = false;
+  }
+  if (compareExtents(M, mats[2][0]) != Equality::Equal) {
+    mismatch("row counts", A, "M", M, C, "M", mats[2][0], 0, 2);
+    good = false;
+  }
+  if (compareExtents(N, mats[2][1]) != Equality::Equal) {
+    mismatch("column counts", B, "N", N, C, "N", mats[2][1], 1, 2);
+    good = false;
+  }
+  if (!good) return;
+  builder_->emit(std::make_shared<const ir::GemmStmt>(
+      makeRegion(ops[0], extentsOf(ops[0]), args.slots[0]->loc), makeRegion(ops[1], extentsOf(ops[1]), args.slots[1]->loc),
+      makeRegion(ops[2], extentsOf(ops[2]), args.slots[2]->loc), tA, tB, clear, call.loc));
+}
+
+void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args) {
+  std::string fname = std::string("T.") + b.name;
+  Value src = evalTileArg(*args.slots[0], b.name);
+  Value dst = evalTileArg(*args.slots[1], b.name);
+  if (src.isError() || dst.isError()) return;
+  for (const Value* v : {&src, &dst}) {
+    if (isPoint(*v)) {
+      report(DiagKind::TypeMismatch, v->loc, "`" + fname + "` takes buffers or slices, not a single element");
+      return;
+    }
+    const ir::Buffer& buf = bufferOf(*v);
+    if (buf->scope == ir::MemScope::Global || buf->scope == ir::MemScope::Var) {
+      Diagnostic& d = report(DiagKind::ScopeViolation, v->loc,
+                             "`" + fname + "` works on fragment, shared or local buffers, but " + quoted(buf->name) +
+                                 " is a " + ir::memScopeName(buf->scope) + " buffer; copy it first with `T.copy`");
+      declaredHere(d, buf);
+      return;
+    }
+  }
+  std::vector<ir::Expr> se = extentsOf(src), de = extentsOf(dst);
+  int64_t dim = 1;
+  if (args.slots[2]) {
+    auto d = constInt(*args.slots[2], "`dim`");
+    if (!d) return;
+    dim = *d;
+  }
+  int64_t rank = static_cast<int64_t>(se.size());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) {
+    Diagnostic& d = report(DiagKind::ShapeMismatch, args.slots[2] ? args.slots[2]->loc : call.loc,
+                           "`dim` is out of range: " + quoted(bufferOf(src)->name) + " has " + std::to_string(rank) +
+                               " dimension" + (rank == 1 ? "" : "s"));
+    declaredHere(d, bufferOf(src));
+    return;
+  }
+  bool clear = true;
+  if (args.slots[3]) {
+    auto c = constBool(*args.slots[3], "`clear`");
+    if (!c) return;
+    clear = *c;
+  }
+  std::vector<ir::Expr> expected = se;
+  expected.erase(expected.begin() + dim);
+  if (!shapesAgree(expected, de)) {
+    Diagnostic& d = report(DiagKind::ShapeMismatch, call.loc,
+                           "`" + fname + "` over dim " + std::to_string(dim) + " of shape " + formatShape(se) +
+                               " gives shape " + formatShape(expected) + ", but the destination " +
+                               quoted(bufferOf(dst)->name) + " has shape " + formatShape(de));
+    declaredHere(d, bufferOf(src));
+    declaredHere(d, bufferOf(dst));
+    return;
+  }
+  ir::ReduceKind k = b.id == BuiltinId::ReduceMax      ? ir::ReduceKind::Max
+                     : b.id == BuiltinId::ReduceSum    ? ir::ReduceKind::Sum
+                     : b.id == BuiltinId::ReduceMin    ? ir::ReduceKind::Min
+                     : b.id == BuiltinId::ReduceAbsSum ? ir::ReduceKind::AbsSum
+                                                       : ir::ReduceKind::AbsMax;
+  builder_->emit(std::make_shared<const ir::ReduceStmt>(k, makeRegion(src, se, args.slots[0]->loc),
+                                                        makeRegion(dst, de, args.slots[1]->loc), static_cast<int>(dim),
+                                                        clear, call.loc));
+}
+
+}  // namespace tlc::sema

@@ -1,0 +1,84 @@
+// Macro expansion.
+//
+// A macro call is inlined: arguments are evaluated in the caller's scope,
+// buffers and regions are passed by reference, scalars by value (a runtime
+// scalar is bound once with a LetStmt so the macro sees the value at the
+// call). The body is lowered in a fresh frame whose parent is the scope of
+// the macro's own module, so it sees its parameters, its module's macros and
+// imports, and never the caller's locals. Its statements go into the
+// caller's block. A final `return expr` gives the call its value.
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
+  const ast::FuncDef& macro = *callee.func;
+  for (const MacroFrame& f : macroStack_) {
+    if (f.macro == &macro || macroStack_.size() >= 64) {
+      report(DiagKind::MacroRecursion, call.loc,
+             "macro `" + macro.name + "` calls itself (directly or through other macros); macros are inlined, so they "
+                                      "cannot recurse")
+          .note(macro.loc, "`" + macro.name + "` defined here");
+      return Value::error(call.loc);
+    }
+  }
+  std::vector<std::string> names;
+  for (const ast::Param& p : macro.params) names.push_back(p.name);
+  std::vector<const char*> params;
+  for (const std::string& n : names) params.push_back(n.c_str());
+  CallArgs args;
+  if (!matchArgs(call, macro.name, params, static_cast<int>(params.size()), false, args)) return Value::error(call.loc);
+
+  std::vector<Value> values;
+  bool ok = true;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ast::Expr& a = *args.slots[i];
+    bool hasSlice = false;
+    if (a.kind == ast::ExprKind::Subscript)
+      for (size_t k = 1; k < a.operands.size(); ++k)
+        hasSlice = hasSlice || (a.operands[k] && a.operands[k]->kind == ast::ExprKind::Slice);
+    Value v = hasSlice ? evalTileArg(a, "copy") : eval(a);
+    if (v.isError()) ok = false;
+    if (v.isExpr() && !isConstant(v.expr) && !ir::as<ir::VarRef>(v.expr)) {
+      ir::Var var = freshVar(names[i], v.expr->dtype, a.loc);
+      builder_->let(var, v.expr, a.loc);
+      v = Value::ofExpr(ir::makeVarRef(var, a.loc), a.loc, false);
+    }
+    values.push_back(v);
+  }
+  if (!ok) return Value::error(call.loc);
+
+  if (macro.compileParams.size()) {
+    report(DiagKind::NotCallable, macro.compileParams.front().loc,
+           "macros take no compile-time parameters; pass the values as arguments")
+        .note(call.loc, "called here");
+    return Value::error(call.loc);
+  }
+
+  ModuleInfo* savedModule = module_;
+  const ModuleInfo* owner = callee.funcModule;
+  ScopeGuard guard(*this, true, owner ? owner->scope.get() : module_->scope.get());
+  for (size_t i = 0; i < values.size(); ++i) bindName(names[i], macro.params[i].loc, values[i]);
+  macroStack_.push_back(MacroFrame{&macro, call.loc, false, Value()});
+  Value result;
+  result.kind = ValueKind::None;
+  result.loc = call.loc;
+  for (size_t i = 0; i < macro.body.size(); ++i) {
+    const ast::Stmt* s = macro.body[i].get();
+    if (!s) continue;
+    if (s->kind == ast::StmtKind::Return && i + 1 == macro.body.size()) {
+      if (s->value) {
+        result = eval(*s->value);
+        result.loc = call.loc;
+      }
+      continue;
+    }
+    lowerStmt(*s);
+  }
+  macroStack_.pop_back();
+  module_ = savedModule;
+  return result;
+}
+
+}  // namespace tlc::sema

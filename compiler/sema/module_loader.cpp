@@ -1,0 +1,125 @@
+// Modules: the compiled file and the stdlib modules it imports.
+//
+// A module's scope binds its macros and kernels by name, and the names its
+// imports introduce. `import tilelang.language as T` (and `import tilelang`)
+// are accepted so pasted TileLang code keeps working: they bind the builtin
+// namespace. Import cycles are harmless: a module is registered before its
+// own imports are processed, and macro bodies are resolved only when called.
+#include <filesystem>
+
+#include "compiler/parser/parser.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+static bool isTileLangModule(const std::string& name) {
+  return name == "tilelang" || name == "tilelang.language" || name == "T";
+}
+
+ModuleInfo* Sema::loadModule(const std::string& name, uint32_t file, std::unique_ptr<ast::Module> ast) {
+  auto m = std::make_unique<ModuleInfo>();
+  m->name = name;
+  m->file = file;
+  m->ast = std::move(ast);
+  m->scope = std::make_unique<Scope>(nullptr, true);
+  ModuleInfo* raw = m.get();
+  modules_.push_back(std::move(m));
+  if (!name.empty()) modulesByName_[name] = raw;
+  return raw;
+}
+
+const ModuleInfo* Sema::importModule(const std::string& name, SourceLoc loc, uint32_t fromFile) {
+  if (auto it = modulesByName_.find(name); it != modulesByName_.end()) return it->second;
+  namespace fs = std::filesystem;
+  std::string rel = name;
+  for (char& c : rel)
+    if (c == '.') c = '/';
+  rel += ".tl";
+  std::vector<std::string> dirs = stdlibSearchPath(sources_, fromFile);
+  for (const std::string& dir : dirs) {
+    fs::path path = fs::path(dir) / rel;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) continue;
+    std::string error;
+    uint32_t file = sources_.addFile(path.string(), error);
+    if (file == 0) {
+      report(DiagKind::FileNotReadable, loc, "cannot read module `" + name + "` from " + path.string() + ": " + error);
+      return nullptr;
+    }
+    std::unique_ptr<ast::Module> ast = parseModule(sources_, diags_, file);
+    ModuleInfo* m = loadModule(name, file, std::move(ast));
+    declareModule(*m);
+    return m;
+  }
+  std::string searched;
+  for (const std::string& d : dirs) searched += (searched.empty() ? "" : ", ") + d;
+  report(DiagKind::ImportNotFound, loc, "no module `" + name + "`: `" + rel + "` is not in the stdlib search path")
+      .note(loc, "searched: " + searched + " (set TLC_STDLIB_PATH to add directories)");
+  return nullptr;
+}
+
+void Sema::declareModule(ModuleInfo& m) {
+  Scope& scope = *m.scope;
+  auto bind = [&](const std::string& name, Value v, SourceLoc loc) {
+    if (const Symbol* old = scope.lookupLocal(name)) {
+      report(DiagKind::Redefinition, loc, "`" + name + "` is already defined in this module")
+          .note(old->declLoc, "`" + name + "` first defined here");
+      return;
+    }
+    scope.define(name, Symbol{std::move(v), loc, false});
+  };
+  for (const ast::Import& imp : m.ast->imports) {
+    Value modValue;
+    modValue.kind = ValueKind::Module;
+    modValue.loc = imp.loc;
+    if (isTileLangModule(imp.module)) {
+      modValue.module = nullptr;
+    } else {
+      const ModuleInfo* target = importModule(imp.module, imp.loc, m.file);
+      if (!target) {
+        // Bind the names anyway so their uses do not report again.
+        if (imp.names.empty()) bind(imp.alias.empty() ? imp.module : imp.alias, Value::error(imp.loc), imp.loc);
+        for (const std::string& n : imp.names) bind(n, Value::error(imp.loc), imp.loc);
+        continue;
+      }
+      modValue.module = target;
+      for (const std::string& n : imp.names) {
+        const Symbol* sym = target->scope->lookupLocal(n);
+        if (!sym || sym->value.kind != ValueKind::Macro) {
+          report(DiagKind::UndefinedName, imp.loc, "module `" + imp.module + "` has no macro `" + n + "`");
+          bind(n, Value::error(imp.loc), imp.loc);
+          continue;
+        }
+        bind(n, sym->value, imp.loc);
+      }
+    }
+    if (imp.names.empty()) {
+      std::string bound = imp.alias;
+      if (bound.empty()) bound = imp.module == "tilelang.language" ? "T" : imp.module;
+      bind(bound, modValue, imp.loc);
+    } else if (isTileLangModule(imp.module)) {
+      for (const std::string& n : imp.names) {
+        const BuiltinInfo* b = findBuiltin(n);
+        if (!b) {
+          report(DiagKind::UndefinedName, imp.loc, "`" + imp.module + "` has no builtin `" + n + "`");
+          continue;
+        }
+        Value v;
+        v.kind = ValueKind::Builtin;
+        v.builtin = b;
+        v.loc = imp.loc;
+        bind(n, v, imp.loc);
+      }
+    }
+  }
+  for (const auto& f : m.ast->funcs) {
+    Value v;
+    v.kind = ValueKind::Macro;
+    v.func = f.get();
+    v.funcModule = &m;
+    v.loc = f->loc;
+    bind(f->name, v, f->loc);
+  }
+}
+
+}  // namespace tlc::sema

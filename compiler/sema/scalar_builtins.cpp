@@ -1,0 +1,117 @@
+// Calls of scalar builtins: ceildiv, math functions, max/min, if_then_else,
+// infinity and cast. Math functions that only make sense on floats (exp,
+// log, sqrt, ...) accept integer literals (converted to float32) but reject
+// integer variables, which must be converted explicitly.
+#include <cmath>
+#include <limits>
+
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
+  std::string name = std::string("T.") + b.name;
+  CallArgs args;
+  if (!matchArgs(call, name, b.params, b.required, b.variadic, args)) return Value::error(call.loc);
+  SourceLoc loc = call.loc;
+  auto arg = [&](int i) { return eval(*args.slots[i]); };
+
+  switch (b.id) {
+    case BuiltinId::CeilDiv: {
+      Value a = arg(0), d = arg(1);
+      ir::Expr x = expectInt(a, "the dividend of `T.ceildiv`");
+      ir::Expr y = expectInt(d, "the divisor of `T.ceildiv`");
+      if (!x || !y) return Value::error(loc);
+      DType t;
+      bool weak;
+      unify(a, d, x, y, t, weak, loc);
+      auto c = constIntValue(y);
+      if (c && *c == 0) {
+        report(DiagKind::DivisionByZero, d.loc, "`T.ceildiv` by zero");
+        return Value::error(loc);
+      }
+      ir::Expr one = ir::makeInt(1, t, loc);
+      ir::Expr num = foldBinary(ir::BinaryOp::Add, x, foldBinary(ir::BinaryOp::Sub, y, one, loc), loc);
+      return Value::ofExpr(foldBinary(ir::BinaryOp::FloorDiv, num, y, loc), loc, weak);
+    }
+    case BuiltinId::Exp: case BuiltinId::Exp2: case BuiltinId::Log: case BuiltinId::Log2:
+    case BuiltinId::Sqrt: case BuiltinId::Rsqrt: case BuiltinId::Sin: case BuiltinId::Cos:
+    case BuiltinId::Tanh: case BuiltinId::Floor: case BuiltinId::Ceil: {
+      Value a = arg(0);
+      ir::Expr x = expectScalar(a, "the argument of `" + name + "`");
+      if (!x) return Value::error(loc);
+      if (!isFloat(x->dtype)) {
+        if (!a.weak) {
+          report(DiagKind::TypeMismatch, a.loc,
+                 "`" + name + "` needs a floating-point argument, but this is " + std::string(dtypeName(x->dtype)) +
+                     "; convert it with `T.cast(x, float32)`");
+          return Value::error(loc);
+        }
+        x = foldCast(DType::Float32, x, a.loc);
+      }
+      ir::Expr r = foldMathCall(b.name, {x}, x->dtype, loc);
+      return Value::ofExpr(r, loc, a.weak && isConstant(r));
+    }
+    case BuiltinId::Abs: {
+      Value a = arg(0);
+      ir::Expr x = expectScalar(a, "the argument of `T.abs`");
+      if (!x) return Value::error(loc);
+      if (x->dtype == DType::Bool) {
+        report(DiagKind::TypeMismatch, a.loc, "`T.abs` needs a number, but this is bool");
+        return Value::error(loc);
+      }
+      ir::Expr r = foldMathCall("abs", {x}, x->dtype, loc);
+      return Value::ofExpr(r, loc, a.weak && isConstant(r));
+    }
+    case BuiltinId::Pow: return binary(ast::BinaryOp::Pow, arg(0), arg(1), loc);
+    case BuiltinId::Max:
+    case BuiltinId::Min: {
+      Value a = arg(0), c = arg(1);
+      ir::Expr x = expectScalar(a, "an argument of `" + name + "`");
+      ir::Expr y = expectScalar(c, "an argument of `" + name + "`");
+      if (!x || !y) return Value::error(loc);
+      DType t;
+      bool weak;
+      unify(a, c, x, y, t, weak, loc);
+      if (t == DType::Bool) {
+        report(DiagKind::TypeMismatch, loc, "`" + name + "` needs numbers, but the arguments are bool");
+        return Value::error(loc);
+      }
+      return Value::ofExpr(foldBinary(b.id == BuiltinId::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, x, y, loc), loc,
+                           weak);
+    }
+    case BuiltinId::IfThenElse: {
+      Value c = arg(0), t = arg(1), f = arg(2);
+      ir::Expr cond = expectBool(c, "the condition of `T.if_then_else`");
+      ir::Expr x = expectScalar(t, "the value of `T.if_then_else`");
+      ir::Expr y = expectScalar(f, "the value of `T.if_then_else`");
+      if (!cond || !x || !y) return Value::error(loc);
+      DType dt;
+      bool weak;
+      unify(t, f, x, y, dt, weak, loc);
+      return Value::ofExpr(foldSelect(cond, x, y, loc), loc, weak && isConstant(cond));
+    }
+    case BuiltinId::Infinity: {
+      auto t = evalDType(*args.slots[0], "the dtype of `T.infinity`");
+      if (!t) return Value::error(loc);
+      if (!isFloat(*t)) {
+        report(DiagKind::BadDType, args.slots[0]->loc,
+               "`T.infinity` needs a floating-point dtype, but this is " + std::string(dtypeName(*t)));
+        return Value::error(loc);
+      }
+      return Value::ofExpr(ir::makeFloat(std::numeric_limits<double>::infinity(), *t, loc), loc);
+    }
+    case BuiltinId::Cast: {
+      ir::Expr x = expectScalar(arg(0), "the value of `T.cast`");
+      auto t = evalDType(*args.slots[1], "the dtype of `T.cast`");
+      if (!x || !t) return Value::error(loc);
+      return Value::ofExpr(foldCast(*t, x, loc), loc);
+    }
+    default: break;
+  }
+  report(DiagKind::MisusedBuiltin, loc, "`" + name + "` has no value");
+  return Value::error(loc);
+}
+
+}  // namespace tlc::sema

@@ -1,0 +1,179 @@
+// Sema: checks a parsed `.tl` module and lowers it to the tile IR in one walk.
+//
+// Sema evaluates the AST directly: compile-time parameters and everything
+// computed from them fold to constants as they are built, macros are inlined
+// at each call, and each statement is checked (names, dtypes, shapes, memory
+// scopes) and lowered to IR nodes that carry the statement's SourceLoc.
+// The implementation is split by concern:
+//   module_loader.cpp  imports and the module-level scope
+//   lower_func.cpp     kernels: compile-time parameters, tensor/scalar params
+//   lower_expr.cpp     expressions: names, attributes, subscripts, calls
+//   type_rules.cpp     operators and conversions (promotion, literals)
+//   scalar_builtins.cpp exp/log/max/cast/ceildiv/... calls
+//   lower_stmt.cpp     statements: assignment, if, expression statements
+//   lower_loops.cpp    `for` loops and `with T.Kernel`
+//   lower_tileops.cpp  alloc_*, copy, gemm, fill, reduce, atomic
+//   macros.cpp         macro expansion
+// Assumes: the AST came from parseModule (errors already reported there are
+// tolerated: sema checks what it can). Guarantees: every user error is
+// reported with a registered kind and a location; the IR it returns satisfies
+// the invariants documented in compiler/ir/ir.h.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/parser/ast.h"
+#include "compiler/sema/builtins.h"
+#include "compiler/sema/frontend.h"
+#include "compiler/sema/scope.h"
+#include "compiler/sema/stmt_builder.h"
+#include "compiler/sema/value.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::sema {
+
+struct ModuleInfo {
+  std::string name;  // as imported ("math"); empty for the compiled file
+  uint32_t file = 0;
+  std::unique_ptr<ast::Module> ast;
+  std::unique_ptr<Scope> scope;  // the module's macros, kernels and imports
+};
+
+// A call's arguments matched to a signature's parameter names.
+struct CallArgs {
+  std::vector<const ast::Expr*> slots;  // by parameter index; null when not given
+  std::vector<const ast::Expr*> extra;  // further positional arguments (variadic builtins)
+};
+
+// A compile-time parameter with no value: a symbolic shape dimension if it
+// appears in a tensor parameter's shape.
+struct SymbolicParam {
+  std::string name;
+  SourceLoc loc;
+  bool inShape = false;
+  bool reported = false;  // an UnboundCompileParam error was given already
+};
+
+class Sema {
+ public:
+  Sema(SourceManager& sources, DiagnosticEngine& diags, const std::vector<Define>& defines);
+  std::optional<ir::Module> run(uint32_t file);
+
+  // ---- diagnostics
+  // Reports an error; inside a macro expansion, notes point at the calls.
+  Diagnostic& report(DiagKind kind, SourceLoc loc, std::string message);
+
+  // ---- modules (module_loader.cpp)
+  ModuleInfo* loadModule(const std::string& name, uint32_t file, std::unique_ptr<ast::Module> ast);
+  const ModuleInfo* importModule(const std::string& name, SourceLoc loc, uint32_t fromFile);
+  void declareModule(ModuleInfo& m);
+
+  // ---- kernels (lower_func.cpp)
+  ir::Func lowerKernel(const ast::FuncDef& def, ModuleInfo& m);
+
+  // ---- expressions (lower_expr.cpp)
+  Value eval(const ast::Expr& e);
+  Value evalName(const ast::Expr& e);
+  Value evalAttribute(const ast::Expr& e);
+  Value evalSubscript(const ast::Expr& e);
+  Value evalCall(const ast::Expr& e);
+  Value applyCall(const Value& callee, const ast::Expr& call);
+  Value evalTuple(const ast::Expr& e);
+  // A tile-operation operand: a buffer, `A[i, j]` (a point) or `A[a:b, j]`.
+  Value evalTileArg(const ast::Expr& e, const char* op);
+  // Scalar indices of a buffer access, checked against its rank.
+  std::optional<std::vector<ir::Expr>> evalIndices(const ir::Buffer& b, const ast::Expr& subscript);
+  bool matchArgs(const ast::Expr& call, const std::string& callee, const std::vector<const char*>& params,
+                 int required, bool variadic, CallArgs& out);
+
+  // ---- type rules (type_rules.cpp)
+  Value binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc loc);
+  Value unary(ast::UnaryOp op, const Value& a, SourceLoc loc);
+  // `v` converted to dtype `t` (weak literals adapt; others are cast).
+  ir::Expr convert(const Value& v, DType t, SourceLoc loc);
+  // A scalar value or null after reporting what was expected.
+  ir::Expr expectScalar(const Value& v, const std::string& what);
+  ir::Expr expectInt(const Value& v, const std::string& what);
+  ir::Expr expectBool(const Value& v, const std::string& what);
+  std::optional<int64_t> constInt(const ast::Expr& e, const std::string& what);
+  std::optional<bool> constBool(const ast::Expr& e, const std::string& what);
+  std::optional<DType> evalDType(const ast::Expr& e, const std::string& what);
+  // Two scalars brought to one dtype (weak literals adapt to the other side).
+  bool unify(const Value& a, const Value& b, ir::Expr& x, ir::Expr& y, DType& t, bool& weak, SourceLoc loc);
+
+  // ---- scalar builtins (scalar_builtins.cpp)
+  Value callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call);
+
+  // ---- statements (lower_stmt.cpp)
+  void lowerBlockInto(const ast::Block& block);
+  ir::Stmt lowerScopedBlock(const ast::Block& block, SourceLoc loc);
+  void lowerStmt(const ast::Stmt& s);
+  void lowerAssign(const ast::Stmt& s);
+  void assignTo(const ast::Expr& target, const Value& v, const ast::Expr* valueExpr, SourceLoc loc);
+  void lowerAugAssign(const ast::Stmt& s);
+  void lowerIf(const ast::Stmt& s);
+  void lowerExprStmt(const ast::Stmt& s);
+  void bindName(const std::string& name, SourceLoc loc, Value v, bool isMutableVar = false);
+  ir::Var freshVar(const std::string& base, DType t, SourceLoc loc);
+  std::string uniqueName(const std::string& base);
+
+  // ---- loops and kernels (lower_loops.cpp)
+  void lowerFor(const ast::Stmt& s);
+  void lowerWith(const ast::Stmt& s);
+
+  // ---- tile operations (lower_tileops.cpp)
+  void lowerTileOp(const BuiltinInfo& b, const ast::Expr& call);
+  void lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
+  void lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
+  Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
+  bool requireKernel(SourceLoc loc, const std::string& what);
+
+  // ---- macros (macros.cpp)
+  Value callMacro(const Value& callee, const ast::Expr& call);
+
+  // ---- state shared by the files above
+  SourceManager& sources_;
+  DiagnosticEngine& diags_;
+  std::vector<Define> defines_;
+  std::vector<SourceLoc> defineLocs_;  // in a "<command line>" buffer
+  std::vector<bool> defineUsed_;
+
+  std::vector<std::unique_ptr<ModuleInfo>> modules_;
+  std::map<std::string, ModuleInfo*> modulesByName_;
+  std::set<std::string> importing_;  // cycle detection
+
+  ModuleInfo* module_ = nullptr;  // the module whose code is being lowered
+  Scope* scope_ = nullptr;
+  StmtBuilder* builder_ = nullptr;
+  std::vector<std::unique_ptr<Scope>> scopeStore_;
+
+  // Per kernel.
+  std::set<std::string> usedNames_;
+  std::map<const ir::VarNode*, SymbolicParam> symbolic_;
+  bool collectingShapes_ = false;
+  bool inKernel_ = false;
+  SourceLoc kernelLoc_;
+  struct MacroFrame {
+    const ast::FuncDef* macro;
+    SourceLoc callLoc;
+    bool returned = false;
+    Value result;
+  };
+  std::vector<MacroFrame> macroStack_;
+
+  // Pushes a scope for the lifetime of the guard.
+  struct ScopeGuard {
+    Sema& s;
+    Scope* saved;
+    ScopeGuard(Sema& sema, bool frameRoot, Scope* parent = nullptr);
+    ~ScopeGuard();
+  };
+};
+
+}  // namespace tlc::sema

@@ -1,0 +1,279 @@
+// Operators and conversions: the dtype rules of the language.
+//
+// Binary arithmetic converts both operands to one dtype: a literal (or a
+// compile-time number, which behaves like a Python number) adapts to the
+// other operand's dtype; otherwise `promote` decides (floats win, wider wins).
+// `/` is true division and needs a float operand (integers use `//`); `//`
+// and `%` are floor division and modulo on integers. Comparisons give bool;
+// `and`/`or`/`not` take bools. Everything folds when its operands are constants.
+#include "compiler/sema/const_eval.h"
+#include "compiler/sema/sema.h"
+
+namespace tlc::sema {
+
+static ir::BinaryOp toIR(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::Add: return ir::BinaryOp::Add;
+    case ast::BinaryOp::Sub: return ir::BinaryOp::Sub;
+    case ast::BinaryOp::Mul: return ir::BinaryOp::Mul;
+    case ast::BinaryOp::Div: return ir::BinaryOp::Div;
+    case ast::BinaryOp::FloorDiv: return ir::BinaryOp::FloorDiv;
+    case ast::BinaryOp::Mod: return ir::BinaryOp::FloorMod;
+    case ast::BinaryOp::Pow: return ir::BinaryOp::Mul;  // handled separately
+    case ast::BinaryOp::Eq: return ir::BinaryOp::Eq;
+    case ast::BinaryOp::Ne: return ir::BinaryOp::Ne;
+    case ast::BinaryOp::Lt: return ir::BinaryOp::Lt;
+    case ast::BinaryOp::Le: return ir::BinaryOp::Le;
+    case ast::BinaryOp::Gt: return ir::BinaryOp::Gt;
+    case ast::BinaryOp::Ge: return ir::BinaryOp::Ge;
+    case ast::BinaryOp::And: return ir::BinaryOp::And;
+    case ast::BinaryOp::Or: return ir::BinaryOp::Or;
+    case ast::BinaryOp::BitAnd: return ir::BinaryOp::BitAnd;
+    case ast::BinaryOp::BitOr: return ir::BinaryOp::BitOr;
+    case ast::BinaryOp::BitXor: return ir::BinaryOp::BitXor;
+    case ast::BinaryOp::Shl: return ir::BinaryOp::Shl;
+    case ast::BinaryOp::Shr: return ir::BinaryOp::Shr;
+  }
+  return ir::BinaryOp::Add;
+}
+
+static std::string spell(ast::BinaryOp op) { return std::string("`") + ast::binaryOpSpelling(op) + "`"; }
+
+ir::Expr Sema::convert(const Value& v, DType t, SourceLoc loc) { return foldCast(t, v.expr, loc); }
+
+ir::Expr Sema::expectScalar(const Value& v, const std::string& what) {
+  if (v.isExpr()) return v.expr;
+  if (!v.isError()) {
+    std::string hint = v.kind == ValueKind::Buffer ? " (index it: `" + v.buffer->name + "[i, ...]`)" : "";
+    report(DiagKind::TypeMismatch, v.loc, what + " must be a scalar, but this is " + describeValue(v) + hint);
+  }
+  return nullptr;
+}
+
+ir::Expr Sema::expectInt(const Value& v, const std::string& what) {
+  ir::Expr e = expectScalar(v, what);
+  if (!e) return nullptr;
+  if (!isInteger(e->dtype)) {
+    report(DiagKind::TypeMismatch, v.loc,
+           what + " must be an integer, but this is " + std::string(dtypeName(e->dtype)) +
+               (isFloat(e->dtype) ? " (convert with `T.cast(x, int32)`)" : ""));
+    return nullptr;
+  }
+  return e;
+}
+
+ir::Expr Sema::expectBool(const Value& v, const std::string& what) {
+  ir::Expr e = expectScalar(v, what);
+  if (!e) return nullptr;
+  if (e->dtype != DType::Bool) {
+    report(DiagKind::TypeMismatch, v.loc,
+           what + " must be bool, but this is " + std::string(dtypeName(e->dtype)) + "; compare explicitly, e.g. `x != 0`");
+    return nullptr;
+  }
+  return e;
+}
+
+std::optional<int64_t> Sema::constInt(const ast::Expr& e, const std::string& what) {
+  Value v = eval(e);
+  ir::Expr x = expectInt(v, what);
+  if (!x) return std::nullopt;
+  if (auto c = constIntValue(x)) return *c;
+  report(DiagKind::NotCompileTimeConstant, e.loc,
+         what + " must be a compile-time constant, but `" + formatExpr(x) + "` is only known at run time");
+  return std::nullopt;
+}
+
+std::optional<bool> Sema::constBool(const ast::Expr& e, const std::string& what) {
+  Value v = eval(e);
+  ir::Expr x = expectScalar(v, what);
+  if (!x) return std::nullopt;
+  if (isFloat(x->dtype)) {
+    report(DiagKind::TypeMismatch, e.loc, what + " must be True or False");
+    return std::nullopt;
+  }
+  if (auto c = constIntValue(x)) return *c != 0;
+  report(DiagKind::NotCompileTimeConstant, e.loc,
+         what + " must be a compile-time constant, but `" + formatExpr(x) + "` is only known at run time");
+  return std::nullopt;
+}
+
+std::optional<DType> Sema::evalDType(const ast::Expr& e, const std::string& what) {
+  Value v = eval(e);
+  switch (v.kind) {
+    case ValueKind::DType: return v.dtype;
+    case ValueKind::Error: return std::nullopt;
+    case ValueKind::String:
+      if (auto t = parseDType(v.str)) return *t;
+      report(DiagKind::BadDType, e.loc, "unknown dtype \"" + v.str + "\"; dtypes are int8..int64, uint8..uint64, bool, "
+                                        "float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2");
+      return std::nullopt;
+    case ValueKind::Expr:
+      if (auto* r = ir::as<ir::VarRef>(v.expr)) {
+        auto it = symbolic_.find(r->var.get());
+        if (it != symbolic_.end()) {
+          it->second.reported = true;
+          report(DiagKind::UnboundCompileParam, e.loc,
+                 "compile-time parameter `" + it->second.name + "` has no value, but " + what +
+                     " needs a dtype: bind it with `-D " + it->second.name + "=float16` or give it a default")
+              .note(it->second.loc, "`" + it->second.name + "` declared here");
+          return std::nullopt;
+        }
+      }
+      [[fallthrough]];
+    default:
+      report(DiagKind::BadDType, e.loc, what + " must be a dtype such as `float16`, but this is " + describeValue(v));
+      return std::nullopt;
+  }
+}
+
+bool Sema::unify(const Value& a, const Value& b, ir::Expr& x, ir::Expr& y, DType& t, bool& weak, SourceLoc loc) {
+  DType ta = a.expr->dtype, tb = b.expr->dtype;
+  auto adapt = [](DType weakT, DType other) {
+    if (other == DType::Bool) return weakT;
+    if (isFloat(weakT) && !isFloat(other)) return DType::Float32;
+    return other;
+  };
+  if (a.weak && b.weak) {
+    t = promote(ta, tb);
+    weak = true;
+  } else if (a.weak) {
+    t = adapt(ta, tb);
+    weak = false;
+  } else if (b.weak) {
+    t = adapt(tb, ta);
+    weak = false;
+  } else {
+    t = promote(ta, tb);
+    weak = false;
+  }
+  x = foldCast(t, a.expr, a.expr->loc.known() ? a.expr->loc : loc);
+  y = foldCast(t, b.expr, b.expr->loc.known() ? b.expr->loc : loc);
+  return true;
+}
+
+// Integer power of constants, by repeated multiplication with wrap-around.
+static int64_t ipow(int64_t base, int64_t exp, DType t) {
+  uint64_t r = 1, b = static_cast<uint64_t>(base);
+  while (exp > 0) {
+    if (exp & 1) r *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return wrapToDType(static_cast<int64_t>(r), t);
+}
+
+Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc loc) {
+  if (a.isError() || b.isError()) return Value::error(loc);
+  if ((op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) && a.kind == ValueKind::DType &&
+      b.kind == ValueKind::DType) {
+    bool eq = a.dtype == b.dtype;
+    return Value::ofExpr(ir::makeBool(op == ast::BinaryOp::Eq ? eq : !eq, loc), loc);
+  }
+  for (const Value* v : {&a, &b}) {
+    if (!v->isExpr()) {
+      std::string hint = v->kind == ValueKind::Buffer ? " (index it: `" + v->buffer->name + "[i, ...]`)" : "";
+      report(DiagKind::TypeMismatch, v->loc,
+             "the operands of " + spell(op) + " must be scalars, but this is " + describeValue(*v) + hint);
+      return Value::error(loc);
+    }
+  }
+  DType ta = a.expr->dtype, tb = b.expr->dtype;
+  if (op == ast::BinaryOp::Div && !isFloat(ta) && !isFloat(tb)) {
+    report(DiagKind::DivisionOfIntegers, loc,
+           "`/` is true division and needs a float operand, but both operands are integers (" +
+               std::string(dtypeName(ta)) + ", " + std::string(dtypeName(tb)) +
+               "); use `//` for floor division or convert an operand with `T.cast`");
+    return Value::error(loc);
+  }
+  ir::Expr x, y;
+  DType t;
+  bool weak;
+  unify(a, b, x, y, t, weak, loc);
+  auto typeError = [&](const std::string& need) {
+    report(DiagKind::TypeMismatch, loc,
+           spell(op) + " needs " + need + ", but the operands are " + std::string(dtypeName(ta)) + " and " +
+               std::string(dtypeName(tb)));
+    return Value::error(loc);
+  };
+  switch (op) {
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub:
+    case ast::BinaryOp::Mul:
+    case ast::BinaryOp::Div:
+      if (t == DType::Bool) return typeError("numbers");
+      break;
+    case ast::BinaryOp::FloorDiv:
+    case ast::BinaryOp::Mod:
+      if (!isInteger(t)) return typeError(std::string("integer operands") + (isFloat(t) ? " (use `/` for floats)" : ""));
+      if (auto c = constIntValue(y); c && *c == 0) {
+        report(DiagKind::DivisionByZero, b.loc, spell(op) + " by zero");
+        return Value::error(loc);
+      }
+      break;
+    case ast::BinaryOp::Pow: {
+      if (t == DType::Bool) return typeError("numbers");
+      if (isFloat(t)) return Value::ofExpr(foldMathCall("pow", {x, y}, t, loc), loc, weak && isConstant(x) && isConstant(y));
+      auto cx = constIntValue(x), cy = constIntValue(y);
+      if (!cx || !cy || *cy < 0)
+        return typeError("constant integer operands with a non-negative exponent (convert to a float type for "
+                         "runtime powers)");
+      return Value::ofExpr(ir::makeInt(ipow(*cx, *cy, t), t, loc), loc, weak);
+    }
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne:
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Ge:
+      return Value::ofExpr(foldBinary(toIR(op), x, y, loc), loc);
+    case ast::BinaryOp::And:
+    case ast::BinaryOp::Or:
+      if (t != DType::Bool) return typeError("bool operands (compare explicitly, e.g. `x != 0`)");
+      return Value::ofExpr(foldBinary(toIR(op), x, y, loc), loc);
+    case ast::BinaryOp::BitAnd:
+    case ast::BinaryOp::BitOr:
+    case ast::BinaryOp::BitXor:
+      if (isFloat(t)) return typeError("integer or bool operands");
+      break;
+    case ast::BinaryOp::Shl:
+    case ast::BinaryOp::Shr:
+      if (!isInteger(t)) return typeError("integer operands");
+      if (auto c = constIntValue(y); c && (*c < 0 || *c >= dtypeBits(t))) {
+        report(DiagKind::TypeMismatch, b.loc,
+               "shift amount " + std::to_string(*c) + " is out of range for " + std::string(dtypeName(t)));
+        return Value::error(loc);
+      }
+      break;
+  }
+  return Value::ofExpr(foldBinary(toIR(op), x, y, loc), loc, weak);
+}
+
+Value Sema::unary(ast::UnaryOp op, const Value& a, SourceLoc loc) {
+  if (a.isError()) return a;
+  ir::Expr x = expectScalar(a, std::string("the operand of `") + ast::unaryOpSpelling(op) + "`");
+  if (!x) return Value::error(loc);
+  DType t = x->dtype;
+  switch (op) {
+    case ast::UnaryOp::Pos:
+      if (t == DType::Bool) break;
+      return Value::ofExpr(x, loc, a.weak);
+    case ast::UnaryOp::Neg:
+      if (t == DType::Bool) break;
+      return Value::ofExpr(foldUnary(ir::UnaryOp::Neg, x, loc), loc, a.weak);
+    case ast::UnaryOp::Not:
+      if (t != DType::Bool) {
+        report(DiagKind::TypeMismatch, loc,
+               "`not` needs a bool operand, but this is " + std::string(dtypeName(t)) + "; compare explicitly, e.g. `x == 0`");
+        return Value::error(loc);
+      }
+      return Value::ofExpr(foldUnary(ir::UnaryOp::Not, x, loc), loc);
+    case ast::UnaryOp::Invert:
+      if (!isInteger(t)) break;
+      return Value::ofExpr(foldUnary(ir::UnaryOp::BitNot, x, loc), loc, a.weak);
+  }
+  report(DiagKind::TypeMismatch, loc,
+         std::string("`") + ast::unaryOpSpelling(op) + "` does not apply to " + std::string(dtypeName(t)));
+  return Value::error(loc);
+}
+
+}  // namespace tlc::sema
