@@ -113,7 +113,11 @@ std::string floatLiteral(double v, DType t) {
     s = v < 0 ? "-inf" : "inf";
   } else {
     char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    // A float32 value prints in float32's shortest form: it reads back as a
+    // double that rounds to the same float.
+    bool exactFloat = t == DType::Float32 && static_cast<double>(static_cast<float>(v)) == v;
+    auto res = exactFloat ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                          : std::to_chars(buf, buf + sizeof buf, v);
     s.assign(buf, res.ptr);
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
   }
