@@ -85,7 +85,7 @@ std::string LaunchResult::render() const {
 
 std::unique_ptr<EmulatedModule> EmulatedModule::compile(const std::string& cudaSource, std::string* error,
                                                         const CompileOptions& options) {
-  HostSource hs = toHostSource(cudaSource);
+  HostSource hs = toHostSource(cudaSource, options.sourceName);
   if (hs.kernels.empty()) {
     *error = "the CUDA source defines no __global__ kernel";
     return nullptr;

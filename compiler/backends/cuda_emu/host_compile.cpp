@@ -79,12 +79,14 @@ bool helperBody(const std::string& name, std::string* body) {
 
 const char* embeddedDeviceHelperHeader() { return kDeviceHelpers; }
 
-HostSource toHostSource(const std::string& cuda) {
+HostSource toHostSource(const std::string& cuda, const std::string& sourceName) {
   HostSource out;
   // extern __shared__ T name[];  ->  T* const name = (T*)tlc_emu_dyn_smem;
   static const std::regex ext(R"(extern\s+__shared__\s+([^;\[\]{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;)");
   static const std::regex align(R"(__align__\s*\(\s*\w+\s*\)|alignas\s*\(\s*\w+\s*\)|__attribute__\s*\(\(\s*aligned\s*\(\s*\w+\s*\)\s*\)\))");
-  std::string text;
+  // Lines of the CUDA source keep their numbers (and the emitter's own #line
+  // directives, if any, map them further to the .tl file).
+  std::string text = "#line 1 \"" + sourceName + "\"\n";
   auto begin = std::sregex_iterator(cuda.begin(), cuda.end(), ext);
   size_t last = 0;
   for (auto it = begin; it != std::sregex_iterator(); ++it) {

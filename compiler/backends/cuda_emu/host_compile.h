@@ -24,7 +24,7 @@ struct HostSource {
 
 // Rewrites `extern __shared__ T name[];` into a pointer to the emulated
 // dynamic shared memory and appends one launch trampoline per kernel.
-HostSource toHostSource(const std::string& cudaSource);
+HostSource toHostSource(const std::string& cudaSource, const std::string& sourceName = "kernel.cu");
 
 // The host version of a device helper header: each function whose body
 // contains inline PTX (`asm`) gets the emulator's implementation. Names of

@@ -398,6 +398,23 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
     for (size_t i = 0; i < r->bytes; ++i) w[i] = r->shadow[i].wThread != 0;
   }
   for (auto& [pc, site] : bankSites_) result.bankConflicts.push_back(site);
+  symbolize(result);
+  // Sites on the same source line (unrolled copies of one access) are one site.
+  {
+    std::vector<BankConflictSite> merged;
+    for (auto& s : result.bankConflicts) {
+      auto same = std::find_if(merged.begin(), merged.end(), [&](const BankConflictSite& m) {
+        return s.where.line > 0 && m.where.line == s.where.line && m.where.file == s.where.file;
+      });
+      if (same == merged.end()) {
+        merged.push_back(s);
+      } else {
+        same->instructions += s.instructions;
+        same->extraWavefronts += s.extraWavefronts;
+      }
+    }
+    result.bankConflicts = std::move(merged);
+  }
   std::sort(result.bankConflicts.begin(), result.bankConflicts.end(),
             [](auto& x, auto& y) { return x.extraWavefronts > y.extraWavefronts; });
   for (auto& s : result.bankConflicts)
@@ -414,7 +431,8 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
       f.message = buf;
       result.findings.push_back(f);
     }
-  symbolize(result);
+  std::stable_sort(result.findings.begin(), result.findings.end(),
+                   [](const Finding& x, const Finding& y) { return x.isError() > y.isError(); });
   for (auto& r : regions_)
     if (r->map) munmap(r->map, r->mapBytes);
   regions_.clear();
@@ -1298,6 +1316,12 @@ void Machine::symbolize(LaunchResult& result) {
         if (colon != std::string::npos) {
           l.file = pick->second.substr(0, colon);
           l.line = atoi(pick->second.c_str() + colon + 1);
+          // Files named relative to the working directory come back joined
+          // to it; show them as the user named them.
+          char cwd[4096];
+          if (getcwd(cwd, sizeof cwd) && l.file.rfind(std::string(cwd) + "/", 0) == 0)
+            l.file = l.file.substr(strlen(cwd) + 1);
+          // The generated CUDA source lives in the emulator's cache: name it only.
           size_t slash = l.file.rfind('/');
           if (slash != std::string::npos && l.file.find(".tl") == std::string::npos)
             l.file = l.file.substr(slash + 1);
