@@ -87,6 +87,7 @@ class Lexer {
   SourceLoc indentCharLoc_;
   bool atLineStart_ = true;
   bool lineHasTokens_ = false;
+  SourceLoc lastTokenEnd_;
 
   bool atEnd() const { return pos_ >= text_.size(); }
   char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
@@ -108,9 +109,15 @@ class Lexer {
     t.kind = kind;
     t.loc = loc;
     t.text = std::string(text);
-    if (kind != TokenKind::Newline && kind != TokenKind::Indent && kind != TokenKind::Dedent) lineHasTokens_ = true;
+    if (kind != TokenKind::Newline && kind != TokenKind::Indent && kind != TokenKind::Dedent) {
+      lineHasTokens_ = true;
+      lastTokenEnd_ = locAt(pos_, 1);  // tokens are emitted once consumed
+    }
     return t;
   }
+  // A logical line's NEWLINE sits right after its last token (not after a
+  // trailing comment), where "expected ... found end of line" should point.
+  SourceLoc endOfLastToken() const { return lastTokenEnd_; }
   void emitNewline(SourceLoc loc) {
     emit(TokenKind::Newline, loc, "");
     lineHasTokens_ = false;
@@ -151,7 +158,7 @@ std::vector<Token> Lexer::run() {
       continue;
     }
     if (c == '\n') {
-      if (brackets_.empty() && lineHasTokens_) emitNewline(locAt(pos_, 1));
+      if (brackets_.empty() && lineHasTokens_) emitNewline(endOfLastToken());
       consumeNewlineChar();
       atLineStart_ = true;
       continue;
@@ -251,11 +258,7 @@ bool Lexer::restartAfterUnclosedBracket() {
   diags_.report(DiagKind::UnclosedBracket, open.loc,
                 std::string("`") + open.ch + "` is never closed; add `" + closerOf(open.ch) + "`");
   brackets_.clear();
-  // The logical line ends right after its last token.
-  if (lineHasTokens_) {
-    SourceLoc last = tokens_.back().loc;
-    emitNewline(SourceLoc{file_, last.line, last.col + last.len, 1});
-  }
+  if (lineHasTokens_) emitNewline(endOfLastToken());
   return true;
 }
 

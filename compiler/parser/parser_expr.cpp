@@ -287,19 +287,22 @@ void Parser::parseCallArguments(Expr& call) {
     if (at(TokenKind::Identifier) && peekKind(1) == TokenKind::Equal) {
       const Token& name = advance();
       advance();
+      Keyword kw;
+      kw.name = name.text;
+      kw.loc = name.loc;
+      kw.value = parseExpr();
+      // A repeated keyword is reported and dropped; the first one stays.
+      bool duplicate = false;
       for (const Keyword& k : call.keywords) {
         if (k.name == name.text) {
           if (Diagnostic* d = report(DiagKind::DuplicateKeywordArgument, name.loc,
                                      "keyword argument `" + name.text + "` is given twice"))
             d->note(k.loc, "`" + name.text + "` is first given here");
+          duplicate = true;
           break;
         }
       }
-      Keyword kw;
-      kw.name = name.text;
-      kw.loc = name.loc;
-      kw.value = parseExpr();
-      call.keywords.push_back(std::move(kw));
+      if (!duplicate) call.keywords.push_back(std::move(kw));
     } else {
       if (at(TokenKind::Star) || at(TokenKind::StarStar))
         fail(DiagKind::UnsupportedSyntax, cur().loc, "argument unpacking (`*args`, `**kwargs`) is not supported");
