@@ -127,7 +127,7 @@ Value Sema::evalAttribute(const ast::Expr& e) {
         return Value::error(e.loc);
       }
       const Symbol* sym = obj.module->scope->lookupLocal(attr);
-      if (!sym || sym->value.kind != ValueKind::Macro) {
+      if (!sym || (sym->value.kind != ValueKind::Macro && sym->value.kind != ValueKind::Module)) {
         report(DiagKind::UndefinedName, e.loc, "module `" + obj.module->name + "` has no macro `" + attr + "`");
         return Value::error(e.loc);
       }

@@ -138,12 +138,14 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
     }
     std::optional<Value> value;
     int defIndex = -1;
-    for (size_t i = 0; i < defines_.size(); ++i)
-      if (defines_[i].name == cp.name) defIndex = static_cast<int>(i);
+    for (size_t i = 0; i < defines_.size(); ++i) {
+      if (defines_[i].name != cp.name) continue;
+      defIndex = static_cast<int>(i);  // the last one wins; duplicates were reported
+      defineUsed_[i] = true;
+    }
     std::optional<Value> fallback;
     if (cp.defaultValue) fallback = eval(*cp.defaultValue);
     if (defIndex >= 0) {
-      defineUsed_[defIndex] = true;
       SourceLoc dloc = defineLocs_[defIndex];
       value = parseDefineValue(defines_[defIndex].value, cp.loc);
       if (!value) {
@@ -195,7 +197,13 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
     }
     const ast::Expr& ann = *p.annotation;
     Value tensorType;
-    if (ann.kind == ast::ExprKind::Subscript) tensorType = eval(*ann.operands[0]);
+    if (ann.kind == ast::ExprKind::Subscript) {
+      tensorType = eval(*ann.operands[0]);
+      if (tensorType.isError()) {
+        bindName(p.name, p.loc, Value::error(p.loc));
+        continue;
+      }
+    }
     if (tensorType.kind == ValueKind::Builtin && tensorType.builtin->id == BuiltinId::Tensor) {
       std::vector<const ast::Expr*> idx;
       for (size_t i = 1; i < ann.operands.size(); ++i) idx.push_back(ann.operands[i].get());
@@ -232,17 +240,17 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
         }
         shape.push_back(foldCast(DType::Int32, x, d->loc));
       }
+      for (const ir::Expr& d : shape) {
+        std::vector<ir::Var> vars;
+        collectShapeVars(d, symbolic_, vars);
+        for (const ir::Var& v : vars) symbolic_[v.get()].inShape = true;
+      }
       std::optional<DType> dt = evalDType(*idx[1], "the element type of `" + p.name + "`");
       if (!ok || !dt) {
         bindName(p.name, p.loc, Value::error(p.loc));
         continue;
       }
-      for (const ir::Expr& d : shape) {
-        std::vector<ir::Var> vars;
-        collectShapeVars(d, symbolic_, vars);
-        for (const ir::Var& v : vars) symbolic_[v.get()].inShape = true;
-        collectShapeVars(d, symbolic_, fn->shapeVars);
-      }
+      for (const ir::Expr& d : shape) collectShapeVars(d, symbolic_, fn->shapeVars);
       ir::Buffer buf = ir::makeBuffer(uniqueName(p.name), *dt, shape, ir::MemScope::Global, p.loc);
       fn->params.push_back(ir::Param{p.name, buf, nullptr, p.loc});
       bindName(p.name, p.loc, Value::ofBuffer(buf, p.loc));

@@ -194,14 +194,13 @@ void Sema::lowerWith(const ast::Stmt& s) {
   }
   const BuiltinInfo& b = *callee.builtin;
   CallArgs args;
-  if (!matchArgs(*ctx, "T.Kernel", b.params, b.required, b.variadic, args)) return;
+  bool ok = matchArgs(*ctx, "T.Kernel", b.params, b.required, b.variadic, args);
   if (args.extra.empty() || args.extra.size() > 3) {
     report(DiagKind::BadKernel, ctx->loc,
            "`T.Kernel` takes 1 to 3 grid extents, got " + std::to_string(args.extra.size()));
-    return;
+    ok = false;
   }
   std::vector<ir::Expr> grid;
-  bool ok = true;
   for (const ast::Expr* x : args.extra) {
     ir::Expr g = expectInt(eval(*x), "a grid extent");
     if (!g) {
@@ -228,19 +227,20 @@ void Sema::lowerWith(const ast::Stmt& s) {
       threads = *t;
     }
   }
-  if (!s.names.empty() && s.names.size() != args.extra.size()) {
+  if (ok && !s.names.empty() && s.names.size() != args.extra.size()) {
     report(DiagKind::BadKernel, s.loc,
            "`T.Kernel` with " + std::to_string(args.extra.size()) + " grid extent" + (args.extra.size() == 1 ? "" : "s") +
-               " binds " + std::to_string(args.extra.size()) + " block index" + (args.extra.size() == 1 ? "" : "es") +
+               " binds " + std::to_string(args.extra.size()) + (args.extra.size() == 1 ? " block index" : " block indices") +
                ", but `as` names " + std::to_string(s.names.size()));
     ok = false;
   }
-  if (!ok) return;
 
+  // With a bad header the body is still checked, then dropped.
   ScopeGuard guard(*this, false);
   static const char* kDefaultNames[] = {"bx", "by", "bz"};
   std::vector<ir::Var> vars;
-  for (size_t i = 0; i < grid.size(); ++i) {
+  size_t nvars = ok ? grid.size() : s.names.size();
+  for (size_t i = 0; i < nvars; ++i) {
     bool named = i < s.names.size();
     SourceLoc vloc = named && i < s.nameLocs.size() ? s.nameLocs[i] : ctx->loc;
     ir::Var v = freshVar(named ? s.names[i] : kDefaultNames[i], DType::Int32, vloc);
@@ -255,7 +255,8 @@ void Sema::lowerWith(const ast::Stmt& s) {
   lowerBlockInto(s.body);
   builder_ = saved;
   inKernel_ = false;
-  builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, body.finish(s.loc), s.loc));
+  ir::Stmt lowered = body.finish(s.loc);
+  if (ok) builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, lowered, s.loc));
 }
 
 }  // namespace tlc::sema

@@ -39,9 +39,13 @@ const ModuleInfo* Sema::importModule(const std::string& name, SourceLoc loc, uin
   for (const std::string& dir : dirs) {
     fs::path path = fs::path(dir) / rel;
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) continue;
+    if (!fs::exists(path, ec)) continue;
     std::string error;
-    uint32_t file = sources_.addFile(path.string(), error);
+    uint32_t file = 0;
+    if (fs::is_regular_file(path, ec))
+      file = sources_.addFile(path.string(), error);
+    else
+      error = "it is not a regular file";
     if (file == 0) {
       report(DiagKind::FileNotReadable, loc, "cannot read module `" + name + "` from " + path.string() + ": " + error);
       return nullptr;
@@ -56,6 +60,41 @@ const ModuleInfo* Sema::importModule(const std::string& name, SourceLoc loc, uin
   report(DiagKind::ImportNotFound, loc, "no module `" + name + "`: `" + rel + "` is not in the stdlib search path")
       .note(loc, "searched: " + searched + " (set TLC_STDLIB_PATH to add directories)");
   return nullptr;
+}
+
+// `import a.b.c` binds `a` to a package whose scope binds `b`, and so on,
+// so that `a.b.c.f` resolves as in Python.
+void Sema::bindDotted(ModuleInfo& m, const std::string& dotted, const Value& leaf, SourceLoc loc) {
+  Scope* scope = m.scope.get();
+  size_t start = 0;
+  std::string prefix;
+  while (true) {
+    size_t dot = dotted.find('.', start);
+    std::string part = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    prefix += (prefix.empty() ? "" : ".") + part;
+    if (dot == std::string::npos) {
+      if (!scope->lookupLocal(part)) scope->define(part, Symbol{leaf, loc, false});
+      return;
+    }
+    const Symbol* sym = scope->lookupLocal(part);
+    if (!sym) {
+      ModuleInfo* pkg = loadModule("", 0, nullptr);
+      pkg->name = prefix;
+      Value v;
+      v.kind = ValueKind::Module;
+      v.module = pkg;
+      v.loc = loc;
+      scope->define(part, Symbol{v, loc, false});
+      sym = scope->lookupLocal(part);
+    }
+    if (sym->value.kind != ValueKind::Module || !sym->value.module) {
+      report(DiagKind::Redefinition, loc, "`" + part + "` is already defined and is not a package")
+          .note(sym->declLoc, "`" + part + "` defined here");
+      return;
+    }
+    scope = sym->value.module->scope.get();
+    start = dot + 1;
+  }
 }
 
 void Sema::declareModule(ModuleInfo& m) {
@@ -94,9 +133,13 @@ void Sema::declareModule(ModuleInfo& m) {
       }
     }
     if (imp.names.empty()) {
-      std::string bound = imp.alias;
-      if (bound.empty()) bound = imp.module == "tilelang.language" ? "T" : imp.module;
-      bind(bound, modValue, imp.loc);
+      if (!imp.alias.empty() || isTileLangModule(imp.module) || imp.module.find('.') == std::string::npos) {
+        std::string bound = imp.alias;
+        if (bound.empty()) bound = imp.module == "tilelang.language" ? "T" : imp.module;
+        bind(bound, modValue, imp.loc);
+      } else {
+        bindDotted(m, imp.module, modValue, imp.loc);
+      }
     } else if (isTileLangModule(imp.module)) {
       for (const std::string& n : imp.names) {
         const BuiltinInfo* b = findBuiltin(n);

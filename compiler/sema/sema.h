@@ -73,6 +73,7 @@ class Sema {
   ModuleInfo* loadModule(const std::string& name, uint32_t file, std::unique_ptr<ast::Module> ast);
   const ModuleInfo* importModule(const std::string& name, SourceLoc loc, uint32_t fromFile);
   void declareModule(ModuleInfo& m);
+  void bindDotted(ModuleInfo& m, const std::string& dotted, const Value& leaf, SourceLoc loc);
 
   // ---- kernels (lower_func.cpp)
   ir::Func lowerKernel(const ast::FuncDef& def, ModuleInfo& m);
