@@ -37,6 +37,7 @@ PrimFunc func(std::vector<Param> params, std::vector<Var> shapeVars, Stmt body) 
 
 }  // namespace
 
+// expected-error: out-of-bounds-access
 TEST_CASE("an out-of-bounds store is a located error naming the buffer, the index and the block") {
   Env env;
   Buffer As = makeBuffer("A_s", DType::Float32, {i32(64)}, MemScope::Shared, env.at(3, 9, 3));
@@ -83,6 +84,7 @@ TEST_CASE("an out-of-bounds load and atomic are errors too") {
   }
 }
 
+// expected-error: runtime-shape-mismatch
 TEST_CASE("tensors that disagree on a dynamic dimension: the error names both parameters") {
   Env env;
   GemmConfig cfg;
@@ -94,6 +96,7 @@ TEST_CASE("tensors that disagree on a dynamic dimension: the error names both pa
   CHECK(env.diags.diagnostics()[0].message == "dimension `M` is 48 in `C` (dimension 0) but 64 in `A` (dimension 0)");
 }
 
+// expected-error: argument-mismatch
 TEST_CASE("argument count, kind and dtype are checked") {
   Env env;
   GemmConfig cfg;
@@ -124,6 +127,7 @@ TEST_CASE("a constant dimension that the tensor does not have") {
         "the tensor given for `A` has shape [8, 5] but dimension 1 of the parameter must be 4");
 }
 
+// expected-error: undefined-behavior
 TEST_CASE("integer division by zero and out-of-range shifts are undefined behaviour, reported") {
   Env env;
   Buffer A = makeBuffer("A", DType::Int32, {i32(2)}, MemScope::Global);
@@ -142,6 +146,7 @@ TEST_CASE("integer division by zero and out-of-range shifts are undefined behavi
   CHECK(env.diags.diagnostics()[0].message == "shift by 40 is out of range for int32 (0 to 31)");
 }
 
+// expected-error: unsupported-in-interpreter
 TEST_CASE("unknown builtins and target intrinsics are not evaluated") {
   Env env;
   Buffer A = makeBuffer("A", DType::Float32, {i32(2)}, MemScope::Global);
@@ -154,6 +159,7 @@ TEST_CASE("unknown builtins and target intrinsics are not evaluated") {
   CHECK(env.diags.hasKind(DiagKind::InterpUnsupported));
 }
 
+// expected-error: invalid-program
 TEST_CASE("variables and buffers used outside their scope are invalid programs") {
   Env env;
   Buffer A = makeBuffer("A", DType::Float32, {i32(2)}, MemScope::Global);
@@ -183,6 +189,7 @@ TEST_CASE("a copy between regions of different sizes is a run-time shape error")
   CHECK(env.diags.hasKind(DiagKind::InterpShapeMismatch));
 }
 
+// expected-warning: uninitialized-read
 TEST_CASE("reading an allocation before writing it gives one uninitialized-read warning and NaN") {
   Env env;
   Buffer A = makeBuffer("A", DType::Float32, {i32(4)}, MemScope::Global);

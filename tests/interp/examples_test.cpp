@@ -143,6 +143,6 @@ TEST_CASE("tlc run on the gemm example prints the summary with a passing check")
   s.out = &out;
   s.check = true;
   CHECK(runWithInterpreter(*c.module, s, c.diags) == 0);
-  MESSAGE(out.str());
+  INFO(out.str());
   CHECK(out.str().find("check: PASS") != std::string::npos);
 }

@@ -56,6 +56,8 @@ TEST_CASE("arguments are shaped from the dims and seeded deterministically") {
   CHECK_FALSE(interp::compare(*a->tensors[0], *a->tensors[1], 0, 0).ok());  // different parameters differ
 }
 
+// expected-error: missing-dim-value
+// expected-error: unknown-dim
 TEST_CASE("a missing or unknown --dim is a located error") {
   Env env;
   Module m = gemmModule();
@@ -68,6 +70,7 @@ TEST_CASE("a missing or unknown --dim is a located error") {
   CHECK(env.diags.hasKind(DiagKind::RunUnknownDim));
 }
 
+// expected-error: unknown-kernel
 TEST_CASE("kernel selection by name") {
   Env env;
   Module m = gemmModule();

@@ -1,0 +1,168 @@
+// Language features compiled by the front end and run by the interpreter,
+// each checked against a reference computed here.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "compiler/driver/run_common.h"
+#include "compiler/ir/printer.h"
+#include "compiler/sema/frontend.h"
+
+using namespace tlc;
+using namespace tlc::driver;
+using interp::HostTensor;
+
+namespace {
+
+struct Program {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  std::optional<ir::Module> module;
+
+  Program(const std::string& source, const std::vector<Define>& defines = {}) {
+    uint32_t file = sm.addBuffer("test.tl", source);
+    module = compileSource(sm, diags, file, defines);
+    INFO(diags.renderAll());
+    REQUIRE(module);
+  }
+  RunArgs run(const std::map<std::string, int64_t>& dims, bool expectClean = true) {
+    const ir::PrimFunc& f = *module->funcs.front();
+    std::optional<RunArgs> args = makeArguments(f, dims, 3, diags);
+    INFO(diags.renderAll());
+    REQUIRE(args);
+    bool ok = runOracle(f, *args, diags);
+    INFO(diags.renderAll() << "\n" << ir::printModule(*module));
+    REQUIRE(ok);
+    if (expectClean) CHECK(diags.diagnostics().empty());
+    return std::move(*args);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gemm with transposed operands written in .tl") {
+  Program p(R"(
+def gemm_nt[M, N, K, bm=32, bn=32, bk=16](
+        A: Tensor[(K, M), float32], B: Tensor[(N, K), float32], C: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+        A_s = T.alloc_shared((bk, bm), float32)
+        B_s = T.alloc_shared((bn, bk), float32)
+        C_f = T.alloc_fragment((bm, bn), float32)
+        T.clear(C_f)
+        for k in T.Pipelined(T.ceildiv(K, bk), num_stages=2):
+            T.copy(A[k * bk, by * bm], A_s)
+            T.copy(B[bx * bn, k * bk], B_s)
+            T.gemm(A_s, B_s, C_f, transpose_A=True, transpose_B=True)
+        T.copy(C_f, C[by * bm, bx * bn])
+)");
+  const int64_t M = 45, N = 38, K = 29;
+  RunArgs a = p.run({{"M", M}, {"N", N}, {"K", K}});
+  const HostTensor &A = *a.tensors[0], &B = *a.tensors[1], &C = *a.tensors[2];
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += A.get(k * M + i) * B.get(j * K + k);
+      CHECK(C.get(i * N + j) == doctest::Approx(s).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("alloc_var accumulators, serial loops and if/else") {
+  Program p(R"(
+def dot_rows[M, N](X: Tensor[(M, N), float32], out: Tensor[(M,), float32]):
+    with T.Kernel(M, threads=1) as bx:
+        acc = T.alloc_var(float32, 0)
+        for j in T.serial(N):
+            if X[bx, j] > 0:
+                acc = acc + X[bx, j]
+            else:
+                acc = acc - X[bx, j] * 2.0
+        out[bx] = acc
+)");
+  const int64_t M = 7, N = 33;
+  RunArgs a = p.run({{"M", M}, {"N", N}});
+  for (int64_t i = 0; i < M; ++i) {
+    float acc = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      float x = static_cast<float>(a.tensors[0]->get(i * N + j));
+      acc = x > 0 ? acc + x : acc - x * 2.0f;
+    }
+    CHECK(a.tensors[1]->get(i) == acc);
+  }
+}
+
+TEST_CASE("atomic_add from every block into a global total") {
+  Program p(R"(
+def total[N, bn=16](X: Tensor[(N,), float32], out: Tensor[(1,), float32]):
+    with T.Kernel(T.ceildiv(N, bn), threads=32) as bx:
+        for i in T.serial(bn):
+            if bx * bn + i < N:
+                T.atomic_add(out[0], X[bx * bn + i])
+)");
+  const int64_t N = 100;
+  std::optional<RunArgs> a = makeArguments(*p.module->funcs.front(), {{"N", N}}, 5, p.diags);
+  REQUIRE(a);
+  double want = a->tensors[1]->get(0);  // out starts with its random value; every element is added
+  for (int64_t i = 0; i < N; ++i) want += a->tensors[0]->get(i);
+  REQUIRE(runOracle(*p.module->funcs.front(), *a, p.diags));
+  CHECK(p.diags.diagnostics().empty());
+  CHECK(a->tensors[1]->get(0) == doctest::Approx(want).epsilon(1e-5));
+}
+
+TEST_CASE("row max, min and absmax reductions with clear=False over several tiles") {
+  Program p(R"(
+def row_stats[M, N, bm=8, bn=16](X: Tensor[(M, N), float32], mx: Tensor[(M,), float32],
+                                 mn: Tensor[(M,), float32], amx: Tensor[(M,), float32]):
+    with T.Kernel(T.ceildiv(M, bm), threads=32) as bx:
+        X_f = T.alloc_fragment((bm, bn), float32)
+        a = T.alloc_fragment((bm,), float32)
+        b = T.alloc_fragment((bm,), float32)
+        c = T.alloc_fragment((bm,), float32)
+        T.fill(a, -T.infinity(float32))
+        T.fill(b, T.infinity(float32))
+        T.clear(c)
+        for k in T.serial(T.ceildiv(N, bn)):
+            T.copy(X[bx * bm, k * bn], X_f)
+            for i, j in T.Parallel(bm, bn):
+                X_f[i, j] = T.if_then_else(k * bn + j < N, X_f[i, j], X_f[i, 0])
+            T.reduce_max(X_f, a, dim=1, clear=False)
+            T.reduce_min(X_f, b, dim=1, clear=False)
+            T.reduce_absmax(X_f, c, dim=1, clear=False)
+        T.copy(a, mx[bx * bm])
+        T.copy(b, mn[bx * bm])
+        T.copy(c, amx[bx * bm])
+)");
+  const int64_t M = 20, N = 50;
+  RunArgs a = p.run({{"M", M}, {"N", N}});
+  for (int64_t i = 0; i < M; ++i) {
+    double mx = -INFINITY, mn = INFINITY, amx = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      double x = a.tensors[0]->get(i * N + j);
+      mx = std::max(mx, x);
+      mn = std::min(mn, x);
+      amx = std::max(amx, std::fabs(x));
+    }
+    CHECK(a.tensors[1]->get(i) == mx);
+    CHECK(a.tensors[2]->get(i) == mn);
+    CHECK(a.tensors[3]->get(i) == amx);
+  }
+}
+
+TEST_CASE("integer kernels: floor division and modulo of negative values, int8 wrap-around") {
+  Program p(R"(
+def ints[N](X: Tensor[(N,), int32], Q: Tensor[(N,), int32], R: Tensor[(N,), int32], W: Tensor[(N,), int8]):
+    with T.Kernel(1, threads=32) as bx:
+        for i in T.Parallel(N):
+            Q[i] = X[i] // 3
+            R[i] = X[i] % 3
+            W[i] = T.cast(X[i] * 40, int8)
+)");
+  const int64_t N = 17;
+  RunArgs a = p.run({{"N", N}});
+  for (int64_t i = 0; i < N; ++i) {
+    int64_t x = a.tensors[0]->getInt(i);
+    int64_t q = x >= 0 ? x / 3 : -((-x + 2) / 3);
+    CHECK(a.tensors[1]->getInt(i) == q);
+    CHECK(a.tensors[2]->getInt(i) == x - 3 * q);
+    CHECK(a.tensors[3]->getInt(i) == static_cast<int8_t>(x * 40));
+  }
+}
