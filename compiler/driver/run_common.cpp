@@ -172,7 +172,14 @@ std::optional<RunArgs> makeArguments(const PrimFunc& func, const std::map<std::s
       shape.push_back(*n);
     }
     if (!ok) continue;
-    args.tensors[i].emplace(p.buffer->dtype, shape);
+    std::string why;
+    std::optional<HostTensor> t = HostTensor::tryCreate(p.buffer->dtype, shape, &why);
+    if (!t) {
+      diags.report(DiagKind::InterpArgumentMismatch, p.loc, "cannot make the argument for `" + p.name + "`: " + why);
+      ok = false;
+      continue;
+    }
+    args.tensors[i] = std::move(t);
     interp::fillRandom(*args.tensors[i], mixSeed(seed, i + 1000));
   }
   if (!ok) return std::nullopt;

@@ -13,6 +13,15 @@ namespace tlc::interp {
 
 void HostTensor::AlignedFree::operator()(void* p) const { std::free(p); }
 
+namespace {
+std::string shapeDescription(DType dtype, const std::vector<int64_t>& shape) {
+  std::string s(dtypeName(dtype));
+  s += '[';
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + ']';
+}
+}  // namespace
+
 HostTensor::HostTensor(DType dt, std::vector<int64_t> shp) : dtype(dt), shape(std::move(shp)) {
   numel_ = 1;
   for (int64_t d : shape) {
@@ -26,6 +35,33 @@ HostTensor::HostTensor(DType dt, std::vector<int64_t> shp) : dtype(dt), shape(st
   TLC_CHECK(p != nullptr, "out of host memory for a tensor of " + std::to_string(bytes) + " bytes");
   std::memset(p, 0, rounded);
   storage_.reset(static_cast<unsigned char*>(p));
+}
+
+std::optional<uint64_t> HostTensor::bytesFor(DType dtype, const std::vector<int64_t>& shape) {
+  uint64_t n = static_cast<uint64_t>(dtypeBytes(dtype));
+  for (int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d != 0 && n > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d)) return std::nullopt;
+    n *= static_cast<uint64_t>(d);
+  }
+  return n;
+}
+
+std::optional<HostTensor> HostTensor::tryCreate(DType dtype, std::vector<int64_t> shape, std::string* why) {
+  auto fail = [&](std::string msg) -> std::optional<HostTensor> {
+    if (why) *why = std::move(msg);
+    return std::nullopt;
+  };
+  std::string desc = shapeDescription(dtype, shape);
+  std::optional<uint64_t> bytes = bytesFor(dtype, shape);
+  if (!bytes) return fail(desc + " has a negative dimension or an impossible size");
+  if (*bytes > kMaxBytes)
+    return fail(desc + " would need " + std::to_string(*bytes >> 20) + " MiB, more than the " +
+                std::to_string(kMaxBytes >> 30) + " GiB limit for host tensors");
+  void* probe = std::aligned_alloc(64, (*bytes + 63) / 64 * 64 + 64);
+  if (!probe) return fail("out of host memory for " + desc);
+  std::free(probe);
+  return HostTensor(dtype, std::move(shape));
 }
 
 HostTensor::HostTensor(const HostTensor& other) : HostTensor(other.dtype, other.shape) {
@@ -145,12 +181,7 @@ void HostTensor::setInt(int64_t i, int64_t v) {
   }
 }
 
-std::string HostTensor::describe() const {
-  std::string s(dtypeName(dtype));
-  s += '[';
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + ']';
-}
+std::string HostTensor::describe() const { return shapeDescription(dtype, shape); }
 
 namespace {
 // splitmix64: small, fast and good enough for test data.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,16 @@ namespace tlc::interp {
 class HostTensor {
  public:
   HostTensor() = default;
+  // Aborts with an internal error when the shape is invalid or memory runs
+  // out; use tryCreate for sizes that come from the user.
   HostTensor(DType dtype, std::vector<int64_t> shape);
+  // The largest tensor tryCreate makes.
+  static constexpr uint64_t kMaxBytes = uint64_t{1} << 34;
+  // Storage bytes for dtype and shape; nullopt when a dimension is negative or the size overflows.
+  static std::optional<uint64_t> bytesFor(DType dtype, const std::vector<int64_t>& shape);
+  // A zeroed tensor, or nullopt with the reason in *why (negative dimension,
+  // more than kMaxBytes, out of memory).
+  static std::optional<HostTensor> tryCreate(DType dtype, std::vector<int64_t> shape, std::string* why = nullptr);
   HostTensor(const HostTensor& other);
   HostTensor& operator=(const HostTensor& other);
   HostTensor(HostTensor&&) noexcept = default;

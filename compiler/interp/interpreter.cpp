@@ -1,6 +1,7 @@
 // Argument binding and the entry point of the interpreter.
 #include "compiler/interp/interpreter.h"
 
+#include <new>
 #include <optional>
 #include <string>
 
@@ -140,6 +141,9 @@ bool interpret(const ir::PrimFunc& func, std::vector<ArgValue>& args, Diagnostic
   try {
     m.exec(*prog->body);
   } catch (const Abort&) {
+    return false;
+  } catch (const std::bad_alloc&) {
+    diags.report(DiagKind::InterpUnsupported, func.loc, "the interpreter ran out of host memory running `" + func.name + "`");
     return false;
   }
   return diags.errorCount() == errorsBefore;

@@ -301,7 +301,9 @@ void Machine::execKernel(const CStmt& s) {
     grid.push_back(n);
   }
   int64_t total = 1;
-  for (int64_t n : grid) total *= n;
+  for (int64_t n : grid)
+    if (__builtin_mul_overflow(total, n, &total))
+      fail(DiagKind::InterpUnsupported, s.node->loc, "the grid has more blocks than the interpreter can count");
   kernel_ = k;
   block_.assign(grid.size(), 0);
   for (int64_t b = 0; b < total; ++b) {
@@ -330,7 +332,12 @@ void Machine::execAlloc(const CStmt& s) {
     shape.push_back(n);
   }
   BufferState& b = bufs_[s.slot];
-  if (!b.owned || b.owned->shape != shape) b.owned = std::make_unique<HostTensor>(slot.buffer->dtype, shape);
+  if (!b.owned || b.owned->shape != shape) {
+    std::string why;
+    std::optional<HostTensor> t = HostTensor::tryCreate(slot.buffer->dtype, shape, &why);
+    if (!t) fail(DiagKind::InterpUnsupported, s.node->loc, "cannot allocate `" + slot.buffer->name + "`: " + why, slot.buffer);
+    b.owned = std::make_unique<HostTensor>(std::move(*t));
+  }
   // Poison: NaN for floats, a recognisable pattern for integers.
   HostTensor& t = *b.owned;
   if (t.numel() > 0) {

@@ -51,7 +51,8 @@ RegionVal Machine::evalRegion(const CRegion& r) {
            node);
     v.mins.push_back(mn);
     v.extents.push_back(ext);
-    v.numel *= ext;
+    if (__builtin_mul_overflow(v.numel, ext, &v.numel))
+      fail(DiagKind::InterpUnsupported, r.loc, "the region of `" + node->name + "` has too many elements", node);
   }
   return v;
 }
@@ -128,6 +129,9 @@ void Machine::execGemm(const CStmt& s) {
   SourceLoc loc = s.node->loc;
   const DType ct = rc.node->dtype;
   const bool intAccum = !isFloat(ct);
+  constexpr int64_t kMaxOperand = int64_t{1} << 28;
+  if (M * K > kMaxOperand || N * K > kMaxOperand)
+    fail(DiagKind::InterpUnsupported, s.node->loc, "gemm operands of more than 2^28 elements are too large for the interpreter");
   // Gather op(A) as [M][K] and op(B) transposed as [N][K], zero where masked.
   std::vector<double> a(static_cast<size_t>(M * K)), bt(static_cast<size_t>(N * K));
   std::vector<int64_t> ai, bi;

@@ -68,6 +68,11 @@ TEST_CASE("a missing or unknown --dim is a located error") {
   env.diags.clear();
   CHECK_FALSE(makeArguments(*m.funcs[0], {{"M", 4}, {"N", 4}, {"K", 4}, {"Q", 1}}, 0, env.diags));
   CHECK(env.diags.hasKind(DiagKind::RunUnknownDim));
+  env.diags.clear();
+  // Absurd sizes are reported, not attempted.
+  CHECK_FALSE(makeArguments(*m.funcs[0], {{"M", int64_t{1} << 40}, {"N", int64_t{1} << 40}, {"K", 4}}, 0, env.diags));
+  REQUIRE(env.diags.hasErrors());
+  CHECK(env.diags.diagnostics()[0].message.find("GiB limit for host tensors") != std::string::npos);
 }
 
 // expected-error: unknown-kernel
