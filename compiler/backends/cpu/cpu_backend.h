@@ -1,0 +1,63 @@
+// The LLVM CPU backend's public interface. No LLVM type appears here: only
+// this library links LLVM.
+//
+// Input is a module already lowered by lowerForCpu (compiler/passes/cpu_pipeline.h).
+// Every PrimFunc `f` becomes an exported C function
+//     void tlc_f(void* const* args, const int64_t* shape_vars);
+// args[i] is the data pointer of tensor parameter i (dense, row-major) or a
+// pointer to the value of scalar parameter i (in the parameter's dtype);
+// shape_vars[j] is the value of f.shapeVars[j] (may be null when there are
+// none). The grid's blocks run on the thread pool of runtime/cpu.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::cpu {
+
+struct CpuOptions {
+  std::string cpu;       // target CPU name ("" = the host's, e.g. "znver5")
+  std::string features;  // extra LLVM features, "+avx2,-avx512f" ("" = the host's)
+  int optLevel = 3;      // 0..3
+  bool printAfterAll = false;  // print the tile IR after every lowering pass
+  bool timePasses = false;     // time the lowering passes and the LLVM stages
+  bool dumpLLVM = false;       // print the optimized LLVM IR to stderr
+  // Kernel metadata (compiler/backends/metadata.h); when set, buildSharedObject
+  // exports it as the NUL-terminated char array `tlc_module_metadata`.
+  std::string moduleMetadata;
+};
+
+using CpuKernelFn = void (*)(void* const* args, const int64_t* shapeVars);
+
+// The exported symbol of a kernel.
+std::string cpuKernelSymbol(const std::string& funcName);
+
+// Kernels compiled into this process with ORC LLJIT.
+class CpuJitModule {
+ public:
+  virtual ~CpuJitModule() = default;
+  // The entry point of the kernel `funcName`, or nullptr.
+  virtual CpuKernelFn kernel(const std::string& funcName) = 0;
+};
+
+// JIT-compiles a lowered module. Returns null and sets *error on failure.
+std::unique_ptr<CpuJitModule> jitCompile(const ir::Module& lowered, const CpuOptions& options, std::string* error);
+
+// Compiles a lowered module to a shared library at `path` (object emission,
+// then a link with the CPU runtime). Returns false and sets *error on failure.
+bool buildSharedObject(const ir::Module& lowered, const std::string& path, const CpuOptions& options,
+                       std::string* error);
+
+// The optimized LLVM IR of a lowered module, as text (for `tlc emit --stage=llvm`).
+std::string emitLLVMText(const ir::Module& lowered, const CpuOptions& options, bool optimized);
+
+// Assembly for the target (for `tlc emit --stage=asm`).
+std::string emitAssembly(const ir::Module& lowered, const CpuOptions& options);
+
+// The CPU name and feature string that `options` resolve to on this host.
+std::string describeTarget(const CpuOptions& options);
+
+}  // namespace tlc::cpu

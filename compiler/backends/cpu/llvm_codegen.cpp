@@ -1,0 +1,341 @@
+#include "compiler/backends/cpu/llvm_codegen.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <limits>
+#include <unordered_map>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "compiler/backends/cpu/expr_codegen.h"
+#include "compiler/backends/cpu/gemm_microkernel.h"
+#include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/passes/cpu_intrinsics.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::cpu {
+
+using namespace ir;
+
+namespace {
+
+class StmtEmitter : public ExprEmitter {
+ public:
+  StmtEmitter(llvm::Module& m, const CpuTarget& target, llvm::Function* fn, const std::string& kernelPrefix)
+      : ExprEmitter(m, fn), target_(target), kernelPrefix_(kernelPrefix) {}
+
+  void emit(const Stmt& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (const Stmt& c : as<SeqStmt>(s)->stmts) emit(c);
+        return;
+      case StmtKind::Kernel: return emitKernel(as<KernelStmt>(s));
+      case StmtKind::Alloc: return emitAlloc(as<AllocStmt>(s));
+      case StmtKind::For: return emitFor(as<ForStmt>(s));
+      case StmtKind::If: return emitIf(as<IfStmt>(s));
+      case StmtKind::Store: return emitStore(as<StoreStmt>(s));
+      case StmtKind::Let: {
+        auto* l = as<LetStmt>(s);
+        vars_[l->var.get()] = emitExpr(l->value);
+        emit(l->body);
+        return;
+      }
+      case StmtKind::Evaluate: return emitEvaluate(as<EvaluateStmt>(s));
+      default:
+        TLC_ICE(std::string("the CPU backend got an unlowered `") + stmtKindName(s->kind) +
+                "` statement: run lowerForCpu first");
+    }
+  }
+
+ private:
+  void emitAlloc(const AllocStmt* a) {
+    const Buffer& buf = a->buffer;
+    int64_t n = 1;
+    for (const Expr& e : buf->shape) {
+      int64_t v = 0;
+      TLC_CHECK(constInt(e, &v), "local buffer `" + buf->name + "` needs a constant shape");
+      n *= v;
+    }
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Type* elem = storageType(ctx_, buf->dtype);
+    auto* arr = entry.CreateAlloca(llvm::ArrayType::get(elem, uint64_t(std::max<int64_t>(n, 1))), nullptr, buf->name);
+    arr->setAlignment(llvm::Align(64));
+    bufs_[buf.get()] = arr;
+  }
+
+  void emitStore(const StoreStmt* s) {
+    llvm::Value* v = valueToStored(b_, emitExpr(s->value), s->buffer->dtype);
+    llvm::Value* ptr = emitAddress(s->buffer, s->indices);
+    auto* st = b_.CreateAlignedStore(v, ptr, llvm::Align(dtypeBytes(s->buffer->dtype)));
+    markParallelAccess(st);
+  }
+
+  void emitIf(const IfStmt* s) {
+    llvm::Value* c = emitExpr(s->cond);
+    auto* thenBB = llvm::BasicBlock::Create(ctx_, "then", fn_);
+    auto* elseBB = s->elseBody ? llvm::BasicBlock::Create(ctx_, "else", fn_) : nullptr;
+    auto* endBB = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+    b_.CreateCondBr(c, thenBB, elseBB ? elseBB : endBB);
+    b_.SetInsertPoint(thenBB);
+    emit(s->thenBody);
+    b_.CreateBr(endBB);
+    if (elseBB) {
+      b_.SetInsertPoint(elseBB);
+      emit(s->elseBody);
+      b_.CreateBr(endBB);
+    }
+    b_.SetInsertPoint(endBB);
+  }
+
+  void emitFor(const ForStmt* f) {
+    llvm::Value* lo = emitExpr(f->min);
+    llvm::Value* ext = emitExpr(f->extent);
+    llvm::Type* it = valueType(ctx_, f->var->dtype);
+    lo = b_.CreateIntCast(lo, it, isSigned(f->min->dtype));
+    ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
+    llvm::Value* end = b_.CreateAdd(lo, ext);
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, f->var->name + ".loop", fn_);
+    auto* body = llvm::BasicBlock::Create(ctx_, f->var->name + ".body", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, f->var->name + ".end", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* iv = b_.CreatePHI(it, 2, f->var->name);
+    iv->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, end), body, exit);
+    b_.SetInsertPoint(body);
+    vars_[f->var.get()] = iv;
+
+    llvm::MDNode* group = nullptr;
+    if (f->forKind == ForKind::Vectorized) {
+      group = llvm::MDNode::getDistinct(ctx_, {});
+      accessGroups_.push_back(group);
+    }
+    emit(f->body);
+    if (group) accessGroups_.pop_back();
+
+    llvm::Value* next = b_.CreateAdd(iv, llvm::ConstantInt::get(it, 1), "", false, true);
+    auto* latch = b_.CreateBr(header);
+    iv->addIncoming(next, b_.GetInsertBlock());
+    attachLoopMetadata(latch, f->forKind, group);
+    b_.SetInsertPoint(exit);
+  }
+
+  void attachLoopMetadata(llvm::Instruction* latch, ForKind kind, llvm::MDNode* group) {
+    std::vector<llvm::Metadata*> ops = {nullptr};
+    auto flag = [&](const char* name) {
+      ops.push_back(llvm::MDNode::get(
+          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())}));
+    };
+    if (kind == ForKind::Vectorized) {
+      flag("llvm.loop.vectorize.enable");
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.parallel_accesses"), group}));
+    } else if (kind == ForKind::Unroll) {
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
+    } else {
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.mustprogress")}));
+    }
+    llvm::MDNode* loopID = llvm::MDNode::getDistinct(ctx_, ops);
+    loopID->replaceOperandWith(0, loopID);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
+  }
+
+  void emitEvaluate(const EvaluateStmt* s) {
+    auto* call = as<Call>(s->value);
+    if (call && call->callee == cpu_intrinsics::kGemm) return emitGemmCall(call);
+    if (call && (call->callee == cpu_intrinsics::kAtomicAdd || call->callee == cpu_intrinsics::kAtomicMax ||
+                 call->callee == cpu_intrinsics::kAtomicMin))
+      return emitAtomic(call);
+    emitExpr(s->value);
+  }
+
+  const Load* addressedLoad(const Expr& e) {
+    auto* c = as<Call>(e);
+    TLC_CHECK(c && c->callee == cpu_intrinsics::kAddressOf && c->args.size() == 1 && as<Load>(c->args[0]),
+              "intrinsic operand must be cpu.address_of(load)");
+    return as<Load>(c->args[0]);
+  }
+
+  llvm::Value* i64(const Expr& e) { return b_.CreateIntCast(emitExpr(e), b_.getInt64Ty(), isSigned(e->dtype)); }
+
+  void emitGemmCall(const Call* c) {
+    TLC_CHECK(c->args.size() == 11, "cpu.gemm takes 11 arguments");
+    const Load* a = addressedLoad(c->args[0]);
+    const Load* bb = addressedLoad(c->args[1]);
+    const Load* cc = addressedLoad(c->args[2]);
+    GemmOperands ops;
+    ops.a = a->buffer->dtype;
+    ops.b = bb->buffer->dtype;
+    ops.c = cc->buffer->dtype;
+    ops.A = emitAddress(a->buffer, a->indices);
+    ops.B = emitAddress(bb->buffer, bb->indices);
+    ops.C = emitAddress(cc->buffer, cc->indices);
+    ops.M = i64(c->args[3]);
+    ops.N = i64(c->args[4]);
+    ops.K = i64(c->args[5]);
+    ops.sAi = i64(c->args[6]);
+    ops.sAk = i64(c->args[7]);
+    ops.sBk = i64(c->args[8]);
+    ops.sBj = i64(c->args[9]);
+    ops.ldc = i64(c->args[10]);
+    emitGemm(b_, ops, target_);
+  }
+
+  void emitAtomic(const Call* c) {
+    const Load* target = addressedLoad(c->args[0]);
+    DType t = target->buffer->dtype;
+    TLC_CHECK(t != DType::Bool && !isFloat8(t), "atomics on bool and float8 are not supported on the CPU");
+    llvm::Value* ptr = emitAddress(target->buffer, target->indices);
+    llvm::Value* v = emitExpr(c->args[1]);
+    using Op = llvm::AtomicRMWInst::BinOp;
+    Op op;
+    bool f = isFloat(t);
+    if (c->callee == cpu_intrinsics::kAtomicAdd) {
+      op = f ? Op::FAdd : Op::Add;
+    } else if (c->callee == cpu_intrinsics::kAtomicMax) {
+      op = f ? Op::FMax : (isSigned(t) ? Op::Max : Op::UMax);
+    } else {
+      op = f ? Op::FMin : (isSigned(t) ? Op::Min : Op::UMin);
+    }
+    b_.CreateAtomicRMW(op, ptr, v, llvm::MaybeAlign(dtypeBytes(t)), llvm::AtomicOrdering::SequentiallyConsistent);
+  }
+
+  // ---- kernels: outlined block functions run by the thread pool ----------
+
+  void emitKernel(const KernelStmt* k) {
+    // Everything in scope travels in the context array.
+    std::vector<std::pair<const VarNode*, llvm::Value*>> capturedVars(vars_.begin(), vars_.end());
+    std::vector<std::pair<const BufferNode*, llvm::Value*>> capturedBufs(bufs_.begin(), bufs_.end());
+    std::vector<llvm::Value*> grid;
+    for (const Expr& g : k->grid) grid.push_back(i64(g));
+    while (grid.size() < 3) grid.push_back(b_.getInt64(1));
+
+    size_t slots = capturedVars.size() + capturedBufs.size() + 3;
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    auto* ctxArr = entry.CreateAlloca(llvm::ArrayType::get(b_.getInt64Ty(), slots), nullptr, "kernel.ctx");
+    auto slotPtr = [&](llvm::IRBuilder<>& bld, llvm::Value* base, size_t i) {
+      return bld.CreateConstGEP1_64(bld.getInt64Ty(), base, i);
+    };
+    size_t slot = 0;
+    for (auto& [var, val] : capturedVars) {
+      llvm::Value* stored = var->dtype == DType::Bool ? b_.CreateZExt(val, b_.getInt8Ty()) : val;
+      b_.CreateStore(stored, slotPtr(b_, ctxArr, slot++));
+    }
+    for (auto& [buf, ptr] : capturedBufs) b_.CreateStore(ptr, slotPtr(b_, ctxArr, slot++));
+    for (int d = 0; d < 3; ++d) b_.CreateStore(grid[d], slotPtr(b_, ctxArr, slot++));
+
+    // The block function: void(ptr ctx, i64 begin, i64 end).
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    auto* blockFn = llvm::Function::Create(fty, llvm::Function::InternalLinkage,
+                                           kernelPrefix_ + "_blocks" + std::to_string(kernelCount_++), &mod_);
+    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + "_k");
+    inner.kernelCount_ = kernelCount_ * 100;
+    llvm::IRBuilder<>& ib = inner.b_;
+    llvm::Value* ctxArg = blockFn->getArg(0);
+    slot = 0;
+    for (auto& [var, val] : capturedVars) {
+      llvm::Type* t = var->dtype == DType::Bool ? ib.getInt8Ty() : val->getType();
+      llvm::Value* v = ib.CreateLoad(t, slotPtr(ib, ctxArg, slot++), var->name);
+      if (var->dtype == DType::Bool) v = ib.CreateICmpNE(v, ib.getInt8(0));
+      inner.vars_[var] = v;
+    }
+    for (auto& [buf, ptr] : capturedBufs) inner.bufs_[buf] = ib.CreateLoad(ib.getPtrTy(), slotPtr(ib, ctxArg, slot++), buf->name);
+    llvm::Value* gx = ib.CreateLoad(ib.getInt64Ty(), slotPtr(ib, ctxArg, slot++), "grid.x");
+    llvm::Value* gy = ib.CreateLoad(ib.getInt64Ty(), slotPtr(ib, ctxArg, slot++), "grid.y");
+    llvm::Value* gz = ib.CreateLoad(ib.getInt64Ty(), slotPtr(ib, ctxArg, slot++), "grid.z");
+    (void)gz;
+
+    // for (blk = begin; blk < end; ++blk) { bx = blk % gx; by = blk / gx % gy; bz = blk / (gx * gy); body }
+    llvm::BasicBlock* pre = ib.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, "block.loop", blockFn);
+    auto* body = llvm::BasicBlock::Create(ctx_, "block.body", blockFn);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "block.end", blockFn);
+    ib.CreateBr(header);
+    ib.SetInsertPoint(header);
+    llvm::PHINode* blk = ib.CreatePHI(ib.getInt64Ty(), 2, "blk");
+    blk->addIncoming(blockFn->getArg(1), pre);
+    ib.CreateCondBr(ib.CreateICmpSLT(blk, blockFn->getArg(2)), body, exit);
+    ib.SetInsertPoint(body);
+    llvm::Value* idx[3];
+    idx[0] = ib.CreateURem(blk, gx);
+    llvm::Value* rest = ib.CreateUDiv(blk, gx);
+    idx[1] = ib.CreateURem(rest, gy);
+    idx[2] = ib.CreateUDiv(rest, gy);
+    for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) {
+      const Var& v = k->blockVars[d];
+      inner.vars_[v.get()] = ib.CreateIntCast(idx[d], valueType(ctx_, v->dtype), false, v->name);
+    }
+    inner.emit(k->body);
+    llvm::Value* next = ib.CreateAdd(blk, ib.getInt64(1));
+    ib.CreateBr(header);
+    blk->addIncoming(next, ib.GetInsertBlock());
+    ib.SetInsertPoint(exit);
+    ib.CreateRetVoid();
+    kernelCount_ = inner.kernelCount_;
+
+    // Launch: tlc_cpu_parallel_for(blockFn, ctx, gx * gy * gz).
+    llvm::Value* total = b_.CreateMul(b_.CreateMul(grid[0], grid[1]), grid[2]);
+    auto* pfTy = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false);
+    llvm::FunctionCallee pf = mod_.getOrInsertFunction("tlc_cpu_parallel_for", pfTy);
+    b_.CreateCall(pf, {blockFn, ctxArr, total});
+  }
+
+  const CpuTarget& target_;
+  std::string kernelPrefix_;
+  int kernelCount_ = 0;
+
+ public:
+  void bindParams(const PrimFunc& f) {
+    llvm::Value* args = fn_->getArg(0);
+    llvm::Value* dims = fn_->getArg(1);
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      const Param& p = f.params[i];
+      llvm::Value* slot = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), args, i), p.name);
+      if (p.buffer) {
+        bufs_[p.buffer.get()] = slot;
+      } else {
+        DType t = p.scalar->dtype;
+        llvm::Value* v = b_.CreateLoad(storageType(ctx_, t), slot, p.name);
+        vars_[p.scalar.get()] = loadedToValue(b_, v, t);
+      }
+    }
+    for (size_t j = 0; j < f.shapeVars.size(); ++j) {
+      const Var& v = f.shapeVars[j];
+      llvm::Value* x = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), dims, j), v->name);
+      vars_[v.get()] = b_.CreateIntCast(x, valueType(ctx_, v->dtype), true);
+    }
+  }
+  void finish() { b_.CreateRetVoid(); }
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVMContext& ctx, const CpuTarget& target) {
+  auto m = std::make_unique<llvm::Module>("tlc", ctx);
+  m->setTargetTriple(target.triple);
+  m->setDataLayout(target.machine->createDataLayout());
+  for (const Func& f : lowered.funcs) {
+    llvm::IRBuilder<> tb(ctx);
+    auto* fty = llvm::FunctionType::get(tb.getVoidTy(), {tb.getPtrTy(), tb.getPtrTy()}, false);
+    std::string sym = cpuKernelSymbol(f->name);
+    auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, sym, m.get());
+    fn->getArg(0)->setName("args");
+    fn->getArg(1)->setName("shape_vars");
+    StmtEmitter e(*m, target, fn, sym);
+    e.bindParams(*f);
+    e.emit(f->body);
+    e.finish();
+  }
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os)) TLC_ICE("the CPU backend produced invalid LLVM IR: " + os.str());
+  return m;
+}
+
+}  // namespace tlc::cpu

@@ -1,0 +1,30 @@
+// Tile IR (lowered for the CPU) -> LLVM IR.
+//
+// Assumes: the module went through lowerForCpu: no tile operations, no
+// Parallel/Pipelined loops, only Global and Local buffers, cpu.* intrinsics.
+// Guarantees: one exported function per PrimFunc (see cpu_backend.h for the
+// ABI). Each Kernel statement is outlined into an internal function
+// `(ctx, begin, end)` that runs blocks [begin, end) of the grid (x fastest)
+// and is handed to tlc_cpu_parallel_for; the values in scope at the kernel
+// (parameters, shape variables, lets) travel in an 8-byte-slot context array.
+// Local buffers are 64-byte aligned stack arrays of the block function.
+// Vectorized loops carry loop-vectorizer metadata and mark their memory
+// accesses parallel. Integer `//` and `%` are floor division and modulo;
+// float-to-int casts saturate (NaN gives 0).
+#pragma once
+
+#include <memory>
+
+#include "compiler/backends/cpu/target.h"
+#include "compiler/ir/ir.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tlc::cpu {
+
+std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVMContext& ctx, const CpuTarget& target);
+
+}  // namespace tlc::cpu

@@ -1,0 +1,28 @@
+// How tile-IR dtypes live in LLVM: the type of an element in memory, the
+// type of a value in registers, and conversions between dtypes.
+//
+// bool is i8 in memory and i1 in registers; float8 formats are i8 in memory
+// and float in registers (decoded and encoded by the CPU runtime's
+// conversion functions); every other dtype is the same LLVM type in both.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include "compiler/ir/dtype.h"
+
+namespace tlc::cpu {
+
+llvm::Type* storageType(llvm::LLVMContext& ctx, DType t);
+llvm::Type* valueType(llvm::LLVMContext& ctx, DType t);
+bool isFloat8(DType t);
+
+// Converts a register value of dtype `from` to dtype `to` with the
+// language's cast rules (float -> int saturates and NaN gives 0; to bool
+// compares with zero; float8 results are rounded to the float8 format).
+llvm::Value* castValue(llvm::IRBuilder<>& b, llvm::Value* v, DType from, DType to);
+
+// Memory <-> register forms.
+llvm::Value* loadedToValue(llvm::IRBuilder<>& b, llvm::Value* stored, DType t);
+llvm::Value* valueToStored(llvm::IRBuilder<>& b, llvm::Value* v, DType t);
+
+}  // namespace tlc::cpu

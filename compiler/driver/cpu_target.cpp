@@ -1,0 +1,235 @@
+#include "compiler/driver/cpu_target.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "compiler/backends/metadata.h"
+#include "compiler/interp/float_convert.h"
+#include "compiler/interp/shape_eval.h"
+#include "compiler/ir/functor.h"
+#include "compiler/passes/cpu_pipeline.h"
+
+namespace tlc::driver {
+
+using namespace ir;
+
+std::optional<Module> lowerModuleForCpu(const Module& module, const CpuOptions& options, DiagnosticEngine& diags) {
+  passes::PassOptions po;
+  po.target = "cpu";
+  passes::PassContext ctx(diags, po);
+  cpu::CpuLoweringOptions lo;
+  lo.printAfterAll = options.printAfterAll;
+  lo.timePasses = options.timePasses;
+  return cpu::lowerForCpu(module, ctx, lo);
+}
+
+static SourceLoc moduleLoc(const Module& m) { return m.funcs.empty() ? SourceLoc{} : m.funcs[0]->loc; }
+
+// Reports a bad --cpu / --features before any work; true when the target is usable.
+static bool checkTarget(const Module& module, const CpuOptions& options, DiagnosticEngine& diags) {
+  std::string described = cpu::describeTarget(options);
+  if (described.rfind("error: ", 0) == 0) {
+    diags.report(DiagKind::CpuInvalidTarget, moduleLoc(module),
+                 described.substr(7) + "; pass a CPU name LLVM knows (e.g. `--cpu=x86-64-v3`) or omit --cpu for the host");
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<cpu::CpuJitModule> compileForCpu(const Module& module, const CpuOptions& options,
+                                                 DiagnosticEngine& diags) {
+  if (!checkTarget(module, options, diags)) return nullptr;
+  std::optional<Module> lowered = lowerModuleForCpu(module, options, diags);
+  if (!lowered) return nullptr;
+  std::string error;
+  auto jit = cpu::jitCompile(*lowered, options, &error);
+  if (!jit) diags.report(DiagKind::CpuBuildFailed, moduleLoc(module), "JIT compilation failed: " + error);
+  return jit;
+}
+
+void callCpuKernel(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args) {
+  std::vector<void*> ptrs(func.params.size(), nullptr);
+  std::vector<uint64_t> scalarStorage(func.params.size(), 0);
+  for (size_t i = 0; i < func.params.size(); ++i) {
+    const Param& p = func.params[i];
+    if (p.buffer) {
+      ptrs[i] = args.tensors[i]->data();
+      continue;
+    }
+    const interp::ArgValue& a = args.scalars[i];
+    DType t = p.scalar->dtype;
+    void* slot = &scalarStorage[i];
+    double fv = a.kind == interp::ArgValue::Kind::Float ? a.floatValue : double(a.intValue);
+    int64_t iv = a.kind == interp::ArgValue::Kind::Float ? int64_t(a.floatValue) : a.intValue;
+    switch (t) {
+      case DType::Float32: {
+        float f = float(fv);
+        std::memcpy(slot, &f, 4);
+        break;
+      }
+      case DType::Float64: std::memcpy(slot, &fv, 8); break;
+      case DType::Float16: {
+        uint16_t h = interp::toFloat16(fv);
+        std::memcpy(slot, &h, 2);
+        break;
+      }
+      case DType::BFloat16: {
+        uint16_t h = interp::toBFloat16(fv);
+        std::memcpy(slot, &h, 2);
+        break;
+      }
+      case DType::Float8E4M3: *static_cast<uint8_t*>(slot) = interp::toFloat8E4M3(fv); break;
+      case DType::Float8E5M2: *static_cast<uint8_t*>(slot) = interp::toFloat8E5M2(fv); break;
+      default: std::memcpy(slot, &iv, 8); break;  // little-endian: narrower ints are the low bytes
+    }
+    ptrs[i] = slot;
+  }
+  std::vector<int64_t> dims;
+  for (const Var& v : func.shapeVars) {
+    auto it = args.dims.find(v->name);
+    dims.push_back(it == args.dims.end() ? 0 : it->second);
+  }
+  fn(ptrs.data(), dims.empty() ? nullptr : dims.data());
+}
+
+namespace {
+
+// Sums 2*M*N*K over gemm executions, multiplying by enclosing trip counts.
+class FlopCounter : public IRVisitor {
+ public:
+  explicit FlopCounter(interp::VarValues values) : values_(std::move(values)) {}
+  double flops = 0;
+  bool ok = true;
+  bool sawGemm = false;
+
+  void visitKernel(const KernelStmt* k) override {
+    double saved = trips_;
+    for (const Expr& g : k->grid) trips_ *= eval(g);
+    IRVisitor::visitKernel(k);
+    trips_ = saved;
+  }
+  void visitFor(const ForStmt* f) override {
+    double saved = trips_;
+    trips_ *= eval(f->extent);
+    IRVisitor::visitFor(f);
+    trips_ = saved;
+  }
+  void visitGemm(const GemmStmt* g) override {
+    sawGemm = true;
+    auto ext = [&](const Region& r, size_t fromEnd) {
+      size_t n = r.ranges.size();
+      return fromEnd < n ? eval(r.ranges[n - 1 - fromEnd].extent) : 1.0;
+    };
+    double m = g->transA ? ext(g->a, 0) : ext(g->a, 1);
+    double k = g->transA ? ext(g->a, 1) : ext(g->a, 0);
+    double n = g->transB ? ext(g->b, 1) : ext(g->b, 0);
+    flops += 2.0 * m * n * k * trips_;
+  }
+
+ private:
+  double eval(const Expr& e) {
+    auto v = interp::evalShapeExpr(e, values_);
+    if (!v) {
+      ok = false;
+      return 0;
+    }
+    return double(*v);
+  }
+  interp::VarValues values_;
+  double trips_ = 1;
+};
+
+}  // namespace
+
+std::optional<double> gemmFlops(const PrimFunc& func, const RunArgs& args) {
+  interp::VarValues values;
+  for (const Var& v : func.shapeVars) {
+    auto it = args.dims.find(v->name);
+    if (it != args.dims.end()) values[v.get()] = it->second;
+  }
+  for (size_t i = 0; i < func.params.size(); ++i)
+    if (func.params[i].scalar && args.scalars[i].kind == interp::ArgValue::Kind::Int)
+      values[func.params[i].scalar.get()] = args.scalars[i].intValue;
+  FlopCounter counter(values);
+  counter.visit(func.body);
+  if (!counter.sawGemm || !counter.ok) return std::nullopt;
+  return counter.flops;
+}
+
+static void benchmark(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args, std::ostream& os) {
+  using clock = std::chrono::steady_clock;
+  callCpuKernel(fn, func, args);  // warm-up
+  std::vector<double> times;
+  auto start = clock::now();
+  while (times.size() < 5 || std::chrono::duration<double>(clock::now() - start).count() < 0.5) {
+    auto t0 = clock::now();
+    callCpuKernel(fn, func, args);
+    times.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    if (times.size() >= 1000) break;
+  }
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  char line[256];
+  if (auto flops = gemmFlops(func, args)) {
+    std::snprintf(line, sizeof line, "bench: %s: median %.3f ms over %zu runs, %.1f GFLOP/s\n", func.name.c_str(),
+                  median * 1e3, times.size(), *flops / median * 1e-9);
+  } else {
+    double bytes = 0;
+    for (const auto& t : args.tensors)
+      if (t) bytes += double(t->sizeBytes());
+    std::snprintf(line, sizeof line, "bench: %s: median %.3f ms over %zu runs, %.2f GB/s\n", func.name.c_str(),
+                  median * 1e3, times.size(), bytes / median * 1e-9);
+  }
+  os << line;
+}
+
+int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions& options, DiagnosticEngine& diags) {
+  std::unique_ptr<cpu::CpuJitModule> jit = compileForCpu(module, options, diags);
+  if (!jit) return 1;
+  return runTarget(module, settings, diags, "cpu",
+                   [&](const PrimFunc& func, RunArgs& args, const RunSettings& s, DiagnosticEngine& d) {
+                     cpu::CpuKernelFn fn = jit->kernel(func.name);
+                     if (!fn) {
+                       d.report(DiagKind::CpuBuildFailed, func.loc,
+                                "the compiled module has no kernel `" + func.name + "`");
+                       return false;
+                     }
+                     if (s.bench) {
+                       // Time on a copy so the checked results come from one clean run.
+                       RunArgs scratch = cloneArguments(args);
+                       benchmark(fn, func, scratch, s.out ? *s.out : std::cout);
+                     }
+                     callCpuKernel(fn, func, args);
+                     return true;
+                   });
+}
+
+int buildForCpu(const Module& module, const std::string& outPath, const CpuOptions& options, DiagnosticEngine& diags) {
+  if (!checkTarget(module, options, diags)) return 1;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<Module> lowered = lowerModuleForCpu(module, options, diags);
+  if (!lowered) return 1;
+  std::string error;
+  // Kernel metadata for the host runtime, described from the module before lowering.
+  CpuOptions withMetadata = options;
+  meta::MetadataOptions metaOptions;
+  metaOptions.target = "cpu";
+  metaOptions.binary = "so";
+  metaOptions.symbolFor = cpu::cpuKernelSymbol;
+  metaOptions.sources = &diags.sources();
+  withMetadata.moduleMetadata = meta::moduleMetadataJson(module, metaOptions);
+  if (!cpu::buildSharedObject(*lowered, outPath, withMetadata, &error)) {
+    diags.report(DiagKind::CpuBuildFailed, moduleLoc(module), "cannot build `" + outPath + "`: " + error);
+    return 1;
+  }
+  if (options.timePasses) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "  %8.3f ms  total (lowering, LLVM, link)\n", ms);
+  }
+  return 0;
+}
+
+}  // namespace tlc::driver

@@ -1,0 +1,46 @@
+// `tlc run --target=cpu` and `tlc build --target=cpu`: the tile IR through the
+// CPU lowering pipeline and the LLVM CPU backend.
+//
+// run: lowers, JIT-compiles, makes seeded arguments (run_common.h), runs the
+// kernel, and with --check compares with the reference interpreter. With
+// --bench it times the kernel (one warm-up, then repeated runs for at least
+// 0.5 s, at least 5 runs) and prints the median time with GFLOP/s (kernels
+// with gemm: 2*M*N*K per gemm execution, counted from the IR) or GB/s (the
+// bytes of every tensor argument, once).
+// build: lowers and writes a shared library exporting, per kernel `f`,
+//   void tlc_f(void* const* args, const int64_t* shape_vars)
+// (see compiler/backends/cpu/cpu_backend.h for the argument convention).
+// Both print the time spent compiling with --time-passes.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "compiler/driver/run_common.h"
+#include "compiler/ir/ir.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::driver {
+
+using CpuOptions = cpu::CpuOptions;
+
+// Exit code: 0, or 1 after errors / a failed check.
+int runOnCpu(const ir::Module& module, const RunSettings& settings, const CpuOptions& options, DiagnosticEngine& diags);
+int buildForCpu(const ir::Module& module, const std::string& outPath, const CpuOptions& options,
+                DiagnosticEngine& diags);
+
+// The pieces, for tests and benchmarks.
+// The CPU lowering pipeline with the options' --print-after-all / --time-passes.
+std::optional<ir::Module> lowerModuleForCpu(const ir::Module& module, const CpuOptions& options,
+                                            DiagnosticEngine& diags);
+// Lowers and JIT-compiles; reports cpu-invalid-target / cpu-build-failed.
+std::unique_ptr<cpu::CpuJitModule> compileForCpu(const ir::Module& module, const CpuOptions& options,
+                                                 DiagnosticEngine& diags);
+// Calls a compiled kernel on arguments made by makeArguments (in place).
+void callCpuKernel(cpu::CpuKernelFn fn, const ir::PrimFunc& func, RunArgs& args);
+// Floating-point operations of one run: 2*M*N*K per gemm execution; nullopt
+// when the kernel has no gemm or a count cannot be evaluated.
+std::optional<double> gemmFlops(const ir::PrimFunc& func, const RunArgs& args);
+
+}  // namespace tlc::driver

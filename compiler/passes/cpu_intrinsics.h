@@ -1,0 +1,26 @@
+// Target intrinsics that the CPU lowering passes introduce and the LLVM CPU
+// backend expands. Each appears as an ir::Call named "cpu.<name>".
+//
+//   cpu.address_of(Load(buf, idx))  -> the address of buf[idx] (dtype UInt64).
+//                                      Only valid as an argument of the
+//                                      intrinsics below.
+//   cpu.gemm(&A, &B, &C, M, N, K, sAi, sAk, sBk, sBj, ldc)   (Evaluate)
+//        C[i*ldc + j] += sum_k A[i*sAi + k*sAk] * B[k*sBk + j*sBj]
+//        for 0<=i<M, 0<=j<N, 0<=k<K, accumulated in C's dtype (float16 and
+//        bfloat16 accumulators compute in float32). All sizes and strides are
+//        int64 element counts; they are already clamped to the buffers, so no
+//        masking is needed. The backend generates a register-blocked SIMD
+//        micro-kernel per call site, specialized on the constant arguments.
+//   cpu.atomic_add / cpu.atomic_max / cpu.atomic_min(&buf[idx], value)  (Evaluate)
+//        an atomic read-modify-write of one element.
+#pragma once
+
+namespace tlc::cpu_intrinsics {
+
+inline constexpr const char* kAddressOf = "cpu.address_of";
+inline constexpr const char* kGemm = "cpu.gemm";
+inline constexpr const char* kAtomicAdd = "cpu.atomic_add";
+inline constexpr const char* kAtomicMax = "cpu.atomic_max";
+inline constexpr const char* kAtomicMin = "cpu.atomic_min";
+
+}  // namespace tlc::cpu_intrinsics

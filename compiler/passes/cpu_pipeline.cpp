@@ -1,0 +1,36 @@
+#include "compiler/passes/cpu_pipeline.h"
+
+#include "compiler/passes/cpu_block_local_storage.h"
+#include "compiler/passes/cpu_lower_atomics.h"
+#include "compiler/passes/cpu_lower_copy_fill.h"
+#include "compiler/passes/cpu_lower_gemm.h"
+#include "compiler/passes/cpu_lower_reduce.h"
+#include "compiler/passes/cpu_map_loops.h"
+
+namespace tlc::cpu {
+
+using passes::Pass;
+using passes::PassContext;
+
+static Pass wrap(const char* name, const char* summary, ir::Module (*fn)(const ir::Module&)) {
+  return Pass{name, summary, [fn](const ir::Module& m, PassContext&) { return fn(m); }};
+}
+
+passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
+  passes::PassPipeline p;
+  p.printAfterAll = options.printAfterAll;
+  p.timePasses = options.timePasses;
+  p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
+  p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
+  p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
+  p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));
+  p.add(wrap("cpu-map-loops", "innermost Parallel -> Vectorized, Pipelined -> Serial", mapLoopsForCpu));
+  p.add(wrap("cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage));
+  return p;
+}
+
+std::optional<ir::Module> lowerForCpu(const ir::Module& m, PassContext& ctx, const CpuLoweringOptions& options) {
+  return cpuPipeline(options).run(m, ctx);
+}
+
+}  // namespace tlc::cpu

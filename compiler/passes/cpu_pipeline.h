@@ -1,0 +1,34 @@
+// The CPU lowering pipeline: tile IR -> tile IR the LLVM CPU backend consumes.
+//
+// Order and why:
+//   cpu-lower-gemm          first: clear_accum becomes a Fill, lowered next
+//   cpu-lower-copy-fill     copies and fills -> Parallel loops with masks
+//   cpu-lower-reduce        reductions -> loops over a local accumulator
+//   cpu-lower-atomics       atomics -> cpu.atomic_* intrinsics
+//   cpu-map-loops           after every producer of Parallel loops: innermost
+//                           Parallel -> Vectorized, Pipelined -> Serial
+//   cpu-block-local-storage last: sees every Alloc, including the
+//                           accumulators the reduce lowering adds
+// The module is verified before and after every pass (PassPipeline).
+#pragma once
+
+#include <optional>
+
+#include "compiler/ir/ir.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace tlc::cpu {
+
+struct CpuLoweringOptions {
+  bool printAfterAll = false;  // --print-after-all
+  bool timePasses = false;     // --time-passes
+};
+
+// The pipeline's passes, in order.
+passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options);
+
+// Runs the pipeline; nullopt when a pass reported an error.
+std::optional<ir::Module> lowerForCpu(const ir::Module& m, passes::PassContext& ctx,
+                                      const CpuLoweringOptions& options);
+
+}  // namespace tlc::cpu
