@@ -27,41 +27,51 @@ uint64_t doubleBits(double v) {
   return b;
 }
 
-uint32_t encode(double v, Format f) {
+// Works on the double's bits: the 53-bit significand is shifted right to the
+// target's precision with round-to-nearest-even on the bits shifted out.
+template <Format f>
+uint32_t encode(double v) {
+  const uint64_t bits = doubleBits(v);
   const int totalBits = 1 + f.expBits + f.manBits;
-  const uint32_t signBit = std::signbit(v) ? (1u << (totalBits - 1)) : 0u;
+  const uint32_t signBit = (bits >> 63) ? (1u << (totalBits - 1)) : 0u;
   const int bias = (1 << (f.expBits - 1)) - 1;
   const uint32_t expAllOnes = (1u << f.expBits) - 1;
   const uint32_t manMask = (1u << f.manBits) - 1;
-  if (std::isnan(v)) {
-    if (!f.hasInf) return signBit | (expAllOnes << f.manBits) | manMask;
-    // Keep the top payload bits of the double and force the quiet bit.
-    uint64_t payload = (doubleBits(v) >> (52 - f.manBits)) & manMask;
-    payload |= 1u << (f.manBits - 1);
-    return signBit | (expAllOnes << f.manBits) | static_cast<uint32_t>(payload);
-  }
   const uint32_t nanBits = signBit | (expAllOnes << f.manBits) | manMask;
   const uint32_t infBits = signBit | (expAllOnes << f.manBits);
-  double a = std::fabs(v);
-  if (std::isinf(a)) return f.hasInf ? infBits : nanBits;
-  if (a == 0) return signBit;
-  // a = m * 2^e with m in [1, 2).
-  int e = std::ilogb(a);
+  const int dexp = static_cast<int>((bits >> 52) & 0x7ff);
+  const uint64_t dman = bits & ((uint64_t{1} << 52) - 1);
+  if (dexp == 0x7ff) {
+    if (dman == 0) return f.hasInf ? infBits : nanBits;
+    if (!f.hasInf) return nanBits;
+    // Keep the top payload bits of the double and force the quiet bit.
+    uint32_t payload = static_cast<uint32_t>(dman >> (52 - f.manBits)) & manMask;
+    payload |= 1u << (f.manBits - 1);
+    return signBit | (expAllOnes << f.manBits) | payload;
+  }
+  // Double subnormals (and zero) are far below every format's smallest value.
+  if (dexp == 0) return signBit;
+  const int e = dexp - 1023;  // v = 1.m * 2^e
+  const uint64_t sig = (uint64_t{1} << 52) | dman;
   const int emin = 1 - bias;
-  int quantumExp = (e < emin ? emin : e) - f.manBits;
-  double q = std::ldexp(a, -quantumExp);  // exact: a power-of-two scaling
-  double r = std::floor(q);
-  double frac = q - r;
-  if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0)) r += 1;
-  // Values far above the range are caught before the integer conversion.
-  const int emaxField = f.hasInf ? static_cast<int>(expAllOnes) - 1 : static_cast<int>(expAllOnes);
-  if (e > emaxField - bias + 1) return f.hasInf ? infBits : nanBits;
-  uint64_t ri = static_cast<uint64_t>(r);
+  // Shift that leaves the significand in units of the target's quantum.
+  const int shift = 52 - f.manBits + (e < emin ? emin - e : 0);
+  uint64_t r;
+  if (shift >= 64) {
+    r = 0;  // below half the smallest subnormal
+  } else {
+    r = sig >> shift;
+    const uint64_t rem = sig & ((uint64_t{1} << shift) - 1);
+    const uint64_t half = uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (r & 1))) ++r;
+  }
+  // Far above the range: avoid forming a huge exponent field.
+  if (e > static_cast<int>(expAllOnes) - bias + 1) return f.hasInf ? infBits : nanBits;
   uint64_t encoded;
   if (e < emin) {
-    encoded = ri;  // subnormal; ri == 2^manBits carries into the smallest normal
+    encoded = r;  // subnormal; r == 2^manBits carries into the smallest normal
   } else {
-    encoded = (static_cast<uint64_t>(e + bias) << f.manBits) + (ri - (uint64_t{1} << f.manBits));
+    encoded = (static_cast<uint64_t>(e + bias) << f.manBits) + (r - (uint64_t{1} << f.manBits));
   }
   if (f.hasInf) {
     if (encoded >= (static_cast<uint64_t>(expAllOnes) << f.manBits)) return infBits;
@@ -71,43 +81,45 @@ uint32_t encode(double v, Format f) {
   return signBit | static_cast<uint32_t>(encoded);
 }
 
-double decode(uint32_t bits, Format f) {
+template <Format f>
+double decode(uint32_t bits) {
   const int totalBits = 1 + f.expBits + f.manBits;
-  const bool neg = (bits >> (totalBits - 1)) & 1u;
+  const uint64_t sign = static_cast<uint64_t>((bits >> (totalBits - 1)) & 1u) << 63;
   const int bias = (1 << (f.expBits - 1)) - 1;
   const uint32_t expAllOnes = (1u << f.expBits) - 1;
   const uint32_t manMask = (1u << f.manBits) - 1;
-  uint32_t exp = (bits >> f.manBits) & expAllOnes;
-  uint32_t man = bits & manMask;
-  double mag;
-  if (f.hasInf && exp == expAllOnes) {
-    if (man == 0) {
-      mag = INFINITY;
-    } else {
-      // Carry the payload into the double's mantissa (top bits).
-      uint64_t b = (uint64_t{0x7ff} << 52) | (static_cast<uint64_t>(man) << (52 - f.manBits));
-      std::memcpy(&mag, &b, sizeof mag);
-    }
-  } else if (!f.hasInf && exp == expAllOnes && man == manMask) {
-    mag = NAN;
+  const uint32_t exp = (bits >> f.manBits) & expAllOnes;
+  const uint64_t man = bits & manMask;
+  uint64_t out;
+  if ((f.hasInf && exp == expAllOnes) || (!f.hasInf && exp == expAllOnes && man == manMask)) {
+    // inf, or NaN carrying its payload in the top mantissa bits (e4m3's one NaN becomes a quiet NaN).
+    uint64_t payload = f.hasInf ? man << (52 - f.manBits) : uint64_t{1} << 51;
+    out = sign | (uint64_t{0x7ff} << 52) | payload;
   } else if (exp == 0) {
-    mag = std::ldexp(static_cast<double>(man), 1 - bias - f.manBits);
+    // Subnormal: man * 2^(1 - bias - manBits), exact in double.
+    const uint64_t quantumBits = static_cast<uint64_t>(1 - bias - f.manBits + 1023) << 52;
+    double quantum;
+    std::memcpy(&quantum, &quantumBits, sizeof quantum);
+    double mag = static_cast<double>(man) * quantum;
+    return sign ? -mag : mag;
   } else {
-    mag = std::ldexp(static_cast<double>(man | (1u << f.manBits)), static_cast<int>(exp) - bias - f.manBits);
+    out = sign | (static_cast<uint64_t>(static_cast<int>(exp) - bias + 1023) << 52) | (man << (52 - f.manBits));
   }
-  return neg ? -mag : mag;
+  double d;
+  std::memcpy(&d, &out, sizeof d);
+  return d;
 }
 
 }  // namespace
 
-uint16_t toFloat16(double v) { return static_cast<uint16_t>(encode(v, kHalf)); }
-double fromFloat16(uint16_t bits) { return decode(bits, kHalf); }
-uint16_t toBFloat16(double v) { return static_cast<uint16_t>(encode(v, kBF16)); }
-double fromBFloat16(uint16_t bits) { return decode(bits, kBF16); }
-uint8_t toFloat8E4M3(double v) { return static_cast<uint8_t>(encode(v, kE4M3)); }
-double fromFloat8E4M3(uint8_t bits) { return decode(bits, kE4M3); }
-uint8_t toFloat8E5M2(double v) { return static_cast<uint8_t>(encode(v, kE5M2)); }
-double fromFloat8E5M2(uint8_t bits) { return decode(bits, kE5M2); }
+uint16_t toFloat16(double v) { return static_cast<uint16_t>(encode<kHalf>(v)); }
+double fromFloat16(uint16_t bits) { return decode<kHalf>(bits); }
+uint16_t toBFloat16(double v) { return static_cast<uint16_t>(encode<kBF16>(v)); }
+double fromBFloat16(uint16_t bits) { return decode<kBF16>(bits); }
+uint8_t toFloat8E4M3(double v) { return static_cast<uint8_t>(encode<kE4M3>(v)); }
+double fromFloat8E4M3(uint8_t bits) { return decode<kE4M3>(bits); }
+uint8_t toFloat8E5M2(double v) { return static_cast<uint8_t>(encode<kE5M2>(v)); }
+double fromFloat8E5M2(uint8_t bits) { return decode<kE5M2>(bits); }
 
 double roundToFloatDType(double v, DType t) {
   switch (t) {

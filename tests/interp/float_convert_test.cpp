@@ -179,3 +179,39 @@ TEST_CASE("roundToFloatDType rounds to each float dtype") {
   CHECK(roundToFloatDType(1000.0, DType::Float8E5M2) == 1024.0);
   CHECK(roundToFloatDType(1.0 + 1.0 / 256, DType::BFloat16) == 1.0);
 }
+
+#if defined(__FLT16_MAX__)
+TEST_CASE("float16 encoding agrees with the compiler's own double -> _Float16 conversion") {
+  // An independent reference: the C++ compiler's conversion (libgcc / hardware).
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state;
+  };
+  for (int n = 0; n < 2000000; ++n) {
+    uint64_t r = next();
+    // Random sign and mantissa; exponents around float16's range (2^-30 .. 2^20).
+    int e = static_cast<int>((r >> 8) % 51) - 30;
+    double v = std::ldexp(1.0 + static_cast<double>(next() >> 12) * 0x1.0p-52, e);
+    if (r & 1) v = -v;
+    _Float16 h = static_cast<_Float16>(v);
+    uint16_t want;
+    std::memcpy(&want, &h, 2);
+    REQUIRE_MESSAGE(toFloat16(v) == want, "value " << v);
+  }
+}
+#endif
+
+TEST_CASE("bfloat16 encoding of float32 values agrees with the bit-trick rounding of the float32 pattern") {
+  uint64_t state = 777;
+  for (int n = 0; n < 2000000; ++n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t f32 = static_cast<uint32_t>(state >> 32);
+    if ((f32 & 0x7f800000u) == 0x7f800000u) continue;  // inf / NaN
+    float f;
+    std::memcpy(&f, &f32, 4);
+    uint32_t rounded = f32 + 0x7fffu + ((f32 >> 16) & 1u);
+    uint16_t want = static_cast<uint16_t>(rounded >> 16);
+    REQUIRE_MESSAGE(toBFloat16(f) == want, "pattern " << f32);
+  }
+}
