@@ -58,6 +58,7 @@ struct Diagnostic {
 class DiagnosticEngine {
  public:
   explicit DiagnosticEngine(const SourceManager& sources) : sources_(sources) {}
+  const SourceManager& sources() const { return sources_; }
 
   // Records a diagnostic of a registered kind; the returned reference stays
   // valid until the next report() and can take notes.

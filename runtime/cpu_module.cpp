@@ -1,0 +1,103 @@
+// CPU modules: shared objects built by `tlc build --target=cpu`, opened with
+// dlopen (from a file, or from memory through a memfd). The metadata is the
+// exported char array `tlc_module_metadata`; kernel `f` is the exported
+//   void tlc_f(void* const* args, const int64_t* shape_vars)
+// (compiler/backends/cpu/cpu_backend.h): args[i] is a tensor's data pointer
+// or a pointer to a scalar's value; shape_vars in the metadata's order.
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime_internal.h"
+
+namespace tlc::rt {
+
+using CpuKernelFn = void (*)(void* const*, const int64_t*);
+
+tlc_status cpuLoad(tlc_module* m, const void* image, size_t size, const std::string& path) {
+  std::string openPath;
+  if (!path.empty()) {
+    char resolved[PATH_MAX];
+    if (!realpath(path.c_str(), resolved))
+      return fail(TLC_ERROR_FILE, "cannot resolve module path " + path + ": " + std::strerror(errno));
+    openPath = resolved;
+  } else {
+    int fd = memfd_create("tlc-module", MFD_CLOEXEC);
+    if (fd < 0) return fail(TLC_ERROR_FILE, std::string("cannot create an in-memory file for the module: ") + std::strerror(errno));
+    const char* p = static_cast<const char*>(image);
+    size_t left = size;
+    while (left > 0) {
+      ssize_t w = ::write(fd, p, left);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        ::close(fd);
+        return fail(TLC_ERROR_FILE, std::string("cannot write the in-memory module: ") + std::strerror(errno));
+      }
+      p += w;
+      left -= (size_t)w;
+    }
+    m->memfd = fd;
+    openPath = "/proc/self/fd/" + std::to_string(fd);
+  }
+  // RTLD_NODELETE: the kernel's thread pool (runtime/cpu) keeps worker
+  // threads that run the library's code, so its code must never be unmapped.
+  m->dl = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!m->dl) {
+    const char* e = dlerror();
+    cpuUnload(m);
+    return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " cannot be opened: " + (e ? e : "dlopen failed"));
+  }
+  dlerror();
+  auto* meta = static_cast<const char*>(dlsym(m->dl, "tlc_module_metadata"));
+  if (!meta) {
+    cpuUnload(m);
+    return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin +
+                                              " is a shared object without `tlc_module_metadata`: it was not built "
+                                              "by `tlc build --target=cpu`, or by an older tlc");
+  }
+  m->metadata = meta;
+  return TLC_SUCCESS;
+}
+
+tlc_status cpuResolveKernels(tlc_module* m) {
+  for (auto& k : m->kernels) {
+    std::string sym = k->info.symbol.empty() ? "tlc_" + k->info.name : k->info.symbol;
+    k->cpuEntry = dlsym(m->dl, sym.c_str());
+    if (!k->cpuEntry)
+      return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " describes kernel `" + k->info.name +
+                                                "` but does not export its entry `" + sym + "`");
+  }
+  return TLC_SUCCESS;
+}
+
+tlc_status cpuLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& checked) {
+  size_t n = k->info.params.size();
+  std::vector<void*> ptrs(n);
+  std::vector<uint64_t> scalars(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (k->info.params[i].isTensor) {
+      ptrs[i] = args[i].tensor.data;
+    } else {
+      if (tlc_status st = convertScalar(args[i].scalar, k->info.params[i].dtype, "argument `" + k->info.params[i].name + "`",
+                                        &scalars[i]))
+        return st;
+      ptrs[i] = &scalars[i];
+    }
+  }
+  auto fn = reinterpret_cast<CpuKernelFn>(k->cpuEntry);
+  fn(ptrs.data(), checked.shapeVars.empty() ? nullptr : checked.shapeVars.data());
+  return TLC_SUCCESS;
+}
+
+void cpuUnload(tlc_module* m) {
+  if (m->dl) dlclose(m->dl);
+  m->dl = nullptr;
+  if (m->memfd >= 0) ::close(m->memfd);
+  m->memfd = -1;
+}
+
+}  // namespace tlc::rt

@@ -1,0 +1,239 @@
+// Device modules: CUDA (.cubin / PTX through the driver API, libcuda.so.1)
+// and HIP (.hsaco through libamdhip64.so), both opened with dlopen at run
+// time so that the runtime links neither. A launch evaluates the metadata's
+// host lets and grid formulas over the bound shape symbols and scalar
+// parameters, then launches each device kernel of the function in order on
+// the given stream.
+#include <dlfcn.h>
+
+#include <cstring>
+
+#include "runtime_internal.h"
+
+namespace tlc::rt {
+namespace {
+
+// The driver entry points we use. CUDA and HIP share these signatures
+// (handles are opaque pointers, results are ints, 0 is success).
+struct DeviceApi {
+  bool loaded = false;
+  bool hip = false;
+  std::string error;  // why the library could not be used
+  int (*init)(unsigned) = nullptr;
+  int (*ctxGetCurrent)(void**) = nullptr;
+  int (*ctxSetCurrent)(void*) = nullptr;
+  int (*deviceGet)(int*, int) = nullptr;
+  int (*primaryCtxRetain)(void**, int) = nullptr;
+  int (*moduleLoadData)(void**, const void*) = nullptr;
+  int (*moduleUnload)(void*) = nullptr;
+  int (*moduleGetFunction)(void**, void*, const char*) = nullptr;
+  int (*funcSetAttribute)(void*, int, int) = nullptr;
+  int (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                      void**) = nullptr;
+  int (*getErrorStringCuda)(int, const char**) = nullptr;
+  const char* (*getErrorStringHip)(int) = nullptr;
+  int (*pointerGetAttribute)(void*, int, uint64_t) = nullptr;
+
+  std::string describe(int rc) const {
+    const char* s = nullptr;
+    if (getErrorStringCuda) getErrorStringCuda(rc, &s);
+    if (getErrorStringHip) s = getErrorStringHip(rc);
+    return std::string(s ? s : "unknown error") + " (" + std::to_string(rc) + ")";
+  }
+};
+
+template <class F>
+bool sym(void* lib, const char* name, F* out) {
+  *out = reinterpret_cast<F>(dlsym(lib, name));
+  return *out != nullptr;
+}
+
+DeviceApi& cudaApi() {
+  static DeviceApi api = [] {
+    DeviceApi a;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      a.error = "the CUDA driver (libcuda.so.1) is not installed or not on the library path";
+      return a;
+    }
+    bool ok = sym(lib, "cuInit", &a.init) && sym(lib, "cuCtxGetCurrent", &a.ctxGetCurrent) &&
+              sym(lib, "cuCtxSetCurrent", &a.ctxSetCurrent) && sym(lib, "cuDeviceGet", &a.deviceGet) &&
+              sym(lib, "cuDevicePrimaryCtxRetain", &a.primaryCtxRetain) &&
+              sym(lib, "cuModuleLoadData", &a.moduleLoadData) && sym(lib, "cuModuleUnload", &a.moduleUnload) &&
+              sym(lib, "cuModuleGetFunction", &a.moduleGetFunction) &&
+              sym(lib, "cuFuncSetAttribute", &a.funcSetAttribute) && sym(lib, "cuLaunchKernel", &a.launchKernel) &&
+              sym(lib, "cuGetErrorString", &a.getErrorStringCuda) &&
+              sym(lib, "cuPointerGetAttribute", &a.pointerGetAttribute);
+    if (!ok) {
+      a.error = "the CUDA driver library lacks an entry point the runtime needs (driver too old?)";
+      return a;
+    }
+    int rc = a.init(0);
+    if (rc != 0) {
+      a.error = "the CUDA driver failed to initialize: " + a.describe(rc) + " (no GPU, or a driver/library mismatch)";
+      return a;
+    }
+    a.loaded = true;
+    return a;
+  }();
+  return api;
+}
+
+DeviceApi& hipApi() {
+  static DeviceApi api = [] {
+    DeviceApi a;
+    a.hip = true;
+    void* lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libamdhip64.so.6", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      a.error = "HIP runtime not found (libamdhip64.so is not installed or not on the library path)";
+      return a;
+    }
+    bool ok = sym(lib, "hipInit", &a.init) && sym(lib, "hipModuleLoadData", &a.moduleLoadData) &&
+              sym(lib, "hipModuleUnload", &a.moduleUnload) && sym(lib, "hipModuleGetFunction", &a.moduleGetFunction) &&
+              sym(lib, "hipModuleLaunchKernel", &a.launchKernel) && sym(lib, "hipGetErrorString", &a.getErrorStringHip);
+    if (!ok) {
+      a.error = "the HIP runtime library lacks an entry point the runtime needs";
+      return a;
+    }
+    int rc = a.init(0);
+    if (rc != 0) {
+      a.error = "the HIP runtime failed to initialize: " + a.describe(rc);
+      return a;
+    }
+    a.loaded = true;
+    return a;
+  }();
+  return api;
+}
+
+DeviceApi& apiFor(const tlc_module* m) { return m->backend == TLC_BACKEND_HIP ? hipApi() : cudaApi(); }
+
+// Makes a context current on this thread (CUDA only): the caller's, else the
+// one the module was loaded in, else device 0's primary context.
+tlc_status ensureContext(DeviceApi& api, tlc_module* m) {
+  if (api.hip) return TLC_SUCCESS;
+  void* ctx = nullptr;
+  api.ctxGetCurrent(&ctx);
+  if (ctx) {
+    if (!m->deviceContext) m->deviceContext = ctx;
+    return TLC_SUCCESS;
+  }
+  if (!m->deviceContext) {
+    int dev = 0;
+    int rc = api.deviceGet(&dev, 0);
+    if (rc == 0) rc = api.primaryCtxRetain(&m->deviceContext, dev);
+    if (rc != 0) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "no CUDA device context: " + api.describe(rc));
+  }
+  int rc = api.ctxSetCurrent(m->deviceContext);
+  if (rc != 0) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot make the CUDA context current: " + api.describe(rc));
+  return TLC_SUCCESS;
+}
+
+}  // namespace
+
+tlc_status deviceLoad(tlc_module* m, const void* image, size_t size) {
+  DeviceApi& api = apiFor(m);
+  if (!api.loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot load module " + m->origin + ": " + api.error);
+  if (tlc_status st = ensureContext(api, m)) return st;
+  int rc = api.moduleLoadData(&m->deviceModule, image);
+  if (rc != 0)
+    return fail(TLC_ERROR_INVALID_MODULE, "the driver rejected module " + m->origin + ": " + api.describe(rc) +
+                                              " (built for another GPU architecture?)");
+  return TLC_SUCCESS;
+}
+
+tlc_status deviceCheckPointer(tlc_module* m, const void* ptr, std::string* why) {
+  DeviceApi& api = apiFor(m);
+  if (api.hip || !api.pointerGetAttribute) return TLC_SUCCESS;
+  unsigned int memType = 0;
+  int rc = api.pointerGetAttribute(&memType, /*CU_POINTER_ATTRIBUTE_MEMORY_TYPE*/ 2, (uint64_t)(uintptr_t)ptr);
+  if (rc != 0) {  // unknown to CUDA: plain host memory (pinned and managed memory are accepted)
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%p", ptr);
+    *why = std::string("the data pointer ") + buf +
+           " is not memory the GPU can access (allocate it with cudaMalloc, managed or pinned memory)";
+    return TLC_ERROR_DEVICE_MEMORY;
+  }
+  return TLC_SUCCESS;
+}
+
+tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& checked, void* stream) {
+  tlc_module* m = k->module;
+  DeviceApi& api = apiFor(m);
+  if (!api.loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, api.error);
+  if (tlc_status st = ensureContext(api, m)) return st;
+  const KernelInfo& info = k->info;
+  if (info.launches.empty())
+    return fail(TLC_ERROR_INVALID_MODULE, "kernel `" + info.name + "` has no device launches in its metadata");
+  std::map<std::string, int64_t> env = checked.env;
+  std::string err;
+  for (const auto& [name, expr] : info.hostLets) {
+    auto v = evalRpn(expr, env, &err);
+    if (!v) return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cannot compute `" + name + "`: " + err);
+    env[name] = *v;
+  }
+  std::vector<uint64_t> storage(info.deviceArgs.size());
+  std::vector<void*> params(info.deviceArgs.size());
+  for (size_t i = 0; i < info.deviceArgs.size(); ++i) {
+    const DeviceArgInfo& a = info.deviceArgs[i];
+    if (a.kind == DeviceArgInfo::Kind::Param) {
+      const ParamInfo& p = info.params[a.index];
+      if (p.isTensor) {
+        storage[i] = (uint64_t)(uintptr_t)args[a.index].tensor.data;
+      } else if (tlc_status st = convertScalar(args[a.index].scalar, p.dtype, "argument `" + p.name + "`", &storage[i])) {
+        return st;
+      }
+    } else {
+      auto it = env.find(a.name);
+      if (it == env.end())
+        return fail(TLC_ERROR_INVALID_MODULE, "kernel `" + info.name + "`: device argument `" + a.name + "` is unbound");
+      tlc_scalar s{};
+      s.dtype = TLC_INT64;
+      s.value.i = it->second;
+      if (tlc_status st = convertScalar(s, a.dtype, "kernel `" + info.name + "` value `" + a.name + "`", &storage[i]))
+        return st;
+    }
+    params[i] = &storage[i];
+  }
+  std::lock_guard<std::mutex> lock(m->mutex);
+  for (LaunchInfo& l : k->info.launches) {
+    int64_t grid[3];
+    for (int d = 0; d < 3; ++d) {
+      auto v = l.grid[d].valid() ? evalRpn(l.grid[d], env, &err) : std::optional<int64_t>(1);
+      if (!v) return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cannot compute the grid: " + err);
+      if (*v < 0 || *v > INT32_MAX)
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: grid dimension " + std::to_string(d) + " is " +
+                                          std::to_string(*v) + ", outside the device's range");
+      grid[d] = *v;
+    }
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;  // empty tensors: nothing to do
+    if (!l.function) {
+      int rc = api.moduleGetFunction(&l.function, m->deviceModule, l.entry.c_str());
+      if (rc != 0)
+        return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " has no device function `" + l.entry + "`: " +
+                                                  api.describe(rc));
+      if (l.sharedBytes > 48 * 1024 && api.funcSetAttribute) {
+        rc = api.funcSetAttribute(l.function, /*MAX_DYNAMIC_SHARED_SIZE_BYTES*/ 8, (int)l.sharedBytes);
+        if (rc != 0)
+          return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "` needs " + std::to_string(l.sharedBytes) +
+                                            " bytes of shared memory: " + api.describe(rc));
+      }
+    }
+    int rc = api.launchKernel(l.function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)l.block[0],
+                              (unsigned)l.block[1], (unsigned)l.block[2], (unsigned)l.sharedBytes, stream,
+                              params.data(), nullptr);
+    if (rc != 0) return fail(TLC_ERROR_LAUNCH, "launching `" + l.entry + "` failed: " + api.describe(rc));
+  }
+  return TLC_SUCCESS;
+}
+
+void deviceUnload(tlc_module* m) {
+  if (!m->deviceModule) return;
+  DeviceApi& api = apiFor(m);
+  if (api.loaded) api.moduleUnload(m->deviceModule);
+  m->deviceModule = nullptr;
+}
+
+}  // namespace tlc::rt
