@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "compiler/interp/float_convert.h"
+#include "compiler/interp/npy_io.h"
 #include "compiler/interp/shape_eval.h"
 #include "compiler/ir/functor.h"
 
@@ -311,7 +313,26 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
   }
   if (!runner(*func, *args, settings, diags)) return 1;
   bool pass = printSummary(os, *func, *args, oracle ? &*oracle : nullptr, targetName, settings.seed);
+  if (!settings.saveDir.empty()) {
+    if (!saveTensors(*func, *args, settings.saveDir, "")) return 1;
+    if (oracle && !saveTensors(*func, *oracle, settings.saveDir, ".interp")) return 1;
+  }
   return pass ? 0 : 1;
+}
+
+bool saveTensors(const PrimFunc& func, const RunArgs& args, const std::string& dir, const std::string& suffix) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (size_t i = 0; i < func.params.size(); ++i) {
+    if (!args.tensors[i]) continue;
+    std::string path = (std::filesystem::path(dir) / (func.params[i].name + suffix + ".npy")).string();
+    std::string error;
+    if (!interp::writeNpy(*args.tensors[i], path, &error)) {
+      std::cerr << "tlc: error: " << error << "\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 int runWithInterpreter(const Module& module, const RunSettings& settings, DiagnosticEngine& diags) {

@@ -36,6 +36,8 @@ struct RunSettings {
   uint64_t seed = 0;                     // --seed N
   bool check = false;                    // --check: compare with the interpreter
   bool bench = false;                    // --bench: the target times its runs
+  std::string saveDir;                   // --save DIR: write every tensor as DIR/<param>.npy after
+                                         // the run (and DIR/<param>.interp.npy from the oracle)
   std::ostream* out = nullptr;           // summary output (null: std::cout)
 };
 
@@ -91,9 +93,14 @@ using TargetRunner = std::function<bool(const ir::PrimFunc&, RunArgs&, const Run
 
 // The whole of `tlc run --target=X`: select the kernel, make arguments, run
 // the target (and, with --check, the oracle on a copy), print the summary.
+// With saveDir set, writes the tensors as .npy files (see RunSettings).
 // Returns the process exit code: 0, or 1 after user errors or a failed check.
 int runTarget(const ir::Module& module, const RunSettings& settings, DiagnosticEngine& diags,
               const std::string& targetName, const TargetRunner& runner);
+
+// Writes every tensor argument as `dir/<param><suffix>.npy`; false after
+// printing the reason to stderr.
+bool saveTensors(const ir::PrimFunc& func, const RunArgs& args, const std::string& dir, const std::string& suffix);
 
 // `tlc run --target=interp`: runTarget with the interpreter as the target.
 int runWithInterpreter(const ir::Module& module, const RunSettings& settings, DiagnosticEngine& diags);
