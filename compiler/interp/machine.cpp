@@ -105,8 +105,8 @@ Value Machine::eval(const CExpr& e) {
     case ExprKind::Unary: return evalUnary(e);
     case ExprKind::Cast: return castValue(eval(*e.kids[0]), e.kids[0]->dtype, e.dtype);
     case ExprKind::Select: {
-      Value c = eval(*e.kids[0]);
-      return c.i ? eval(*e.kids[1]) : eval(*e.kids[2]);
+      const CExpr& arm = *e.kids[truthy(eval(*e.kids[0]), e.kids[0]->dtype) ? 1 : 2];
+      return castValue(eval(arm), arm.dtype, e.dtype);
     }
     case ExprKind::Call: return evalCall(e);
     case ExprKind::Load: {
@@ -143,8 +143,8 @@ Value Machine::evalBinary(const CExpr& e) {
   auto op = static_cast<BinaryOp>(e.op);
   const CExpr& ea = *e.kids[0];
   const CExpr& eb = *e.kids[1];
-  if (op == BinaryOp::And) return intValue(eval(ea).i && eval(eb).i);
-  if (op == BinaryOp::Or) return intValue(eval(ea).i || eval(eb).i);
+  if (op == BinaryOp::And) return intValue(truthy(eval(ea), ea.dtype) && truthy(eval(eb), eb.dtype));
+  if (op == BinaryOp::Or) return intValue(truthy(eval(ea), ea.dtype) || truthy(eval(eb), eb.dtype));
   Value a = eval(ea), b = eval(eb);
   DType t = ea.dtype;
   if (isFloat(t)) {
@@ -244,9 +244,7 @@ Value Machine::evalUnary(const CExpr& e) {
 Value Machine::evalCall(const CExpr& e) {
   auto id = static_cast<Builtin>(e.op);
   if (id == Builtin::IfThenElse) {
-    Value c = eval(*e.kids[0]);
-    bool take = isFloat(e.kids[0]->dtype) ? c.f != 0 : c.i != 0;
-    const CExpr& arm = *e.kids[take ? 1 : 2];
+    const CExpr& arm = *e.kids[truthy(eval(*e.kids[0]), e.kids[0]->dtype) ? 1 : 2];
     return castValue(eval(arm), arm.dtype, e.dtype);
   }
   Value args[3];
@@ -271,7 +269,7 @@ void Machine::exec(const CStmt& s) {
     case StmtKind::Alloc: execAlloc(s); return;
     case StmtKind::For: execFor(s); return;
     case StmtKind::If: {
-      if (eval(*s.exprs[0]).i) {
+      if (truthy(eval(*s.exprs[0]), s.exprs[0]->dtype)) {
         exec(*s.body[0]);
       } else if (s.body[1]) {
         exec(*s.body[1]);

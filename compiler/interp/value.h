@@ -41,6 +41,9 @@ inline double roundFloat(double v, DType t) {
 // The numeric value as a double (for float math on integer operands).
 inline double asDouble(Value v, DType t) { return isFloat(t) ? v.f : intToDouble(v.i, t); }
 
+// A condition's truth (bool and integers: non-zero; floats: != 0).
+inline bool truthy(Value v, DType t) { return isFloat(t) ? v.f != 0 : v.i != 0; }
+
 // Cast semantics (the language's `cast` and every implicit conversion):
 // float -> float rounds to nearest even; int -> float rounds; float -> int
 // truncates toward zero and saturates (NaN gives 0); int -> int wraps;
