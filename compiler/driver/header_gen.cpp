@@ -1,0 +1,340 @@
+// C header and embed-source generation for `tlc build --header/--embed`;
+// see header_gen.h for the interface the generated code offers.
+#include "compiler/driver/header_gen.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include "compiler/ir/functor.h"
+
+namespace tlc::driver {
+namespace {
+
+// Buffers a function writes (stores, copy/fill/reduce destinations, gemm
+// accumulators, atomics).
+class WrittenBuffers : public ir::IRVisitor {
+ public:
+  std::set<const ir::BufferNode*> written;
+  void visitStore(const ir::StoreStmt* n) override {
+    written.insert(n->buffer.get());
+    IRVisitor::visitStore(n);
+  }
+  void visitCopy(const ir::CopyStmt* n) override {
+    written.insert(n->dst.buffer.get());
+    IRVisitor::visitCopy(n);
+  }
+  void visitGemm(const ir::GemmStmt* n) override {
+    written.insert(n->c.buffer.get());
+    IRVisitor::visitGemm(n);
+  }
+  void visitFill(const ir::FillStmt* n) override {
+    written.insert(n->dst.buffer.get());
+    IRVisitor::visitFill(n);
+  }
+  void visitReduce(const ir::ReduceStmt* n) override {
+    written.insert(n->dst.buffer.get());
+    IRVisitor::visitReduce(n);
+  }
+  void visitAtomic(const ir::AtomicStmt* n) override {
+    written.insert(n->buffer.get());
+    IRVisitor::visitAtomic(n);
+  }
+};
+
+const char* enumName(DType t) {
+  switch (t) {
+    case DType::Bool: return "TLC_BOOL";
+    case DType::Int8: return "TLC_INT8";
+    case DType::Int16: return "TLC_INT16";
+    case DType::Int32: return "TLC_INT32";
+    case DType::Int64: return "TLC_INT64";
+    case DType::UInt8: return "TLC_UINT8";
+    case DType::UInt16: return "TLC_UINT16";
+    case DType::UInt32: return "TLC_UINT32";
+    case DType::UInt64: return "TLC_UINT64";
+    case DType::Float16: return "TLC_FLOAT16";
+    case DType::BFloat16: return "TLC_BFLOAT16";
+    case DType::Float32: return "TLC_FLOAT32";
+    case DType::Float64: return "TLC_FLOAT64";
+    case DType::Float8E4M3: return "TLC_FLOAT8_E4M3";
+    case DType::Float8E5M2: return "TLC_FLOAT8_E5M2";
+  }
+  return "TLC_FLOAT32";
+}
+
+// The C type of a tensor element.
+const char* elementType(DType t) {
+  switch (t) {
+    case DType::Bool: return "uint8_t";
+    case DType::Int8: return "int8_t";
+    case DType::Int16: return "int16_t";
+    case DType::Int32: return "int32_t";
+    case DType::Int64: return "int64_t";
+    case DType::UInt8: return "uint8_t";
+    case DType::UInt16: return "uint16_t";
+    case DType::UInt32: return "uint32_t";
+    case DType::UInt64: return "uint64_t";
+    case DType::Float16: return "tlc_float16";
+    case DType::BFloat16: return "tlc_bfloat16";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float8E4M3: return "tlc_float8_e4m3";
+    case DType::Float8E5M2: return "tlc_float8_e5m2";
+  }
+  return "void";
+}
+
+// The C type a scalar parameter is passed as (narrow floats as float).
+const char* scalarType(DType t) {
+  switch (t) {
+    case DType::Bool: return "int";
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float8E4M3:
+    case DType::Float8E5M2: return "float";
+    default: return elementType(t);
+  }
+}
+
+// A dimension as a C expression over the int64_t shape-symbol parameters.
+std::string cExpr(const ir::Expr& e, bool* ok) {
+  if (auto* i = ir::as<ir::IntImm>(e)) return "INT64_C(" + std::to_string(i->value) + ")";
+  if (auto* v = ir::as<ir::VarRef>(e)) return cIdentifier(v->var->name);
+  if (auto* c = ir::as<ir::Cast>(e)) return cExpr(c->value, ok);
+  if (auto* b = ir::as<ir::Binary>(e)) {
+    std::string a = cExpr(b->a, ok), c = cExpr(b->b, ok);
+    switch (b->op) {
+      case ir::BinaryOp::Add: return "(" + a + " + " + c + ")";
+      case ir::BinaryOp::Sub: return "(" + a + " - " + c + ")";
+      case ir::BinaryOp::Mul: return "(" + a + " * " + c + ")";
+      case ir::BinaryOp::FloorDiv: return "tlc_floordiv_(" + a + ", " + c + ")";
+      case ir::BinaryOp::FloorMod: return "(" + a + " - tlc_floordiv_(" + a + ", " + c + ") * " + c + ")";
+      case ir::BinaryOp::Min: return "(" + a + " < " + c + " ? " + a + " : " + c + ")";
+      case ir::BinaryOp::Max: return "(" + a + " > " + c + " ? " + a + " : " + c + ")";
+      default: break;
+    }
+  }
+  *ok = false;
+  return "INT64_C(-1)";
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = (char)std::toupper((unsigned char)c);
+  return s;
+}
+
+}  // namespace
+
+std::string cIdentifier(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum((unsigned char)c) || c == '_' ? c : '_';
+  if (out.empty() || std::isdigit((unsigned char)out[0])) out = "_" + out;
+  return out;
+}
+
+std::string generateHeader(const ir::Module& module, const HeaderOptions& options) {
+  std::string mod = cIdentifier(options.moduleName);
+  std::string guard = "TLC_GENERATED_" + upper(mod) + "_H";
+  std::ostringstream os;
+  os << "/* Generated by tlc; do not edit.";
+  if (!options.sourceName.empty()) os << " Source: " << options.sourceName << ".";
+  os << "\n * Launch functions for the kernels of module `" << mod
+     << "`; see <tlc/runtime.h> for the status codes and tlcGetLastError(). */\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n#include <tlc/runtime.h>\n\n";
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  if (options.embedded) {
+    os << "/* The module embedded in this program: loaded on first use and shared.\n"
+       << " * NULL when it cannot be loaded (the reason is in tlcGetLastError()). */\n"
+       << "tlc_module* " << mod << "_module(void);\n\n";
+  }
+  os << "#ifndef TLC_FLOORDIV_DEFINED_\n#define TLC_FLOORDIV_DEFINED_\n"
+     << "static inline int64_t tlc_floordiv_(int64_t a, int64_t b) {\n"
+     << "  int64_t q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n#endif\n\n";
+
+  for (const ir::Func& f : module.funcs) {
+    WrittenBuffers w;
+    w.visit(f->body);
+    std::string fn = cIdentifier(options.functionPrefix + f->name + "_launch");
+    // Signature.
+    std::vector<std::string> params = {"tlc_module* module"};
+    for (const ir::Param& p : f->params) {
+      std::string name = cIdentifier(p.name);
+      if (p.buffer) {
+        bool isConst = !w.written.count(p.buffer.get());
+        params.push_back(std::string(isConst ? "const " : "") + elementType(p.buffer->dtype) + "* " + name);
+      } else {
+        params.push_back(std::string(scalarType(p.scalar->dtype)) + " " + name);
+      }
+    }
+    for (const ir::Var& v : f->shapeVars) params.push_back("int64_t " + cIdentifier(v->name));
+    params.push_back("void* stream");
+
+    os << "/* Kernel `" << f->name << "`";
+    if (!f->bindings.empty()) {
+      os << ", built with";
+      for (size_t i = 0; i < f->bindings.size(); ++i)
+        os << (i ? ", " : " ") << f->bindings[i].name << "=" << f->bindings[i].value;
+    }
+    os << ".\n";
+    for (const ir::Param& p : f->params) {
+      os << " *   " << p.name << ": ";
+      if (p.buffer) {
+        os << dtypeName(p.buffer->dtype) << " tensor (";
+        for (size_t i = 0; i < p.buffer->shape.size(); ++i) {
+          bool ok = true;
+          int64_t c;
+          if (i) os << ", ";
+          if (ir::constInt(p.buffer->shape[i], &c)) os << c;
+          else if (auto* v = ir::as<ir::VarRef>(p.buffer->shape[i])) os << v->var->name;
+          else os << cExpr(p.buffer->shape[i], &ok);
+        }
+        os << (p.buffer->shape.size() == 1 ? ",)" : ")") << ", dense row-major\n";
+      } else {
+        os << dtypeName(p.scalar->dtype) << " scalar\n";
+      }
+    }
+    os << " * Device kernels launch asynchronously on `stream`; CPU kernels return when done. */\n";
+    os << "static inline tlc_status " << fn << "(";
+    for (size_t i = 0; i < params.size(); ++i) os << (i ? ",\n    " : "") << params[i];
+    os << ") {\n";
+    os << "  tlc_kernel* kernel_;\n  tlc_status status_;\n";
+    size_t n = f->params.size();
+    os << "  tlc_arg args_[" << std::max<size_t>(n, 1) << "];\n";
+    for (size_t i = 0; i < n; ++i) {
+      const ir::Param& p = f->params[i];
+      std::string name = cIdentifier(p.name);
+      if (p.buffer) {
+        os << "  int64_t " << name << "_shape_[" << p.buffer->shape.size() << "];\n";
+      }
+    }
+    os << "  if (!module) return TLC_ERROR_INVALID_MODULE;\n";
+    os << "  status_ = tlcGetKernel(module, \"" << f->name << "\", &kernel_);\n";
+    os << "  if (status_ != TLC_SUCCESS) return status_;\n";
+    for (size_t i = 0; i < n; ++i) {
+      const ir::Param& p = f->params[i];
+      std::string name = cIdentifier(p.name);
+      if (p.buffer) {
+        for (size_t d = 0; d < p.buffer->shape.size(); ++d) {
+          bool ok = true;
+          os << "  " << name << "_shape_[" << d << "] = " << cExpr(p.buffer->shape[d], &ok) << ";\n";
+        }
+        os << "  args_[" << i << "] = tlcTensorArg((void*)" << name << ", " << enumName(p.buffer->dtype) << ", "
+           << p.buffer->shape.size() << ", " << name << "_shape_);\n";
+      } else {
+        DType t = p.scalar->dtype;
+        if (isFloat(t))
+          os << "  args_[" << i << "] = tlcFloatArg(TLC_FLOAT64, (double)" << name << ");\n";
+        else if (isInteger(t) && !isSigned(t))
+          os << "  args_[" << i << "] = tlcIntArg(TLC_UINT64, 0);\n  args_[" << i << "].scalar.value.u = (uint64_t)"
+             << name << ";\n";
+        else
+          os << "  args_[" << i << "] = tlcIntArg(TLC_INT64, (int64_t)" << name << ");\n";
+      }
+    }
+    os << "  return tlcLaunch(kernel_, args_, " << n << ", stream);\n}\n\n";
+  }
+  os << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
+  return os.str();
+}
+
+std::string generateEmbedSource(const std::string& binary, const std::string& metadataJson,
+                                const EmbedOptions& options) {
+  std::string mod = cIdentifier(options.moduleName);
+  std::ostringstream os;
+  os << "/* Generated by tlc; do not edit. The built kernels of module `" << mod << "` (" << binary.size()
+     << " bytes), embedded. */\n";
+  os << "#include <stddef.h>\n#include <tlc/runtime.h>\n";
+  if (!options.headerName.empty()) os << "#include \"" << options.headerName << "\"\n";
+  os << "\n";
+  os << "#if defined(__GNUC__)\n__attribute__((aligned(64)))\n#endif\n";
+  os << "static const unsigned char " << mod << "_image_[" << std::max<size_t>(binary.size(), 1) << "] = {";
+  char buf[8];
+  for (size_t i = 0; i < binary.size(); ++i) {
+    if (i % 20 == 0) os << "\n ";
+    std::snprintf(buf, sizeof buf, " %u,", (unsigned)(unsigned char)binary[i]);
+    os << buf;
+  }
+  os << "\n};\n\n";
+  if (!metadataJson.empty()) {
+    // Split into lines so compilers' string-length limits are not reached.
+    os << "static const char " << mod << "_metadata_[] =";
+    for (size_t i = 0; i < metadataJson.size(); i += 200) {
+      os << "\n    \"";
+      for (char c : metadataJson.substr(i, 200)) {
+        if (c == '"' || c == '\\') os << '\\' << c;
+        else if (c == '\n') os << "\\n";
+        else if ((unsigned char)c < 0x20 || c == '?') {
+          std::snprintf(buf, sizeof buf, "\\%03o", (unsigned)(unsigned char)c);
+          os << buf;
+        } else os << c;
+      }
+      os << "\"";
+    }
+    os << ";\n\n";
+  }
+  os << "static const tlc_embedded_module " << mod << "_embedded_ = {" << mod << "_image_, sizeof(" << mod
+     << "_image_), " << (metadataJson.empty() ? "NULL" : mod + "_metadata_") << ", \"" << mod << "\"};\n\n";
+  os << "tlc_module* " << mod << "_module(void) {\n  tlc_module* module = NULL;\n"
+     << "  if (tlcLoadEmbeddedModule(&" << mod << "_embedded_, &module) != TLC_SUCCESS) return NULL;\n"
+     << "  return module;\n}\n";
+  return os.str();
+}
+
+namespace {
+
+bool readAll(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
+}
+
+bool writeAll(const std::string& path, const std::string& text, std::string* error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) {
+    *error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
+std::string stemOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.find('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+}  // namespace
+
+bool writeHostFiles(const ir::Module& module, const std::string& binaryPath, const std::string& headerPath,
+                    const std::string& embedPath, std::string* error) {
+  std::string name = stemOf(headerPath.empty() ? binaryPath : headerPath);
+  if (!headerPath.empty()) {
+    HeaderOptions h;
+    h.moduleName = name;
+    h.embedded = !embedPath.empty();
+    h.sourceName = stemOf(binaryPath);
+    if (!writeAll(headerPath, generateHeader(module, h), error)) return false;
+  }
+  if (!embedPath.empty()) {
+    std::string binary, metadata;
+    if (!readAll(binaryPath, &binary)) {
+      *error = "cannot read the built module " + binaryPath;
+      return false;
+    }
+    readAll(binaryPath + ".json", &metadata);  // device targets; a CPU .so carries its own
+    EmbedOptions e;
+    e.moduleName = name;
+    if (!headerPath.empty()) e.headerName = headerPath.substr(headerPath.find_last_of('/') + 1);
+    if (!writeAll(embedPath, generateEmbedSource(binary, metadata, e), error)) return false;
+  }
+  return true;
+}
+
+}  // namespace tlc::driver

@@ -1,0 +1,58 @@
+// The on-disk kernel cache: built binaries (CPU .so, .cubin, ...) keyed by a
+// SHA-256 over everything that determines them.
+//
+// Location: $TLC_CACHE_DIR, else $XDG_CACHE_HOME/tlc, else ~/.cache/tlc.
+// TLC_CACHE=0 disables the cache (lookups miss, stores do nothing).
+// Layout: <dir>/v1/<key[0..2]>/<key>.bin (the bytes) and <key>.sum (their
+// SHA-256). Each file is written to a unique temporary file in the same
+// directory and renamed into place, so readers never see a partial file and
+// concurrent writers of one key (threads or processes) are safe: the last
+// rename wins. A lookup re-hashes the bytes: an entry whose checksum does
+// not match (truncated, corrupted, or a torn pair of renames) is removed
+// and reported as a miss, so the caller rebuilds and stores it again.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlc::driver {
+
+// Hex SHA-256 of `data`.
+std::string sha256Hex(const std::string& data);
+
+// What a kernel build depends on. Every field takes part in the key.
+struct CacheKeyParts {
+  std::vector<std::string> sources;                          // the text of every file read (imports included)
+  std::vector<std::pair<std::string, std::string>> defines;  // bound parameters, in any order
+  std::string target;                                        // "cpu", "cuda:sm_90"
+  std::string options;                                       // target options (cpu name, features, -O level)
+  std::string version;                                       // tlc version; empty: this build's
+};
+std::string cacheKey(const CacheKeyParts& parts);
+
+class KernelCache {
+ public:
+  // A cache in `dir` (created on first store).
+  explicit KernelCache(std::string dir, bool enabled = true);
+  // The cache the environment selects (see above).
+  static KernelCache fromEnvironment();
+
+  bool enabled() const { return enabled_; }
+  const std::string& dir() const { return dir_; }
+
+  // The path of the verified bytes for `key`, or nullopt (miss, disabled,
+  // or a corrupt entry, which is removed).
+  std::optional<std::string> lookup(const std::string& key) const;
+  // Stores `bytes` under `key`; returns the entry's path, or nullopt and sets
+  // *error (a disabled cache returns nullopt with an empty error).
+  std::optional<std::string> store(const std::string& key, const std::string& bytes, std::string* error) const;
+
+ private:
+  std::string entryBase(const std::string& key) const;
+  std::string dir_;
+  bool enabled_;
+};
+
+}  // namespace tlc::driver
