@@ -1,0 +1,227 @@
+#include "compiler/backends/c_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::backend {
+
+using namespace ir;
+
+namespace {
+
+bool isCKeyword(const std::string& s) {
+  static const std::unordered_set<std::string> kw = {
+      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+      "class", "new", "delete", "this", "template", "typename", "namespace", "using", "true", "false", "min",
+      "max", "abs", "exp", "log", "half", "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+      "tid", "lane", "asm", "operator", "private", "public", "protected", "virtual", "friend", "try", "catch",
+      "throw", "near", "far", "signed", "alignas", "alignof", "constexpr", "decltype", "noexcept", "nullptr"};
+  return kw.count(s) > 0;
+}
+
+std::string sanitize(const std::string& hint) {
+  std::string s;
+  for (char c : hint) s += (std::isalnum((unsigned char)c) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit((unsigned char)s[0])) s = "v" + s;
+  if (s.rfind("tlc", 0) == 0 || s[0] == '_' || isCKeyword(s)) s = "u_" + s;
+  return s;
+}
+
+}  // namespace
+
+std::string CEmitter::fresh(const std::string& hint) {
+  std::string base = sanitize(hint), name = base;
+  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+  used_.insert(name);
+  return name;
+}
+
+std::string CEmitter::nameOf(const void* node, const std::string& hint) {
+  auto it = names_.find(node);
+  if (it != names_.end()) return it->second;
+  std::string n = fresh(hint);
+  names_[node] = n;
+  return n;
+}
+
+bool CEmitter::isLowPrecisionFloat(DType t) const {
+  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float8E4M3 || t == DType::Float8E5M2;
+}
+
+bool CEmitter::isNonNegative(const Expr& e) const {
+  if (auto* i = as<IntImm>(e)) return i->value >= 0;
+  if (auto* v = as<VarRef>(e)) return nonNeg_.count(v->var.get()) > 0 || !isSigned(v->var->dtype);
+  if (auto* c = as<Cast>(e)) return isInteger(c->dtype) && isInteger(c->value->dtype) && isNonNegative(c->value);
+  if (auto* b = as<Binary>(e)) {
+    switch (b->op) {
+      case BinaryOp::Add:
+      case BinaryOp::Mul:
+      case BinaryOp::FloorDiv:
+      case BinaryOp::Min:
+      case BinaryOp::BitAnd:
+      case BinaryOp::BitOr:
+      case BinaryOp::BitXor:
+      case BinaryOp::Shr:
+        return isNonNegative(b->a) && isNonNegative(b->b);
+      case BinaryOp::Max: return isNonNegative(b->a) || isNonNegative(b->b);
+      case BinaryOp::FloorMod: return isNonNegative(b->b);
+      default: return false;
+    }
+  }
+  return false;
+}
+
+std::string CEmitter::literal(const Expr& e) const {
+  if (auto* i = as<IntImm>(e)) {
+    if (i->dtype == DType::Bool) return i->value ? "true" : "false";
+    std::string v = std::to_string(i->value);
+    if (i->dtype == DType::Int64) return v + "ll";
+    if (i->dtype == DType::UInt64) return v + "ull";
+    if (i->dtype == DType::UInt32) return v + "u";
+    if (i->dtype == DType::Int32) {
+      if (i->value == INT32_MIN) return "(-2147483647 - 1)";
+      return v;
+    }
+    return "((" + typeName(i->dtype) + ")" + v + ")";
+  }
+  auto* f = as<FloatImm>(e);
+  TLC_CHECK(f, "literal of a non-constant");
+  double v = f->value;
+  std::string num;
+  DType t = f->dtype;
+  std::string ns = helperNamespace();
+  if (std::isnan(v)) return ns + "cvt<" + typeName(t) + ">(__int_as_float(0x7fc00000))";
+  if (std::isinf(v)) return ns + (v > 0 ? "inf<" : "ninf<") + typeName(t) + ">()";
+  char buf[64];
+  if (t == DType::Float64) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    num = buf;
+    if (num.find_first_of(".e") == std::string::npos) num += ".0";
+    return num;
+  }
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  num = buf;
+  if (num.find_first_of(".e") == std::string::npos) num += ".0";
+  num += "f";
+  if (t == DType::Float32) return num;
+  return ns + "cvt<" + typeName(t) + ">(" + num + ")";
+}
+
+std::string CEmitter::cast(DType to, DType from, const std::string& value) const {
+  if (to == from) return value;
+  if (to == DType::Bool) {
+    if (isLowPrecisionFloat(from)) return "(" + helperNamespace() + "f(" + value + ") != 0.0f)";
+    return "((" + value + ") != 0)";
+  }
+  return helperNamespace() + "cvt<" + typeName(to) + ">(" + value + ")";
+}
+
+std::string CEmitter::expr(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm: return literal(e);
+    case ExprKind::VarRef: return varName(as<VarRef>(e)->var);
+    case ExprKind::Load: return loadExpr(as<Load>(e));
+    case ExprKind::Call: return callExpr(as<Call>(e));
+    case ExprKind::Cast: {
+      auto* c = as<Cast>(e);
+      return cast(c->dtype, c->value->dtype, expr(c->value));
+    }
+    case ExprKind::Select: {
+      auto* s = as<Select>(e);
+      return "(" + expr(s->cond) + " ? " + expr(s->t) + " : " + expr(s->f) + ")";
+    }
+    case ExprKind::Unary: {
+      auto* u = as<Unary>(e);
+      std::string a = expr(u->a);
+      switch (u->op) {
+        case UnaryOp::Neg:
+          if (isLowPrecisionFloat(u->dtype)) return cast(u->dtype, DType::Float32, "(-" + helperNamespace() + "f(" + a + "))");
+          if (isInteger(u->dtype) && dtypeBits(u->dtype) < 32) return "((" + typeName(u->dtype) + ")(-" + a + "))";
+          return "(-" + a + ")";
+        case UnaryOp::Not: return "(!" + a + ")";
+        case UnaryOp::BitNot: return "((" + typeName(u->dtype) + ")(~" + a + "))";
+      }
+      break;
+    }
+    case ExprKind::Binary: {
+      auto* b = as<Binary>(e);
+      DType ot = b->a->dtype;
+      std::string x = expr(b->a), y = expr(b->b);
+      std::string ns = helperNamespace();
+      bool low = isLowPrecisionFloat(ot);
+      if (low && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul || b->op == BinaryOp::Div ||
+                  isComparison(b->op) || b->op == BinaryOp::FloorDiv || b->op == BinaryOp::FloorMod)) {
+        x = ns + "f(" + x + ")";
+        y = ns + "f(" + y + ")";
+      }
+      auto wrap = [&](const std::string& s) {
+        if (low) return cast(b->dtype, DType::Float32, s);
+        if (isInteger(b->dtype) && dtypeBits(b->dtype) < 32) return "((" + typeName(b->dtype) + ")" + s + ")";
+        return s;
+      };
+      switch (b->op) {
+        case BinaryOp::Add: return wrap("(" + x + " + " + y + ")");
+        case BinaryOp::Sub: return wrap("(" + x + " - " + y + ")");
+        case BinaryOp::Mul: return wrap("(" + x + " * " + y + ")");
+        case BinaryOp::Div: return wrap("(" + x + " / " + y + ")");
+        case BinaryOp::FloorDiv:
+          if (isFloat(ot)) return wrap("floorf(" + x + " / " + y + ")");
+          if (isNonNegative(b->a) && isNonNegative(b->b)) return "(" + x + " / " + y + ")";
+          return ns + "floordiv<" + typeName(ot) + ">(" + x + ", " + y + ")";
+        case BinaryOp::FloorMod:
+          if (isFloat(ot)) return wrap("(" + x + " - floorf(" + x + " / " + y + ") * " + y + ")");
+          if (isNonNegative(b->a) && isNonNegative(b->b)) return "(" + x + " % " + y + ")";
+          return ns + "floormod<" + typeName(ot) + ">(" + x + ", " + y + ")";
+        case BinaryOp::Min: return ns + "min<" + typeName(ot) + ">(" + x + ", " + y + ")";
+        case BinaryOp::Max: return ns + "max<" + typeName(ot) + ">(" + x + ", " + y + ")";
+        case BinaryOp::And: return "(" + x + " && " + y + ")";
+        case BinaryOp::Or: return "(" + x + " || " + y + ")";
+        default: return wrap("(" + x + " " + binaryOpSpelling(b->op) + " " + y + ")");
+      }
+    }
+  }
+  TLC_ICE("unhandled expression kind in the C emitter");
+}
+
+std::string CEmitter::callExpr(const Call* c) {
+  std::string ns = helperNamespace();
+  const std::string& n = c->callee;
+  auto arg = [&](size_t i) { return expr(c->args.at(i)); };
+  if (n == "if_then_else") return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+  if (n == "infinity") return ns + "inf<" + typeName(c->dtype) + ">()";
+  if (n == "ninf") return ns + "ninf<" + typeName(c->dtype) + ">()";
+  if (n == "cast") return cast(c->dtype, c->args.at(0)->dtype, arg(0));
+  if (n == "ceildiv") {
+    if (isNonNegative(c->args[0]) && isNonNegative(c->args[1]))
+      return "((" + arg(0) + " + " + arg(1) + " - 1) / " + arg(1) + ")";
+    return ns + "ceildiv<" + typeName(c->dtype) + ">(" + arg(0) + ", " + arg(1) + ")";
+  }
+  std::string args;
+  for (size_t i = 0; i < c->args.size(); ++i) {
+    std::string a = arg(i);
+    // Builtins take operands of the call's dtype.
+    if (c->args[i]->dtype != c->dtype && n != "isnan" && n != "isinf" && n != "isfinite")
+      a = cast(c->dtype, c->args[i]->dtype, a);
+    args += (i ? ", " : "") + a;
+  }
+  std::string callee = n == "fabs" ? "abs" : n;
+  if (callee == "min" || callee == "max" || callee == "clamp") return ns + callee + "<" + typeName(c->dtype) + ">(" + args + ")";
+  return ns + callee + "(" + args + ")";
+}
+
+void CEmitter::line(const std::string& s) { out_ << std::string(indent_ * 2, ' ') << s << "\n"; }
+void CEmitter::open(const std::string& head) {
+  line(head + " {");
+  ++indent_;
+}
+void CEmitter::close(const std::string& tail) {
+  --indent_;
+  line(tail);
+}
+
+}  // namespace tlc::backend

@@ -1,0 +1,68 @@
+// A C-like source emitter shared by the GPU backends (CUDA now, HIP later).
+//
+// It prints tile-IR expressions as C expressions and manages indentation and
+// unique identifiers. A backend subclasses it and supplies its spellings in
+// small tables: scalar type names, how a buffer element is addressed, and
+// how a builtin call is written. Semantics it guarantees: integer `//` and
+// `%` are floor division / floor modulo (plain `/` `%` only when both sides
+// are provably non-negative); arithmetic on 16-bit and 8-bit floats is
+// computed in float and rounded to the result type after every operation.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::backend {
+
+class CEmitter {
+ public:
+  virtual ~CEmitter() = default;
+
+  // The C spelling of a scalar type ("float", "__half", ...).
+  virtual std::string typeName(DType t) const = 0;
+  std::string expr(const ir::Expr& e);
+
+ protected:
+  // Spelling of a Load (the backend knows where the buffer lives).
+  virtual std::string loadExpr(const ir::Load* l) = 0;
+  // Spelling of a call; the default handles the portable builtins through
+  // `helperNamespace()` functions (exp, min, ceildiv, if_then_else, ...).
+  virtual std::string callExpr(const ir::Call* c);
+  virtual std::string helperNamespace() const { return "tlc::"; }
+  // A value of dtype `from` converted to `to`.
+  std::string cast(DType to, DType from, const std::string& value) const;
+  std::string literal(const ir::Expr& e) const;
+  bool isLowPrecisionFloat(DType t) const;
+
+  // Identifiers: one unique C name per variable / buffer node.
+  std::string nameOf(const void* node, const std::string& hint);
+  std::string varName(const ir::Var& v) { return nameOf(v.get(), v->name); }
+  std::string fresh(const std::string& hint);
+  // Gives `node` exactly the identifier `exact` (for fixed names such as tid).
+  void bindName(const void* node, const std::string& exact) {
+    names_[node] = exact;
+    used_.insert(exact);
+  }
+
+  // Non-negativity facts used to print fast division.
+  void markNonNegative(const ir::Var& v) { nonNeg_.insert(v.get()); }
+  bool isNonNegative(const ir::Expr& e) const;
+
+  // Output with indentation.
+  void line(const std::string& s);
+  void open(const std::string& head);  // "head {" and indent
+  void close(const std::string& tail = "}");
+  std::ostringstream out_;
+  int indent_ = 0;
+
+ private:
+  std::unordered_map<const void*, std::string> names_;
+  std::unordered_set<std::string> used_;
+  std::unordered_set<const ir::VarNode*> nonNeg_;
+};
+
+}  // namespace tlc::backend

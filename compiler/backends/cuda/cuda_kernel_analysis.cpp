@@ -1,0 +1,285 @@
+// Analyses of one kernel before emission: where each buffer lives, which
+// shared buffers are versioned by software pipelining or swizzled for
+// tensor-core operands, and which memory each statement touches (for barriers).
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+void Accesses::merge(const Accesses& o) {
+  reads.insert(o.reads.begin(), o.reads.end());
+  writes.insert(o.writes.begin(), o.writes.end());
+}
+
+bool Accesses::conflictsWith(const Accesses& later) const {
+  for (auto* b : writes)
+    if (later.reads.count(b) || later.writes.count(b)) return true;
+  for (auto* b : reads)
+    if (later.writes.count(b)) return true;
+  return false;
+}
+
+namespace {
+
+// Buffers written inside Parallel loops, allocations and their nesting.
+class PlacementScan : public IRVisitor {
+ public:
+  int depth = 0;
+  std::vector<const AllocStmt*> blockAllocs, threadAllocs;
+  std::unordered_set<const BufferNode*> writtenInParallel;
+  std::vector<const GemmStmt*> gemms;
+  std::vector<const ForStmt*> pipelined;
+
+  void write(const Buffer& b) {
+    if (depth > 0) writtenInParallel.insert(b.get());
+  }
+  void visitFor(const ForStmt* f) override {
+    if (f->forKind == ForKind::Pipelined && depth == 0) pipelined.push_back(f);
+    bool par = f->forKind == ForKind::Parallel;
+    depth += par;
+    IRVisitor::visitFor(f);
+    depth -= par;
+  }
+  void visitAlloc(const AllocStmt* a) override { (depth ? threadAllocs : blockAllocs).push_back(a); }
+  void visitStore(const StoreStmt* s) override {
+    write(s->buffer);
+    IRVisitor::visitStore(s);
+  }
+  void visitCopy(const CopyStmt* c) override {
+    write(c->dst.buffer);
+    IRVisitor::visitCopy(c);
+  }
+  void visitFill(const FillStmt* f) override {
+    write(f->dst.buffer);
+    IRVisitor::visitFill(f);
+  }
+  void visitReduce(const ReduceStmt* r) override {
+    write(r->dst.buffer);
+    IRVisitor::visitReduce(r);
+  }
+  void visitGemm(const GemmStmt* g) override {
+    write(g->c.buffer);
+    if (depth == 0) gemms.push_back(g);
+    IRVisitor::visitGemm(g);
+  }
+  void visitAtomic(const AtomicStmt* a) override {
+    write(a->buffer);
+    IRVisitor::visitAtomic(a);
+  }
+};
+
+class AccessScan : public IRVisitor {
+ public:
+  explicit AccessScan(const std::function<bool(const Buffer&)>& visible) : visible_(visible) {}
+  Accesses acc;
+  void read(const Buffer& b) {
+    if (visible_(b)) acc.reads.insert(b.get());
+  }
+  void write(const Buffer& b) {
+    if (visible_(b)) acc.writes.insert(b.get());
+  }
+  void visitLoad(const Load* l) override {
+    read(l->buffer);
+    IRVisitor::visitLoad(l);
+  }
+  void visitStore(const StoreStmt* s) override {
+    write(s->buffer);
+    IRVisitor::visitStore(s);
+  }
+  void visitCopy(const CopyStmt* c) override {
+    read(c->src.buffer);
+    write(c->dst.buffer);
+    IRVisitor::visitCopy(c);
+  }
+  void visitFill(const FillStmt* f) override {
+    write(f->dst.buffer);
+    IRVisitor::visitFill(f);
+  }
+  void visitReduce(const ReduceStmt* r) override {
+    read(r->src.buffer);
+    read(r->dst.buffer);
+    write(r->dst.buffer);
+    IRVisitor::visitReduce(r);
+  }
+  void visitGemm(const GemmStmt* g) override {
+    read(g->a.buffer);
+    read(g->b.buffer);
+    read(g->c.buffer);
+    write(g->c.buffer);
+    IRVisitor::visitGemm(g);
+  }
+  void visitAtomic(const AtomicStmt* a) override {
+    read(a->buffer);
+    write(a->buffer);
+    IRVisitor::visitAtomic(a);
+  }
+
+ private:
+  const std::function<bool(const Buffer&)>& visible_;
+};
+
+bool constShape(const Buffer& b, int64_t* elems) {
+  int64_t n = 1;
+  for (auto& d : b->shape) {
+    int64_t v;
+    if (!constInt(d, &v)) return false;
+    n *= v;
+  }
+  *elems = n;
+  return true;
+}
+
+// Variables bound inside a statement (loop vars, lets) — a producer copy that
+// uses one of them cannot be hoisted into an earlier iteration.
+class BoundVars : public IRVisitor {
+ public:
+  std::unordered_set<const VarNode*> vars;
+  void visitFor(const ForStmt* f) override {
+    vars.insert(f->var.get());
+    IRVisitor::visitFor(f);
+  }
+  void visitLet(const LetStmt* l) override {
+    vars.insert(l->var.get());
+    IRVisitor::visitLet(l);
+  }
+};
+
+class UsesVars : public IRVisitor {
+ public:
+  const std::unordered_set<const VarNode*>& vars;
+  bool found = false, loads = false;
+  explicit UsesVars(const std::unordered_set<const VarNode*>& v) : vars(v) {}
+  void visitVarRef(const VarRef* r) override { found |= vars.count(r->var.get()) > 0; }
+  void visitLoad(const Load* l) override {
+    loads = true;
+    IRVisitor::visitLoad(l);
+  }
+};
+
+}  // namespace
+
+// The statements of a pipelined loop body that can run ahead as asynchronous
+// producers: leading global->shared copies whose source does not depend on
+// anything computed in the body. Empty when the loop cannot be pipelined.
+std::vector<const CopyStmt*> pipelineProducers(const ForStmt* loop) {
+  std::vector<const CopyStmt*> producers;
+  std::vector<Stmt> body;
+  if (auto* seq = as<SeqStmt>(loop->body)) body = seq->stmts;
+  else body = {loop->body};
+  BoundVars bound;
+  bound.visit(loop->body);
+  std::unordered_set<const BufferNode*> dsts;
+  size_t k = 0;
+  for (; k < body.size(); ++k) {
+    auto* c = as<CopyStmt>(body[k]);
+    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) break;
+    UsesVars uses(bound.vars);
+    uses.visitRegion(c->src);
+    uses.visitRegion(c->dst);
+    if (uses.found || uses.loads) break;
+    producers.push_back(c);
+    dsts.insert(c->dst.buffer.get());
+  }
+  if (producers.empty() || k == body.size()) return {};
+  // The rest of the body must not write the producers' buffers.
+  PlacementScan rest;
+  for (size_t i = k; i < body.size(); ++i) {
+    rest.depth = 1;  // count every write
+    rest.visit(body[i]);
+  }
+  for (auto* b : rest.writtenInParallel)
+    if (dsts.count(b)) return {};
+  return producers;
+}
+
+bool KernelEmitter::isRegister(const Buffer& b) const {
+  auto it = bufs_.find(b.get());
+  return it != bufs_.end() && it->second.place == Placement::Register;
+}
+
+Accesses KernelEmitter::accessesOf(const Stmt& s) {
+  std::function<bool(const Buffer&)> visible = [this](const Buffer& b) { return !isRegister(b); };
+  AccessScan scan(visible);
+  scan.visit(s);
+  return scan.acc;
+}
+
+bool KernelEmitter::planBuffers() {
+  PlacementScan scan;
+  scan.visit(kernel_.body);
+  writtenInParallel_ = scan.writtenInParallel;
+  for (auto& p : func_.params)
+    if (p.buffer) bufs_[p.buffer.get()] = {Placement::Global, nameOf(p.buffer.get(), p.name)};
+
+  // Buffers that a pipelined loop writes ahead get one version per stage.
+  std::unordered_map<const BufferNode*, int64_t> versions;
+  if (options_.asyncCopy)
+    for (auto* loop : scan.pipelined)
+      if (loop->numStages >= 2 && loop->stage.empty() && loop->order.empty())
+        for (auto* c : pipelineProducers(loop)) versions[c->dst.buffer.get()] = loop->numStages;
+
+  // Tensor-core gemms decide the accumulator fragments kept in registers
+  // and the swizzled operand buffers.
+  MmaPlan mma = planMma(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
+
+  for (auto* a : scan.threadAllocs) {
+    int64_t n;
+    if (!constShape(a->buffer, &n)) {
+      diags_.report(DiagKind::CudaUnsupported, a->loc,
+                    "the shape of `" + a->buffer->name + "` must be a compile-time constant on cuda")
+          .note(a->buffer->loc, "buffer declared here");
+      return false;
+    }
+    bufs_[a->buffer.get()] = {Placement::Register, nameOf(a->buffer.get(), a->buffer->name), 0, n};
+  }
+  int64_t offset = 0;
+  for (auto* a : scan.blockAllocs) {
+    const Buffer& b = a->buffer;
+    BufferInfo info;
+    info.name = nameOf(b.get(), b->name);
+    if (!constShape(b, &info.elems)) {
+      diags_.report(DiagKind::CudaUnsupported, a->loc,
+                    "the shape of `" + b->name + "` must be a compile-time constant on cuda")
+          .note(b->loc, "buffer declared here");
+      return false;
+    }
+    switch (b->scope) {
+      case MemScope::Shared: info.place = Placement::Shared; break;
+      case MemScope::Fragment: info.place = Placement::Shared; break;
+      case MemScope::Local:
+      case MemScope::Var:
+        info.place = writtenInParallel_.count(b.get()) ? Placement::Shared : Placement::Register;
+        break;
+      case MemScope::Global: info.place = Placement::Global; break;
+    }
+    if (auto it = mma.registerFragments.find(b.get()); it != mma.registerFragments.end()) {
+      info.place = Placement::Register;
+      info.fragment = it->second.fragment;
+      info.warpsM = it->second.warpsM;
+      info.warpsN = it->second.warpsN;
+      info.elems = info.fragment->registersPerThread();
+    }
+    if (info.place == Placement::Shared) {
+      if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
+      if (auto it = mma.swizzled.find(b.get()); it != mma.swizzled.end()) info.layout = it->second;
+      offset = (offset + 127) / 128 * 128;
+      info.sharedOffset = offset;
+      offset += info.elems * info.versions * dtypeBytes(b->dtype);
+    }
+    bufs_[b.get()] = info;
+  }
+  sharedBytes_ = offset;
+  if (sharedBytes_ > options_.maxSharedBytes) {
+    diags_.report(DiagKind::CudaSharedMemoryOverflow, kernel_.loc,
+                  "this kernel needs " + std::to_string(sharedBytes_) + " bytes of shared memory; " +
+                      options_.arch + " allows at most " + std::to_string(options_.maxSharedBytes) +
+                      " per block: use smaller tiles or fewer pipeline stages");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tlc::cuda

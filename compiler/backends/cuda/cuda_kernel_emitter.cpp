@@ -1,0 +1,497 @@
+// Statement-level emission of one CUDA kernel: block-level statements (run
+// by the whole block, with barriers), thread-level statements (inside
+// Parallel loops), Parallel loop partitioning and software pipelining.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+
+#include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body);
+
+KernelEmitter::KernelEmitter(const PrimFunc& func, const KernelStmt& kernel, const CudaOptions& options,
+                             DiagnosticEngine& diags, std::string name, const std::vector<KernelArg>& args)
+    : func_(func), kernel_(kernel), options_(options), diags_(diags), name_(std::move(name)), args_(args) {
+  threads_ = kernel.threads;
+  tid_ = makeVar("tid");
+  bindName(tid_.get(), "tid");
+  markNonNegative(tid_);
+}
+
+std::string KernelEmitter::typeName(DType t) const {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::Int8: return "tlc::i8";
+    case DType::Int16: return "tlc::i16";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long long";
+    case DType::UInt8: return "tlc::u8";
+    case DType::UInt16: return "tlc::u16";
+    case DType::UInt32: return "unsigned";
+    case DType::UInt64: return "unsigned long long";
+    case DType::Float16: return "__half";
+    case DType::BFloat16: return "__nv_bfloat16";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float8E4M3: return "__nv_fp8_e4m3";
+    case DType::Float8E5M2: return "__nv_fp8_e5m2";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------
+// Addressing
+
+Expr KernelEmitter::offsetExpr(const Buffer& b, const std::vector<Expr>& idxIn) {
+  auto it = bufs_.find(b.get());
+  TLC_CHECK(it != bufs_.end(), "buffer `" + b->name + "` has no placement");
+  BufferInfo& info = it->second;
+  std::vector<Expr> idx = idxIn;
+  if (info.place != Placement::Global)
+    for (auto& e : idx)
+      if (e->dtype != DType::Int32) e = makeCast(DType::Int32, e);
+  Expr off;
+  if (info.layout) {
+    off = info.layout->applyExpr(idx)[0];
+  } else if (idx.empty()) {
+    off = makeInt(0);
+  } else {
+    off = idx[0];
+    if (info.place == Placement::Global && off->dtype != DType::Int64) off = makeCast(DType::Int64, off);
+    for (size_t d = 1; d < idx.size(); ++d) off = add(mul(off, b->shape[d]), idx[d]);
+  }
+  if (info.versions > 1 && info.version) off = add(off, mul(info.version, makeInt(info.elems)));
+  return off;
+}
+
+std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx) {
+  BufferInfo& info = bufs_[b.get()];
+  if (info.fragment) {
+    auto it = fragmentRegister_.find(b.get());
+    TLC_CHECK(it != fragmentRegister_.end(), "register fragment `" + b->name + "` accessed outside its layout");
+    return info.name + "[" + expr(it->second) + "]";
+  }
+  return info.name + "[" + expr(offsetExpr(b, idx)) + "]";
+}
+
+std::string KernelEmitter::loadExpr(const Load* l) { return access(l->buffer, l->indices); }
+
+Expr KernelEmitter::inBounds(const Buffer& b, const std::vector<Expr>& idx) {
+  Expr cond = makeBool(true);
+  for (size_t d = 0; d < idx.size(); ++d) {
+    int64_t i, n;
+    if (constInt(idx[d], &i) && constInt(b->shape[d], &n) && i >= 0 && i < n) continue;
+    Expr shape = b->shape[d];
+    Expr e = idx[d];
+    if (e->dtype != shape->dtype) {
+      DType t = promote(e->dtype, shape->dtype);
+      e = makeCast(t, e);
+      shape = makeCast(t, shape);
+    }
+    cond = logicalAnd(cond, lt(e, shape));
+    if (!isNonNegative(idx[d])) cond = logicalAnd(cond, makeBinary(BinaryOp::Ge, e, makeInt(0, e->dtype)));
+  }
+  return cond;
+}
+
+Var KernelEmitter::openLoop(const Expr& total, bool partitioned, const std::string& hint) {
+  Var v = makeVar(hint, total->dtype == DType::Int64 ? DType::Int64 : DType::Int32);
+  markNonNegative(v);
+  std::string n = varName(v), t = typeName(v->dtype), tot = expr(total);
+  int64_t c;
+  if (partitioned) {
+    std::string T = std::to_string(threads_);
+    if (constInt(total, &c) && c % threads_ == 0) {
+      std::string k = fresh("k");
+      std::string pragma = c / threads_ <= 64 ? "#pragma unroll\n" + std::string(indent_ * 2, ' ') : "";
+      open(pragma + "for (int " + k + " = 0; " + k + " < " + std::to_string(c / threads_) + "; ++" + k + ")");
+      line("const " + t + " " + n + " = " + k + " * " + T + " + tid;");
+    } else {
+      open("for (" + t + " " + n + " = tid; " + n + " < " + tot + "; " + n + " += " + T + ")");
+    }
+  } else {
+    open("for (" + t + " " + n + " = 0; " + n + " < " + tot + "; ++" + n + ")");
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+void KernelEmitter::barrier(Accesses& pending) {
+  line("__syncthreads();");
+  pending = Accesses();
+}
+
+void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
+  const Buffer& b = a->buffer;
+  BufferInfo& info = bufs_[b.get()];
+  if (info.place == Placement::Shared) {
+    line(typeName(b->dtype) + "* " + info.name + " = reinterpret_cast<" + typeName(b->dtype) + "*>(tlc_smem + " +
+         std::to_string(info.sharedOffset) + ");");
+  } else {
+    line(typeName(b->dtype) + " " + info.name + "[" + std::to_string(std::max<int64_t>(info.elems, 1)) + "];");
+  }
+}
+
+void KernelEmitter::emitSerialFor(const ForStmt* f, const std::function<void()>& body) {
+  std::string n = varName(f->var), t = typeName(f->var->dtype);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  std::string mn = expr(f->min);
+  std::string end = constInt(f->min, nullptr) && as<IntImm>(f->min)->value == 0 ? expr(f->extent)
+                                                                                  : expr(add(f->min, f->extent));
+  std::string head = "for (" + t + " " + n + " = " + mn + "; " + n + " < " + end + "; ++" + n + ")";
+  if (f->forKind == ForKind::Unroll || f->forKind == ForKind::Vectorized) head = "#pragma unroll\n" + std::string(indent_ * 2, ' ') + head;
+  open(head);
+  body();
+  close();
+}
+
+void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
+  if (!s || failed_) return;
+  switch (s->kind) {
+    case StmtKind::Seq:
+      for (auto& c : as<SeqStmt>(s)->stmts) emitBlock(c, pending);
+      return;
+    case StmtKind::Let: {
+      auto* l = as<LetStmt>(s);
+      Accesses a = accessesOf(std::make_shared<EvaluateStmt>(l->value, l->loc));
+      if (pending.conflictsWith(a)) barrier(pending);
+      if (isNonNegative(l->value)) markNonNegative(l->var);
+      line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(l->value) + ";");
+      pending.merge(a);
+      emitBlock(l->body, pending);
+      return;
+    }
+    case StmtKind::If: {
+      auto* i = as<IfStmt>(s);
+      Accesses a = accessesOf(std::make_shared<EvaluateStmt>(i->cond, i->loc));
+      if (pending.conflictsWith(a)) barrier(pending);
+      pending.merge(a);
+      Accesses p1 = pending, p2 = pending;
+      open("if (" + expr(i->cond) + ")");
+      emitBlock(i->thenBody, p1);
+      if (i->elseBody) {
+        close("} else {");
+        ++indent_;
+        emitBlock(i->elseBody, p2);
+      }
+      close();
+      pending = p1;
+      pending.merge(p2);
+      return;
+    }
+    case StmtKind::Alloc: emitAlloc(as<AllocStmt>(s), true); return;
+    case StmtKind::Kernel:
+      diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
+      failed_ = true;
+      return;
+    case StmtKind::For: {
+      auto* f = as<ForStmt>(s);
+      if (f->forKind == ForKind::Parallel) break;
+      if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
+        auto producers = pipelineProducers(f);
+        bool versioned = !producers.empty();
+        for (auto* c : producers) versioned &= bufs_[c->dst.buffer.get()].versions == f->numStages;
+        if (versioned) {
+          emitPipelined(f, pending);
+          return;
+        }
+      }
+      Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
+      if (pending.conflictsWith(bounds)) barrier(pending);
+      Accesses body = accessesOf(f->body);
+      Accesses inner = pending;
+      inner.merge(body);  // what the previous iteration left behind
+      emitSerialFor(f, [&] { emitBlock(f->body, inner); });
+      pending = inner;
+      pending.merge(body);
+      return;
+    }
+    default: break;
+  }
+  Accesses a = accessesOf(s);
+  if (pending.conflictsWith(a)) barrier(pending);
+  emitBlockLeaf(s);
+  pending.merge(a);
+}
+
+void KernelEmitter::emitBlockLeaf(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::For: emitParallelNest(as<ForStmt>(s)); return;
+    case StmtKind::Store: {
+      auto* st = as<StoreStmt>(s);
+      std::string assign = access(st->buffer, st->indices) + " = " + expr(st->value) + ";";
+      if (isRegister(st->buffer)) {
+        line(assign);
+      } else {
+        open("if (tid == 0)");
+        line(assign);
+        close();
+      }
+      return;
+    }
+    case StmtKind::Evaluate: line(expr(as<EvaluateStmt>(s)->value) + ";"); return;
+    case StmtKind::Copy: {
+      auto* c = as<CopyStmt>(s);
+      emitCopy(c, !isRegister(c->dst.buffer) || bufs_[c->dst.buffer.get()].fragment.has_value());
+      return;
+    }
+    case StmtKind::Fill: {
+      auto* f = as<FillStmt>(s);
+      emitFill(f, !isRegister(f->dst.buffer) || bufs_[f->dst.buffer.get()].fragment.has_value());
+      return;
+    }
+    case StmtKind::Reduce: {
+      auto* r = as<ReduceStmt>(s);
+      emitReduce(r, !isRegister(r->dst.buffer));
+      return;
+    }
+    case StmtKind::Gemm: {
+      auto* g = as<GemmStmt>(s);
+      if (emitGemmMma(g)) return;
+      emitGemmScalar(g, !isRegister(g->c.buffer));
+      return;
+    }
+    case StmtKind::Atomic:
+      open("if (tid == 0)");
+      emitThread(s);
+      close();
+      return;
+    default: TLC_ICE(std::string("unexpected block-level statement ") + stmtKindName(s->kind));
+  }
+}
+
+void KernelEmitter::emitThread(const Stmt& s) {
+  if (!s || failed_) return;
+  switch (s->kind) {
+    case StmtKind::Seq:
+      for (auto& c : as<SeqStmt>(s)->stmts) emitThread(c);
+      return;
+    case StmtKind::Let: {
+      auto* l = as<LetStmt>(s);
+      if (isNonNegative(l->value)) markNonNegative(l->var);
+      line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(l->value) + ";");
+      emitThread(l->body);
+      return;
+    }
+    case StmtKind::If: {
+      auto* i = as<IfStmt>(s);
+      open("if (" + expr(i->cond) + ")");
+      emitThread(i->thenBody);
+      if (i->elseBody) {
+        close("} else {");
+        ++indent_;
+        emitThread(i->elseBody);
+      }
+      close();
+      return;
+    }
+    case StmtKind::For: {
+      auto* f = as<ForStmt>(s);
+      emitSerialFor(f, [&] { emitThread(f->body); });
+      return;
+    }
+    case StmtKind::Alloc: emitAlloc(as<AllocStmt>(s), false); return;
+    case StmtKind::Store: {
+      auto* st = as<StoreStmt>(s);
+      line(access(st->buffer, st->indices) + " = " + expr(st->value) + ";");
+      return;
+    }
+    case StmtKind::Evaluate: line(expr(as<EvaluateStmt>(s)->value) + ";"); return;
+    case StmtKind::Atomic: {
+      auto* a = as<AtomicStmt>(s);
+      std::string fn = std::string("tlc::atomic_") + atomicKindName(a->atomicKind);
+      std::string v = expr(a->value);
+      if (a->value->dtype != a->buffer->dtype) v = cast(a->buffer->dtype, a->value->dtype, v);
+      line(fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) + ", " + v + ");");
+      return;
+    }
+    case StmtKind::Copy: emitCopy(as<CopyStmt>(s), false); return;
+    case StmtKind::Fill: emitFill(as<FillStmt>(s), false); return;
+    case StmtKind::Reduce: emitReduce(as<ReduceStmt>(s), false); return;
+    case StmtKind::Gemm: emitGemmScalar(as<GemmStmt>(s), false); return;
+    case StmtKind::Kernel:
+      diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
+      failed_ = true;
+      return;
+  }
+}
+
+namespace {
+class FragmentUses : public IRVisitor {
+ public:
+  std::unordered_set<const BufferNode*> bufs;
+  void visitLoad(const Load* l) override {
+    bufs.insert(l->buffer.get());
+    IRVisitor::visitLoad(l);
+  }
+  void visitStore(const StoreStmt* s) override {
+    bufs.insert(s->buffer.get());
+    IRVisitor::visitStore(s);
+  }
+};
+}  // namespace
+
+void KernelEmitter::emitParallelNest(const ForStmt* f) {
+  Stmt body;
+  auto nest = parallelNest(f, &body);
+  // A nest over a register fragment iterates over the thread's registers.
+  FragmentUses uses;
+  uses.visit(body);
+  for (auto* b : uses.bufs) {
+    auto it = bufs_.find(b);
+    if (it != bufs_.end() && it->second.fragment) {
+      const BufferInfo& info = it->second;
+      int64_t m, n;
+      constInt(b->shape[0], &m);
+      constInt(b->shape[1], &n);
+      Var r = makeVar("r");
+      markNonNegative(r);
+      open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) +
+           " < " + std::to_string(info.elems) + "; ++" + varName(r) + ")");
+      auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r));
+      markNonNegative(nest[0]->var);
+      markNonNegative(nest[1]->var);
+      line("const " + typeName(nest[0]->var->dtype) + " " + varName(nest[0]->var) + " = " + expr(i) + ";");
+      line("const " + typeName(nest[1]->var->dtype) + " " + varName(nest[1]->var) + " = " + expr(j) + ";");
+      std::vector<const BufferNode*> bound;
+      for (auto* o : uses.bufs) {
+        auto oi = bufs_.find(o);
+        if (oi != bufs_.end() && oi->second.fragment && oi->second.warpsM == info.warpsM &&
+            oi->second.warpsN == info.warpsN && o->shape.size() == 2) {
+          fragmentRegister_[o] = makeVarRef(r);
+          bound.push_back(o);
+        }
+      }
+      ++parallelDepth_;
+      emitThread(body);
+      --parallelDepth_;
+      for (auto* o : bound) fragmentRegister_.erase(o);
+      close();
+      return;
+    }
+  }
+  Expr total = makeInt(1);
+  for (auto* l : nest) total = mul(total, l->extent);
+  Var flat = openLoop(total, true, "it");
+  Expr rest = makeVarRef(flat);
+  for (size_t d = nest.size(); d-- > 0;) {
+    const ForStmt* l = nest[d];
+    Expr local = d == 0 ? rest : floorMod(rest, l->extent);
+    if (d > 0) rest = floorDiv(rest, l->extent);
+    Expr value = add(l->min, local);
+    if (value->dtype != l->var->dtype) value = makeCast(l->var->dtype, value);
+    if (isNonNegative(l->min)) markNonNegative(l->var);
+    line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(value) + ";");
+  }
+  ++parallelDepth_;
+  emitThread(body);
+  --parallelDepth_;
+  close();
+}
+
+void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {
+  auto producers = pipelineProducers(f);
+  std::vector<Stmt> stmts;
+  if (auto* seq = as<SeqStmt>(f->body)) stmts = seq->stmts;
+  else stmts = {f->body};
+  std::vector<Stmt> consumers(stmts.begin() + producers.size(), stmts.end());
+  int64_t stages = f->numStages;
+  // Everything before the loop is complete before its first copies land.
+  barrier(pending);
+  open("");
+  std::string n = fresh("n_iter");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  Var version = makeVar("stage");
+  markNonNegative(version);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  auto setVersion = [&](bool on) {
+    for (auto* c : producers) bufs_[c->dst.buffer.get()].version = on ? makeVarRef(version) : nullptr;
+  };
+  auto issue = [&](const std::string& iter) {
+    line("const int " + varName(version) + " = (" + iter + ") % " + std::to_string(stages) + ";");
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
+    setVersion(true);
+    for (auto* c : producers) emitCopy(c, true, true);
+    setVersion(false);
+  };
+  // Prologue: the first stages - 1 iterations' copies.
+  std::string p = fresh("pre");
+  open("for (int " + p + " = 0; " + p + " < " + std::to_string(stages - 1) + "; ++" + p + ")");
+  open("if (" + p + " < " + n + ")");
+  issue(p);
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+  std::string it = fresh("iter");
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
+  line("__syncthreads();");
+  open("");
+  open("if (" + it + " + " + std::to_string(stages - 1) + " < " + n + ")");
+  issue(it + " + " + std::to_string(stages - 1));
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+  open("");
+  line("const int " + varName(version) + " = " + it + " % " + std::to_string(stages) + ";");
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+  setVersion(true);
+  Accesses inner;
+  for (auto& c : consumers) emitBlock(c, inner);
+  setVersion(false);
+  close();
+  close();
+  line("tlc::cp_async_wait<0>();");
+  close();
+  pending = accessesOf(f->body);
+}
+
+// ---------------------------------------------------------------------------
+
+bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
+  if (threads_ <= 0 || threads_ > 1024) {
+    diags_.report(DiagKind::CudaUnsupported, kernel_.loc,
+                  "a CUDA block has 1 to 1024 threads; this kernel asks for " + std::to_string(threads_));
+    return false;
+  }
+  if (!planBuffers()) return false;
+  std::string params;
+  for (auto& a : args_) {
+    if (!params.empty()) params += ", ";
+    if (a.kind == KernelArg::Kind::Tensor) {
+      const Param& p = func_.params[a.paramIndex];
+      params += typeName(p.buffer->dtype) + "* __restrict__ " + bufs_[p.buffer.get()].name;
+    } else {
+      params += typeName(a.dtype) + " " + varName(a.var);
+    }
+  }
+  for (auto& a : args_)
+    if (a.kind == KernelArg::Kind::ShapeVar) markNonNegative(a.var);
+  open("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + name_ + "(" + params + ")");
+  line("extern __shared__ __align__(128) unsigned char tlc_smem[];");
+  line("const int tid = threadIdx.x;");
+  const char* dims[] = {"x", "y", "z"};
+  if (kernel_.blockVars.size() > 3) {
+    diags_.report(DiagKind::CudaUnsupported, kernel_.loc, "a CUDA grid has at most 3 dimensions");
+    return false;
+  }
+  for (size_t d = 0; d < kernel_.blockVars.size(); ++d) {
+    markNonNegative(kernel_.blockVars[d]);
+    line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +
+         dims[d] + ";");
+  }
+  Accesses pending;
+  emitBlock(kernel_.body, pending);
+  close();
+  if (failed_) return false;
+  *source = out_.str();
+  *sharedBytes = sharedBytes_;
+  return true;
+}
+
+}  // namespace tlc::cuda

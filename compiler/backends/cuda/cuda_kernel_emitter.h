@@ -1,0 +1,106 @@
+// The emitter of one CUDA kernel (one Kernel statement); see cuda_codegen.h
+// for the lowering it implements. Internal to the CUDA backend.
+#pragma once
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/backends/c_emitter.h"
+#include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/passes/layout.h"
+
+namespace tlc::cuda {
+
+enum class Placement { Global, Shared, Register };
+
+struct BufferInfo {
+  Placement place = Placement::Global;
+  std::string name;
+  int64_t sharedOffset = 0;
+  int64_t elems = 0;  // per version, for shared and register buffers
+  // Physical layout of a shared buffer (swizzle); row-major when absent.
+  std::optional<layout::Layout> layout;
+  // Pipelined shared buffers: `versions` copies, the live one chosen by `version`.
+  int64_t versions = 1;
+  ir::Expr version;
+  // Fragments held in registers with an mma accumulator layout.
+  std::optional<layout::Fragment> fragment;
+  int64_t warpsM = 0, warpsN = 0;
+};
+
+// Buffers read and written by a statement, counting only memory that other
+// threads of the block can see (shared and global).
+struct Accesses {
+  std::unordered_set<const ir::BufferNode*> reads, writes;
+  void merge(const Accesses& o);
+  bool conflictsWith(const Accesses& later) const;
+};
+
+class KernelEmitter : public backend::CEmitter {
+ public:
+  KernelEmitter(const ir::PrimFunc& func, const ir::KernelStmt& kernel, const CudaOptions& options,
+                DiagnosticEngine& diags, std::string name, const std::vector<KernelArg>& args);
+  // Emits the kernel; false after reporting an error.
+  bool emit(std::string* source, int64_t* sharedBytes);
+  std::string typeName(DType t) const override;
+
+ protected:
+  std::string loadExpr(const ir::Load* l) override;
+
+ private:
+  // analysis (cuda_kernel_analysis.cpp)
+  bool planBuffers();
+  Accesses accessesOf(const ir::Stmt& s);
+  bool isRegister(const ir::Buffer& b) const;
+
+  // statements (cuda_kernel_emitter.cpp)
+  void emitBlock(const ir::Stmt& s, Accesses& pending);
+  void emitBlockLeaf(const ir::Stmt& s);
+  void emitThread(const ir::Stmt& s);
+  void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
+  void emitParallelNest(const ir::ForStmt* f);
+  void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
+  void emitPipelined(const ir::ForStmt* f, Accesses& pending);
+  void barrier(Accesses& pending);
+
+  // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
+  // threads, otherwise executed in full by the calling thread.
+  void emitCopy(const ir::CopyStmt* c, bool partitioned, bool async = false);
+  void emitFill(const ir::FillStmt* f, bool partitioned);
+  void emitReduce(const ir::ReduceStmt* r, bool partitioned);
+  void emitGemm(const ir::GemmStmt* g, bool partitioned);
+  void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
+  bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
+  void emitFragmentCopy(const ir::CopyStmt* c);
+
+  // addressing
+  std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
+  ir::Expr offsetExpr(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
+  ir::Expr inBounds(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
+  // Opens a loop over [0, total) with a fresh index variable: partitioned over
+  // threads or serial. Returns the variable; close with close().
+  ir::Var openLoop(const ir::Expr& total, bool partitioned, const std::string& hint);
+  ir::Expr threadIdx() const { return ir::makeVarRef(tid_); }
+
+  const ir::PrimFunc& func_;
+  const ir::KernelStmt& kernel_;
+  const CudaOptions& options_;
+  DiagnosticEngine& diags_;
+  std::string name_;
+  const std::vector<KernelArg>& args_;
+  std::unordered_map<const ir::BufferNode*, BufferInfo> bufs_;
+  std::unordered_set<const ir::BufferNode*> writtenInParallel_;
+  // Register fragments inside a Parallel nest over their layout: the register index.
+  std::unordered_map<const ir::BufferNode*, ir::Expr> fragmentRegister_;
+  int64_t sharedBytes_ = 0;
+  int64_t threads_ = 0;
+  ir::Var tid_;
+  bool failed_ = false;
+  int parallelDepth_ = 0;
+  std::string body_;  // emitted statements
+
+  friend class MmaGemm;
+};
+
+}  // namespace tlc::cuda

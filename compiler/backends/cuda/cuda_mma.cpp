@@ -1,0 +1,511 @@
+// Tensor-core gemm: planning (eligibility, warp grid, register accumulators,
+// swizzled operands) and emission (ldmatrix or element loads + mma.sync).
+#include "compiler/backends/cuda/cuda_mma.h"
+
+#include <cmath>
+
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+namespace {
+
+// The two matrix dimensions of a region (its non-unit dimensions), with
+// constant extents; false when there are not exactly two of them.
+bool matrixDims(const Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1) {
+  std::vector<int> dims;
+  std::vector<int64_t> ext;
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t e;
+    if (!constInt(r.ranges[d].extent, &e)) return false;
+    if (e != 1) {
+      dims.push_back((int)d);
+      ext.push_back(e);
+    }
+  }
+  if (dims.size() == 1 && r.ranges.size() >= 2) {  // a 1 x N or N x 1 matrix
+    int other = dims[0] == (int)r.ranges.size() - 1 ? dims[0] - 1 : dims[0] + 1;
+    if (other > dims[0]) {
+      dims.push_back(other);
+      ext.push_back(1);
+    } else {
+      dims.insert(dims.begin(), other);
+      ext.insert(ext.begin(), 1);
+    }
+  }
+  if (dims.size() != 2) return false;
+  *d0 = dims[0];
+  *d1 = dims[1];
+  *e0 = ext[0];
+  *e1 = ext[1];
+  return true;
+}
+
+bool isFullRegion(const Region& r) {
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t mn, ext, shape;
+    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
+    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
+  }
+  return true;
+}
+
+class MentionsBuffer : public IRVisitor {
+ public:
+  const BufferNode* target;
+  bool found = false;
+  explicit MentionsBuffer(const BufferNode* t) : target(t) {}
+  void visitLoad(const Load* l) override {
+    found |= l->buffer.get() == target;
+    IRVisitor::visitLoad(l);
+  }
+  void visitStore(const StoreStmt* s) override {
+    found |= s->buffer.get() == target;
+    IRVisitor::visitStore(s);
+  }
+  void visitCopy(const CopyStmt* c) override {
+    found |= c->src.buffer.get() == target || c->dst.buffer.get() == target;
+    IRVisitor::visitCopy(c);
+  }
+  void visitFill(const FillStmt* f) override {
+    found |= f->dst.buffer.get() == target;
+    IRVisitor::visitFill(f);
+  }
+  void visitReduce(const ReduceStmt* r) override {
+    found |= r->src.buffer.get() == target || r->dst.buffer.get() == target;
+    IRVisitor::visitReduce(r);
+  }
+  void visitGemm(const GemmStmt* g) override {
+    found |= g->a.buffer.get() == target || g->b.buffer.get() == target || g->c.buffer.get() == target;
+    IRVisitor::visitGemm(g);
+  }
+  void visitAtomic(const AtomicStmt* a) override {
+    found |= a->buffer.get() == target;
+    IRVisitor::visitAtomic(a);
+  }
+};
+
+bool mentions(const Stmt& s, const BufferNode* b) {
+  MentionsBuffer m(b);
+  m.visit(s);
+  return m.found;
+}
+bool mentions(const Expr& e, const BufferNode* b) {
+  MentionsBuffer m(b);
+  m.visit(e);
+  return m.found;
+}
+
+// Inside a Parallel nest: every access of the fragment is F[v0, v1, ...].
+class IndexedByNest : public IRVisitor {
+ public:
+  const BufferNode* target;
+  const std::vector<Var>& vars;
+  bool ok = true;
+  IndexedByNest(const BufferNode* t, const std::vector<Var>& v) : target(t), vars(v) {}
+  bool matches(const std::vector<Expr>& idx) {
+    if (idx.size() != vars.size()) return false;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      auto* r = as<VarRef>(idx[d]);
+      if (!r || r->var.get() != vars[d].get()) return false;
+    }
+    return true;
+  }
+  void visitLoad(const Load* l) override {
+    if (l->buffer.get() == target && !matches(l->indices)) ok = false;
+    IRVisitor::visitLoad(l);
+  }
+  void visitStore(const StoreStmt* s) override {
+    if (s->buffer.get() == target && !matches(s->indices)) ok = false;
+    IRVisitor::visitStore(s);
+  }
+  void visitFor(const ForStmt* f) override {
+    // A loop over the fragment inside the nest would index it by other variables.
+    IRVisitor::visitFor(f);
+  }
+  void visitCopy(const CopyStmt* c) override { ok &= !(c->src.buffer.get() == target || c->dst.buffer.get() == target); }
+  void visitFill(const FillStmt* f) override { ok &= f->dst.buffer.get() != target; }
+  void visitReduce(const ReduceStmt* r) override { ok &= r->src.buffer.get() != target && r->dst.buffer.get() != target; }
+  void visitGemm(const GemmStmt* g) override { ok &= g->c.buffer.get() != target && g->a.buffer.get() != target && g->b.buffer.get() != target; }
+  void visitAtomic(const AtomicStmt* a) override { ok &= a->buffer.get() != target; }
+};
+
+}  // namespace
+
+// The perfectly nested Parallel loops starting at `f`, and the innermost body.
+std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body) {
+  std::vector<const ForStmt*> nest{f};
+  Stmt b = f->body;
+  while (auto* inner = as<ForStmt>(b)) {
+    if (inner->forKind != ForKind::Parallel) break;
+    nest.push_back(inner);
+    b = inner->body;
+  }
+  if (body) *body = b;
+  return nest;
+}
+
+namespace {
+
+// Whether every use of fragment `b` in `s` (a block-level statement) fits
+// the register accumulator layout.
+bool usesConform(const Stmt& s, const BufferNode* b, const std::unordered_set<const GemmStmt*>& mmaGemms) {
+  if (!s) return true;
+  switch (s->kind) {
+    case StmtKind::Seq:
+      for (auto& c : as<SeqStmt>(s)->stmts)
+        if (!usesConform(c, b, mmaGemms)) return false;
+      return true;
+    case StmtKind::Let: {
+      auto* l = as<LetStmt>(s);
+      return !mentions(l->value, b) && usesConform(l->body, b, mmaGemms);
+    }
+    case StmtKind::If: {
+      auto* i = as<IfStmt>(s);
+      return !mentions(i->cond, b) && usesConform(i->thenBody, b, mmaGemms) && usesConform(i->elseBody, b, mmaGemms);
+    }
+    case StmtKind::Alloc: return true;
+    case StmtKind::For: {
+      auto* f = as<ForStmt>(s);
+      if (mentions(f->min, b) || mentions(f->extent, b)) return false;
+      if (f->forKind != ForKind::Parallel) return usesConform(f->body, b, mmaGemms);
+      if (!mentions(s, b)) return true;
+      Stmt body;
+      auto nest = parallelNest(f, &body);
+      if (nest.size() != b->shape.size()) return false;
+      std::vector<Var> vars;
+      for (size_t d = 0; d < nest.size(); ++d) {
+        int64_t mn, ext, shape;
+        if (!constInt(nest[d]->min, &mn) || mn != 0 || !constInt(nest[d]->extent, &ext) ||
+            !constInt(b->shape[d], &shape) || ext != shape)
+          return false;
+        vars.push_back(nest[d]->var);
+      }
+      IndexedByNest check(b, vars);
+      check.visit(body);
+      return check.ok;
+    }
+    case StmtKind::Fill: {
+      auto* f = as<FillStmt>(s);
+      return f->dst.buffer.get() != b || isFullRegion(f->dst);
+    }
+    case StmtKind::Copy: {
+      auto* c = as<CopyStmt>(s);
+      if (c->src.buffer.get() == b && c->dst.buffer.get() == b) return false;
+      if (c->src.buffer.get() == b) return isFullRegion(c->src);
+      if (c->dst.buffer.get() == b) return isFullRegion(c->dst);
+      return true;
+    }
+    case StmtKind::Gemm: {
+      auto* g = as<GemmStmt>(s);
+      if (g->a.buffer.get() == b || g->b.buffer.get() == b) return false;
+      if (g->c.buffer.get() == b) return mmaGemms.count(g) && isFullRegion(g->c);
+      return true;
+    }
+    default: return !mentions(s, b);
+  }
+}
+
+}  // namespace
+
+bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out) {
+  if (!options.tensorCores || threads % 32 != 0) return false;
+  auto operandOk = [](const Region& r) {
+    return r.buffer->scope == MemScope::Shared || r.buffer->scope == MemScope::Fragment;
+  };
+  if (!operandOk(g->a) || !operandOk(g->b)) return false;
+  if (g->c.buffer->scope != MemScope::Fragment && g->c.buffer->scope != MemScope::Shared) return false;
+  int a0, a1, b0, b1, c0, c1;
+  int64_t ea0, ea1, eb0, eb1, ec0, ec1;
+  if (!matrixDims(g->a, &a0, &a1, &ea0, &ea1) || !matrixDims(g->b, &b0, &b1, &eb0, &eb1) ||
+      !matrixDims(g->c, &c0, &c1, &ec0, &ec1))
+    return false;
+  MmaShape s;
+  s.m = ec0;
+  s.n = ec1;
+  s.k = g->transA ? ea0 : ea1;
+  if ((g->transA ? ea1 : ea0) != s.m || (g->transB ? eb1 : eb0) != s.k || (g->transB ? eb0 : eb1) != s.n) return false;
+  DType ta = g->a.buffer->dtype, tb = g->b.buffer->dtype, tc = g->c.buffer->dtype;
+  if (ta != tb) return false;
+  if (ta == DType::Float16 || ta == DType::BFloat16) {
+    s.kind = ta == DType::Float16 ? MmaKind::F16 : MmaKind::BF16;
+    s.kStep = 16;
+    if (tc != DType::Float32 && tc != DType::Float16 && tc != DType::BFloat16) return false;
+  } else if (ta == DType::Float32) {
+    s.kind = MmaKind::TF32;
+    s.kStep = 8;
+    if (tc != DType::Float32) return false;
+  } else if (ta == DType::Int8) {
+    s.kind = MmaKind::S8;
+    s.kStep = 32;
+    if (tc != DType::Int32) return false;
+  } else {
+    return false;
+  }
+  if (s.m % 16 || s.n % 8 || s.k % s.kStep) return false;
+  int64_t warps = threads / 32;
+  int64_t best = -1;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm) continue;
+    int64_t wn = warps / wm;
+    if ((s.m / 16) % wm || (s.n / 8) % wn) continue;
+    int64_t cost = s.m / wm + s.n / wn;
+    if (best < 0 || cost < best || (cost == best && wm > s.warpsM)) {
+      best = cost;
+      s.warpsM = wm;
+      s.warpsN = wn;
+    }
+  }
+  if (best < 0) return false;
+  // Keep the accumulator within a sane register budget (255 per thread).
+  if (s.m * s.n / threads > 192) return false;
+  *out = s;
+  return true;
+}
+
+MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
+                const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel) {
+  MmaPlan plan;
+  std::unordered_set<const GemmStmt*> eligible;
+  std::unordered_map<const BufferNode*, MmaShape> accum;
+  for (auto* g : gemms) {
+    MmaShape s;
+    if (!mmaShapeOf(g, threads, options, &s)) continue;
+    eligible.insert(g);
+    if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2) accum[g->c.buffer.get()] = s;
+    if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)) {
+      for (const Region* r : {&g->a, &g->b}) {
+        const Buffer& b = r->buffer;
+        int64_t rows, cols;
+        if (b->scope != MemScope::Shared || b->shape.size() != 2 || !constInt(b->shape[0], &rows) ||
+            !constInt(b->shape[1], &cols) || (cols * 2) % 16 != 0)
+          continue;
+        plan.swizzled.emplace(b.get(), layout::Layout::swizzled(rows, cols, 2));
+      }
+    }
+  }
+  for (auto& [buf, s] : accum) {
+    // Every eligible gemm into this buffer must share the warp grid (they do:
+    // it is a function of the tile and thread count).
+    if (!usesConform(kernel.body, buf, eligible)) continue;
+    plan.registerFragments.emplace(
+        buf, MmaFragment{layout::Fragment::mmaAccumulator(s.m, s.n, s.warpsM, s.warpsN), s.warpsM, s.warpsN});
+  }
+  return plan;
+}
+
+std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, const Expr& tid,
+                                          const Expr& reg) {
+  int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
+  Expr warp = floorDiv(tid, makeInt(32)), lane = floorMod(tid, makeInt(32));
+  Expr atom = floorDiv(reg, makeInt(4)), q = floorMod(reg, makeInt(4));
+  Expr row = add(add(mul(floorDiv(warp, makeInt(warpsN)), makeInt(wm)), mul(floorDiv(atom, makeInt(atomsN)), makeInt(16))),
+                 add(mul(floorDiv(q, makeInt(2)), makeInt(8)), floorDiv(lane, makeInt(4))));
+  Expr col = add(add(mul(floorMod(warp, makeInt(warpsN)), makeInt(wn)), mul(floorMod(atom, makeInt(atomsN)), makeInt(8))),
+                 add(mul(floorMod(lane, makeInt(4)), makeInt(2)), floorMod(q, makeInt(2))));
+  return {row, col};
+}
+
+// ---------------------------------------------------------------------------
+// Emission
+
+bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
+  MmaShape s;
+  if (!mmaShapeOf(g, threads_, options_, &s)) return false;
+  for (const Region* r : {&g->a, &g->b})
+    if (bufs_[r->buffer.get()].place != Placement::Shared) return false;
+  BufferInfo& cInfo = bufs_[g->c.buffer.get()];
+  bool cRegister = cInfo.place == Placement::Register;
+  if (cRegister && (!cInfo.fragment || cInfo.warpsM != s.warpsM || cInfo.warpsN != s.warpsN)) return false;
+  if (!cRegister && cInfo.place != Placement::Shared) return false;
+
+  int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
+  int64_t regs = am * an * 4;
+  bool intMma = s.kind == MmaKind::S8;
+  DType accT = intMma ? DType::Int32 : DType::Float32;
+  std::string accName;
+  open("");
+  Var lane = makeVar("lane"), wr = makeVar("warp_m"), wc = makeVar("warp_n");
+  for (auto& v : {lane, wr, wc}) markNonNegative(v);
+  line("const int " + varName(lane) + " = tid % 32;");
+  line("const int " + varName(wr) + " = (tid / 32) / " + std::to_string(s.warpsN) + ";");
+  line("const int " + varName(wc) + " = (tid / 32) % " + std::to_string(s.warpsN) + ";");
+  Var r = makeVar("r");
+  markNonNegative(r);
+  auto cIndex = [&](const Expr& regExpr) {
+    auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), regExpr);
+    int c0, c1;
+    int64_t e0, e1;
+    matrixDims(g->c, &c0, &c1, &e0, &e1);
+    std::vector<Expr> idx;
+    for (auto& rg : g->c.ranges) idx.push_back(rg.min);
+    idx[c0] = add(idx[c0], i);
+    idx[c1] = add(idx[c1], j);
+    return idx;
+  };
+  bool useTemp = !cRegister || g->c.buffer->dtype != accT;
+  if (useTemp) {
+    accName = fresh("acc");
+    line(typeName(accT) + " " + accName + "[" + std::to_string(regs) + "];");
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
+         std::to_string(regs) + "; ++" + varName(r) + ")");
+    if (g->clearAccum) {
+      line(accName + "[" + varName(r) + "] = 0;");
+    } else {
+      std::string src = cRegister ? cInfo.name + "[" + varName(r) + "]" : access(g->c.buffer, cIndex(makeVarRef(r)));
+      line(accName + "[" + varName(r) + "] = " + cast(accT, g->c.buffer->dtype, src) + ";");
+    }
+    close();
+  } else {
+    accName = cInfo.name;
+    if (g->clearAccum) line("for (int r_ = 0; r_ < " + std::to_string(regs) + "; ++r_) " + accName + "[r_] = 0;");
+  }
+
+  // Operand element (row, k) of A and (k, col) of B as buffer indices.
+  int a0, a1, b0, b1;
+  int64_t x, y;
+  matrixDims(g->a, &a0, &a1, &x, &y);
+  matrixDims(g->b, &b0, &b1, &x, &y);
+  auto aIndex = [&](const Expr& row, const Expr& k) {
+    std::vector<Expr> idx;
+    for (auto& rg : g->a.ranges) idx.push_back(rg.min);
+    idx[a0] = add(idx[a0], g->transA ? k : row);
+    idx[a1] = add(idx[a1], g->transA ? row : k);
+    return idx;
+  };
+  auto bIndex = [&](const Expr& k, const Expr& col) {
+    std::vector<Expr> idx;
+    for (auto& rg : g->b.ranges) idx.push_back(rg.min);
+    idx[b0] = add(idx[b0], g->transB ? col : k);
+    idx[b1] = add(idx[b1], g->transB ? k : col);
+    return idx;
+  };
+  // ldmatrix needs 16-byte rows along the contiguous (last) dimension.
+  auto ldmatrixOk = [&](const Region& reg, int d1) {
+    if (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16) return false;
+    const Buffer& b = reg.buffer;
+    if (d1 != (int)b->shape.size() - 1) return false;
+    int64_t last, mn;
+    if (!constInt(b->shape.back(), &last) || (last * 2) % 16 != 0) return false;
+    if (!constInt(reg.ranges[d1].min, &mn) || mn % 8 != 0) return false;
+    for (size_t d = 0; d + 1 < reg.ranges.size(); ++d)
+      if (!constInt(reg.ranges[d].min, &mn)) return false;
+    return true;
+  };
+  bool ldA = ldmatrixOk(g->a, a1), ldB = ldmatrixOk(g->b, b1);
+
+  Var kk = makeVar("kk");
+  markNonNegative(kk);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(kk) + " = 0; " + varName(kk) + " < " +
+       std::to_string(s.k) + "; " + varName(kk) + " += " + std::to_string(s.kStep) + ")");
+  std::string af = fresh("a_frag"), bfr = fresh("b_frag");
+  line("unsigned " + af + "[" + std::to_string(am) + "][4];");
+  line("unsigned " + bfr + "[" + std::to_string(an) + "][2];");
+  Expr laneE = makeVarRef(lane), kkE = makeVarRef(kk);
+  Expr g8 = floorDiv(laneE, makeInt(4)), t4 = floorMod(laneE, makeInt(4));
+  Expr aRowBase = mul(makeVarRef(wr), makeInt(wm)), bColBase = mul(makeVarRef(wc), makeInt(wn));
+  auto elem = [&](const Buffer& b, const std::vector<Expr>& idx) { return access(b, idx); };
+  for (int64_t a = 0; a < am; ++a) {
+    Expr rowBase = add(aRowBase, makeInt(a * 16));
+    std::string dst = af + "[" + std::to_string(a) + "]";
+    if (ldA) {
+      Expr row, k;
+      Expr q = floorDiv(laneE, makeInt(8)), l8 = floorMod(laneE, makeInt(8));
+      if (!g->transA) {
+        row = add(rowBase, floorMod(laneE, makeInt(16)));
+        k = add(kkE, mul(floorDiv(laneE, makeInt(16)), makeInt(8)));
+      } else {
+        k = add(kkE, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
+        row = add(rowBase, mul(floorMod(q, makeInt(2)), makeInt(8)));
+      }
+      line(std::string(g->transA ? "tlc::ldmatrix_x4_trans(" : "tlc::ldmatrix_x4(") + dst + ", &" +
+           elem(g->a.buffer, aIndex(row, k)) + ");");
+      continue;
+    }
+    for (int q = 0; q < 4; ++q) {
+      Expr row = add(rowBase, add(g8, makeInt((q % 2) * 8)));
+      std::string v;
+      if (s.kind == MmaKind::TF32) {
+        Expr k = add(kkE, add(t4, makeInt((q / 2) * 4)));
+        v = "tlc::to_tf32(" + elem(g->a.buffer, aIndex(row, k)) + ")";
+      } else if (s.kind == MmaKind::S8) {
+        Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt((q / 2) * 16)));
+        v = "tlc::pack4_i8(";
+        for (int e = 0; e < 4; ++e) v += (e ? ", " : "") + elem(g->a.buffer, aIndex(row, add(k, makeInt(e))));
+        v += ")";
+      } else {
+        Expr k = add(kkE, add(mul(t4, makeInt(2)), makeInt((q / 2) * 8)));
+        v = "tlc::pack2(" + elem(g->a.buffer, aIndex(row, k)) + ", " + elem(g->a.buffer, aIndex(row, add(k, makeInt(1)))) + ")";
+      }
+      line(dst + "[" + std::to_string(q) + "] = " + v + ";");
+    }
+  }
+  for (int64_t b = 0; b < an; ++b) {
+    Expr colBase = add(bColBase, makeInt(b * 8));
+    std::string dst = bfr + "[" + std::to_string(b) + "]";
+    if (ldB) {
+      bool pair = b + 1 < an && b % 2 == 0;
+      if (!pair && b % 2 == 1) continue;  // loaded with the previous atom
+      Expr q = floorDiv(laneE, makeInt(8)), l8 = floorMod(laneE, makeInt(8));
+      Expr k, col;
+      if (g->transB) {  // stored [N, K]
+        col = add(colBase, pair ? add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8) : l8);
+        k = add(kkE, mul(floorMod(q, makeInt(2)), makeInt(8)));
+      } else {  // stored [K, N]
+        k = add(kkE, add(mul(floorMod(q, makeInt(2)), makeInt(8)), l8));
+        col = add(colBase, pair ? mul(floorDiv(q, makeInt(2)), makeInt(8)) : makeInt(0));
+      }
+      std::string addr = "&" + elem(g->b.buffer, bIndex(k, col));
+      if (pair) {
+        std::string tmp = fresh("b4");
+        line("unsigned " + tmp + "[4];");
+        line(std::string(g->transB ? "tlc::ldmatrix_x4(" : "tlc::ldmatrix_x4_trans(") + tmp + ", " + addr + ");");
+        line(dst + "[0] = " + tmp + "[0]; " + dst + "[1] = " + tmp + "[1];");
+        line(bfr + "[" + std::to_string(b + 1) + "][0] = " + tmp + "[2]; " + bfr + "[" + std::to_string(b + 1) + "][1] = " +
+             tmp + "[3];");
+      } else {
+        line(std::string(g->transB ? "tlc::ldmatrix_x2(" : "tlc::ldmatrix_x2_trans(") + dst + ", " + addr + ");");
+      }
+      continue;
+    }
+    for (int q = 0; q < 2; ++q) {
+      Expr col = add(colBase, g8);
+      std::string v;
+      if (s.kind == MmaKind::TF32) {
+        Expr k = add(kkE, add(t4, makeInt(q * 4)));
+        v = "tlc::to_tf32(" + elem(g->b.buffer, bIndex(k, col)) + ")";
+      } else if (s.kind == MmaKind::S8) {
+        Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt(q * 16)));
+        v = "tlc::pack4_i8(";
+        for (int e = 0; e < 4; ++e) v += (e ? ", " : "") + elem(g->b.buffer, bIndex(add(k, makeInt(e)), col));
+        v += ")";
+      } else {
+        Expr k = add(kkE, add(mul(t4, makeInt(2)), makeInt(q * 8)));
+        v = "tlc::pack2(" + elem(g->b.buffer, bIndex(k, col)) + ", " + elem(g->b.buffer, bIndex(add(k, makeInt(1)), col)) + ")";
+      }
+      line(dst + "[" + std::to_string(q) + "] = " + v + ";");
+    }
+  }
+  const char* fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : s.kind == MmaKind::BF16 ? "tlc::mma_m16n8k16_bf16"
+                   : s.kind == MmaKind::TF32 ? "tlc::mma_m16n8k8_tf32" : "tlc::mma_m16n8k32_s8";
+  for (int64_t a = 0; a < am; ++a)
+    for (int64_t b = 0; b < an; ++b)
+      line(std::string(fn) + "(&" + accName + "[" + std::to_string((a * an + b) * 4) + "], " + af + "[" +
+           std::to_string(a) + "], " + bfr + "[" + std::to_string(b) + "]);");
+  close();
+
+  if (useTemp) {
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
+         std::to_string(regs) + "; ++" + varName(r) + ")");
+    std::string dst = cRegister ? cInfo.name + "[" + varName(r) + "]" : access(g->c.buffer, cIndex(makeVarRef(r)));
+    line(dst + " = " + cast(g->c.buffer->dtype, accT, accName + "[" + varName(r) + "]") + ";");
+    close();
+  }
+  close();
+  return true;
+}
+
+}  // namespace tlc::cuda

@@ -1,0 +1,60 @@
+// Tensor-core gemm lowering for sm_80+: which gemms use mma.sync, the warp
+// grid of each, the accumulator fragments kept in registers, and the shared
+// operand buffers that get a swizzled layout.
+//
+// A gemm is eligible when its A and B operands are shared (or shared-placed)
+// buffers, M, N, K are compile-time constants that the warp grid and the mma
+// shape divide, and the input types are float16, bfloat16 (k16), float32
+// (tf32, k8) or int8 (k32) with float32 / int32 accumulators (float16 and
+// bfloat16 accumulators are accepted too and rounded after each gemm).
+// A fragment accumulator lives in registers (the mma.sync m16n8 accumulator
+// layout, layout::Fragment::mmaAccumulator) when every use of it is a fill,
+// a full-tile copy, an eligible gemm, or a Parallel loop nest over exactly its
+// shape that indexes it by the loop variables in order.
+#pragma once
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/ir/ir.h"
+#include "compiler/passes/layout.h"
+
+namespace tlc::cuda {
+
+enum class MmaKind { F16, BF16, TF32, S8 };
+
+struct MmaShape {
+  MmaKind kind;
+  int64_t m = 0, n = 0, k = 0;     // the gemm
+  int64_t warpsM = 0, warpsN = 0;  // warp grid over C
+  int64_t kStep = 16;              // mma k
+};
+
+// The mma shape of a gemm, or false when it is not eligible.
+bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out);
+
+struct MmaFragment {
+  layout::Fragment fragment;
+  int64_t warpsM, warpsN;
+};
+
+struct MmaPlan {
+  std::unordered_map<const ir::BufferNode*, MmaFragment> registerFragments;
+  std::unordered_map<const ir::BufferNode*, layout::Layout> swizzled;
+};
+
+MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms, int64_t threads,
+                const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel);
+
+// The logical (row, column) of register `reg` of thread `tid` in an mma
+// accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the
+// closed-form inverse of Fragment::mmaAccumulator.
+std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
+                                                  const ir::Expr& tid, const ir::Expr& reg);
+
+// The pipelined loop's producer copies (see cuda_kernel_analysis.cpp).
+std::vector<const ir::CopyStmt*> pipelineProducers(const ir::ForStmt* loop);
+
+}  // namespace tlc::cuda

@@ -1,0 +1,19 @@
+// Options of the CUDA target.
+#pragma once
+
+#include <string>
+
+namespace tlc::cuda {
+
+struct CudaOptions {
+  std::string arch = "sm_90";  // sm_80, sm_86, sm_89, sm_90, sm_90a
+  bool tensorCores = true;     // ldmatrix + mma.sync for eligible gemms
+  bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
+  bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
+  int maxSharedBytes = 227 * 1024;
+};
+
+// Parses "cuda:sm_90" / "sm_90" / "cuda" into an arch; false if malformed.
+bool parseCudaTarget(const std::string& target, std::string* arch);
+
+}  // namespace tlc::cuda

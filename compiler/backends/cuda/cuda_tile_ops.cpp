@@ -1,0 +1,362 @@
+// Lowering of the tile operations copy, fill, reduce and (element-wise) gemm
+// onto the threads of a block, or onto one thread inside a Parallel loop.
+// Region elements outside their buffer are masked: reads give zero, writes
+// are dropped.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_mma.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+namespace {
+
+// The dimensions of a region whose extent is not the constant 1.
+std::vector<int> nonUnitDims(const Region& r) {
+  std::vector<int> dims;
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t e;
+    if (!constInt(r.ranges[d].extent, &e) || e != 1) dims.push_back((int)d);
+  }
+  return dims;
+}
+
+std::vector<Expr> extentsOf(const Region& r, const std::vector<int>& dims) {
+  std::vector<Expr> e;
+  for (int d : dims) e.push_back(r.ranges[d].extent);
+  return e;
+}
+
+bool sameExtent(const Expr& a, const Expr& b) {
+  int64_t x, y;
+  if (constInt(a, &x) && constInt(b, &y)) return x == y;
+  return a == b;
+}
+
+Expr product(const std::vector<Expr>& e) {
+  Expr p = makeInt(1);
+  for (auto& x : e) p = mul(p, x);
+  return p;
+}
+
+// Row-major coordinates of `flat` within `extents`.
+std::vector<Expr> unflatten(const Expr& flat, const std::vector<Expr>& extents) {
+  std::vector<Expr> out(extents.size());
+  Expr rest = flat;
+  for (size_t k = extents.size(); k-- > 0;) {
+    out[k] = k == 0 ? rest : floorMod(rest, extents[k]);
+    if (k > 0) rest = floorDiv(rest, extents[k]);
+  }
+  return out;
+}
+
+std::vector<Expr> regionIndex(const Region& r, const std::vector<int>& dims, const std::vector<Expr>& locals) {
+  std::vector<Expr> idx;
+  for (auto& rg : r.ranges) idx.push_back(rg.min);
+  for (size_t k = 0; k < dims.size(); ++k) {
+    Expr l = locals[k];
+    if (l->dtype != idx[dims[k]]->dtype) l = makeCast(idx[dims[k]]->dtype, l);
+    idx[dims[k]] = add(idx[dims[k]], l);
+  }
+  return idx;
+}
+
+bool isAlwaysTrue(const Expr& e) {
+  int64_t v;
+  return constInt(e, &v) && v != 0;
+}
+
+}  // namespace
+
+void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
+  BufferInfo& s = bufs_[c->src.buffer.get()];
+  BufferInfo& d = bufs_[c->dst.buffer.get()];
+  const BufferInfo& frag = s.fragment ? s : d;
+  const Buffer& fb = s.fragment ? c->src.buffer : c->dst.buffer;
+  int64_t m, n;
+  constInt(fb->shape[0], &m);
+  constInt(fb->shape[1], &n);
+  Var r = makeVar("r");
+  markNonNegative(r);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
+       std::to_string(frag.elems) + "; ++" + varName(r) + ")");
+  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r));
+  Expr flat = add(mul(i, makeInt(n)), j);
+  fragmentRegister_[fb.get()] = makeVarRef(r);
+  const Region& other = s.fragment ? c->dst : c->src;
+  bool bothFragments = s.fragment && d.fragment;
+  if (bothFragments) {
+    fragmentRegister_[c->dst.buffer.get()] = makeVarRef(r);
+    line(access(c->dst.buffer, {}) + " = " + cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, {})) + ";");
+  } else {
+    auto dims = nonUnitDims(other);
+    auto idx = regionIndex(other, dims, unflatten(flat, extentsOf(other, dims)));
+    Expr in = inBounds(other.buffer, idx);
+    if (s.fragment) {
+      std::string v = cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, {}));
+      std::string store = access(c->dst.buffer, idx) + " = " + v + ";";
+      if (isAlwaysTrue(in)) line(store);
+      else line("if (" + expr(in) + ") " + store);
+    } else {
+      std::string v = cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, idx));
+      if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + cast(c->dst.buffer->dtype, DType::Int32, "0") + ")";
+      line(access(c->dst.buffer, {}) + " = " + v + ";");
+    }
+  }
+  fragmentRegister_.clear();
+  close();
+}
+
+void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
+  if (bufs_[c->src.buffer.get()].fragment || bufs_[c->dst.buffer.get()].fragment) {
+    emitFragmentCopy(c);
+    return;
+  }
+  const Region &src = c->src, &dst = c->dst;
+  DType ts = src.buffer->dtype, td = dst.buffer->dtype;
+  auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
+  auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
+  bool matched = es.size() == ed.size();
+  for (size_t k = 0; matched && k < es.size(); ++k) matched = sameExtent(es[k], ed[k]);
+  Expr total = product(es);
+  open("");
+
+  // Vector path: the innermost run is the last (contiguous) dimension of both buffers.
+  int64_t V = 0, inner = 0;
+  auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
+  if (partitioned && matched && !sd.empty() && placeOk(src.buffer) && placeOk(dst.buffer) &&
+      sd.back() == (int)src.ranges.size() - 1 && dd.back() == (int)dst.ranges.size() - 1 && constInt(es.back(), &inner)) {
+    V = 16 / std::max(dtypeBytes(ts), dtypeBytes(td));
+    while (V > 1 && inner % V) V /= 2;
+    if (V < 2) V = 0;
+  }
+  if (V) {
+    Var chunk = openLoop(floorDiv(total, makeInt(V)), partitioned, "chunk");
+    auto locals = unflatten(mul(makeVarRef(chunk), makeInt(V)), es);
+    auto sIdx = regionIndex(src, sd, locals), dIdx = regionIndex(dst, dd, locals);
+    auto lastOf = [&](std::vector<Expr> idx) {
+      idx.back() = add(idx.back(), makeInt(V - 1));
+      return idx;
+    };
+    Expr sFull = logicalAnd(inBounds(src.buffer, sIdx), inBounds(src.buffer, lastOf(sIdx)));
+    Expr dFull = logicalAnd(inBounds(dst.buffer, dIdx), inBounds(dst.buffer, lastOf(dIdx)));
+    std::string sp = fresh("src_ptr"), dp = fresh("dst_ptr");
+    std::string sOff = expr(offsetExpr(src.buffer, sIdx)), dOff = expr(offsetExpr(dst.buffer, dIdx));
+    line("const " + typeName(ts) + "* " + sp + " = " + bufs_[src.buffer.get()].name + " + " + sOff + ";");
+    line(typeName(td) + "* " + dp + " = " + bufs_[dst.buffer.get()].name + " + " + dOff + ";");
+    std::string vs = std::to_string(V);
+    std::string alignedCond = "tlc::aligned(" + sp + ", " + std::to_string(V * dtypeBytes(ts)) + ") && tlc::aligned(" +
+                              dp + ", " + std::to_string(V * dtypeBytes(td)) + ")";
+    std::string sF = expr(sFull), dF = expr(dFull);
+    bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
+                   bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
+    if (asyncOk) {
+      open("if (" + sF + " && " + dF + " && " + alignedCond + ")");
+      line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
+    } else {
+      open("if (" + sF + " && " + dF + " && " + alignedCond + ")");
+      if (ts == td) {
+        line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
+      } else {
+        line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
+        line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
+        line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
+        line("#pragma unroll");
+        line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
+        line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
+      }
+    }
+    close("} else {");
+    ++indent_;
+    Var v = makeVar("v");
+    markNonNegative(v);
+    open("for (int " + varName(v) + " = 0; " + varName(v) + " < " + vs + "; ++" + varName(v) + ")");
+    auto sI = sIdx, dI = dIdx;
+    sI.back() = add(sI.back(), makeVarRef(v));
+    dI.back() = add(dI.back(), makeVarRef(v));
+    std::string val = cast(td, ts, access(src.buffer, sI));
+    Expr sIn = inBounds(src.buffer, sI), dIn = inBounds(dst.buffer, dI);
+    if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
+    std::string store = access(dst.buffer, dI) + " = " + val + ";";
+    line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+    close();
+    close();
+    close();  // chunk loop
+    close();
+    return;
+  }
+  Var e = openLoop(total, partitioned, "e");
+  auto sLocals = unflatten(makeVarRef(e), es);
+  auto dLocals = matched ? sLocals : unflatten(makeVarRef(e), ed);
+  auto sIdx = regionIndex(src, sd, sLocals), dIdx = regionIndex(dst, dd, dLocals);
+  std::string val = cast(td, ts, access(src.buffer, sIdx));
+  Expr sIn = inBounds(src.buffer, sIdx), dIn = inBounds(dst.buffer, dIdx);
+  if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
+  std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
+  line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+  close();
+  close();
+}
+
+void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
+  const Region& dst = f->dst;
+  DType t = dst.buffer->dtype;
+  open("");
+  std::string v = fresh("fill_value");
+  line("const " + typeName(t) + " " + v + " = " + expr(f->value) + ";");
+  BufferInfo& info = bufs_[dst.buffer.get()];
+  if (info.fragment) {
+    line("#pragma unroll");
+    line("for (int r = 0; r < " + std::to_string(info.elems) + "; ++r) " + info.name + "[r] = " + v + ";");
+    close();
+    return;
+  }
+  auto dims = nonUnitDims(dst);
+  Var e = openLoop(product(extentsOf(dst, dims)), partitioned, "e");
+  auto idx = regionIndex(dst, dims, unflatten(makeVarRef(e), extentsOf(dst, dims)));
+  Expr in = inBounds(dst.buffer, idx);
+  std::string store = access(dst.buffer, idx) + " = " + v + ";";
+  line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+  close();
+  close();
+}
+
+void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
+  const Region &src = r->src, &dst = r->dst;
+  DType td = dst.buffer->dtype, ts = src.buffer->dtype;
+  DType acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
+  // Output coordinates: the source dimensions other than `dim`.
+  std::vector<int> outDims;
+  for (int d = 0; d < (int)src.ranges.size(); ++d)
+    if (d != r->dim) outDims.push_back(d);
+  std::vector<Expr> outExt = extentsOf(src, outDims);
+  Expr nOut = product(outExt);
+  Expr len = src.ranges[r->dim].extent;
+  auto dd = nonUnitDims(dst);
+  auto de = extentsOf(dst, dd);
+  bool max = r->reduceKind == ReduceKind::Max || r->reduceKind == ReduceKind::AbsMax;
+  bool isAbs = r->reduceKind == ReduceKind::AbsSum || r->reduceKind == ReduceKind::AbsMax;
+  std::string A = typeName(acc);
+  std::string identity = r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum ? cast(acc, DType::Int32, "0")
+                         : r->reduceKind == ReduceKind::AbsMax ? cast(acc, DType::Int32, "0")
+                         : max ? "tlc::lowest<" + A + ">()" : "tlc::highest<" + A + ">()";
+  std::string op = (r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum) ? "tlc::SumOp()"
+                   : max ? "tlc::MaxOp()" : "tlc::MinOp()";
+  auto combine = [&](const std::string& a, const std::string& b) {
+    if (r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum) return "(" + a + " + " + b + ")";
+    return std::string(max ? "tlc::max<" : "tlc::min<") + A + ">(" + a + ", " + b + ")";
+  };
+
+  int64_t outs, length = 0, group = 1;
+  if (partitioned && threads_ % 32 == 0 && constInt(nOut, &outs) && outs > 0 && outs < threads_) {
+    group = 1;
+    while (group * 2 <= 32 && group * 2 * outs <= threads_) group *= 2;
+    if (constInt(len, &length))
+      while (group > 1 && group / 2 >= length) group /= 2;
+  }
+  open("");
+  Var o = makeVar("o");
+  markNonNegative(o);
+  std::string lane = fresh("lane_g");
+  bool grouped = group > 1;
+  if (grouped) {
+    int64_t per = threads_ / group, rounds = (outs + per - 1) / per;
+    line("const int " + lane + " = tid % " + std::to_string(group) + ";");
+    std::string rd = fresh("round");
+    open("for (int " + rd + " = 0; " + rd + " < " + std::to_string(rounds) + "; ++" + rd + ")");
+    line("const int " + varName(o) + " = " + rd + " * " + std::to_string(per) + " + tid / " + std::to_string(group) + ";");
+  } else {
+    Var oo = openLoop(nOut, partitioned, "o");
+    o = oo;
+  }
+  std::string accName = fresh("acc");
+  line(A + " " + accName + " = " + identity + ";");
+  std::string valid = grouped ? varName(o) + " < " + expr(nOut) : "true";
+  open("if (" + valid + ")");
+  auto outLocals = unflatten(makeVarRef(o), outExt);
+  Var k = makeVar("k");
+  markNonNegative(k);
+  if (grouped)
+    open("for (int " + varName(k) + " = " + lane + "; " + varName(k) + " < " + expr(len) + "; " + varName(k) + " += " +
+         std::to_string(group) + ")");
+  else
+    open("for (int " + varName(k) + " = 0; " + varName(k) + " < " + expr(len) + "; ++" + varName(k) + ")");
+  std::vector<Expr> sIdx;
+  for (auto& rg : src.ranges) sIdx.push_back(rg.min);
+  for (size_t q = 0; q < outDims.size(); ++q) sIdx[outDims[q]] = add(sIdx[outDims[q]], outLocals[q]);
+  sIdx[r->dim] = add(sIdx[r->dim], makeVarRef(k));
+  std::string v = cast(acc, ts, access(src.buffer, sIdx));
+  Expr in = inBounds(src.buffer, sIdx);
+  if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + cast(acc, DType::Int32, "0") + ")";
+  if (isAbs) v = "tlc::abs(" + v + ")";
+  line(accName + " = " + combine(accName, v) + ";");
+  close();
+  close();
+  if (grouped) line(accName + " = tlc::group_allreduce<" + std::to_string(group) + ">(" + accName + ", " + op + ");");
+  open("if (" + valid + (grouped ? " && " + lane + " == 0" : "") + ")");
+  auto dIdx = regionIndex(dst, dd, unflatten(makeVarRef(o), de));
+  Expr dIn = inBounds(dst.buffer, dIdx);
+  std::string target = access(dst.buffer, dIdx);
+  std::string result = accName;
+  if (!r->clear) result = combine(cast(acc, td, target), accName);
+  std::string store = target + " = " + cast(td, acc, result) + ";";
+  line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+  close();
+  close();  // rounds / outputs loop
+  close();
+}
+
+void KernelEmitter::emitGemm(const GemmStmt* g, bool partitioned) {
+  if (!emitGemmMma(g)) emitGemmScalar(g, partitioned);
+}
+
+void KernelEmitter::emitGemmScalar(const GemmStmt* g, bool partitioned) {
+  auto ad = nonUnitDims(g->a), bd = nonUnitDims(g->b), cd = nonUnitDims(g->c);
+  auto pad2 = [](std::vector<int> d, const Region& r) {
+    // Matrices with a unit dimension: take the trailing dimensions.
+    int rank = (int)r.ranges.size();
+    if (d.size() >= 2 || rank < 2) return d;
+    return std::vector<int>{rank - 2, rank - 1};
+  };
+  ad = pad2(ad, g->a);
+  bd = pad2(bd, g->b);
+  cd = pad2(cd, g->c);
+  if (ad.size() != 2 || bd.size() != 2 || cd.size() != 2) {
+    diags_.report(DiagKind::CudaUnsupported, g->loc, "gemm operands must be two-dimensional tiles on cuda");
+    failed_ = true;
+    return;
+  }
+  DType tc = g->c.buffer->dtype;
+  DType acc = isLowPrecisionFloat(tc) ? DType::Float32 : tc;
+  Expr M = g->c.ranges[cd[0]].extent, N = g->c.ranges[cd[1]].extent;
+  Expr K = g->transA ? g->a.ranges[ad[0]].extent : g->a.ranges[ad[1]].extent;
+  open("");
+  Var e = openLoop(mul(M, N), partitioned, "e");
+  Expr i = floorDiv(makeVarRef(e), N), j = floorMod(makeVarRef(e), N);
+  auto cIdx = regionIndex(g->c, cd, {i, j});
+  Expr cIn = inBounds(g->c.buffer, cIdx);
+  std::string accName = fresh("acc");
+  std::string init = g->clearAccum ? cast(acc, DType::Int32, "0") : cast(acc, tc, access(g->c.buffer, cIdx));
+  if (!g->clearAccum && !isAlwaysTrue(cIn)) init = "(" + expr(cIn) + " ? " + init + " : " + cast(acc, DType::Int32, "0") + ")";
+  line(typeName(acc) + " " + accName + " = " + init + ";");
+  Var k = makeVar("k");
+  markNonNegative(k);
+  open("for (int " + varName(k) + " = 0; " + varName(k) + " < " + expr(K) + "; ++" + varName(k) + ")");
+  Expr kk = makeVarRef(k);
+  auto aIdx = regionIndex(g->a, ad, g->transA ? std::vector<Expr>{kk, i} : std::vector<Expr>{i, kk});
+  auto bIdx = regionIndex(g->b, bd, g->transB ? std::vector<Expr>{j, kk} : std::vector<Expr>{kk, j});
+  auto masked = [&](const Buffer& b, const std::vector<Expr>& idx) {
+    std::string v = cast(acc, b->dtype, access(b, idx));
+    Expr in = inBounds(b, idx);
+    if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + cast(acc, DType::Int32, "0") + ")";
+    return v;
+  };
+  line(accName + " += " + masked(g->a.buffer, aIdx) + " * " + masked(g->b.buffer, bIdx) + ";");
+  close();
+  std::string store = access(g->c.buffer, cIdx) + " = " + cast(tc, acc, accName) + ";";
+  line(isAlwaysTrue(cIn) ? store : "if (" + expr(cIn) + ") " + store);
+  close();
+  close();
+}
+
+}  // namespace tlc::cuda

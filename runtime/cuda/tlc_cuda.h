@@ -1,0 +1,315 @@
+// Device helpers for CUDA C emitted by tlc. Embedded into the tlc binary and
+// handed to NVRTC as an in-memory header, so no files are needed on disk.
+// Everything lives in namespace tlc; only CUDA's own fp16/bf16 headers are used.
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+namespace tlc {
+
+typedef signed char i8;
+typedef short i16;
+typedef int i32;
+typedef long long i64;
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+// ---- scalar conversions and math (half types compute through float) --------
+template <class T> struct Compute { typedef T type; };
+template <> struct Compute<__half> { typedef float type; };
+template <> struct Compute<__nv_bfloat16> { typedef float type; };
+
+template <class To, class From>
+__device__ __forceinline__ To cvt(From x) { return (To)x; }
+template <> __device__ __forceinline__ __half cvt<__half, float>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __half cvt<__half, double>(double x) { return __double2half(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, float>(float x) { return __float2bfloat16_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, double>(double x) { return __double2bfloat16(x); }
+template <> __device__ __forceinline__ float cvt<float, __half>(__half x) { return __half2float(x); }
+template <> __device__ __forceinline__ float cvt<float, __nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <> __device__ __forceinline__ double cvt<double, __half>(__half x) { return (double)__half2float(x); }
+template <> __device__ __forceinline__ double cvt<double, __nv_bfloat16>(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+template <> __device__ __forceinline__ __half cvt<__half, __nv_bfloat16>(__nv_bfloat16 x) { return __float2half_rn(__bfloat162float(x)); }
+template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, __half>(__half x) { return __float2bfloat16_rn(__half2float(x)); }
+template <> __device__ __forceinline__ __half cvt<__half, __half>(__half x) { return x; }
+template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, __nv_bfloat16>(__nv_bfloat16 x) { return x; }
+#define TLC_CVT_VIA_FLOAT(T)                                                                         \
+  template <> __device__ __forceinline__ __half cvt<__half, T>(T x) { return __float2half_rn((float)x); } \
+  template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, T>(T x) { return __float2bfloat16_rn((float)x); } \
+  template <> __device__ __forceinline__ T cvt<T, __half>(__half x) { return (T)__half2float(x); }    \
+  template <> __device__ __forceinline__ T cvt<T, __nv_bfloat16>(__nv_bfloat16 x) { return (T)__bfloat162float(x); }
+TLC_CVT_VIA_FLOAT(bool)
+TLC_CVT_VIA_FLOAT(i8)
+TLC_CVT_VIA_FLOAT(i16)
+TLC_CVT_VIA_FLOAT(i32)
+TLC_CVT_VIA_FLOAT(i64)
+TLC_CVT_VIA_FLOAT(u8)
+TLC_CVT_VIA_FLOAT(u16)
+TLC_CVT_VIA_FLOAT(u32)
+TLC_CVT_VIA_FLOAT(u64)
+#undef TLC_CVT_VIA_FLOAT
+
+__device__ __forceinline__ float f(float x) { return x; }
+__device__ __forceinline__ double f(double x) { return x; }
+__device__ __forceinline__ float f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float f(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float f(__nv_fp8_e4m3 x) { return (float)x; }
+__device__ __forceinline__ float f(__nv_fp8_e5m2 x) { return (float)x; }
+template <class T> __device__ __forceinline__ auto f(T x) { return x; }
+
+#define TLC_UNARY_MATH(name, ffn, dfn)                                                             \
+  __device__ __forceinline__ float name(float x) { return ffn(x); }                                \
+  __device__ __forceinline__ double name(double x) { return dfn(x); }                              \
+  __device__ __forceinline__ __half name(__half x) { return __float2half_rn(ffn(__half2float(x))); } \
+  __device__ __forceinline__ __nv_bfloat16 name(__nv_bfloat16 x) { return __float2bfloat16_rn(ffn(__bfloat162float(x))); }
+TLC_UNARY_MATH(exp, expf, ::exp)
+TLC_UNARY_MATH(exp2, exp2f, ::exp2)
+TLC_UNARY_MATH(exp10, exp10f, ::exp10)
+TLC_UNARY_MATH(expm1, expm1f, ::expm1)
+TLC_UNARY_MATH(log, logf, ::log)
+TLC_UNARY_MATH(log2, log2f, ::log2)
+TLC_UNARY_MATH(log10, log10f, ::log10)
+TLC_UNARY_MATH(log1p, log1pf, ::log1p)
+TLC_UNARY_MATH(sqrt, sqrtf, ::sqrt)
+TLC_UNARY_MATH(rsqrt, rsqrtf, ::rsqrt)
+TLC_UNARY_MATH(sin, sinf, ::sin)
+TLC_UNARY_MATH(cos, cosf, ::cos)
+TLC_UNARY_MATH(tan, tanf, ::tan)
+TLC_UNARY_MATH(asin, asinf, ::asin)
+TLC_UNARY_MATH(acos, acosf, ::acos)
+TLC_UNARY_MATH(atan, atanf, ::atan)
+TLC_UNARY_MATH(sinh, sinhf, ::sinh)
+TLC_UNARY_MATH(cosh, coshf, ::cosh)
+TLC_UNARY_MATH(tanh, tanhf, ::tanh)
+TLC_UNARY_MATH(erf, erff, ::erf)
+TLC_UNARY_MATH(floor, floorf, ::floor)
+TLC_UNARY_MATH(ceil, ceilf, ::ceil)
+TLC_UNARY_MATH(round, rintf, ::rint)
+TLC_UNARY_MATH(trunc, truncf, ::trunc)
+TLC_UNARY_MATH(fabs, fabsf, ::fabs)
+#undef TLC_UNARY_MATH
+__device__ __forceinline__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
+__device__ __forceinline__ __half sigmoid(__half x) { return __float2half_rn(sigmoid(__half2float(x))); }
+__device__ __forceinline__ __nv_bfloat16 sigmoid(__nv_bfloat16 x) { return __float2bfloat16_rn(sigmoid(__bfloat162float(x))); }
+
+#define TLC_BINARY_MATH(name, ffn, dfn)                                                                  \
+  __device__ __forceinline__ float name(float x, float y) { return ffn(x, y); }                          \
+  __device__ __forceinline__ double name(double x, double y) { return dfn(x, y); }                       \
+  __device__ __forceinline__ __half name(__half x, __half y) { return __float2half_rn(ffn(__half2float(x), __half2float(y))); } \
+  __device__ __forceinline__ __nv_bfloat16 name(__nv_bfloat16 x, __nv_bfloat16 y) {                      \
+    return __float2bfloat16_rn(ffn(__bfloat162float(x), __bfloat162float(y)));                          \
+  }
+TLC_BINARY_MATH(pow, powf, ::pow)
+TLC_BINARY_MATH(atan2, atan2f, ::atan2)
+TLC_BINARY_MATH(fmod, fmodf, ::fmod)
+#undef TLC_BINARY_MATH
+
+template <class T> __device__ __forceinline__ T abs(T x) { return x < T(0) ? T(-x) : x; }
+__device__ __forceinline__ float abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double abs(double x) { return ::fabs(x); }
+__device__ __forceinline__ __half abs(__half x) { return __habs(x); }
+__device__ __forceinline__ __nv_bfloat16 abs(__nv_bfloat16 x) { return __habs(x); }
+
+// min/max: NaN-free semantics of `a < b ? a : b`, computed in the compute type.
+template <class T> __device__ __forceinline__ T min(T a, T b) { return f(b) < f(a) ? b : a; }
+template <class T> __device__ __forceinline__ T max(T a, T b) { return f(a) < f(b) ? b : a; }
+#define TLC_INT_MINMAX(T)                                                          \
+  template <> __device__ __forceinline__ T min<T>(T a, T b) { return b < a ? b : a; } \
+  template <> __device__ __forceinline__ T max<T>(T a, T b) { return a < b ? b : a; }
+TLC_INT_MINMAX(bool)
+TLC_INT_MINMAX(i8)
+TLC_INT_MINMAX(i16)
+TLC_INT_MINMAX(i32)
+TLC_INT_MINMAX(i64)
+TLC_INT_MINMAX(u8)
+TLC_INT_MINMAX(u16)
+TLC_INT_MINMAX(u32)
+TLC_INT_MINMAX(u64)
+#undef TLC_INT_MINMAX
+template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+template <class T> __device__ __forceinline__ T fma(T a, T b, T c) { return cvt<T>(f(a) * f(b) + f(c)); }
+__device__ __forceinline__ float fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double fma(double a, double b, double c) { return ::fma(a, b, c); }
+template <class T> __device__ __forceinline__ bool isnan(T x) { return ::isnan(f(x)); }
+template <class T> __device__ __forceinline__ bool isinf(T x) { return ::isinf(f(x)); }
+template <class T> __device__ __forceinline__ bool isfinite(T x) { return ::isfinite(f(x)); }
+
+template <class T> __device__ __forceinline__ T inf() { return cvt<T>(__int_as_float(0x7f800000)); }
+template <> __device__ __forceinline__ double inf<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
+template <class T> __device__ __forceinline__ T ninf() { return cvt<T>(-__int_as_float(0x7f800000)); }
+template <> __device__ __forceinline__ double ninf<double>() { return -__longlong_as_double(0x7ff0000000000000ll); }
+
+// The smallest and largest finite-or-infinite values (identities of max / min).
+template <class T> __device__ __forceinline__ T lowest() { return ninf<T>(); }
+template <class T> __device__ __forceinline__ T highest() { return inf<T>(); }
+#define TLC_INT_LIMITS(T, LO, HI)                                        \
+  template <> __device__ __forceinline__ T lowest<T>() { return (T)(LO); } \
+  template <> __device__ __forceinline__ T highest<T>() { return (T)(HI); }
+TLC_INT_LIMITS(bool, 0, 1)
+TLC_INT_LIMITS(i8, -128, 127)
+TLC_INT_LIMITS(i16, -32768, 32767)
+TLC_INT_LIMITS(i32, -2147483647 - 1, 2147483647)
+TLC_INT_LIMITS(i64, -9223372036854775807ll - 1, 9223372036854775807ll)
+TLC_INT_LIMITS(u8, 0, 255)
+TLC_INT_LIMITS(u16, 0, 65535)
+TLC_INT_LIMITS(u32, 0, 4294967295u)
+TLC_INT_LIMITS(u64, 0, 18446744073709551615ull)
+#undef TLC_INT_LIMITS
+
+// Floor division and modulo of signed integers (the IR's `//` and `%`).
+template <class T> __device__ __forceinline__ T floordiv(T a, T b) {
+  T q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <class T> __device__ __forceinline__ T floormod(T a, T b) {
+  T r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+template <class T> __device__ __forceinline__ T ceildiv(T a, T b) { return -floordiv<T>(-a, b); }
+
+// ---- atomics -----------------------------------------------------------------
+template <class T> __device__ __forceinline__ void atomic_add(T* p, T v) { atomicAdd(p, v); }
+template <> __device__ __forceinline__ void atomic_add<i64>(i64* p, i64 v) {
+  atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+template <class T> __device__ __forceinline__ void atomic_max(T* p, T v) { atomicMax(p, v); }
+template <class T> __device__ __forceinline__ void atomic_min(T* p, T v) { atomicMin(p, v); }
+// Floating max/min by compare-and-swap on the bit pattern.
+template <class T, class Bits, class Op> __device__ __forceinline__ void atomic_cas_op(T* p, T v, Op op) {
+  Bits* addr = (Bits*)p;
+  Bits old = *addr, assumed;
+  do {
+    assumed = old;
+    T cur = *(T*)&assumed;
+    T next = op(cur, v);
+    Bits nb = *(Bits*)&next;
+    if (nb == assumed) break;
+    old = atomicCAS(addr, assumed, nb);
+  } while (old != assumed);
+}
+struct MaxOp { template <class T> __device__ T operator()(T a, T b) const { return max(a, b); } };
+struct MinOp { template <class T> __device__ T operator()(T a, T b) const { return min(a, b); } };
+template <> __device__ __forceinline__ void atomic_max<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<i64>(i64* p, i64 v) { atomicMax((long long*)p, (long long)v); }
+template <> __device__ __forceinline__ void atomic_min<i64>(i64* p, i64 v) { atomicMin((long long*)p, (long long)v); }
+
+// ---- warp reductions ---------------------------------------------------------
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
+template <> __device__ __forceinline__ __half shfl_xor<__half>(__half v, int m) {
+  unsigned short b = __half_as_ushort(v);
+  return __ushort_as_half((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+}
+template <> __device__ __forceinline__ __nv_bfloat16 shfl_xor<__nv_bfloat16>(__nv_bfloat16 v, int m) {
+  unsigned short b = __bfloat16_as_ushort(v);
+  return __ushort_as_bfloat16((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+}
+template <> __device__ __forceinline__ bool shfl_xor<bool>(bool v, int m) { return __shfl_xor_sync(0xffffffffu, (int)v, m) != 0; }
+template <> __device__ __forceinline__ i8 shfl_xor<i8>(i8 v, int m) { return (i8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ u8 shfl_xor<u8>(u8 v, int m) { return (u8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ i16 shfl_xor<i16>(i16 v, int m) { return (i16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ u16 shfl_xor<u16>(u16 v, int m) { return (u16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+
+struct SumOp { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+// Combines the values of `group` consecutive lanes (a power of two <= 32); every lane gets the result.
+template <int group, class T, class Op> __device__ __forceinline__ T group_allreduce(T v, Op op) {
+#pragma unroll
+  for (int s = group / 2; s >= 1; s >>= 1) v = op(v, shfl_xor(v, s));
+  return v;
+}
+
+// ---- vector memory access ------------------------------------------------------
+template <int Bytes> struct VecBits;
+template <> struct VecBits<2> { typedef unsigned short type; };
+template <> struct VecBits<4> { typedef unsigned int type; };
+template <> struct VecBits<8> { typedef uint2 type; };
+template <> struct VecBits<16> { typedef uint4 type; };
+// Copies N elements of T with one access of N * sizeof(T) bytes (aligned by the caller).
+template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const T* src) {
+  typedef typename VecBits<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
+__device__ __forceinline__ bool aligned(const void* p, int bytes) {
+  return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
+}
+
+// ---- asynchronous global -> shared copies (sm_80+) ------------------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+// Copies 16 bytes; when `valid` is false the destination is zero-filled.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+  unsigned src_size = valid ? 16u : 0u;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem), "r"(src_size));
+}
+__device__ __forceinline__ void cp_async8(void* smem, const void* gmem, bool valid) {
+  unsigned src_size = valid ? 8u : 0u;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem), "r"(src_size));
+}
+__device__ __forceinline__ void cp_async4(void* smem, const void* gmem, bool valid) {
+  unsigned src_size = valid ? 4u : 0u;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem), "r"(src_size));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+// ---- ldmatrix and mma.sync -------------------------------------------------------
+__device__ __forceinline__ void ldmatrix_x4(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_addr(smem)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_addr(smem)));
+}
+__device__ __forceinline__ void ldmatrix_x2(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(smem_addr(smem)));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(unsigned* r, const void* smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(smem_addr(smem)));
+}
+// D = A * B + D for one 16x8x16 tile: a[4], b[2] packed 16-bit pairs; d[4] float.
+__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// 16x8x8 tf32: a[4], b[2] hold tf32 bit patterns.
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// 16x8x32 int8 -> int32.
+__device__ __forceinline__ void mma_m16n8k32_s8(int* d, const unsigned* a, const unsigned* b) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ unsigned to_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+template <class T> __device__ __forceinline__ unsigned pack2(T lo, T hi) {
+  unsigned short a = *reinterpret_cast<unsigned short*>(&lo), b = *reinterpret_cast<unsigned short*>(&hi);
+  return (unsigned)a | ((unsigned)b << 16);
+}
+__device__ __forceinline__ unsigned pack4_i8(i8 a, i8 b, i8 c, i8 d) {
+  return (unsigned)(u8)a | ((unsigned)(u8)b << 8) | ((unsigned)(u8)c << 16) | ((unsigned)(u8)d << 24);
+}
+
+}  // namespace tlc
