@@ -2,6 +2,7 @@
 #include "compiler/driver/emulate_target.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -213,6 +214,7 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
             auto& t = args.tensors[ka.paramIndex];
             kargs.push_back(KernelArg::buffer(func.params[ka.paramIndex].name, t->data(), t->sizeBytes(),
                                               written[ka.paramIndex]));
+            kargs.back().dtype = std::string(dtypeName(t->dtype));
             paramOf.back() = ka.paramIndex;
             break;
           }
@@ -248,6 +250,9 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
       lo.checkRaces = options.checkRaces;
       lo.countBankConflicts = options.reportBankConflicts;
       lo.timeoutSeconds = options.timeoutSeconds;
+      lo.replayDir = options.replayDir;
+      if (lo.replayDir.empty())
+        if (const char* env = std::getenv("TLC_EMU_REPLAY_DIR")) lo.replayDir = env;
       cuda_emu::LaunchResult r = emu->launch(kl.name, cfg, kargs, lo);
       if (!r.error.empty()) {
         d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot launch `" + kl.name + "` in the emulator: " + r.error);

@@ -24,6 +24,9 @@ struct EmulateOptions {
   bool checkRaces = true;
   bool reportBankConflicts = true;  // as warnings in the report
   double timeoutSeconds = 600;
+  // Replay bundles for running the same launches on a GPU (see
+  // cuda_emu::LaunchOptions::replayDir); empty: $TLC_EMU_REPLAY_DIR if set.
+  std::string replayDir;
 };
 
 int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const std::string& arch,

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "compiler/backends/cuda_emu/host_compile.h"
@@ -102,6 +104,7 @@ std::unique_ptr<EmulatedModule> EmulatedModule::compile(const std::string& cudaS
   m->hostSource_ = built.sourcePath;
   m->soPath_ = built.sharedObjectPath;
   m->kernels_ = hs.kernels;
+  m->cudaSource_ = cudaSource;
   m->machine_ = std::make_unique<Machine>(m.get(), h);
   if (!m->machine_->hostVar_ || !m->machine_->selfVar_) {
     *error = "the emulated module lacks the emulator's prelude symbols";
@@ -121,7 +124,43 @@ bool EmulatedModule::hasKernel(const std::string& name) const {
 
 LaunchResult EmulatedModule::launch(const std::string& kernel, const LaunchConfig& config,
                                     std::vector<KernelArg>& args, const LaunchOptions& options) {
-  return machine_->launch(kernel, config, args, options);
+  if (options.replayDir.empty()) return machine_->launch(kernel, config, args, options);
+  // Replay bundle: the source, the launch, the inputs and the emulator's outputs.
+  namespace fs = std::filesystem;
+  static int bundleCount = 0;  // process-wide: several modules may share a kernel name
+  fs::path dir = fs::path(options.replayDir) / (kernel + "_" + std::to_string(bundleCount++));
+  replayCount_++;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  auto writeFile = [&](const fs::path& p, const void* data, size_t n) {
+    std::ofstream f(p, std::ios::binary);
+    f.write(static_cast<const char*>(data), (std::streamsize)n);
+  };
+  writeFile(dir / "kernel.cu", cudaSource_.data(), cudaSource_.size());
+  std::ofstream manifest(dir / "launch.txt");
+  manifest << "kernel " << kernel << "\n";
+  manifest << "grid " << config.grid.x << " " << config.grid.y << " " << config.grid.z << "\n";
+  manifest << "block " << config.block.x << " " << config.block.y << " " << config.block.z << "\n";
+  manifest << "shared " << config.dynamicSharedBytes << "\n";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    if (a.kind == KernelArg::Kind::Buffer) {
+      manifest << "buffer " << a.name << " " << a.bytes << " " << (a.writable ? 1 : 0) << " "
+               << (a.dtype.empty() ? "bytes" : a.dtype) << "\n";
+      writeFile(dir / ("arg" + std::to_string(i) + ".in.bin"), a.data, a.bytes);
+    } else {
+      manifest << "scalar " << a.name << " " << a.bytes;
+      for (size_t b = 0; b < a.bytes; ++b) manifest << " " << (int)a.scalar[b];
+      manifest << "\n";
+    }
+  }
+  manifest.close();
+  LaunchResult r = machine_->launch(kernel, config, args, options);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Buffer)
+      writeFile(dir / ("arg" + std::to_string(i) + ".emu.bin"), args[i].data, args[i].bytes);
+  std::ofstream(dir / "emulator_report.txt") << r.render() << (r.clean() ? "clean\n" : "NOT CLEAN\n");
+  return r;
 }
 
 void reportUnwritten(LaunchResult& result, const std::vector<KernelArg>& args, size_t argIndex,

@@ -92,6 +92,9 @@ struct KernelArg {
   bool poison = false;  // fill with 0xff before the run (write-only outputs)
   // Scalar: the raw bytes (size = bytes, at most 16).
   unsigned char scalar[16] = {};
+  // Element type name ("float16", ...), informational: replay bundles use it
+  // to compare results with a tolerance.
+  std::string dtype;
 
   static KernelArg buffer(std::string name, void* data, size_t bytes, bool writable,
                           bool poison = false) {
@@ -130,6 +133,11 @@ struct LaunchOptions {
   // At most this many distinct findings are kept (the rest are counted).
   size_t maxFindings = 64;
   size_t fiberStackBytes = 256 * 1024;
+  // When set, each launch writes a replay bundle under this directory
+  // (<dir>/<kernel>_<n>/: kernel.cu, launch.txt, argI.in.bin, argI.emu.bin)
+  // so the same launch can be repeated on a GPU and compared
+  // (tests/cuda_emu/gpu/replay_launcher.cu).
+  std::string replayDir;
 };
 
 struct BankConflictSite {
@@ -187,7 +195,8 @@ class EmulatedModule {
  private:
   EmulatedModule() = default;
   void* handle_ = nullptr;
-  std::string hostSource_, soPath_;
+  std::string hostSource_, soPath_, cudaSource_;
+  int replayCount_ = 0;
   std::vector<std::string> kernels_;
   std::unique_ptr<Machine> machine_;
   friend class Machine;
