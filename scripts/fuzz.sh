@@ -6,7 +6,8 @@
 # Configures BUILD_DIR (default: build-fuzz) with clang-19, AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer coverage on every library, builds
 # the target tests/fuzz/frontend_fuzz.cpp, and runs it for TLC_FUZZ_SECONDS
-# (default 60) over a copy of the seed corpus tests/fuzz/corpus/. Exits
+# (default 60) seeded with tests/fuzz/corpus/, the examples, the stdlib and the
+# negative tests in tests/diagnostics/ (new inputs go to a scratch corpus). Exits
 # non-zero on any finding (crash, sanitizer report, timeout, memory blow-up);
 # the input that triggered it is left in BUILD_DIR/fuzz-artifacts/.
 # Environment: TLC_FUZZ_SECONDS, TLC_FUZZ_JOBS (build parallelism, default 2).
@@ -26,7 +27,8 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DTLC_ENABLE_FUZZER=ON -DTLC_ENABLE_CPU_BACKEND=OFF >/dev/null
 ninja -C "$build" -j "${TLC_FUZZ_JOBS:-2}" tlc_frontend_fuzz
 
-# New inputs go to a scratch corpus; the seeds in the repository stay as they are.
+# New inputs go to a scratch corpus; the seeds in the repository stay as they are
+# (libFuzzer reads seed directories recursively).
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 artifacts=$build/fuzz-artifacts
@@ -40,5 +42,5 @@ export TLC_STDLIB_PATH=$root/stdlib
 "$build/tests/fuzz/tlc_frontend_fuzz" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
   -dict="$root/tests/fuzz/tl.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-  "$work" "$root/tests/fuzz/corpus"
+  "$work" "$root/tests/fuzz/corpus" "$root/examples" "$root/stdlib" "$root/tests/diagnostics"
 echo "fuzz.sh: no findings in ${seconds}s"
