@@ -49,15 +49,20 @@ Expr makeFloatOf(double v, DType t, SourceLoc loc) {
   return makeFloat(t == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v, t, loc);
 }
 
-bool hasCall(const Expr& e) {
+// Builtins (exp, sqrt, ...) are pure; target intrinsics ("<target>.<name>")
+// may have effects.
+bool hasIntrinsicCall(const Expr& e) {
   struct Finder : IRVisitor {
     bool found = false;
-    void visitCall(const Call*) override { found = true; }
+    void visitCall(const Call* c) override {
+      found |= c->callee.find('.') != std::string::npos;
+      IRVisitor::visitCall(c);
+    }
   } f;
   f.visit(e);
   return f.found;
 }
-bool pure(const Expr& e) { return !hasCall(e); }
+bool pure(const Expr& e) { return !hasIntrinsicCall(e); }
 
 bool usesVar(const Stmt& s, const VarNode* v) {
   struct Finder : IRVisitor {

@@ -23,8 +23,9 @@
 //  - replaces loops of extent 1 (except pipelined ones, whose annotations
 //    later passes read) by their body with the loop variable substituted,
 //    and lets of constants or variables by substitution.
-// Calls are treated as having side effects: an expression containing one is
-// never dropped.
+// Calls of builtins (no dot in the callee: exp, sqrt, ...) are pure; an
+// expression containing a target intrinsic ("cuda.sync", ...) may have
+// effects and is never dropped.
 #pragma once
 
 #include "compiler/ir/ir.h"
