@@ -183,7 +183,6 @@ std::unique_ptr<FuncDef> Parser::parseFuncDef() {
 // compile_params = "[" [ compile_param { "," compile_param } [ "," ] ] "]"
 // compile_param  = NAME [ "=" expr ]
 void Parser::parseCompileParams(FuncDef& fn) {
-  DepthGuard guard(*this, cur().loc);
   expect(TokenKind::LBracket, "");
   while (!at(TokenKind::RBracket)) {
     const Token& name = expect(TokenKind::Identifier, "as a compile-time parameter name");
@@ -201,7 +200,6 @@ void Parser::parseCompileParams(FuncDef& fn) {
 // param  = NAME ":" expr          (in a `def`)
 //        | NAME [ ":" expr ]      (in a `macro`: the annotation is optional)
 void Parser::parseParams(FuncDef& fn) {
-  DepthGuard guard(*this, cur().loc);
   while (!at(TokenKind::RParen)) {
     const Token& name = expect(TokenKind::Identifier, "as a parameter name");
     Param p;

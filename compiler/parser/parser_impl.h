@@ -47,7 +47,6 @@ class Parser {
 
   // ---- tokens
   const Token& cur() const { return toks_[pos_]; }
-  const Token& prev() const { return toks_[pos_ > 0 ? pos_ - 1 : 0]; }
   TokenKind peekKind(size_t ahead = 0) const {
     return pos_ + ahead < toks_.size() ? toks_[pos_ + ahead].kind : TokenKind::Eof;
   }
