@@ -236,6 +236,7 @@ void Sema::lowerIf(const ast::Stmt& s) {
   }
   ir::Stmt thenBody = lowerScopedBlock(s.body, s.loc);
   ir::Stmt elseBody = s.orelse.empty() ? nullptr : lowerScopedBlock(s.orelse, s.loc);
+  if (auto* seq = ir::as<ir::SeqStmt>(elseBody); seq && seq->stmts.empty()) elseBody = nullptr;
   builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, s.loc));
 }
 
