@@ -43,7 +43,8 @@ std::string CodeLocation::str() const {
 }
 
 std::string Finding::str() const {
-  std::string s = where.str() + ": " + (isError() ? "error" : "warning") + ": " + message + " [" +
+  std::string at = where.pc || where.line ? where.str() : "kernel `" + kernel + "`";
+  std::string s = at + ": " + (isError() ? "error" : "warning") + ": " + message + " [" +
                   findingKindName(kind) + "]";
   s += "\n    in kernel `" + kernel + "`";
   if (hasThread) {

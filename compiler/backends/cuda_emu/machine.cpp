@@ -381,6 +381,12 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
       for (unsigned bx = 0; bx < config.grid.x && !aborted_; ++bx) {
         runBlock(bx, by, bz);
         result.blocksRun++;
+        if (!aborted_ && nowSeconds() > deadline_) {
+          report(FindingKind::Timeout, nullptr, 0, 0,
+                 "the launch ran longer than the emulator's time limit (" + std::to_string(options.timeoutSeconds) +
+                     " s) and was stopped after " + std::to_string(result.blocksRun) + " blocks");
+          aborted_ = true;
+        }
       }
   gMachine = prev;
   for (int i = 0; i < 4; ++i) sigaction(sigs[i], &old[i], nullptr);
