@@ -201,6 +201,7 @@ bool buildHostModule(const HostSource& source, const CompileOptions& options, Bu
   h = fnv1a(helpers, h);
   h = fnv1a(source.text, h);
   h = fnv1a(cxx + "|" + flags, h);
+  h = fnv1a("build-in-cache-dir-2", h);  // bump when the build procedure changes
   char hex[17];
   snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
 
@@ -246,7 +247,10 @@ bool buildHostModule(const HostSource& source, const CompileOptions& options, Bu
   std::string so = (dir / ("kernel." + tag + ".so")).string();
   std::string log = (dir / ("build." + tag + ".log")).string();
   auto q = [](const std::string& s) { return "'" + s + "'"; };
-  std::string cmd = cxx + " " + flags + " -I" + q(dir.string()) + " -include emu_prelude.h -c " +
+  // Compile inside the build directory: relative #line file names then
+  // resolve against it (not against the caller's working directory), so
+  // the cached module's line information does not depend on where tlc ran.
+  std::string cmd = "cd " + q(dir.string()) + " && " + cxx + " " + flags + " -I" + q(dir.string()) + " -include emu_prelude.h -c " +
                     q(out->sourcePath) + " -o " + q(obj) + " > " + q(log) + " 2>&1 && " + cxx +
                     " -shared -o " + q(so) + " " + q(obj) + " -Wl,-z,defs >> " + q(log) + " 2>&1";
   int rc = std::system(cmd.c_str());

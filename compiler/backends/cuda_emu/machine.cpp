@@ -1322,11 +1322,11 @@ void Machine::symbolize(LaunchResult& result) {
         if (colon != std::string::npos) {
           l.file = pick->second.substr(0, colon);
           l.line = atoi(pick->second.c_str() + colon + 1);
-          // Files named relative to the working directory come back joined
-          // to it; show them as the user named them.
-          char cwd[4096];
-          if (getcwd(cwd, sizeof cwd) && l.file.rfind(std::string(cwd) + "/", 0) == 0)
-            l.file = l.file.substr(strlen(cwd) + 1);
+          // Relative #line names come back joined to the build directory;
+          // show them as the source named them.
+          std::string buildDir = module_->sharedObjectPath();
+          buildDir = buildDir.substr(0, buildDir.rfind('/') + 1);
+          if (l.file.rfind(buildDir, 0) == 0) l.file = l.file.substr(buildDir.size());
           // The generated CUDA source lives in the emulator's cache: name it only.
           size_t slash = l.file.rfind('/');
           if (slash != std::string::npos && l.file.find(".tl") == std::string::npos)
