@@ -4,7 +4,8 @@
 // not be valid UTF-8 or valid `.tl`).
 // Guarantees: the result ends with exactly one Eof token; every Indent is
 // matched by a Dedent before Eof; Newline never appears inside brackets and
-// never twice in a row; Indent/Dedent come only right after a Newline.
+// never twice in a row; Indent/Dedent come only at the start of a logical
+// line (after a Newline, or first in the file when its first line is indented).
 // Every error is reported through the DiagnosticEngine with a registered
 // kind (compiler/lexer/lexer_diagnostics.def) and the lexer continues, so
 // one run reports every lexical error. Runs in time linear in the input.
