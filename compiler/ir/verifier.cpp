@@ -222,13 +222,41 @@ class Verifier {
 
   // ------------------------------------------------------------ regions
 
+  // The value of an integer expression built from constants only (so that
+  // `32 + 0` is checked like `32`); nullopt when it depends on variables or
+  // leaves int64.
+  static std::optional<int64_t> constValue(const Expr& e) {
+    int64_t v = 0;
+    if (constInt(e, &v)) return e->dtype == DType::Bool ? std::nullopt : std::optional<int64_t>(v);
+    auto* b = as<Binary>(e);
+    if (!b || !isInteger(e->dtype)) return std::nullopt;
+    auto x = constValue(b->a), y = constValue(b->b);
+    if (!x || !y) return std::nullopt;
+    int64_t r = 0;
+    switch (b->op) {
+      case BinaryOp::Add: if (__builtin_add_overflow(*x, *y, &r)) return std::nullopt; return r;
+      case BinaryOp::Sub: if (__builtin_sub_overflow(*x, *y, &r)) return std::nullopt; return r;
+      case BinaryOp::Mul: if (__builtin_mul_overflow(*x, *y, &r)) return std::nullopt; return r;
+      case BinaryOp::Min: return std::min(*x, *y);
+      case BinaryOp::Max: return std::max(*x, *y);
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod: {
+        if (*y == 0 || (*x == std::numeric_limits<int64_t>::min() && *y == -1)) return std::nullopt;
+        int64_t q = *x / *y;
+        if ((*x % *y != 0) && ((*x < 0) != (*y < 0))) --q;
+        return b->op == BinaryOp::FloorDiv ? q : *x - q * *y;
+      }
+      default: return std::nullopt;
+    }
+  }
+
   // The constant extents of a region, if all are constant.
   static std::optional<std::vector<int64_t>> constExtents(const Region& r) {
     std::vector<int64_t> out;
     for (const Range& rg : r.ranges) {
-      int64_t v = 0;
-      if (!constInt(rg.extent, &v)) return std::nullopt;
-      out.push_back(v);
+      auto v = constValue(rg.extent);
+      if (!v) return std::nullopt;
+      out.push_back(*v);
     }
     return out;
   }
@@ -261,18 +289,18 @@ class Verifier {
       return std::nullopt;
     }
     for (size_t i = 0; i + 2 < r.ranges.size(); ++i) {
-      int64_t v = 0;
-      if (constInt(r.ranges[i].extent, &v) && v != 1) {
+      auto v = constValue(r.ranges[i].extent);
+      if (v && *v != 1) {
         report(DiagKind::IrRankMismatch, r.loc,
                std::string("gemm operand ") + role + " (`" + r.buffer->name +
                    "`) must be a matrix: its leading region extents must be 1");
         return std::nullopt;
       }
     }
-    int64_t rows = 0, cols = 0;
     size_t n = r.ranges.size();
-    if (!constInt(r.ranges[n - 2].extent, &rows) || !constInt(r.ranges[n - 1].extent, &cols)) return std::nullopt;
-    return std::make_pair(rows, cols);
+    auto rows = constValue(r.ranges[n - 2].extent), cols = constValue(r.ranges[n - 1].extent);
+    if (!rows || !cols) return std::nullopt;
+    return std::make_pair(*rows, *cols);
   }
 
   static std::vector<int64_t> dropUnit(const std::vector<int64_t>& s) {
@@ -406,9 +434,10 @@ class Verifier {
         auto a = constExtents(c->src), b = constExtents(c->dst);
         if (a && b) {
           int64_t na = 1, nb = 1;
-          for (int64_t v : *a) na *= v;
-          for (int64_t v : *b) nb *= v;
-          if (na != nb)
+          bool overflow = false;
+          for (int64_t v : *a) overflow |= __builtin_mul_overflow(na, v, &na);
+          for (int64_t v : *b) overflow |= __builtin_mul_overflow(nb, v, &nb);
+          if (!overflow && na != nb)
             report(DiagKind::IrShapeMismatch, s->loc,
                    "copy from a " + shapeText(*a) + " region into a " + shapeText(*b) +
                        " region: the element counts differ");
