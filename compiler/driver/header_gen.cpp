@@ -197,6 +197,17 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
       }
     }
     os << " * Device kernels launch asynchronously on `stream`; CPU kernels return when done. */\n";
+    // Headers of one source built for several targets define the same launch
+    // functions (they take the module): a guard keyed by the signature lets
+    // them be included together.
+    std::string signature;
+    for (const std::string& p : params) signature += p + ";";
+    uint64_t hash = 1469598103934665603ull;
+    for (char c : f->name + ":" + signature) hash = (hash ^ (unsigned char)c) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
+    std::string fnGuard = "TLC_LAUNCH_" + upper(fn) + "_" + hex;
+    os << "#ifndef " << fnGuard << "\n#define " << fnGuard << "\n";
     os << "static inline tlc_status " << fn << "(";
     for (size_t i = 0; i < params.size(); ++i) os << (i ? ",\n    " : "") << params[i];
     os << ") {\n";
@@ -234,7 +245,7 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
           os << "  args_[" << i << "] = tlcIntArg(TLC_INT64, (int64_t)" << name << ");\n";
       }
     }
-    os << "  return tlcLaunch(kernel_, args_, " << n << ", stream);\n}\n\n";
+    os << "  return tlcLaunch(kernel_, args_, " << n << ", stream);\n}\n#endif\n\n";
   }
   os << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
   return os.str();

@@ -182,4 +182,34 @@ std::optional<std::string> KernelCache::store(const std::string& key, const std:
   return base + ".bin";
 }
 
+std::optional<std::string> cachedBuild(const KernelCache& cache, const std::string& key,
+                                       const std::function<bool(const std::string& path, std::string* error)>& build,
+                                       std::string* error, bool* hit) {
+  if (hit) *hit = false;
+  if (auto path = cache.lookup(key)) {
+    if (hit) *hit = true;
+    return path;
+  }
+  std::error_code ec;
+  std::filesystem::path tmpDir = std::filesystem::temp_directory_path(ec);
+  if (ec) tmpDir = "/tmp";
+  std::random_device rd;
+  std::string tmp = (tmpDir / ("tlc-build-" + std::to_string(::getpid()) + "-" + std::to_string(rd()))).string();
+  if (!build(tmp, error)) {
+    ::unlink(tmp.c_str());
+    return std::nullopt;
+  }
+  std::string bytes;
+  if (!readFile(tmp, &bytes)) {
+    *error = "cannot read the built file " + tmp;
+    return std::nullopt;
+  }
+  std::string storeError;
+  if (auto stored = cache.store(key, bytes, &storeError)) {
+    ::unlink(tmp.c_str());
+    return stored;
+  }
+  return tmp;  // uncached: the caller owns the temporary file
+}
+
 }  // namespace tlc::driver

@@ -12,6 +12,7 @@
 // and reported as a miss, so the caller rebuilds and stores it again.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,5 +55,14 @@ class KernelCache {
   std::string dir_;
   bool enabled_;
 };
+
+// Looks `key` up; on a miss (or with the cache disabled) calls
+// build(path, error) to write the binary at a fresh temporary path, stores the
+// bytes, and returns the path of the cached entry (or of the freshly built
+// file when the cache is disabled or cannot be written). Returns nullopt and
+// sets *error when the build fails. *hit tells whether the cache answered.
+std::optional<std::string> cachedBuild(const KernelCache& cache, const std::string& key,
+                                       const std::function<bool(const std::string& path, std::string* error)>& build,
+                                       std::string* error, bool* hit = nullptr);
 
 }  // namespace tlc::driver

@@ -165,3 +165,44 @@ TEST_CASE("concurrent writers of one key: threads and processes") {
     if (e.is_regular_file()) ++files;
   CHECK(files == 2);
 }
+
+TEST_CASE("cachedBuild builds on a miss, answers from the cache after, and rebuilds a corrupt entry") {
+  auto dir = tlc::test::scratchDir("cache-build");
+  KernelCache cache(dir.string());
+  int builds = 0;
+  auto build = [&](const std::string& path, std::string* err) {
+    ++builds;
+    std::ofstream(path, std::ios::binary) << "built #" << builds;
+    return true;
+  };
+  std::string key = cacheKey(gemmKey()), err;
+  bool hit = true;
+  auto p1 = cachedBuild(cache, key, build, &err, &hit);
+  REQUIRE(p1);
+  CHECK(!hit);
+  CHECK(slurp(*p1) == "built #1");
+  auto p2 = cachedBuild(cache, key, build, &err, &hit);
+  REQUIRE(p2);
+  CHECK(hit);
+  CHECK(builds == 1);
+  std::ofstream(*p2, std::ios::binary | std::ios::app) << "garbage";
+  auto p3 = cachedBuild(cache, key, build, &err, &hit);
+  REQUIRE(p3);
+  CHECK(!hit);
+  CHECK(builds == 2);
+  CHECK(slurp(*p3) == "built #2");
+  auto failing = [](const std::string&, std::string* e) {
+    *e = "no compiler";
+    return false;
+  };
+  CacheKeyParts other = gemmKey();
+  other.target = "cuda:sm_80";
+  CHECK(!cachedBuild(cache, cacheKey(other), failing, &err));
+  CHECK(err == "no compiler");
+  KernelCache off(dir.string(), /*enabled=*/false);
+  auto p4 = cachedBuild(off, key, build, &err, &hit);
+  REQUIRE(p4);
+  CHECK(!hit);
+  CHECK(p4->find(dir.string()) == std::string::npos);
+  std::filesystem::remove(*p4);
+}

@@ -1,0 +1,61 @@
+#include "compiler/driver/device_metadata.h"
+
+#include <fstream>
+
+#include "compiler/backends/metadata.h"
+
+namespace tlc::driver {
+
+std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule& generated, const std::string& target,
+                               const SourceManager* sources) {
+  meta::MetadataOptions o;
+  o.target = target;
+  o.binary = "cubin";
+  o.sources = sources;
+  o.launchPlanFor = [&](const std::string& funcName) -> std::optional<meta::DeviceLaunchPlan> {
+    for (const cuda::FuncLaunch& f : generated.funcs) {
+      if (f.funcName != funcName) continue;
+      meta::DeviceLaunchPlan plan;
+      for (const cuda::KernelArg& a : f.args) {
+        meta::DeviceArg d;
+        d.dtype = a.dtype;
+        switch (a.kind) {
+          case cuda::KernelArg::Kind::Tensor:
+          case cuda::KernelArg::Kind::Scalar:
+            d.kind = meta::DeviceArg::Kind::Param;
+            d.paramIndex = a.paramIndex;
+            break;
+          case cuda::KernelArg::Kind::ShapeVar:
+            d.kind = meta::DeviceArg::Kind::Symbol;
+            d.name = a.var->name;
+            break;
+          case cuda::KernelArg::Kind::HostLet:
+            d.kind = meta::DeviceArg::Kind::Let;
+            d.name = a.var->name;
+            break;
+        }
+        plan.args.push_back(d);
+      }
+      plan.hostLets = f.hostLets;
+      for (const cuda::KernelLaunch& k : f.kernels)
+        plan.launches.push_back(meta::DeviceLaunch{k.name, k.grid, k.threads, k.sharedBytes});
+      return plan;
+    }
+    return std::nullopt;
+  };
+  return meta::moduleMetadataJson(module, o, 1);
+}
+
+bool writeMetadataBeside(const std::string& binaryPath, const std::string& json, std::string* error) {
+  std::string path = binaryPath + ".json";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << json << "\n";
+  out.close();
+  if (!out) {
+    *error = "cannot write `" + path + "`";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tlc::driver
