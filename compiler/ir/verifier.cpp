@@ -1,5 +1,7 @@
 #include "compiler/ir/verifier.h"
 
+#include "compiler/ir/int_arith.h"
+
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -222,32 +224,10 @@ class Verifier {
 
   // ------------------------------------------------------------ regions
 
-  // The value of an integer expression built from constants only (so that
-  // `32 + 0` is checked like `32`); nullopt when it depends on variables or
-  // leaves int64.
+  // Extents made of constants only (`16 + 16`) are checked like literals.
   static std::optional<int64_t> constValue(const Expr& e) {
-    int64_t v = 0;
-    if (constInt(e, &v)) return e->dtype == DType::Bool ? std::nullopt : std::optional<int64_t>(v);
-    auto* b = as<Binary>(e);
-    if (!b || !isInteger(e->dtype)) return std::nullopt;
-    auto x = constValue(b->a), y = constValue(b->b);
-    if (!x || !y) return std::nullopt;
-    int64_t r = 0;
-    switch (b->op) {
-      case BinaryOp::Add: if (__builtin_add_overflow(*x, *y, &r)) return std::nullopt; return r;
-      case BinaryOp::Sub: if (__builtin_sub_overflow(*x, *y, &r)) return std::nullopt; return r;
-      case BinaryOp::Mul: if (__builtin_mul_overflow(*x, *y, &r)) return std::nullopt; return r;
-      case BinaryOp::Min: return std::min(*x, *y);
-      case BinaryOp::Max: return std::max(*x, *y);
-      case BinaryOp::FloorDiv:
-      case BinaryOp::FloorMod: {
-        if (*y == 0 || (*x == std::numeric_limits<int64_t>::min() && *y == -1)) return std::nullopt;
-        int64_t q = *x / *y;
-        if ((*x % *y != 0) && ((*x < 0) != (*y < 0))) --q;
-        return b->op == BinaryOp::FloorDiv ? q : *x - q * *y;
-      }
-      default: return std::nullopt;
-    }
+    if (e && e->dtype == DType::Bool) return std::nullopt;
+    return evalConstInt(e);
   }
 
   // The constant extents of a region, if all are constant.

@@ -5,6 +5,7 @@
 
 #include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/int_arith.h"
 #include "compiler/ir/substitute.h"
 
 namespace tlc::passes {
@@ -15,24 +16,7 @@ namespace {
 
 // ------------------------------------------------------------ constants
 
-// Truncates to the dtype's width and sign- or zero-extends back.
-int64_t wrap(uint64_t bits, DType t) {
-  int w = dtypeBits(t);
-  if (t == DType::Bool) return bits ? 1 : 0;
-  if (w >= 64) return static_cast<int64_t>(bits);
-  uint64_t mask = (uint64_t(1) << w) - 1;
-  bits &= mask;
-  if (isSigned(t) && (bits >> (w - 1)) & 1) bits |= ~mask;
-  return static_cast<int64_t>(bits);
-}
-
-// Floor division of signed values; nullopt when undefined or overflowing.
-std::optional<int64_t> floorDivSigned(int64_t a, int64_t b) {
-  if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) return std::nullopt;
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
+int64_t wrap(uint64_t bits, DType t) { return wrapToDType(bits, t); }
 
 bool isConst(const Expr& e) { return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm; }
 bool isFloatConst(const Expr& e, double v) {
@@ -83,49 +67,6 @@ bool isEmpty(const Stmt& s) {
   return !s || (seq && seq->stmts.empty());
 }
 Stmt emptyStmt(SourceLoc loc) { return makeSeq({}, loc); }
-
-std::optional<int64_t> foldInt(BinaryOp op, int64_t x, int64_t y, DType t) {
-  bool sgn = isSigned(t);
-  uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-  auto less = [&](int64_t a, int64_t b) { return sgn ? a < b : uint64_t(a) < uint64_t(b); };
-  switch (op) {
-    case BinaryOp::Add: return wrap(ux + uy, t);
-    case BinaryOp::Sub: return wrap(ux - uy, t);
-    case BinaryOp::Mul: return wrap(ux * uy, t);
-    case BinaryOp::FloorDiv:
-      if (y == 0) return std::nullopt;
-      if (!sgn) return wrap(ux / uy, t);
-      if (auto q = floorDivSigned(x, y)) return wrap(uint64_t(*q), t);
-      return std::nullopt;
-    case BinaryOp::FloorMod:
-      if (y == 0) return std::nullopt;
-      if (!sgn) return wrap(ux % uy, t);
-      if (auto q = floorDivSigned(x, y)) return wrap(ux - uint64_t(*q) * uy, t);
-      return std::nullopt;
-    case BinaryOp::Min: return less(y, x) ? y : x;
-    case BinaryOp::Max: return less(x, y) ? y : x;
-    case BinaryOp::Eq: return x == y;
-    case BinaryOp::Ne: return x != y;
-    case BinaryOp::Lt: return less(x, y);
-    case BinaryOp::Le: return !less(y, x);
-    case BinaryOp::Gt: return less(y, x);
-    case BinaryOp::Ge: return !less(x, y);
-    case BinaryOp::And: return (x != 0) && (y != 0);
-    case BinaryOp::Or: return (x != 0) || (y != 0);
-    case BinaryOp::BitAnd: return wrap(ux & uy, t);
-    case BinaryOp::BitOr: return wrap(ux | uy, t);
-    case BinaryOp::BitXor: return wrap(ux ^ uy, t);
-    case BinaryOp::Shl:
-      if (y < 0 || y >= dtypeBits(t)) return std::nullopt;
-      return wrap(ux << y, t);
-    case BinaryOp::Shr:
-      if (y < 0 || y >= dtypeBits(t)) return std::nullopt;
-      // Values are kept sign- or zero-extended, so a 64-bit shift matches the dtype's.
-      return sgn ? wrap(uint64_t(x >> y), t) : wrap(ux >> y, t);
-    case BinaryOp::Div: return std::nullopt;
-  }
-  return std::nullopt;
-}
 
 template <class F>
 std::optional<double> floatArith(BinaryOp op, F x, F y) {
@@ -180,7 +121,7 @@ class Simplifier : public IRMutator {
     bool ca = constInt(a, &x), cb = constInt(b, &y);
     bool intLike = isInteger(t) || t == DType::Bool;
     if (ca && cb && intLike) {
-      if (auto r = foldInt(op, x, y, t)) return makeInt(*r, type, loc);
+      if (auto r = foldIntBinary(op, x, y, t)) return makeInt(*r, type, loc);
     }
     auto *fa = as<FloatImm>(a), *fb = as<FloatImm>(b);
     if (fa && fb && isFloat(t)) {
