@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
-tlc="${BUILD_DIR:-$root/build}/compiler/driver/tlc"
+tlc="${BUILD_DIR:-$root/build}/bin/tlc"
 set -x
 "$tlc" check "$root/examples/gemm/gemm.tl"
 "$tlc" run "$root/examples/gemm/gemm.tl" --target=cpu -D M=1024 -D N=1024 -D K=1024 \

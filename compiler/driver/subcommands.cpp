@@ -4,6 +4,8 @@
 
 #include "compiler/driver/compile.h"
 #include "compiler/driver/exit_codes.h"
+#include "compiler/driver/run_common.h"
+#include "compiler/driver/targets.h"
 #include "compiler/ir/printer.h"
 #include "compiler/lexer/lexer.h"
 #include "compiler/parser/ast_dump.h"
@@ -80,12 +82,103 @@ class EmitCommand : public Subcommand {
   std::string stage_;
 };
 
+// Options every subcommand that compiles for a target takes.
+struct TargetOptions {
+  std::string target;
+  bool printAfterAll = false;
+  bool timePasses = false;
+  std::string cpu;
+  std::string features;
+
+  void attach(CLI::App* cmd, const std::string& defaultTarget) {
+    cmd->add_option("--target", target, "interp | cpu | cuda:sm_80|sm_86|sm_89|sm_90")->default_val(defaultTarget);
+    cmd->add_flag("--print-after-all", printAfterAll, "print the tile IR after every lowering pass (stderr)");
+    cmd->add_flag("--time-passes", timePasses, "print the time spent in each pass (stderr)");
+    cmd->add_option("--cpu", cpu, "CPU to generate code for (default: this machine's), e.g. znver4");
+    cmd->add_option("--features", features, "CPU features to add or remove, e.g. +avx2,-avx512f");
+  }
+  TargetRequest request() const {
+    TargetRequest r;
+    r.target = target;
+    r.printAfterAll = printAfterAll;
+    r.timePasses = timePasses;
+    r.cpu = cpu;
+    r.features = features;
+    return r;
+  }
+};
+
+class RunCommand : public Subcommand {
+ public:
+  void attach(CLI::App& app) override {
+    cmd_ = app.add_subcommand("run", "run a kernel on seeded random inputs and summarize its outputs");
+    program_.attach(cmd_);
+    target_.attach(cmd_, defaultRunTarget());
+    cmd_->add_option("--dim", dims_, "size of a runtime (dynamic) dimension: --dim M=1000");
+    cmd_->add_option("--seed", settings_.seed, "seed of the random inputs")->default_val(0);
+    cmd_->add_option("--kernel", settings_.kernel, "the kernel to run when the file has several");
+    cmd_->add_flag("--check", settings_.check, "compare every output with the reference interpreter");
+    cmd_->add_flag("--bench", settings_.bench, "time the kernel and print GFLOP/s or GB/s");
+    cmd_->add_flag("--emulate", emulate_, "run CUDA code in the CPU emulator (with --target=cuda:sm_XX)");
+  }
+  int run() override {
+    Compilation c;
+    for (const std::string& d : dims_) {
+      auto parsed = parseDimSetting(d);
+      if (!parsed) {
+        std::cerr << "tlc: error: malformed `--dim " << d << "`: write `--dim NAME=SIZE`, e.g. `--dim M=1000`\n";
+        return kExitUsage;
+      }
+      settings_.dims[parsed->first] = parsed->second;
+    }
+    auto module = c.compile(program_.file, program_.defines);
+    if (!module) return kExitUserError;
+    TargetRequest request = target_.request();
+    request.emulate = emulate_;
+    int code = runOnTarget(*module, settings_, request, c.diags());
+    c.flush();
+    return code;
+  }
+
+ private:
+  ProgramOptions program_;
+  TargetOptions target_;
+  RunSettings settings_;
+  std::vector<std::string> dims_;
+  bool emulate_ = false;
+};
+
+class BuildCommand : public Subcommand {
+ public:
+  void attach(CLI::App& app) override {
+    cmd_ = app.add_subcommand("build", "compile a program to a .so (cpu) or .cubin (cuda)");
+    program_.attach(cmd_);
+    target_.attach(cmd_, "cpu");
+    cmd_->add_option("-o,--output", output_, "output file")->required();
+  }
+  int run() override {
+    Compilation c;
+    auto module = c.compile(program_.file, program_.defines);
+    if (!module) return kExitUserError;
+    int code = buildForTarget(*module, output_, target_.request(), c.diags());
+    c.flush();
+    return code;
+  }
+
+ private:
+  ProgramOptions program_;
+  TargetOptions target_;
+  std::string output_;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<Subcommand>> makeSubcommands() {
   std::vector<std::unique_ptr<Subcommand>> out;
   out.push_back(std::make_unique<CheckCommand>());
   out.push_back(std::make_unique<EmitCommand>());
+  out.push_back(std::make_unique<RunCommand>());
+  out.push_back(std::make_unique<BuildCommand>());
   return out;
 }
 

@@ -1,0 +1,106 @@
+#include "compiler/driver/targets.h"
+
+#include <iostream>
+
+#include "compiler/driver/exit_codes.h"
+#ifdef TLC_HAVE_CPU_TARGET
+#include "compiler/driver/cpu_target.h"
+#endif
+#ifdef TLC_HAVE_CUDA_TARGET
+#include "compiler/driver/cuda_target.h"
+#endif
+#ifdef TLC_HAVE_CUDA_EMULATOR
+#include "compiler/driver/emulate_target.h"
+#endif
+
+namespace tlc::driver {
+namespace {
+
+bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+int unknownTarget(const std::string& target) {
+  std::cerr << "tlc: error: unknown target `" << target << "`: use one of interp";
+#ifdef TLC_HAVE_CPU_TARGET
+  std::cerr << ", cpu";
+#endif
+#ifdef TLC_HAVE_CUDA_TARGET
+  std::cerr << ", cuda:sm_80, cuda:sm_86, cuda:sm_89, cuda:sm_90";
+#endif
+  std::cerr << "\n";
+  return kExitUsage;
+}
+
+#ifdef TLC_HAVE_CPU_TARGET
+CpuOptions cpuOptions(const TargetRequest& r) {
+  CpuOptions o;
+  o.cpu = r.cpu;
+  o.features = r.features;
+  o.printAfterAll = r.printAfterAll;
+  o.timePasses = r.timePasses;
+  return o;
+}
+#endif
+
+#ifdef TLC_HAVE_CUDA_TARGET
+// "cuda:sm_90" -> "sm_90"; empty when the target is not a CUDA one.
+std::string cudaArch(const std::string& target) {
+  if (!startsWith(target, "cuda:")) return "";
+  return target.substr(5);
+}
+CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
+  CudaOptions o;
+  o.arch = arch;
+  o.printAfterAll = r.printAfterAll;
+  o.timePasses = r.timePasses;
+  return o;
+}
+#endif
+
+}  // namespace
+
+std::string defaultRunTarget() {
+#ifdef TLC_HAVE_CPU_TARGET
+  return "cpu";
+#else
+  return "interp";
+#endif
+}
+
+int runOnTarget(const ir::Module& module, const RunSettings& settings, const TargetRequest& request,
+                DiagnosticEngine& diags) {
+  if (request.emulate && !startsWith(request.target, "cuda:")) {
+    std::cerr << "tlc: error: --emulate runs CUDA code: use it with --target=cuda:sm_XX\n";
+    return kExitUsage;
+  }
+  if (request.target == "interp") return runWithInterpreter(module, settings, diags);
+#ifdef TLC_HAVE_CPU_TARGET
+  if (request.target == "cpu") return runOnCpu(module, settings, cpuOptions(request), diags);
+#endif
+#ifdef TLC_HAVE_CUDA_TARGET
+  if (std::string arch = cudaArch(request.target); !arch.empty()) {
+#ifdef TLC_HAVE_CUDA_EMULATOR
+    if (request.emulate) return runCudaEmulated(module, settings, arch, diags);
+#endif
+    return runOnCuda(module, settings, cudaOptions(request, arch), diags);
+  }
+#endif
+  return unknownTarget(request.target);
+}
+
+int buildForTarget(const ir::Module& module, const std::string& output, const TargetRequest& request,
+                   DiagnosticEngine& diags) {
+#ifdef TLC_HAVE_CPU_TARGET
+  if (request.target == "cpu") return buildForCpu(module, output, cpuOptions(request), diags);
+#endif
+#ifdef TLC_HAVE_CUDA_TARGET
+  if (std::string arch = cudaArch(request.target); !arch.empty())
+    return buildForCuda(module, output, cudaOptions(request, arch), diags);
+#endif
+  if (request.target == "interp") {
+    std::cerr << "tlc: error: the interpreter runs programs but builds nothing: use --target=cpu or cuda:sm_XX\n";
+    return kExitUsage;
+  }
+  return unknownTarget(request.target);
+}
+
+}  // namespace tlc::driver

@@ -1,0 +1,36 @@
+// Dispatch from the driver's --target string to the backends.
+//
+// Targets: `interp` (the reference interpreter), `cpu` (LLVM, this machine's
+// CPU unless --cpu/--features say otherwise), `cuda:sm_80|sm_86|sm_89|sm_90`
+// (NVRTC; running needs a GPU, or --emulate to run in the CPU emulator).
+// An unknown or unavailable target is reported with the list of known ones.
+#pragma once
+
+#include <string>
+
+#include "compiler/driver/run_common.h"
+#include "compiler/ir/ir.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::driver {
+
+struct TargetRequest {
+  std::string target;
+  bool emulate = false;
+  bool printAfterAll = false;
+  bool timePasses = false;
+  std::string cpu;
+  std::string features;
+};
+
+// The target `tlc run` uses when none is given: cpu when the CPU backend is built.
+std::string defaultRunTarget();
+
+// `tlc run`: returns the process exit code.
+int runOnTarget(const ir::Module& module, const RunSettings& settings, const TargetRequest& request,
+                DiagnosticEngine& diags);
+// `tlc build`: returns the process exit code.
+int buildForTarget(const ir::Module& module, const std::string& output, const TargetRequest& request,
+                   DiagnosticEngine& diags);
+
+}  // namespace tlc::driver

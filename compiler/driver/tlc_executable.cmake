@@ -1,0 +1,19 @@
+# The `tlc` executable. Included from compiler/CMakeLists.txt after every
+# library exists, so the optional targets (cpu, cuda, the CUDA emulator) are
+# linked in when they were built.
+set(_driver ${CMAKE_CURRENT_LIST_DIR})
+add_executable(tlc ${_driver}/main.cpp ${_driver}/compile.cpp ${_driver}/subcommands.cpp ${_driver}/targets.cpp)
+target_link_libraries(tlc PRIVATE tlc_sema tlc_ir tlc_run_common CLI11::CLI11)
+if(TARGET tlc_cpu_target)
+  target_link_libraries(tlc PRIVATE tlc_cpu_target)
+  target_compile_definitions(tlc PRIVATE TLC_HAVE_CPU_TARGET)
+endif()
+if(TARGET tlc_cuda_target)
+  target_link_libraries(tlc PRIVATE tlc_cuda_target)
+  target_compile_definitions(tlc PRIVATE TLC_HAVE_CUDA_TARGET)
+endif()
+if(TARGET tlc_emulate_target)
+  target_link_libraries(tlc PRIVATE tlc_emulate_target)
+  target_compile_definitions(tlc PRIVATE TLC_HAVE_CUDA_EMULATOR)
+endif()
+set_target_properties(tlc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
