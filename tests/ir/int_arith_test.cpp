@@ -1,0 +1,40 @@
+// Integer constant arithmetic shared by the verifier and simplify.
+#include "compiler/ir/int_arith.h"
+
+#include <limits>
+
+#include "tests/ir/ir_test_util.h"
+
+using namespace tlc;
+using namespace tlc::ir;
+
+TEST_CASE("values wrap at the dtype's width") {
+  CHECK(wrapToDType(200, DType::Int8) == -56);
+  CHECK(wrapToDType(uint64_t(-1), DType::UInt8) == 255);
+  CHECK(wrapToDType(uint64_t(1) << 32, DType::Int32) == 0);
+  CHECK(wrapToDType(7, DType::Bool) == 1);
+  CHECK(wrapToDType(uint64_t(-1), DType::UInt64) == -1);
+}
+
+TEST_CASE("floor division, shifts and undefined cases") {
+  CHECK(foldIntBinary(BinaryOp::FloorDiv, -7, 2, DType::Int32) == -4);
+  CHECK(foldIntBinary(BinaryOp::FloorMod, -7, 2, DType::Int32) == 1);
+  CHECK(foldIntBinary(BinaryOp::FloorMod, 7, -2, DType::Int32) == -1);
+  CHECK(!foldIntBinary(BinaryOp::FloorDiv, 1, 0, DType::Int32));
+  CHECK(!foldIntBinary(BinaryOp::FloorDiv, std::numeric_limits<int64_t>::min(), -1, DType::Int64));
+  CHECK(!foldIntBinary(BinaryOp::Shl, 1, 32, DType::Int32));
+  CHECK(foldIntBinary(BinaryOp::Shl, 1, 31, DType::Int32) == std::numeric_limits<int32_t>::min());
+  CHECK(foldIntBinary(BinaryOp::Lt, 1, -1, DType::UInt64) == 1);  // -1 is 2^64-1 unsigned
+  CHECK(!foldIntBinary(BinaryOp::Div, 4, 2, DType::Int32));
+}
+
+TEST_CASE("constant expressions evaluate; anything with a variable does not") {
+  Expr e = makeBinary(BinaryOp::Add, makeInt(16), makeBinary(BinaryOp::BitXor, makeInt(3), makeInt(1)));
+  CHECK(evalConstInt(e) == 18);
+  CHECK(evalConstInt(makeCast(DType::Int8, makeInt(300))) == 44);
+  CHECK(evalConstInt(makeCast(DType::Int32, makeFloat(2.75))) == 2);
+  CHECK(!evalConstInt(makeCast(DType::Int8, makeFloat(1000.0))));
+  CHECK(evalConstInt(makeSelect(makeBinary(BinaryOp::Lt, makeInt(1), makeInt(2)), makeInt(5), makeInt(6))) == 5);
+  CHECK(!evalConstInt(makeBinary(BinaryOp::Add, makeInt(1), makeVarRef(makeVar("n")))));
+  CHECK(!evalConstInt(makeFloat(1.0)));
+}
