@@ -1,0 +1,152 @@
+// The `tlc` command line as a user meets it: exit codes, located errors with
+// a caret, and the tile-IR text round trip through `tlc emit --stage=tir`.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Result tlc(const std::string& args) {
+  std::string cmd = std::string(TLC_BINARY_DIR) + "/bin/tlc " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string example(const std::string& rel) { return std::string(TLC_SOURCE_DIR) + "/examples/" + rel; }
+
+fs::path writeTemp(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / "tlc_cli_test";
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A located error: "file:line:col: error: ... [kind]", the source line and a caret.
+void expectLocatedError(const Result& r, const std::string& kind, int line) {
+  CHECK(r.code == 1);
+  INFO(r.out);
+  CHECK(r.out.find(":" + std::to_string(line) + ":") != std::string::npos);
+  CHECK(r.out.find("error:") != std::string::npos);
+  CHECK(r.out.find("[" + kind + "]") != std::string::npos);
+  CHECK(r.out.find('^') != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("check accepts every example") {
+  for (const char* f : {"gemm/gemm.tl", "elementwise_add/add.tl", "softmax/softmax.tl", "rmsnorm/rmsnorm.tl",
+                        "row_reduce/row_sum.tl"}) {
+    Result r = tlc("check " + example(f));
+    INFO(f, r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("an undefined name is a located error with exit code 1") {
+  fs::path p = writeTemp("undefined.tl",
+                         "def f(A: Tensor[(4,), float32]):\n"
+                         "    with T.Kernel(1) as bx:\n"
+                         "        B[0] = 1.0\n");
+  expectLocatedError(tlc("check " + p.string()), "undefined-name", 3);
+}
+
+TEST_CASE("a gemm shape mismatch is a located error with exit code 1") {
+  fs::path p = writeTemp("gemm_shape.tl",
+                         "def f(A: Tensor[(64, 64), float16]):\n"
+                         "    with T.Kernel(1, threads=128) as bx:\n"
+                         "        A_s = T.alloc_shared((64, 32), float16)\n"
+                         "        B_s = T.alloc_shared((16, 64), float16)\n"
+                         "        C_f = T.alloc_fragment((64, 64), float32)\n"
+                         "        T.gemm(A_s, B_s, C_f)\n");
+  Result r = tlc("check " + p.string());
+  expectLocatedError(r, "gemm-shape-mismatch", 6);
+}
+
+TEST_CASE("inconsistent indentation is a located error with exit code 1") {
+  fs::path p = writeTemp("indent.tl",
+                         "def f(A: Tensor[(4,), float32]):\n"
+                         "    with T.Kernel(1) as bx:\n"
+                         "            A[0] = 1.0\n"
+                         "        A[1] = 2.0\n");
+  Result r = tlc("check " + p.string());
+  CHECK(r.code == 1);
+  INFO(r.out);
+  CHECK(r.out.find(":4:") != std::string::npos);
+  CHECK(r.out.find('^') != std::string::npos);
+}
+
+TEST_CASE("emit --stage=tir output parses back to identical text for every example") {
+  for (const char* f : {"gemm/gemm.tl", "elementwise_add/add.tl", "softmax/softmax.tl", "rmsnorm/rmsnorm.tl",
+                        "row_reduce/row_sum.tl"}) {
+    for (const char* defines : {"", "-D M=257 -D N=257 -D K=257"}) {
+      INFO(f, " ", defines);
+      Result first = tlc(std::string("emit --stage=tir ") + example(f) + " " + defines);
+      if (std::string(defines).size() && first.code != 0) continue;  // an example without M/N/K
+      REQUIRE(first.code == 0);
+      fs::path tir = writeTemp("roundtrip.tir", first.out);
+      Result second = tlc("emit --stage=tir " + tir.string());
+      REQUIRE(second.code == 0);
+      CHECK(second.out == first.out);
+    }
+  }
+}
+
+TEST_CASE("emit --stage=tokens and --stage=ast print the front end's stages") {
+  Result tokens = tlc("emit --stage=tokens " + example("gemm/gemm.tl"));
+  CHECK(tokens.code == 0);
+  CHECK(tokens.out.find("INDENT") != std::string::npos);
+  Result ast = tlc("emit --stage=ast " + example("gemm/gemm.tl"));
+  CHECK(ast.code == 0);
+  CHECK(ast.out.find("gemm") != std::string::npos);
+}
+
+TEST_CASE("command-line mistakes exit with code 2 and say what to do") {
+  CHECK(tlc("frobnicate").code == 2);
+  CHECK(tlc("check").code == 2);
+  Result target = tlc("run " + example("gemm/gemm.tl") + " --target=tpu");
+  CHECK(target.code == 2);
+  CHECK(target.out.find("unknown target") != std::string::npos);
+  Result dim = tlc("run " + example("gemm/gemm.tl") + " --target=interp --dim M");
+  CHECK(dim.code == 2);
+}
+
+TEST_CASE("a missing file and a malformed -D are errors of the user's, exit code 1") {
+  Result missing = tlc("check /nonexistent/k.tl");
+  CHECK(missing.code == 1);
+  CHECK(missing.out.find("file-not-readable") != std::string::npos);
+  Result define = tlc("check " + example("gemm/gemm.tl") + " -D block_M");
+  CHECK(define.code == 1);
+  CHECK(define.out.find("bad-define") != std::string::npos);
+}
+
+TEST_CASE("run --target=interp prints a summary of every tensor") {
+  Result r = tlc("run " + example("gemm/gemm.tl") + " --target=interp -D M=64 -D N=64 -D K=64 --seed 3");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("C ") != std::string::npos);
+  CHECK(r.out.find("out") != std::string::npos);
+}
