@@ -124,13 +124,13 @@ class Simplifier : public IRMutator {
       if (auto r = foldIntBinary(op, x, y, t)) return makeInt(*r, type, loc);
     }
     auto *fa = as<FloatImm>(a), *fb = as<FloatImm>(b);
-    if (fa && fb && isFloat(t)) {
+    // Narrow floats are left alone: their literals hold doubles that the
+    // target rounds, and folding would need that rounding.
+    if (fa && fb && hasNativeFloat(t)) {
       if (auto c = floatCompare(op, floatValue(fa), floatValue(fb))) return makeBool(*c, loc);
-      if (hasNativeFloat(t)) {
-        auto r = t == DType::Float32 ? floatArith<float>(op, float(fa->value), float(fb->value))
-                                     : floatArith<double>(op, fa->value, fb->value);
-        if (r) return makeFloatOf(*r, t, loc);
-      }
+      auto r = t == DType::Float32 ? floatArith<float>(op, float(fa->value), float(fb->value))
+                                   : floatArith<double>(op, fa->value, fb->value);
+      if (r) return makeFloatOf(*r, t, loc);
     }
     if (isInteger(t)) {
       // Constants go right so the rules below see them there.

@@ -6,16 +6,18 @@
 // Guarantees: the result computes the same values and has the same effects,
 // and still verifies. It
 //  - folds operations on constants: integer arithmetic at the dtype's width,
-//    comparisons, logic, casts, and float32/float64 arithmetic done in the
-//    dtype's own precision (never division or shift by zero, never a shift
-//    out of range, no folding of float16/bfloat16/float8 arithmetic);
+//    comparisons, logic, casts, and float32/float64 arithmetic and
+//    comparisons done in the dtype's own precision (never division by zero
+//    for integers, never a shift out of range, nothing on float16/bfloat16/
+//    float8 values but negation);
 //  - applies exact identities: x+0, x-0, x*1, x*0, floordiv(x,1),
 //    floormod(x,1), x-x, min(x,x), x==x for integers; x*1.0, x/1.0, x-0.0
 //    for floats (never x+0.0, x*0.0, nor any reassociation of floats);
 //    true/false in and/or; double negation; select with a constant
 //    condition or equal arms; integer constant chains (x+1)+2 -> x+3,
-//    (x*2)*4 -> x*8, floordiv(x*8, 4) -> x*2, with constants moved to the
-//    right of commutative integer operators;
+//    (x*2)*4 -> x*8, floordiv(x*8, 4) -> x*2 (this one assumes the product
+//    does not overflow, as index arithmetic does not), with constants moved
+//    to the right of commutative integer operators;
 //  - removes `if` with a constant condition, loops whose extent is a
 //    constant <= 0, loops and ifs with empty bodies, evaluations of
 //    side-effect-free expressions, lets whose variable is unused, and
