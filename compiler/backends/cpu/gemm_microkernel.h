@@ -16,7 +16,8 @@
 //       remaining rows: one more block of M % MR rows when M is constant,
 //                else one row at a time.
 // MR is chosen so that the accumulators, the B vectors and a broadcast fit in
-// the vector registers (12 rows with 32 registers, 6 with 16).
+// the vector registers (8 rows with 32 registers, 6 with 16); the k loop is
+// unrolled 8 times, the outer loops not at all (compile time).
 #pragma once
 
 #include "compiler/backends/cpu/target.h"

@@ -121,6 +121,11 @@ void applyTargetAttributes(llvm::Module& m, const CpuTarget& target) {
     f.addFnAttr("prefer-vector-width", std::to_string(target.vectors.vectorBits));
     f.addFnAttr("min-legal-vector-width", std::to_string(target.vectors.vectorBits));
     f.addFnAttr(llvm::Attribute::NoUnwind);
+    // Tile rows are short: a library call per row costs more than the inline
+    // vector loop the vectorizer makes, so loops are not turned into memcpy/memset.
+    f.addFnAttr("no-builtin-memcpy");
+    f.addFnAttr("no-builtin-memset");
+    f.addFnAttr("no-builtin-memmove");
   }
 }
 
