@@ -3,6 +3,7 @@
 // checking the status and the message.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -295,4 +296,25 @@ TEST_CASE("errors are per thread") {
   t.join();
   CHECK(other.empty());
   CHECK(!lastError().empty());
+}
+
+TEST_CASE("one kernel launched from several threads at once") {
+  Gemm shared;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<float> C(shared.M * shared.N, 0.0f);
+      int64_t sa[] = {shared.M, shared.K}, sb[] = {shared.K, shared.N}, sc[] = {shared.M, shared.N};
+      tlc_arg a[] = {tlcTensorArg(shared.A.data(), TLC_FLOAT32, 2, sa), tlcTensorArg(shared.B.data(), TLC_FLOAT32, 2, sb),
+                     tlcTensorArg(C.data(), TLC_FLOAT32, 2, sc)};
+      for (int rep = 0; rep < 5; ++rep) {
+        if (tlcLaunch(shared.kernel, a, 3, nullptr) != TLC_SUCCESS) failures++;
+        double ref = 0;
+        for (int64_t k = 0; k < shared.K; ++k) ref += double(shared.A[k]) * shared.B[k * shared.N + t];
+        if (std::abs(ref - C[t]) > 1e-4) failures++;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(failures == 0);
 }
