@@ -16,6 +16,13 @@ function(step)
   message(STATUS "${out}")
 endfunction()
 
+# tlc_add_kernel needs `tlc build --header/--embed`.
+execute_process(COMMAND ${TLC_BINARY_DIR}/bin/tlc build --help OUTPUT_VARIABLE help ERROR_VARIABLE help)
+if(NOT help MATCHES "--header" OR NOT help MATCHES "--embed")
+  message(FATAL_ERROR "`tlc build` has no --header/--embed options: the driver must call "
+                      "tlc::driver::writeHostFiles (compiler/driver/header_gen.h) after building")
+endif()
+
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step(${CMAKE_COMMAND} --install ${TLC_BINARY_DIR} --prefix ${prefix})
