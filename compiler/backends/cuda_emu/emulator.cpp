@@ -164,26 +164,4 @@ LaunchResult EmulatedModule::launch(const std::string& kernel, const LaunchConfi
   return r;
 }
 
-void reportUnwritten(LaunchResult& result, const std::vector<KernelArg>& args, size_t argIndex,
-                     size_t elemBytes, const std::vector<uint8_t>& mustWrite, const std::string& kernel) {
-  if (argIndex >= result.written.size()) return;
-  const auto& w = result.written[argIndex];
-  size_t missing = 0, first = SIZE_MAX;
-  for (size_t i = 0; i < w.size() && i < mustWrite.size(); ++i)
-    if (mustWrite[i] && !w[i]) {
-      missing++;
-      if (first == SIZE_MAX) first = i;
-    }
-  if (!missing) return;
-  Finding f;
-  f.kind = FindingKind::UnwrittenOutput;
-  f.kernel = kernel;
-  f.hasThread = false;
-  size_t eb = elemBytes ? elemBytes : 1;
-  f.message = "output `" + args[argIndex].name + "`: " + std::to_string((missing + eb - 1) / eb) +
-              " element(s) the reference writes were never written by the kernel (first: element " +
-              std::to_string(first / eb) + ")";
-  result.findings.push_back(f);
-}
-
 }  // namespace tlc::cuda_emu

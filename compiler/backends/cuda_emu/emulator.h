@@ -45,7 +45,6 @@ struct Dim3 {
   X(Deadlock, "deadlock", true)                                                                \
   X(CollectiveMismatch, "collective-mismatch", true)                                           \
   X(ShuffleFromInactiveLane, "shuffle-inactive-lane", true)                                    \
-  X(UnwrittenOutput, "unwritten-output", true)                                                 \
   X(Trap, "trap", true)                                                                        \
   X(Fault, "fault", true)                                                                      \
   X(Timeout, "timeout", true)                                                                  \
@@ -201,13 +200,5 @@ class EmulatedModule {
   std::unique_ptr<Machine> machine_;
   friend class Machine;
 };
-
-// Turns the result's per-buffer written masks into UnwrittenOutput findings:
-// for buffer argument i, bytes that `mustWrite(i, byteOffset)` says should
-// have been written but were not. elemBytes groups bytes into elements for
-// the message.
-void reportUnwritten(LaunchResult& result, const std::vector<KernelArg>& args, size_t argIndex,
-                     size_t elemBytes, const std::vector<uint8_t>& mustWrite,
-                     const std::string& kernel);
 
 }  // namespace tlc::cuda_emu
