@@ -1,0 +1,71 @@
+#include "compiler/driver/cpu_cache.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "compiler/driver/cpu_target.h"
+#include "compiler/ir/printer.h"
+
+namespace tlc::driver {
+namespace {
+
+// A built shared object opened with dlopen, used like a JIT module.
+class SharedObjectModule : public cpu::CpuJitModule {
+ public:
+  explicit SharedObjectModule(void* handle) : handle_(handle) {}
+  ~SharedObjectModule() override { dlclose(handle_); }
+  cpu::CpuKernelFn kernel(const std::string& funcName) override {
+    return reinterpret_cast<cpu::CpuKernelFn>(dlsym(handle_, cpu::cpuKernelSymbol(funcName).c_str()));
+  }
+
+ private:
+  void* handle_;
+};
+
+}  // namespace
+
+std::string cpuCacheKey(const ir::Module& module, const cpu::CpuOptions& options) {
+  CacheKeyParts parts;
+  parts.sources = {ir::printModule(module)};  // bindings and imports are resolved in the IR
+  parts.target = "cpu";
+  parts.options = cpu::describeTarget(options) + "|cpu=" + options.cpu + "|features=" + options.features +
+                  "|O" + std::to_string(options.optLevel);
+  return cacheKey(parts);
+}
+
+std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module, const cpu::CpuOptions& options,
+                                                       DiagnosticEngine& diags, const KernelCache& cache, bool* hit) {
+  if (hit) *hit = false;
+  if (!cache.enabled()) return compileForCpu(module, options, diags);
+  std::string error;
+  bool built = false;
+  auto path = cachedBuild(
+      cache, cpuCacheKey(module, options),
+      [&](const std::string& out, std::string* err) {
+        built = true;
+        if (buildForCpu(module, out, options, diags) != 0) {
+          *err = "";
+          return false;
+        }
+        return true;
+      },
+      &error, hit);
+  if (!path) {
+    if (!built || !error.empty())
+      diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
+                   "cannot build the kernels: " + error);
+    return nullptr;
+  }
+  void* handle = dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
+  bool uncached = path->find(cache.dir()) != 0;
+  if (uncached) ::unlink(path->c_str());  // a temporary build: the mapping outlives the file
+  if (!handle) {
+    const char* e = dlerror();
+    diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
+                 "cannot open the built kernels " + *path + ": " + (e ? e : "dlopen failed"));
+    return nullptr;
+  }
+  return std::make_unique<SharedObjectModule>(handle);
+}
+
+}  // namespace tlc::driver

@@ -1,0 +1,32 @@
+// CPU kernels through the kernel cache (kernel_cache.h): the shared object
+// of a module is built once per (tile IR after the front end, CPU name and
+// features, optimization level, tlc version) and reused by later runs, which
+// skip lowering and LLVM entirely. The result is used like a JIT module.
+//
+// For `tlc run --target=cpu`: in runOnCpu, replace
+//     compileForCpu(module, options, diags)
+// by
+//     compileForCpuCached(module, options, diags, KernelCache::fromEnvironment())
+// (TLC_CACHE=0 then falls back to building without the cache).
+#pragma once
+
+#include <memory>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "compiler/driver/kernel_cache.h"
+#include "compiler/ir/ir.h"
+#include "compiler/support/diagnostics.h"
+
+namespace tlc::driver {
+
+// The cache key of a module built for the CPU with `options`.
+std::string cpuCacheKey(const ir::Module& module, const cpu::CpuOptions& options);
+
+// Builds (or finds in `cache`) the module's shared object and opens it.
+// Null after reporting errors. *hit tells whether the cache answered. With
+// the cache disabled this JIT-compiles, as compileForCpu does.
+std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module, const cpu::CpuOptions& options,
+                                                       DiagnosticEngine& diags, const KernelCache& cache,
+                                                       bool* hit = nullptr);
+
+}  // namespace tlc::driver
