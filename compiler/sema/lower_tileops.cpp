@@ -41,8 +41,11 @@ static std::vector<ir::Expr> dropUnitDims(const std::vector<ir::Expr>& ext) {
 }
 
 static ir::Region makeRegion(const Value& v, const std::vector<ir::Expr>& extents, SourceLoc loc) {
-  if (v.kind == ValueKind::Buffer) return ir::fullRegion(v.buffer, loc);
-  ir::Region r{v.region.buffer, {}, loc};
+  ir::Region r{bufferOf(v), {}, loc};
+  if (v.kind == ValueKind::Buffer) {
+    for (const ir::Expr& e : v.buffer->shape) r.ranges.push_back({ir::makeInt(0, e->dtype, loc), e});
+    return r;
+  }
   for (size_t d = 0; d < extents.size(); ++d) r.ranges.push_back({v.region.mins[d], extents[d]});
   return r;
 }

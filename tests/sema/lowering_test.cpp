@@ -250,3 +250,35 @@ TEST_CASE("compileSource on broken input reports and returns nullopt, never thro
     CHECK(c.diags->hasErrors());
   }
 }
+
+TEST_CASE("every IR node of every example carries a source location") {
+  struct LocChecker : ir::IRVisitor {
+    std::vector<std::string> missing;
+    void visit(const ir::Expr& e) override {
+      if (!e->loc.known()) missing.push_back(std::string("expr ") + ir::exprKindName(e->kind) + ": " + ir::printExpr(e));
+      ir::IRVisitor::visit(e);
+    }
+    void visit(const ir::Stmt& s) override {
+      if (!s->loc.known()) missing.push_back(std::string("stmt ") + ir::stmtKindName(s->kind));
+      ir::IRVisitor::visit(s);
+    }
+  };
+  for (std::string rel : {"elementwise_add/add.tl", "gemm/gemm.tl", "softmax/softmax.tl", "rmsnorm/rmsnorm.tl",
+                          "row_reduce/row_sum.tl"}) {
+    CAPTURE(rel);
+    Compiled c = compileFile(std::string(TLC_SOURCE_DIR) + "/examples/" + rel);
+    REQUIRE(c.module.has_value());
+    LocChecker check;
+    const ir::PrimFunc& f = c.func();
+    CHECK(f.loc.known());
+    for (const ir::Param& p : f.params) {
+      CHECK(p.loc.known());
+      if (p.buffer)
+        for (const ir::Expr& d : p.buffer->shape) check.visit(d);
+    }
+    check.visit(f.body);
+    std::string list;
+    for (const std::string& m : check.missing) list += "\n  " + m;
+    CHECK_MESSAGE(check.missing.empty(), "nodes without a location:" << list);
+  }
+}
