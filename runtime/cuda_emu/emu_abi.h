@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 1
+#define TLC_EMU_ABI_VERSION 2
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -48,6 +48,9 @@ enum { TLC_EMU_READ = 1, TLC_EMU_WRITE = 2, TLC_EMU_ATOMIC = 4 };
 
 // Shuffle modes (shfl.sync.{idx,up,down,bfly}).
 enum { TLC_EMU_SHFL_IDX = 0, TLC_EMU_SHFL_UP = 1, TLC_EMU_SHFL_DOWN = 2, TLC_EMU_SHFL_XOR = 3 };
+
+// Barrier reductions (bar.red).
+enum { TLC_EMU_BAR_RED_POPC = 0, TLC_EMU_BAR_RED_AND = 1, TLC_EMU_BAR_RED_OR = 2 };
 
 // Vote modes (vote.sync.{all,any,ballot}, match.any).
 enum { TLC_EMU_VOTE_ALL = 0, TLC_EMU_VOTE_ANY = 1, TLC_EMU_VOTE_BALLOT = 2 };
@@ -118,6 +121,9 @@ typedef struct tlc_emu_api {
   void (*trap)(const char* message, const void* pc);
   // clock64(): a per-thread counter that increases on every call.
   long long (*clock)(void);
+  // bar.red.{popc,and,or} on barrier 0 (__syncthreads_count/_and/_or):
+  // a block-wide barrier that also reduces every thread's predicate.
+  int (*bar_red)(int op, int pred, const void* pc);
 } tlc_emu_api;
 
 #ifdef __cplusplus

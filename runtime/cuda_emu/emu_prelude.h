@@ -428,11 +428,14 @@ TLC_EMU_NOINLINE void __syncthreads() { tlc_emu_host->bar_sync(0, 0, TLC_EMU_PC)
 TLC_EMU_NOINLINE void __syncwarp(unsigned mask = 0xffffffffu) {
   tlc_emu_host->warp_sync(mask, TLC_EMU_PC);
 }
+TLC_EMU_NOINLINE int __syncthreads_count(int pred) {
+  return tlc_emu_host->bar_red(TLC_EMU_BAR_RED_POPC, pred, TLC_EMU_PC);
+}
+TLC_EMU_NOINLINE int __syncthreads_and(int pred) {
+  return tlc_emu_host->bar_red(TLC_EMU_BAR_RED_AND, pred, TLC_EMU_PC);
+}
 TLC_EMU_NOINLINE int __syncthreads_or(int pred) {
-  // Emulated as a barrier, a block-wide vote through the emulator's
-  // bar_sync id 0 semantics is not exposed: trap instead of guessing.
-  tlc_emu_host->trap("__syncthreads_or is not supported by the emulator", TLC_EMU_PC);
-  return pred;
+  return tlc_emu_host->bar_red(TLC_EMU_BAR_RED_OR, pred, TLC_EMU_PC);
 }
 TLC_EMU_NOINLINE long long clock64() { return tlc_emu_host->clock(); }
 TLC_EMU_NOINLINE long long clock() { return tlc_emu_host->clock(); }

@@ -287,3 +287,19 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
   CHECK(r.r.sharedWavefronts == 64);
   CHECK(r.r.idealSharedWavefronts == 2);
 }
+
+TEST_CASE("__syncthreads_count, _and and _or reduce over the block") {
+  const char* src = R"(
+extern "C" __global__ void k(const float* in, float* out, int n) {
+  int c = __syncthreads_count(in[threadIdx.x] < 10.f);
+  int a = __syncthreads_and(in[threadIdx.x] >= 0.f);
+  int o = __syncthreads_or(in[threadIdx.x] > 1000.f);
+  out[threadIdx.x] = c * 100 + a * 10 + o;
+}
+)";
+  Run r = run(src, 1, 64, 64);
+  INFO(r.r.render());
+  CHECK(r.r.clean());
+  CHECK(r.out[0] == 1010.f);
+  CHECK(r.out[63] == 1010.f);
+}

@@ -42,6 +42,7 @@ void apiAccess(const void* a, size_t n, int f, const void* pc) {
   if (gMachine) gMachine->access(a, n, f, pc);
 }
 void apiBarSync(unsigned id, unsigned count, const void* pc) { gMachine->barSync(id, count, pc); }
+int apiBarRed(int op, int pred, const void* pc) { return gMachine->barRed(op, pred, pc); }
 void apiWarpSync(unsigned mask, const void* pc) { gMachine->warpSync(mask, pc); }
 uint32_t apiShfl(int mode, unsigned mask, uint32_t v, int arg, int width, int* valid, const void* pc) {
   return gMachine->shfl(mode, mask, v, arg, width, valid, pc);
@@ -129,6 +130,7 @@ struct Machine::Thread {
   std::unordered_map<uint32_t, uint32_t> occurrence;
   uint32_t collResult = 0;
   int collValid = 1;
+  int barCount = 0, barAll = 1, barAny = 0;  // bar.red results of the last barrier
   tlc_emu_thread_state* state = nullptr;
   void (*launchFn)(void**) = nullptr;
   void** argv = nullptr;
@@ -180,6 +182,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.cp_async_wait = apiWait;
   api_.trap = apiTrap;
   api_.clock = apiClock;
+  api_.bar_red = apiBarRed;
   hostVar_ = static_cast<tlc_emu_api**>(dlsym(handle, "tlc_emu_host"));
   selfVar_ = static_cast<tlc_emu_thread_state**>(dlsym(handle, "tlc_emu_self"));
   if (hostVar_) *hostVar_ = &api_;
@@ -859,6 +862,26 @@ void Machine::flushBankConflicts() {
 // ---------------------------------------------------------------------------
 // Barriers and warp collectives
 
+int Machine::barRed(int op, int pred, const void* pc) {
+  Thread* t = current_;
+  if (!t) return 0;
+  Barrier& b = barriers_[0];
+  if (b.arrived == 0) {
+    b.count = 0;
+    b.all = 1;
+    b.any = 0;
+  }
+  b.count += pred != 0;
+  b.all &= pred != 0;
+  b.any |= pred != 0;
+  barSync(0, 0, pc);
+  switch (op) {
+    case TLC_EMU_BAR_RED_POPC: return t->barCount;
+    case TLC_EMU_BAR_RED_AND: return t->barAll;
+    default: return t->barAny;
+  }
+}
+
 void Machine::barSync(unsigned id, unsigned count, const void* pc) {
   Thread* t = current_;
   if (!t) return;
@@ -866,6 +889,11 @@ void Machine::barSync(unsigned id, unsigned count, const void* pc) {
   if (b.arrived == 0) {
     b.pc = pcOffset(pc);
     b.expected = count >= threadsPerBlock_ ? 0 : count;
+    if (id != 0 || count != 0) {
+      b.count = 0;
+      b.all = 1;
+      b.any = 0;
+    }
   }
   b.arrived++;
   t->wait = Thread::AtBarrier;
@@ -903,10 +931,16 @@ void Machine::releaseBarrierIfDone(unsigned id) {
     Thread* t = threads_[i].get();
     if (t->wait == Thread::AtBarrier && t->waitBarrier == id) {
       t->wait = Thread::None;
+      t->barCount = b.count;
+      t->barAll = b.all;
+      t->barAny = b.any;
       if (t->status == Thread::Blocked) t->status = Thread::Ready;
     }
   }
   b.arrived = 0;
+  b.count = 0;
+  b.all = 1;
+  b.any = 0;
   blockEpoch_++;
   if (options_.countBankConflicts) flushBankConflicts();
 }

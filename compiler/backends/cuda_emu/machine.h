@@ -55,6 +55,7 @@ class Machine {
   // tlc_emu_api entry points (called through static trampolines).
   void access(const void* addr, size_t size, int flags, const void* pc);
   void barSync(unsigned id, unsigned count, const void* pc);
+  int barRed(int op, int pred, const void* pc);
   void warpSync(unsigned mask, const void* pc);
   uint32_t shfl(int mode, unsigned mask, uint32_t value, int arg, int width, int* valid,
                 const void* pc);
@@ -143,6 +144,7 @@ class Machine {
     unsigned arrived = 0;
     unsigned expected = 0;  // 0: every live thread
     uint32_t pc = 0;
+    int count = 0, all = 1, any = 0;  // bar.red accumulators
   };
   std::map<unsigned, Barrier> barriers_;
   std::map<std::tuple<int, uint32_t, uint32_t>, size_t> findingIndex_;
