@@ -11,6 +11,9 @@ struct CudaOptions {
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   int maxSharedBytes = 227 * 1024;
+  bool printAfterAll = false;  // print the generated CUDA to stderr
+  bool timePasses = false;     // print code generation and NVRTC times
+  int benchRuns = 0;           // timed runs with --bench (0: as many as fit in ~0.5 s, at least 5)
 };
 
 // Parses "cuda:sm_90" / "sm_90" / "cuda" into an arch; false if malformed.

@@ -1,0 +1,152 @@
+#include "compiler/backends/cuda/cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace tlc::cuda {
+
+struct CudaDriver::Api {
+  void* handle = nullptr;
+  int (*cuInit)(unsigned);
+  int (*cuDeviceGet)(int*, int);
+  int (*cuDeviceGetName)(char*, int, int);
+  int (*cuDeviceGetAttribute)(int*, int, int);
+  int (*cuDevicePrimaryCtxRetain)(void**, int);
+  int (*cuCtxSetCurrent)(void*);
+  int (*cuCtxSynchronize)();
+  int (*cuMemAlloc)(CUdeviceptr*, size_t);
+  int (*cuMemFree)(CUdeviceptr);
+  int (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
+  int (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+  int (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  int (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  int (*cuModuleLoadData)(void**, const void*);
+  int (*cuModuleGetFunction)(void**, void*, const char*);
+  int (*cuFuncSetAttribute)(void*, int, int);
+  int (*cuLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                        void**);
+  int (*cuEventCreate)(void**, unsigned);
+  int (*cuEventRecord)(void*, void*);
+  int (*cuEventSynchronize)(void*);
+  int (*cuEventElapsedTime)(float*, void*, void*);
+  int (*cuGetErrorString)(int, const char**);
+};
+
+namespace {
+template <class F>
+bool bind(void* h, F& fn, const char* name) {
+  fn = reinterpret_cast<F>(dlsym(h, name));
+  return fn != nullptr;
+}
+}  // namespace
+
+CudaDriver* CudaDriver::get(std::string* why) {
+  static std::unique_ptr<CudaDriver> instance;
+  static std::string failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto d = std::unique_ptr<CudaDriver>(new CudaDriver());
+    d->api_ = std::make_unique<Api>();
+    Api& a = *d->api_;
+    for (const char* n : {"libcuda.so.1", "libcuda.so"}) {
+      a.handle = dlopen(n, RTLD_NOW | RTLD_LOCAL);
+      if (a.handle) break;
+    }
+    if (!a.handle) {
+      failure = "cannot load the CUDA driver (libcuda.so.1): this machine has no NVIDIA driver; "
+                "use `--emulate` to run CUDA code on the CPU";
+      return;
+    }
+    bool ok = bind(a.handle, a.cuInit, "cuInit") && bind(a.handle, a.cuDeviceGet, "cuDeviceGet") &&
+              bind(a.handle, a.cuDeviceGetName, "cuDeviceGetName") &&
+              bind(a.handle, a.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+              bind(a.handle, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+              bind(a.handle, a.cuCtxSetCurrent, "cuCtxSetCurrent") &&
+              bind(a.handle, a.cuCtxSynchronize, "cuCtxSynchronize") && bind(a.handle, a.cuMemAlloc, "cuMemAlloc_v2") &&
+              bind(a.handle, a.cuMemFree, "cuMemFree_v2") && bind(a.handle, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
+              bind(a.handle, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2") && bind(a.handle, a.cuMemcpyDtoD, "cuMemcpyDtoD_v2") &&
+              bind(a.handle, a.cuMemsetD8, "cuMemsetD8_v2") && bind(a.handle, a.cuModuleLoadData, "cuModuleLoadData") &&
+              bind(a.handle, a.cuModuleGetFunction, "cuModuleGetFunction") &&
+              bind(a.handle, a.cuFuncSetAttribute, "cuFuncSetAttribute") &&
+              bind(a.handle, a.cuLaunchKernel, "cuLaunchKernel") && bind(a.handle, a.cuEventCreate, "cuEventCreate") &&
+              bind(a.handle, a.cuEventRecord, "cuEventRecord") &&
+              bind(a.handle, a.cuEventSynchronize, "cuEventSynchronize") &&
+              bind(a.handle, a.cuGetErrorString, "cuGetErrorString");
+    if (!bind(a.handle, a.cuEventElapsedTime, "cuEventElapsedTime_v2")) ok &= bind(a.handle, a.cuEventElapsedTime, "cuEventElapsedTime");
+    if (!ok) {
+      failure = "the CUDA driver library lacks expected functions (driver too old?)";
+      return;
+    }
+    int dev = 0;
+    void* ctx = nullptr;
+    if (!d->check(a.cuInit(0), "cuInit") || !d->check(a.cuDeviceGet(&dev, 0), "cuDeviceGet") ||
+        !d->check(a.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
+        !d->check(a.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")) {
+      failure = "no usable GPU: " + d->error_;
+      return;
+    }
+    char name[256] = {0};
+    a.cuDeviceGetName(name, sizeof name, dev);
+    d->deviceName_ = name;
+    int major = 0, minor = 0;
+    a.cuDeviceGetAttribute(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    a.cuDeviceGetAttribute(&minor, 76, dev);
+    d->cc_ = major * 10 + minor;
+    a.cuEventCreate(&d->events_[0], 0);
+    a.cuEventCreate(&d->events_[1], 0);
+    instance = std::move(d);
+  });
+  if (!instance && why) *why = failure;
+  return instance.get();
+}
+
+bool CudaDriver::check(int rc, const char* what) {
+  if (rc == 0) return true;
+  const char* msg = nullptr;
+  if (api_->cuGetErrorString) api_->cuGetErrorString(rc, &msg);
+  error_ = std::string(what) + " failed: " + (msg ? msg : "error " + std::to_string(rc));
+  return false;
+}
+
+bool CudaDriver::alloc(CUdeviceptr* p, size_t bytes) { return check(api_->cuMemAlloc(p, bytes ? bytes : 1), "cuMemAlloc"); }
+void CudaDriver::free(CUdeviceptr p) {
+  if (p) api_->cuMemFree(p);
+}
+bool CudaDriver::copyToDevice(CUdeviceptr dst, const void* src, size_t bytes) {
+  return !bytes || check(api_->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+bool CudaDriver::copyToHost(void* dst, CUdeviceptr src, size_t bytes) {
+  return !bytes || check(api_->cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+bool CudaDriver::copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  return check(api_->cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD");
+}
+bool CudaDriver::memset8(CUdeviceptr dst, unsigned char value, size_t bytes) {
+  return check(api_->cuMemsetD8(dst, value, bytes), "cuMemsetD8");
+}
+bool CudaDriver::loadModule(const std::string& cubin, void** module) {
+  return check(api_->cuModuleLoadData(module, cubin.data()), "cuModuleLoadData");
+}
+bool CudaDriver::getFunction(void* module, const std::string& name, void** fn) {
+  return check(api_->cuModuleGetFunction(fn, module, name.c_str()), ("cuModuleGetFunction(" + name + ")").c_str());
+}
+bool CudaDriver::setDynamicShared(void* fn, int bytes) {
+  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+  return check(api_->cuFuncSetAttribute(fn, 8, bytes), "cuFuncSetAttribute");
+}
+bool CudaDriver::launch(void* fn, const unsigned grid[3], unsigned threads, unsigned sharedBytes, void** args) {
+  return check(api_->cuLaunchKernel(fn, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes, nullptr, args, nullptr),
+               "cuLaunchKernel");
+}
+bool CudaDriver::synchronize() { return check(api_->cuCtxSynchronize(), "kernel execution (cuCtxSynchronize)"); }
+bool CudaDriver::record(int which) { return check(api_->cuEventRecord(events_[which], nullptr), "cuEventRecord"); }
+double CudaDriver::elapsed() {
+  if (!check(api_->cuEventSynchronize(events_[1]), "cuEventSynchronize")) return -1;
+  float ms = 0;
+  if (!check(api_->cuEventElapsedTime(&ms, events_[0], events_[1]), "cuEventElapsedTime")) return -1;
+  return ms;
+}
+
+}  // namespace tlc::cuda

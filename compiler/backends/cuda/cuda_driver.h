@@ -1,0 +1,64 @@
+// The CUDA driver API, loaded at run time with dlopen (libcuda.so.1), and a
+// small RAII layer for what tlc needs: a context on device 0 (the primary
+// context, shared with libraries such as cuBLAS), device memory, modules
+// loaded from .cubin bytes, launches and event timing.
+//
+// Nothing here links CUDA: on a machine without a driver, CudaDriver::get()
+// returns null and `error()` says why.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tlc::cuda {
+
+using CUdeviceptr = unsigned long long;
+
+class CudaDriver {
+ public:
+  // The process-wide driver with a current context on device 0; null after
+  // setting *why when the driver or a GPU is unavailable.
+  static CudaDriver* get(std::string* why);
+
+  std::string deviceName() const { return deviceName_; }
+  int computeCapability() const { return cc_; }  // e.g. 90
+
+  // Each returns false and sets lastError() on failure.
+  bool alloc(CUdeviceptr* p, size_t bytes);
+  void free(CUdeviceptr p);
+  bool copyToDevice(CUdeviceptr dst, const void* src, size_t bytes);
+  bool copyToHost(void* dst, CUdeviceptr src, size_t bytes);
+  bool copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+  bool memset8(CUdeviceptr dst, unsigned char value, size_t bytes);
+  bool loadModule(const std::string& cubin, void** module);
+  bool getFunction(void* module, const std::string& name, void** fn);
+  bool setDynamicShared(void* fn, int bytes);
+  bool launch(void* fn, const unsigned grid[3], unsigned threads, unsigned sharedBytes, void** args);
+  bool synchronize();
+  // Milliseconds taken by `work` (enqueued on the default stream), measured
+  // with events; negative on failure.
+  template <class F>
+  double time(F&& work) {
+    if (!record(0)) return -1;
+    if (!work()) return -1;
+    if (!record(1)) return -1;
+    return elapsed();
+  }
+  const std::string& lastError() const { return error_; }
+
+ private:
+  bool check(int rc, const char* what);
+  bool record(int which);
+  double elapsed();
+  struct Api;
+  std::unique_ptr<Api> api_;
+  std::string deviceName_;
+  int cc_ = 0;
+  void* events_[2] = {nullptr, nullptr};
+  std::string error_;
+};
+
+}  // namespace tlc::cuda

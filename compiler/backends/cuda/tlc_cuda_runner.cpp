@@ -1,0 +1,230 @@
+// tlc_cuda_runner: runs .tl kernels on a GPU without the rest of tlc (no
+// LLVM), for GPU machines that only get this one binary.
+//
+//   tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME]
+//                   [--seed N] [--arch sm_90] [--check] [--bench]
+//                   [--cublas] [--copy-bandwidth] [--emit]
+//
+// --check compares with the reference interpreter; --bench times the kernel.
+// --cublas (with --bench on a gemm) times cuBLAS's GemmEx on M x N x K inputs
+// of the kernel's dtype in the same process and prints the ratio.
+// --copy-bandwidth (with --bench) measures device-to-device copy bandwidth
+// in the same process and prints the kernel's fraction of it.
+#include <dlfcn.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/driver/cuda_target.h"
+#include "compiler/sema/frontend.h"
+
+using namespace tlc;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N]\n"
+               "                       [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n";
+  return 2;
+}
+
+std::vector<uint16_t> randomHalves(size_t n, bool bf16, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) {
+    float f = dist(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (bf16) {
+      x = (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+    } else {
+      // float -> half for |f| < 1 (normal range only; tiny values flush to zero).
+      int exp = (int)((bits >> 23) & 0xff) - 127 + 15;
+      uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+      if (exp <= 0) x = sign;
+      else x = (uint16_t)(sign | (exp << 10) | ((bits >> 13) & 0x3ff));
+    }
+  }
+  return v;
+}
+
+// Times cuBLAS GemmEx (row-major C = A @ B with float32 accumulation) in ms.
+double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, bool bf16, std::string* why) {
+  void* h = nullptr;
+  for (const char* n : {"libcublas.so", "libcublas.so.13", "libcublas.so.12"})
+    if ((h = dlopen(n, RTLD_NOW | RTLD_GLOBAL))) break;
+  if (!h) {
+    *why = "cannot load libcublas.so";
+    return -1;
+  }
+  using Create = int (*)(void**);
+  using Gemm = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
+                       const void*, void*, int, int, int, int);
+  auto create = (Create)dlsym(h, "cublasCreate_v2");
+  auto gemm = (Gemm)dlsym(h, "cublasGemmEx");
+  if (!create || !gemm) {
+    *why = "libcublas lacks cublasCreate_v2 / cublasGemmEx";
+    return -1;
+  }
+  void* handle = nullptr;
+  if (create(&handle) != 0) {
+    *why = "cublasCreate failed";
+    return -1;
+  }
+  cuda::CUdeviceptr a, b, c;
+  drv->alloc(&a, M * K * 2);
+  drv->alloc(&b, K * N * 2);
+  drv->alloc(&c, M * N * 2);
+  auto ha = randomHalves(M * K, bf16, 1), hb = randomHalves(K * N, bf16, 2);
+  drv->copyToDevice(a, ha.data(), ha.size() * 2);
+  drv->copyToDevice(b, hb.data(), hb.size() * 2);
+  float alpha = 1, beta = 0;
+  int type = bf16 ? 14 : 2;  // CUDA_R_16BF / CUDA_R_16F
+  auto run = [&] {
+    // Column-major view: C^T (N x M) = B^T (N x K) @ A^T (K x M).
+    return gemm(handle, 0, 0, (int)N, (int)M, (int)K, &alpha, (void*)b, type, (int)N, (void*)a, type, (int)K, &beta,
+                (void*)c, type, (int)N, 68 /*CUBLAS_COMPUTE_32F*/, -1 /*CUBLAS_GEMM_DEFAULT*/) == 0;
+  };
+  for (int i = 0; i < 3; ++i) run();
+  drv->synchronize();
+  std::vector<double> times;
+  for (int i = 0; i < 20; ++i) times.push_back(drv->time(run));
+  std::sort(times.begin(), times.end());
+  drv->free(a);
+  drv->free(b);
+  drv->free(c);
+  return times[times.size() / 2];
+}
+
+// Device-to-device copy bandwidth in GB/s counting read + write.
+double copyBandwidth(cuda::CudaDriver* drv) {
+  size_t bytes = size_t(1) << 30;
+  cuda::CUdeviceptr a, b;
+  if (!drv->alloc(&a, bytes) || !drv->alloc(&b, bytes)) return -1;
+  drv->memset8(a, 1, bytes);
+  auto run = [&] { return drv->copyDeviceToDevice(b, a, bytes); };
+  run();
+  std::vector<double> times;
+  for (int i = 0; i < 20; ++i) times.push_back(drv->time(run));
+  std::sort(times.begin(), times.end());
+  drv->free(a);
+  drv->free(b);
+  return 2.0 * bytes / (times[times.size() / 2] * 1e-3) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string file, arch = "sm_90";
+  std::vector<Define> defines;
+  driver::RunSettings settings;
+  bool cublas = false, copyBw = false, emit = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    auto value = [&](const std::string& flag) {
+      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+      return next();
+    };
+    auto is = [&](const std::string& flag) { return a == flag || a.rfind(flag + "=", 0) == 0; };
+    if (a == "-D" || (a.rfind("-D", 0) == 0 && a.size() > 2)) {
+      std::string d = a == "-D" ? next() : a.substr(2);
+      auto eq = d.find('=');
+      if (eq == std::string::npos) return usage();
+      defines.push_back({d.substr(0, eq), d.substr(eq + 1)});
+    } else if (is("--dim")) {
+      auto d = driver::parseDimSetting(value("--dim"));
+      if (!d) return usage();
+      settings.dims[d->first] = d->second;
+    } else if (is("--kernel")) {
+      settings.kernel = value("--kernel");
+    } else if (is("--seed")) {
+      settings.seed = std::stoull(value("--seed"));
+    } else if (is("--arch")) {
+      if (!cuda::parseCudaTarget(value("--arch"), &arch)) return usage();
+    } else if (a == "--check") {
+      settings.check = true;
+    } else if (a == "--bench") {
+      settings.bench = true;
+    } else if (a == "--cublas") {
+      cublas = true;
+    } else if (a == "--copy-bandwidth") {
+      copyBw = true;
+    } else if (a == "--emit") {
+      emit = true;
+    } else if (!a.empty() && a[0] != '-' && file.empty()) {
+      file = a;
+    } else {
+      return usage();
+    }
+  }
+  if (file.empty()) return usage();
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << "tlc_cuda_runner: cannot read " << file << "\n";
+    return 1;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  uint32_t id = sources.addBuffer(file, text.str());
+  int rc = 0;
+  try {
+    auto module = compileSource(sources, diags, id, defines);
+    if (!module) {
+      std::cerr << diags.renderAll();
+      return 1;
+    }
+    driver::CudaOptions options;
+    options.arch = arch;
+    if (emit) {
+      rc = driver::emitCuda(*module, false, options, std::cout, diags);
+    } else {
+      rc = driver::runOnCuda(*module, settings, options, diags);
+    }
+    std::cerr << diags.renderAll();
+    if (rc != 0 || !settings.bench) return rc;
+    auto& bench = driver::lastCudaBench();
+    if (!bench) return rc;
+    std::string why;
+    cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
+    if (cublas) {
+      auto dim = [&](const char* n) -> int64_t {
+        if (auto it = settings.dims.find(n); it != settings.dims.end()) return it->second;
+        for (auto& d : defines)
+          if (d.name == n) return std::stoll(d.value);
+        return 0;
+      };
+      int64_t M = dim("M"), N = dim("N"), K = dim("K");
+      bool bf16 = false;
+      for (auto& d : defines)
+        if (d.name == "dtype") bf16 = d.value == "bfloat16";
+      double ms = timeCublas(drv, M, N, K, bf16, &why);
+      if (ms < 0) {
+        std::cerr << "cublas: " << why << "\n";
+        return 1;
+      }
+      double flops = 2.0 * M * N * K;
+      std::cout << "cublas: " << (bf16 ? "bfloat16" : "float16") << " " << M << "x" << N << "x" << K << ": median " << ms
+                << " ms, " << flops / (ms * 1e-3) / 1e12 << " TFLOP/s; tlc " << flops / (bench->medianMs * 1e-3) / 1e12
+                << " TFLOP/s; ratio tlc/cublas = " << ms / bench->medianMs << "\n";
+    }
+    if (copyBw) {
+      double bw = copyBandwidth(drv);
+      double ours = bench->bytes / (bench->medianMs * 1e-3) / 1e9;
+      std::cout << "copy bandwidth: " << bw << " GB/s (device-to-device, read + write); tlc " << ours
+                << " GB/s; ratio = " << ours / bw << "\n";
+    }
+  } catch (const InternalError& e) {
+    std::cerr << "tlc_cuda_runner: internal error: " << e.what() << "\n";
+    return 70;
+  }
+  return rc;
+}

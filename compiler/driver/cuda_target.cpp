@@ -1,0 +1,349 @@
+#include "compiler/driver/cuda_target.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/cuda/nvrtc.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::driver {
+
+using namespace ir;
+
+namespace {
+
+std::optional<CudaBenchResult> gLastBench;
+
+// Host-side evaluation of launch expressions (grids, lets, shape variables).
+struct HostValues {
+  std::map<const VarNode*, double> values;
+  std::map<std::string, double> byName;
+
+  std::optional<double> eval(const Expr& e) const {
+    if (auto* i = as<IntImm>(e)) return (double)i->value;
+    if (auto* f = as<FloatImm>(e)) return f->value;
+    if (auto* v = as<VarRef>(e)) {
+      if (auto it = values.find(v->var.get()); it != values.end()) return it->second;
+      if (auto it = byName.find(v->var->name); it != byName.end()) return it->second;
+      return std::nullopt;
+    }
+    if (auto* c = as<Cast>(e)) {
+      auto x = eval(c->value);
+      if (x && !isFloat(c->dtype)) *x = std::trunc(*x);
+      return x;
+    }
+    if (auto* s = as<Select>(e)) {
+      auto c = eval(s->cond);
+      if (!c) return std::nullopt;
+      return *c ? eval(s->t) : eval(s->f);
+    }
+    if (auto* call = as<Call>(e)) {
+      std::vector<double> a;
+      for (auto& x : call->args) {
+        auto v = eval(x);
+        if (!v) return std::nullopt;
+        a.push_back(*v);
+      }
+      if (call->callee == "ceildiv" && a.size() == 2 && a[1] != 0) return std::ceil(a[0] / a[1]);
+      if (call->callee == "min" && a.size() == 2) return std::min(a[0], a[1]);
+      if (call->callee == "max" && a.size() == 2) return std::max(a[0], a[1]);
+      return std::nullopt;
+    }
+    if (auto* u = as<Unary>(e)) {
+      auto x = eval(u->a);
+      if (!x) return std::nullopt;
+      return u->op == UnaryOp::Neg ? -*x : u->op == UnaryOp::Not ? (double)!*x : (double)~(int64_t)*x;
+    }
+    if (auto* b = as<Binary>(e)) {
+      auto x = eval(b->a), y = eval(b->b);
+      if (!x || !y) return std::nullopt;
+      bool integer = !isFloat(b->a->dtype);
+      switch (b->op) {
+        case BinaryOp::Add: return *x + *y;
+        case BinaryOp::Sub: return *x - *y;
+        case BinaryOp::Mul: return *x * *y;
+        case BinaryOp::Div: return *x / *y;
+        case BinaryOp::FloorDiv: return *y == 0 ? std::nullopt : std::optional<double>(std::floor(*x / *y));
+        case BinaryOp::FloorMod:
+          if (*y == 0) return std::nullopt;
+          return integer ? *x - std::floor(*x / *y) * *y : std::fmod(*x, *y);
+        case BinaryOp::Min: return std::min(*x, *y);
+        case BinaryOp::Max: return std::max(*x, *y);
+        case BinaryOp::Eq: return (double)(*x == *y);
+        case BinaryOp::Ne: return (double)(*x != *y);
+        case BinaryOp::Lt: return (double)(*x < *y);
+        case BinaryOp::Le: return (double)(*x <= *y);
+        case BinaryOp::Gt: return (double)(*x > *y);
+        case BinaryOp::Ge: return (double)(*x >= *y);
+        case BinaryOp::And: return (double)(*x && *y);
+        case BinaryOp::Or: return (double)(*x || *y);
+        case BinaryOp::BitAnd: return (double)((int64_t)*x & (int64_t)*y);
+        case BinaryOp::BitOr: return (double)((int64_t)*x | (int64_t)*y);
+        case BinaryOp::BitXor: return (double)((int64_t)*x ^ (int64_t)*y);
+        case BinaryOp::Shl: return (double)((int64_t)*x << (int64_t)*y);
+        case BinaryOp::Shr: return (double)((int64_t)*x >> (int64_t)*y);
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+// 2*M*N*K per gemm execution, times the trip counts of enclosing loops and grids.
+class FlopCounter : public IRVisitor {
+ public:
+  const HostValues& env;
+  double scale = 1, flops = 0;
+  bool ok = true;
+  explicit FlopCounter(const HostValues& e) : env(e) {}
+  void visitKernel(const KernelStmt* k) override {
+    double saved = scale;
+    for (auto& g : k->grid) {
+      auto v = env.eval(g);
+      if (!v) ok = false;
+      else scale *= *v;
+    }
+    IRVisitor::visitKernel(k);
+    scale = saved;
+  }
+  void visitFor(const ForStmt* f) override {
+    double saved = scale;
+    auto v = env.eval(f->extent);
+    if (!v) ok = false;
+    else scale *= *v;
+    IRVisitor::visitFor(f);
+    scale = saved;
+  }
+  void visitGemm(const GemmStmt* g) override {
+    auto extent = [&](const Region& r, int d) { return env.eval(r.ranges[d].extent); };
+    double m = 1, n = 1, k = 1;
+    auto nonUnit = [&](const Region& r) {
+      std::vector<double> e;
+      for (size_t d = 0; d < r.ranges.size(); ++d) {
+        auto v = extent(r, (int)d);
+        if (!v) ok = false;
+        else if (*v != 1) e.push_back(*v);
+      }
+      return e;
+    };
+    auto c = nonUnit(g->c), a = nonUnit(g->a);
+    if (c.size() == 2 && a.size() == 2) {
+      m = c[0];
+      n = c[1];
+      k = g->transA ? a[0] : a[1];
+      flops += 2 * m * n * k * scale;
+    } else {
+      ok = false;
+    }
+  }
+};
+
+struct LoadedModule {
+  cuda::CudaModule generated;
+  void* module = nullptr;
+  std::map<std::string, void*> functions;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+const std::optional<CudaBenchResult>& lastCudaBench() { return gLastBench; }
+
+std::optional<std::string> compileForCuda(const Module& module, const CudaOptions& options, bool ptx,
+                                          DiagnosticEngine& diags, cuda::CudaModule* generated) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto cm = cuda::generateCuda(module, options, diags);
+  if (!cm) return std::nullopt;
+  auto t1 = std::chrono::steady_clock::now();
+  if (options.printAfterAll) std::cerr << "// -----// CUDA C for " << options.arch << " //----- //\n" << cm->source;
+  auto result = cuda::compileWithNvrtc(cm->source, options.arch, ptx);
+  auto t2 = std::chrono::steady_clock::now();
+  if (options.timePasses) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::cerr << "cuda codegen: " << ms(t0, t1) << " ms\nnvrtc (" << options.arch << "): " << ms(t1, t2) << " ms\n";
+  }
+  if (!result.ok) {
+    diags.report(DiagKind::CudaBuildFailed, {}, result.error);
+    return std::nullopt;
+  }
+  if (generated) *generated = std::move(*cm);
+  return result.binary;
+}
+
+int emitCuda(const Module& module, bool ptx, const CudaOptions& options, std::ostream& os, DiagnosticEngine& diags) {
+  if (!ptx) {
+    auto cm = cuda::generateCuda(module, options, diags);
+    if (!cm) return 1;
+    os << cm->source;
+    return 0;
+  }
+  auto bin = compileForCuda(module, options, true, diags);
+  if (!bin) return 1;
+  os << *bin;
+  return 0;
+}
+
+int buildForCuda(const Module& module, const std::string& outPath, const CudaOptions& options, DiagnosticEngine& diags) {
+  auto bin = compileForCuda(module, options, false, diags);
+  if (!bin) return 1;
+  std::ofstream out(outPath, std::ios::binary);
+  out.write(bin->data(), (std::streamsize)bin->size());
+  if (!out) {
+    diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`");
+    return 1;
+  }
+  return 0;
+}
+
+int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptions& options, DiagnosticEngine& diags) {
+  LoadedModule lm;
+  auto cubin = compileForCuda(module, options, false, diags, &lm.generated);
+  if (!cubin) return 1;
+  std::string why;
+  cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
+  if (!drv) {
+    diags.report(DiagKind::CudaLaunchFailed, {}, why);
+    return 1;
+  }
+  if (!drv->loadModule(*cubin, &lm.module)) {
+    diags.report(DiagKind::CudaLaunchFailed, {}, drv->lastError());
+    return 1;
+  }
+  std::ostream& out = settings.out ? *settings.out : std::cout;
+
+  auto runner = [&](const PrimFunc& func, RunArgs& args, const RunSettings& rs, DiagnosticEngine& d) -> bool {
+    const cuda::FuncLaunch* fl = nullptr;
+    for (auto& f : lm.generated.funcs)
+      if (f.funcName == func.name) fl = &f;
+    auto fail = [&](const std::string& msg) {
+      d.report(DiagKind::CudaLaunchFailed, func.loc, msg);
+      return false;
+    };
+    if (!fl) return fail("the CUDA backend produced no kernels for `" + func.name + "`");
+    HostValues env;
+    for (auto& [name, v] : args.dims) env.byName[name] = (double)v;
+    for (size_t i = 0; i < func.params.size(); ++i) {
+      const Param& p = func.params[i];
+      if (p.scalar && i < args.scalars.size()) {
+        const interp::ArgValue& a = args.scalars[i];
+        env.values[p.scalar.get()] = a.kind == interp::ArgValue::Kind::Float ? a.floatValue : (double)a.intValue;
+      }
+      if (p.buffer && args.tensors[i])  // shape variables from the tensors' shapes
+        for (size_t d2 = 0; d2 < p.buffer->shape.size(); ++d2)
+          if (auto* v = as<VarRef>(p.buffer->shape[d2])) env.values[v->var.get()] = (double)args.tensors[i]->shape[d2];
+    }
+    for (auto& [var, e] : fl->hostLets) {
+      auto v = env.eval(e);
+      if (!v) return fail("cannot evaluate `" + var->name + "` on the host for the launch");
+      env.values[var.get()] = *v;
+    }
+    // Device copies of the tensors.
+    std::vector<cuda::CUdeviceptr> dev(func.params.size(), 0);
+    struct Free {
+      cuda::CudaDriver* drv;
+      std::vector<cuda::CUdeviceptr>& p;
+      ~Free() {
+        for (auto x : p) drv->free(x);
+      }
+    } freeAll{drv, dev};
+    double bytes = 0;
+    for (size_t i = 0; i < func.params.size(); ++i) {
+      if (!args.tensors[i]) continue;
+      auto& t = *args.tensors[i];
+      bytes += (double)t.sizeBytes();
+      if (!drv->alloc(&dev[i], t.sizeBytes()) || !drv->copyToDevice(dev[i], t.data(), t.sizeBytes()))
+        return fail(drv->lastError());
+    }
+    // Kernel argument storage, in the order of FuncLaunch::args.
+    std::vector<std::array<unsigned char, 8>> storage(fl->args.size());
+    std::vector<void*> params(fl->args.size());
+    for (size_t k = 0; k < fl->args.size(); ++k) {
+      const cuda::KernelArg& ka = fl->args[k];
+      auto& slot = storage[k];
+      slot.fill(0);
+      params[k] = slot.data();
+      if (ka.kind == cuda::KernelArg::Kind::Tensor) {
+        std::memcpy(slot.data(), &dev[ka.paramIndex], sizeof(cuda::CUdeviceptr));
+        continue;
+      }
+      auto v = env.eval(makeVarRef(ka.var));
+      if (!v) return fail("no value for kernel argument `" + ka.var->name + "`");
+      interp::HostTensor scalar(ka.dtype, {1});
+      scalar.set(0, *v);
+      std::memcpy(slot.data(), scalar.data(), dtypeBytes(ka.dtype));
+    }
+    struct Launch {
+      void* fn;
+      unsigned grid[3];
+      unsigned threads, shared;
+    };
+    std::vector<Launch> launches;
+    for (const cuda::KernelLaunch& kl : fl->kernels) {
+      Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes};
+      bool empty = false;
+      for (size_t g = 0; g < kl.grid.size() && g < 3; ++g) {
+        auto v = env.eval(kl.grid[g]);
+        if (!v) return fail("cannot evaluate the grid of `" + kl.name + "` on the host");
+        if (*v <= 0) empty = true;
+        l.grid[g] = (unsigned)std::max(0.0, *v);
+      }
+      if (empty) continue;
+      auto it = lm.functions.find(kl.name);
+      if (it == lm.functions.end()) {
+        void* fn = nullptr;
+        if (!drv->getFunction(lm.module, kl.name, &fn)) return fail(drv->lastError());
+        if (kl.sharedBytes > 48 * 1024 && !drv->setDynamicShared(fn, (int)kl.sharedBytes)) return fail(drv->lastError());
+        it = lm.functions.emplace(kl.name, fn).first;
+      }
+      l.fn = it->second;
+      launches.push_back(l);
+    }
+    auto launchAll = [&]() {
+      for (auto& l : launches)
+        if (!drv->launch(l.fn, l.grid, l.threads, l.shared, params.data())) return false;
+      return true;
+    };
+    if (!launchAll() || !drv->synchronize()) return fail(drv->lastError());
+    std::vector<bool> written = writtenParams(func);
+    for (size_t i = 0; i < func.params.size(); ++i)
+      if (args.tensors[i] && written[i] && !drv->copyToHost(args.tensors[i]->data(), dev[i], args.tensors[i]->sizeBytes()))
+        return fail(drv->lastError());
+
+    if (rs.bench) {
+      // Warm up, then time batches of launches until ~0.5 s have passed (at least 5).
+      double one = drv->time(launchAll);
+      if (one < 0) return fail(drv->lastError());
+      int runs = options.benchRuns > 0 ? options.benchRuns : (int)std::clamp(500.0 / std::max(one, 1e-3), 5.0, 1000.0);
+      std::vector<double> times;
+      for (int r = 0; r < runs; ++r) {
+        double ms = drv->time(launchAll);
+        if (ms < 0) return fail(drv->lastError());
+        times.push_back(ms);
+      }
+      CudaBenchResult br;
+      br.medianMs = median(times);
+      br.bytes = bytes;
+      FlopCounter fc(env);
+      fc.visit(func.body);
+      if (fc.ok && fc.flops > 0) br.flops = fc.flops;
+      out << "bench: " << func.name << " on " << drv->deviceName() << " (" << options.arch << "): median "
+          << br.medianMs << " ms over " << runs << " runs";
+      if (br.flops) out << ", " << *br.flops / (br.medianMs * 1e-3) / 1e12 << " TFLOP/s";
+      out << ", " << br.bytes / (br.medianMs * 1e-3) / 1e9 << " GB/s (tensor bytes once)\n";
+      gLastBench = br;
+    }
+    return true;
+  };
+  return runTarget(module, settings, diags, "cuda:" + options.arch, runner);
+}
+
+}  // namespace tlc::driver

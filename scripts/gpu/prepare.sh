@@ -1,0 +1,21 @@
+#!/bin/bash
+# Prepares what a GPU run needs, on the build machine: builds tlc_cuda_runner
+# (front end + CUDA backend + interpreter, no LLVM) and bundles it, stripped,
+# with the shared libraries it needs that a GPU host may lack, into
+# build-gpu/ at the repository root (ignored by git; carry it to the GPU host).
+#
+#   scripts/gpu/prepare.sh [BUILD_DIR]     (default: build-cuda)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build-cuda}
+[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DTLC_ENABLE_CPU_BACKEND=OFF >/dev/null
+ninja -C "$build" -j2 tlc_cuda_runner
+out=$root/build-gpu
+rm -rf "$out"
+mkdir -p "$out/lib"
+runner=$(find "$build" -name tlc_cuda_runner -type f -perm -u+x | head -1)
+cp "$runner" "$out/tlc_cuda_runner"
+strip "$out/tlc_cuda_runner"
+# Bundle the non-system C++ libraries (fmt, libstdc++) the runner links.
+ldd "$runner" | awk '/=>/ {print $3}' | grep -E 'libfmt|libstdc\+\+|libgcc_s' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+du -sh "$out"

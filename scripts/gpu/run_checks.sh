@@ -1,0 +1,126 @@
+#!/bin/bash
+# The GPU checks of the CUDA backend, run on a machine with an NVIDIA GPU
+# (an H200 here) from the repository root, after scripts/gpu/prepare.sh made
+# build-gpu/ on the build machine:
+#   1. every example against the reference interpreter on random inputs, at
+#      sizes the tiles divide and sizes they do not;
+#   2. compute-sanitizer memcheck and racecheck on gemm and softmax;
+#   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process);
+#   4. memory-bound examples against device-to-device copy bandwidth (same process).
+# Writes a Markdown summary to $OUT/gpu_results.md (OUT defaults to ./gpu-out)
+# and logs beside it. Exit code: 0 when every check passed.
+#
+#   scripts/gpu/run_checks.sh [BUNDLE_DIR] [quick]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bundle=${1:-$root/build-gpu}
+mode=${2:-full}
+out=${OUT:-$root/gpu-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+export TLC_STDLIB_PATH="$root/stdlib"
+export PATH="$PATH:/usr/local/cuda/bin"
+runner="$bundle/tlc_cuda_runner"
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+arch="sm_${cc:-90}"
+[ "$arch" = "sm_90" ] && arch=sm_90a
+report="$out/gpu_results.md"
+log="$out/gpu_checks.log"
+: >"$log"
+failures=0
+{
+  echo "# GPU checks of the CUDA backend"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "- command: scripts/gpu/run_checks.sh $*"
+  echo "- arch: $arch"
+  echo
+} >"$report"
+
+run() {  # run LABEL ARGS...: records PASS/FAIL in the report
+  local label=$1
+  shift
+  echo "=== $label: $*" >>"$log"
+  if "$@" >>"$log" 2>&1; then
+    echo "| $label | PASS |" >>"$report"
+  else
+    echo "| $label | **FAIL** (rc $?) |" >>"$report"
+    failures=$((failures + 1))
+  fi
+}
+
+# The dynamic dimensions of an example: bracket parameters without a default.
+dims_of() {
+  grep -m1 -E '^def ' "$1" | sed -E 's/^def [A-Za-z_0-9]+\[([^]]*)\].*/\1/' | tr ',' '\n' |
+    grep -v '=' | tr -d ' ' | grep -E '^[A-Za-z_][A-Za-z_0-9]*$' || true
+}
+
+echo "## 1. Examples against the interpreter" >>"$report"
+echo >>"$report"
+echo "| check | result |" >>"$report"
+echo "|---|---|" >>"$report"
+for f in $(find "$root/examples" -name '*.tl' | sort); do
+  name=$(basename "$f" .tl)
+  for sizes in "512 256 384" "333 517 251" "1 129 77"; do
+    set -- $sizes
+    args=()
+    i=0
+    for d in $(dims_of "$f"); do
+      vals=($sizes)
+      args+=(--dim "$d=${vals[$((i % 3))]}")
+      i=$((i + 1))
+    done
+    run "$name ${args[*]}" "$runner" "$f" --arch "$arch" --check --seed 7 "${args[@]}"
+  done
+done
+
+echo >>"$report"
+echo "## 2. compute-sanitizer" >>"$report"
+echo >>"$report"
+echo "| check | result |" >>"$report"
+echo "|---|---|" >>"$report"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck synccheck; do
+  run "gemm $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$root/examples/gemm/gemm.tl" --arch "$arch" --check \
+    --dim M=256 --dim N=200 --dim K=160
+  run "softmax $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$root/examples/softmax/softmax.tl" --arch "$arch" \
+    --check --dim M=130 --dim N=300
+done
+
+echo >>"$report"
+echo "## 3. gemm against cuBLAS (same process)" >>"$report"
+echo >>"$report"
+echo '```' >>"$report"
+sizes="4096 8192"
+[ "$mode" = quick ] && sizes=4096
+for dtype in float16 bfloat16; do
+  for n in $sizes; do
+    echo "=== gemm $dtype $n" >>"$log"
+    "$runner" "$root/examples/gemm/gemm.tl" --arch "$arch" --bench --cublas -D dtype=$dtype \
+      --dim M=$n --dim N=$n --dim K=$n 2>>"$log" | grep -E '^(bench|cublas)' | tee -a "$log" >>"$report" ||
+      failures=$((failures + 1))
+  done
+done
+echo '```' >>"$report"
+
+echo >>"$report"
+echo "## 4. memory-bound examples against copy bandwidth (same process)" >>"$report"
+echo >>"$report"
+echo '```' >>"$report"
+bench_mem() {
+  local f=$1
+  shift
+  echo "=== $f $*" >>"$log"
+  "$runner" "$root/examples/$f" --arch "$arch" --bench --copy-bandwidth "$@" 2>>"$log" |
+    grep -E '^(bench|copy)' | tee -a "$log" >>"$report" || failures=$((failures + 1))
+}
+bench_mem elementwise_add/add.tl --dim M=16384 --dim N=16384
+bench_mem softmax/softmax.tl --dim M=16384 --dim N=16384
+bench_mem rmsnorm/rmsnorm.tl --dim M=65536
+bench_mem row_reduce/row_sum.tl --dim M=16384 --dim N=16384
+echo '```' >>"$report"
+echo >>"$report"
+echo "failures: $failures" >>"$report"
+cat "$report"
+[ "$failures" -eq 0 ]
