@@ -1,5 +1,6 @@
 // Expressions: literals, names, attributes, subscripts, calls and tuples.
 // Operators are in type_rules.cpp, scalar builtins in scalar_builtins.cpp.
+#include <algorithm>
 #include <cctype>
 
 #include "compiler/sema/const_eval.h"
@@ -109,8 +110,48 @@ Value Sema::evalName(const ast::Expr& e) {
   }
   if (auto t = parseDType(e.name)) return Value::ofDType(*t, e.loc);
   if (const BuiltinInfo* b = findBuiltin(e.name)) return builtinValue(b, e.loc);
-  report(DiagKind::UndefinedName, e.loc, "undefined name `" + e.name + "`");
+  report(DiagKind::UndefinedName, e.loc, "undefined name `" + e.name + "`" + suggestName(e.name));
   return Value::error(e.loc);
+}
+
+std::string Sema::sourceText(SourceLoc loc, const std::string& fallback) const {
+  if (!loc.known() || loc.len == 0) return fallback;
+  std::string_view line = sources_.lineText(loc.file, loc.line);
+  if (loc.col - 1 + loc.len > line.size()) return fallback;
+  return std::string(line.substr(loc.col - 1, loc.len));
+}
+
+static size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string Sema::suggestName(const std::string& name) const {
+  std::vector<std::string> candidates;
+  for (const Scope* s = scope_; s; s = s->parent()) s->names(candidates);
+  for (const BuiltinInfo& b : allBuiltins()) candidates.push_back(b.name);
+  std::sort(candidates.begin(), candidates.end());  // ties go to the first name, deterministically
+  std::string best;
+  size_t bestDist = std::max<size_t>(1, name.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    if (c == name || c.size() > name.size() + bestDist || name.size() > c.size() + bestDist) continue;
+    size_t d = editDistance(name, c);
+    if (d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  return best.empty() ? "" : "; did you mean `" + best + "`?";
 }
 
 Value Sema::evalAttribute(const ast::Expr& e) {
@@ -183,6 +224,32 @@ std::optional<std::vector<ir::Expr>> Sema::evalIndices(const ir::Buffer& b, cons
     }
     auto c = constIntValue(x);
     auto ext = constIntValue(b->shape[d]);
+    if (!c && ext) {
+      // `F[i + 1]` with `i` a loop variable of constant range: check its whole range.
+      const ir::VarRef* ref = ir::as<ir::VarRef>(x);
+      int64_t offset = 0;
+      if (auto* bin = ir::as<ir::Binary>(x); bin && (bin->op == ir::BinaryOp::Add || bin->op == ir::BinaryOp::Sub)) {
+        ref = ir::as<ir::VarRef>(bin->a);
+        auto k = constIntValue(bin->b);
+        if (!k) ref = nullptr;
+        else offset = bin->op == ir::BinaryOp::Add ? *k : -*k;
+      }
+      auto it = ref ? loopRanges_.find(ref->var.get()) : loopRanges_.end();
+      if (it != loopRanges_.end()) {
+        int64_t lo = it->second.min + offset, hi = it->second.min + it->second.extent - 1 + offset;
+        if (lo < 0 || hi >= *ext) {
+          report(DiagKind::IndexOutOfBounds, idx[d]->loc,
+                 "this index ranges over " + std::to_string(lo) + ".." + std::to_string(hi) +
+                     ", outside dimension " + std::to_string(d) + " of `" + b->name + "` (extent " +
+                     std::to_string(*ext) + ")")
+              .note(it->second.loopLoc, "`" + sourceText(ref->var->loc, ref->var->name) + "` ranges over " + std::to_string(it->second.min) +
+                                            ".." + std::to_string(it->second.min + it->second.extent - 1) + " here")
+              .note(b->loc, "`" + b->name + "` declared here with shape " + formatShape(b->shape));
+          ok = false;
+          continue;
+        }
+      }
+    }
     if (c && (*c < 0 || (ext && *c >= *ext))) {
       report(DiagKind::IndexOutOfBounds, idx[d]->loc,
              "index " + std::to_string(*c) + " is out of bounds for dimension " + std::to_string(d) + " of `" +

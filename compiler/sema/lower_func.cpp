@@ -120,6 +120,7 @@ static void collectShapeVars(const ir::Expr& e, const std::map<const ir::VarNode
 ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   usedNames_.clear();
   symbolic_.clear();
+  loopRanges_.clear();
   inKernel_ = false;
   macroStack_.clear();
   module_ = &m;

@@ -149,6 +149,8 @@ void Sema::lowerFor(const ast::Stmt& s) {
     std::string base = stepped ? s.names[i] + "_iter" : s.names[i];
     ir::Var v = freshVar(base, ranges[i].second->dtype, vloc);
     vars.push_back(v);
+    auto lo = constIntValue(ranges[i].first), ext = constIntValue(ranges[i].second);
+    if (lo && ext && *ext > 0 && !stepped) loopRanges_[v.get()] = LoopRange{*lo, *ext, iter->loc};
     if (!stepped) bindName(s.names[i], vloc, Value::ofExpr(ir::makeVarRef(v, vloc), vloc));
   }
   StmtBuilder body;

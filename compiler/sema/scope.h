@@ -11,6 +11,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "compiler/sema/value.h"
 
@@ -35,6 +36,10 @@ class Scope {
   const Symbol* lookupInFrame(const std::string& name) const;
   const Symbol* lookupLocal(const std::string& name) const;
   void define(const std::string& name, Symbol symbol) { symbols_[name] = std::move(symbol); }
+  // Appends the names bound in this scope (not its parents).
+  void names(std::vector<std::string>& out) const {
+    for (const auto& [n, s] : symbols_) out.push_back(n);
+  }
 
  private:
   Scope* parent_;

@@ -123,6 +123,10 @@ class Sema {
   void bindName(const std::string& name, SourceLoc loc, Value v, bool isMutableVar = false);
   ir::Var freshVar(const std::string& base, DType t, SourceLoc loc);
   std::string uniqueName(const std::string& base);
+  // Names visible here (scopes and builtins) closest to `name`, for hints.
+  std::string suggestName(const std::string& name) const;
+  // The source text at `loc` (e.g. a variable's name as the user wrote it).
+  std::string sourceText(SourceLoc loc, const std::string& fallback) const;
 
   // ---- loops and kernels (lower_loops.cpp)
   void lowerFor(const ast::Stmt& s);
@@ -167,6 +171,13 @@ class Sema {
     Value result;
   };
   std::vector<MacroFrame> macroStack_;
+  // Constant ranges [min, min + extent) of the loop variables in scope, for
+  // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
+  struct LoopRange {
+    int64_t min, extent;
+    SourceLoc loopLoc;
+  };
+  std::map<const ir::VarNode*, LoopRange> loopRanges_;
 
   // Pushes a scope for the lifetime of the guard.
   struct ScopeGuard {
