@@ -3,11 +3,8 @@
 // features, optimization level, tlc version) and reused by later runs, which
 // skip lowering and LLVM entirely. The result is used like a JIT module.
 //
-// For `tlc run --target=cpu`: in runOnCpu, replace
-//     compileForCpu(module, options, diags)
-// by
-//     compileForCpuCached(module, options, diags, KernelCache::fromEnvironment())
-// (TLC_CACHE=0 then falls back to building without the cache).
+// `tlc run --target=cpu` (runOnCpu) compiles through it unless the user asked
+// to see the compilation (--print-after-all, --time-passes, LLVM dumps).
 #pragma once
 
 #include <memory>

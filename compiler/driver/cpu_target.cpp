@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "compiler/backends/metadata.h"
+#include "compiler/driver/cpu_cache.h"
 #include "compiler/interp/float_convert.h"
 #include "compiler/interp/shape_eval.h"
 #include "compiler/ir/functor.h"
@@ -187,7 +188,12 @@ static void benchmark(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args, 
 }
 
 int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions& options, DiagnosticEngine& diags) {
-  std::unique_ptr<cpu::CpuJitModule> jit = compileForCpu(module, options, diags);
+  // Built kernels are reused across runs through the kernel cache (TLC_CACHE=0
+  // disables it), except when the user asked to see the compilation.
+  bool showsCompilation = options.printAfterAll || options.timePasses || options.dumpLLVM;
+  std::unique_ptr<cpu::CpuJitModule> jit =
+      showsCompilation ? compileForCpu(module, options, diags)
+                       : compileForCpuCached(module, options, diags, KernelCache::fromEnvironment());
   if (!jit) return 1;
   return runTarget(module, settings, diags, "cpu",
                    [&](const PrimFunc& func, RunArgs& args, const RunSettings& s, DiagnosticEngine& d) {
