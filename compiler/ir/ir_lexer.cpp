@@ -1,6 +1,5 @@
 #include "compiler/ir/ir_lexer.h"
 
-#include <array>
 #include <cctype>
 
 namespace tlc::ir {

@@ -1,7 +1,7 @@
 #include "compiler/passes/simplify.h"
 
 #include <cmath>
-#include <limits>
+#include <optional>
 
 #include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
