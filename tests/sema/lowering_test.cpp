@@ -282,3 +282,27 @@ TEST_CASE("every IR node of every example carries a source location") {
     CHECK_MESSAGE(check.missing.empty(), "nodes without a location:" << list);
   }
 }
+
+TEST_CASE("-D values parse as integers, floats, booleans and dtypes") {
+  const char* src = R"(
+def k[M, block=64, scale=1.0, flag=False, dtype=float16](A: Tensor[(M,), dtype]):
+    with T.Kernel(T.ceildiv(M, block)) as bx:
+        if flag:
+            A[bx] = scale
+)";
+  Compiled c = compileText(src, {{"block", "0x20"}});
+  CHECK(!c.module.has_value());  // hexadecimal is not a -D integer
+  CHECK(c.diags->hasKind(DiagKind::BadDefine));
+
+  c = compileText(src, {{"block", "32"}, {"scale", "2.5"}, {"flag", "True"}, {"dtype", "bfloat16"}});
+  INFO(c.rendered());
+  REQUIRE(c.module.has_value());
+  std::string ir = ir::printModule(*c.module);
+  CHECK(contains(ir, "bfloat16[M]"));
+  CHECK(contains(ir, "A[bx] = 2.5"));
+  const ir::PrimFunc& f = c.func();
+  REQUIRE(f.bindings.size() == 4);
+  CHECK(f.bindings[1].value == "2.5");
+  CHECK(f.bindings[2].value == "True");
+  CHECK(f.bindings[3].value == "bfloat16");
+}
