@@ -45,6 +45,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
   // (min, extent) per loop variable.
   std::vector<std::pair<ir::Expr, ir::Expr>> ranges;
   int64_t step = 1;
+  ir::Expr steppedStart;  // with a step: the user variable is steppedStart + counter * step
   if (b.id == BuiltinId::Parallel) {
     if (args.extra.empty()) {
       report(DiagKind::WrongArgumentCount, iter->loc, "`T.Parallel` needs at least one extent");
@@ -94,7 +95,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
       return;
     }
     ranges.push_back({step == 1 ? start : ir::makeInt(0, t, iter->loc), extent});
-    if (step != 1) ranges.push_back({start, nullptr});  // marker: bind start + k * step
+    steppedStart = start;
   }
 
   size_t nvars = b.id == BuiltinId::Parallel ? ranges.size() : 1;
@@ -158,7 +159,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
   builder_ = &body;
   if (stepped) {
     SourceLoc vloc = s.nameLocs.empty() ? s.loc : s.nameLocs[0];
-    const ir::Expr& start = ranges[1].first;
+    const ir::Expr& start = steppedStart;
     ir::Expr k = ir::makeVarRef(vars[0], vloc);
     ir::Expr value = foldBinary(ir::BinaryOp::Add, start,
                                 foldBinary(ir::BinaryOp::Mul, k, ir::makeInt(step, k->dtype, vloc), vloc), vloc);
