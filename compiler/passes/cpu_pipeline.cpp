@@ -1,6 +1,7 @@
 #include "compiler/passes/cpu_pipeline.h"
 
 #include "compiler/passes/cpu_block_local_storage.h"
+#include "compiler/passes/cpu_coarsen_k.h"
 #include "compiler/passes/cpu_lower_atomics.h"
 #include "compiler/passes/cpu_lower_copy_fill.h"
 #include "compiler/passes/cpu_lower_gemm.h"
@@ -20,6 +21,7 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   passes::PassPipeline p;
   p.printAfterAll = options.printAfterAll;
   p.timePasses = options.timePasses;
+  p.add(wrap("cpu-coarsen-k", "gemm reduction loops: several block_K steps per micro-kernel call", coarsenGemmK));
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));

@@ -1,6 +1,7 @@
 // The CPU lowering pipeline: tile IR -> tile IR the LLVM CPU backend consumes.
 //
 // Order and why:
+//   cpu-coarsen-k           first: matches gemm loops on the tile operations
 //   cpu-lower-gemm          first: clear_accum becomes a Fill, lowered next
 //   cpu-lower-copy-fill     copies and fills -> Parallel loops with masks
 //   cpu-lower-reduce        reductions -> loops over a local accumulator

@@ -1,0 +1,209 @@
+#include "compiler/passes/cpu_coarsen_k.h"
+
+#include <optional>
+#include <unordered_map>
+
+#include "compiler/ir/functor.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/passes/cpu_loop_builder.h"
+#include "compiler/passes/cpu_module_rewrite.h"
+
+namespace tlc::cpu {
+
+using namespace ir;
+
+namespace {
+
+constexpr int64_t kTargetK = 256;
+
+struct Plan {
+  const CopyStmt* copyA;
+  const CopyStmt* copyB;
+  const GemmStmt* gemm;
+  int kDimA, kDimB;  // the k dimension of A_s and B_s
+  int64_t bk;
+  int64_t unroll;
+  Buffer newA, newB;
+};
+
+bool isFullRegion(const Region& r) {
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t mn, ext, shape;
+    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
+    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
+  }
+  return true;
+}
+
+// Counts the statements and expressions that mention a buffer.
+class BufferUses : public IRVisitor {
+ public:
+  std::unordered_map<const BufferNode*, int> uses;
+  void visitLoad(const Load* n) override {
+    uses[n->buffer.get()]++;
+    IRVisitor::visitLoad(n);
+  }
+  void visitStore(const StoreStmt* n) override {
+    uses[n->buffer.get()]++;
+    IRVisitor::visitStore(n);
+  }
+  void visitCopy(const CopyStmt* n) override {
+    uses[n->src.buffer.get()]++;
+    uses[n->dst.buffer.get()]++;
+    IRVisitor::visitCopy(n);
+  }
+  void visitGemm(const GemmStmt* n) override {
+    uses[n->a.buffer.get()]++;
+    uses[n->b.buffer.get()]++;
+    uses[n->c.buffer.get()]++;
+    IRVisitor::visitGemm(n);
+  }
+  void visitFill(const FillStmt* n) override {
+    uses[n->dst.buffer.get()]++;
+    IRVisitor::visitFill(n);
+  }
+  void visitReduce(const ReduceStmt* n) override {
+    uses[n->src.buffer.get()]++;
+    uses[n->dst.buffer.get()]++;
+    IRVisitor::visitReduce(n);
+  }
+  void visitAtomic(const AtomicStmt* n) override {
+    uses[n->buffer.get()]++;
+    IRVisitor::visitAtomic(n);
+  }
+};
+
+Buffer lengthen(const Buffer& b, int kDim, int64_t factor) {
+  std::vector<Expr> shape = b->shape;
+  int64_t k = 0;
+  constInt(shape[size_t(kDim)], &k);
+  shape[size_t(kDim)] = makeInt(k * factor, shape[size_t(kDim)]->dtype);
+  return makeBuffer(b->name, b->dtype, shape, b->scope, b->loc);
+}
+
+// The loops that match, with their plans.
+class Matcher : public IRVisitor {
+ public:
+  explicit Matcher(const BufferUses& uses) : uses_(uses) {}
+  std::unordered_map<const ForStmt*, Plan> plans;
+  std::unordered_map<const BufferNode*, Buffer> replaced;
+
+  void visitFor(const ForStmt* f) override {
+    if (auto plan = match(f)) {
+      plans[f] = *plan;
+      replaced[plan->copyA->dst.buffer.get()] = plan->newA;
+      replaced[plan->copyB->dst.buffer.get()] = plan->newB;
+      return;
+    }
+    IRVisitor::visitFor(f);
+  }
+
+ private:
+  std::optional<Plan> match(const ForStmt* f) {
+    if (f->forKind != ForKind::Serial && f->forKind != ForKind::Pipelined) return std::nullopt;
+    std::vector<Stmt> stmts;
+    if (auto* seq = as<SeqStmt>(f->body)) stmts = seq->stmts;
+    else stmts = {f->body};
+    if (stmts.size() != 3) return std::nullopt;
+    auto* g = as<GemmStmt>(stmts[2]);
+    if (!g || g->clearAccum) return std::nullopt;
+    Plan p{};
+    p.gemm = g;
+    for (int i = 0; i < 2; ++i) {
+      auto* c = as<CopyStmt>(stmts[size_t(i)]);
+      if (!c || !isFullRegion(c->dst)) return std::nullopt;
+      if (c->dst.buffer == g->a.buffer) p.copyA = c;
+      else if (c->dst.buffer == g->b.buffer) p.copyB = c;
+    }
+    if (!p.copyA || !p.copyB || g->a.buffer == g->b.buffer) return std::nullopt;
+    for (const Buffer& b : {g->a.buffer, g->b.buffer}) {
+      if (b->scope == MemScope::Global || b->shape.size() != 2 || b == g->c.buffer) return std::nullopt;
+      // Used only by this loop's copy and gemm.
+      auto it = uses_.uses.find(b.get());
+      if (it == uses_.uses.end() || it->second != 2) return std::nullopt;
+    }
+    if (!isFullRegion(g->a) || !isFullRegion(g->b)) return std::nullopt;
+    p.kDimA = g->transA ? 0 : 1;
+    p.kDimB = g->transB ? 1 : 0;
+    int64_t ka = 0, kb = 0;
+    constInt(g->a.buffer->shape[size_t(p.kDimA)], &ka);
+    constInt(g->b.buffer->shape[size_t(p.kDimB)], &kb);
+    if (ka != kb || ka <= 0) return std::nullopt;
+    p.bk = ka;
+    p.unroll = kTargetK / ka;
+    int64_t n;
+    if (constInt(f->extent, &n)) p.unroll = std::min(p.unroll, n);
+    if (p.unroll < 2) return std::nullopt;
+    p.newA = lengthen(g->a.buffer, p.kDimA, p.unroll);
+    p.newB = lengthen(g->b.buffer, p.kDimB, p.unroll);
+    return p;
+  }
+  const BufferUses& uses_;
+};
+
+class Coarsening : public IRMutator {
+ public:
+  explicit Coarsening(const Matcher& m) : m_(m) {}
+
+ protected:
+  Stmt mutateAlloc(const AllocStmt* node, const Stmt& self) override {
+    auto it = m_.replaced.find(node->buffer.get());
+    if (it == m_.replaced.end()) return self;
+    return std::make_shared<const AllocStmt>(it->second, node->loc);
+  }
+
+  Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
+    auto it = m_.plans.find(f);
+    if (it == m_.plans.end()) return IRMutator::mutateFor(f, self);
+    const Plan& p = it->second;
+    SourceLoc loc = f->loc;
+    DType t = f->var->dtype;
+    Var outer = makeVar(f->var->name + "_outer", t, f->var->loc);
+    Expr U = makeInt(p.unroll, t);
+    Expr n = f->extent->dtype == t ? f->extent : makeCast(t, f->extent);
+    // for u in serial(U): slice u of A_s / B_s holds step k = min + ko*U + u (or zeros past the end).
+    Var u = makeVar(f->var->name + "_inner", t, f->var->loc);
+    Expr step = add(mul(makeVarRef(outer, loc), U), makeVarRef(u, loc));
+    Expr k = add(f->min, step);
+    auto slice = [&](const Buffer& b, int kDim) {
+      Region r = fullRegion(b);
+      Expr bk = makeInt(p.bk, t);
+      r.ranges[size_t(kDim)] = {mul(makeVarRef(u, loc), bk), bk};
+      return r;
+    };
+    auto load = [&](const CopyStmt* c, const Buffer& nb, int kDim) -> Stmt {
+      Stmt s = substitute(std::make_shared<const CopyStmt>(c->src, c->dst, c->loc), f->var, k);
+      return std::make_shared<const CopyStmt>(as<CopyStmt>(s)->src, slice(nb, kDim), c->loc);
+    };
+    Stmt loads = makeSeq({load(p.copyA, p.newA, p.kDimA), load(p.copyB, p.newB, p.kDimB)}, loc);
+    Stmt zeros = makeSeq({std::make_shared<const FillStmt>(slice(p.newA, p.kDimA), zeroOf(p.newA->dtype), loc),
+                          std::make_shared<const FillStmt>(slice(p.newB, p.kDimB), zeroOf(p.newB->dtype), loc)},
+                         loc);
+    std::vector<Stmt> body;
+    body.push_back(makeFor(u, makeInt(0, t), U, ForKind::Serial,
+                           std::make_shared<const IfStmt>(lt(step, n), loads, zeros, loc), loc));
+    const GemmStmt* g = p.gemm;
+    body.push_back(std::make_shared<const GemmStmt>(fullRegion(p.newA, g->a.loc), fullRegion(p.newB, g->b.loc), g->c,
+                                                    g->transA, g->transB, false, g->loc));
+    Expr outerExtent = floorDiv(add(n, makeInt(p.unroll - 1, t)), U);
+    return makeFor(outer, makeInt(0, t), outerExtent, ForKind::Serial, makeSeq(std::move(body), loc), loc);
+  }
+
+ private:
+  const Matcher& m_;
+};
+
+}  // namespace
+
+Module coarsenGemmK(const Module& m) {
+  return rewriteBodies(m, [](const PrimFunc& f) {
+    BufferUses uses;
+    uses.visit(f.body);
+    Matcher matcher(uses);
+    matcher.visit(f.body);
+    if (matcher.plans.empty()) return f.body;
+    return Coarsening(matcher).mutate(f.body);
+  });
+}
+
+}  // namespace tlc::cpu

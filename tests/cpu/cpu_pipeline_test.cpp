@@ -1,0 +1,53 @@
+// The CPU lowering pipeline on the gemm example: what each pass leaves behind.
+#include <doctest/doctest.h>
+
+#include "compiler/ir/functor.h"
+#include "compiler/passes/cpu_intrinsics.h"
+#include "tests/cpu/cpu_test_util.h"
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+struct Census : ir::IRVisitor {
+  int tileOps = 0, parallelLoops = 0, vectorizedLoops = 0, nonLocalAllocs = 0;
+  std::vector<const ir::Call*> gemmCalls;
+  void visit(const ir::Stmt& s) override {
+    if (s && (s->kind == ir::StmtKind::Copy || s->kind == ir::StmtKind::Gemm || s->kind == ir::StmtKind::Fill ||
+              s->kind == ir::StmtKind::Reduce || s->kind == ir::StmtKind::Atomic))
+      ++tileOps;
+    if (auto* f = ir::as<ir::ForStmt>(s)) {
+      if (f->forKind == ir::ForKind::Parallel || f->forKind == ir::ForKind::Pipelined) ++parallelLoops;
+      if (f->forKind == ir::ForKind::Vectorized) ++vectorizedLoops;
+    }
+    if (auto* a = ir::as<ir::AllocStmt>(s); a && a->buffer->scope != ir::MemScope::Local) ++nonLocalAllocs;
+    ir::IRVisitor::visit(s);
+  }
+  void visit(const ir::Expr& e) override {
+    if (auto* c = ir::as<ir::Call>(e); c && c->callee == cpu_intrinsics::kGemm) gemmCalls.push_back(c);
+    ir::IRVisitor::visit(e);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("lowerForCpu leaves loops, block-local buffers and one gemm call covering 256 k steps") {
+  CpuCompiled c = compileTlFile(std::string(TLC_SOURCE_DIR) + "/examples/gemm/gemm.tl",
+                                {{"M", "512"}, {"N", "512"}, {"K", "1024"}, {"dtype", "float32"}});
+  REQUIRE(c.module);
+  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  INFO(c.rendered());
+  REQUIRE(lowered);
+  Census census;
+  census.visit(lowered->funcs[0]->body);
+  CHECK(census.tileOps == 0);
+  CHECK(census.parallelLoops == 0);
+  CHECK(census.vectorizedLoops > 0);
+  CHECK(census.nonLocalAllocs == 0);
+  REQUIRE(census.gemmCalls.size() == 1);
+  // block_K = 32 steps coarsened 8 at a time: K = 256 per micro-kernel call.
+  int64_t k = 0;
+  REQUIRE(ir::constInt(census.gemmCalls[0]->args[5], &k));
+  CHECK(k == 256);
+}
