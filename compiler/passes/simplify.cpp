@@ -1,7 +1,9 @@
 #include "compiler/passes/simplify.h"
 
 #include <cmath>
+#include <memory>
 #include <optional>
+#include <unordered_map>
 
 #include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
@@ -113,6 +115,42 @@ bool commutative(BinaryOp op) {
 
 // ------------------------------------------------------------ the pass
 
+// Bounds of an index expression (int32/int64), from the ranges of the loop,
+// block and let variables in scope. Index arithmetic is assumed not to
+// overflow. A missing bound is unbounded.
+struct Interval {
+  std::optional<int64_t> lo, hi;
+};
+
+std::optional<int64_t> addBound(std::optional<int64_t> x, std::optional<int64_t> y) {
+  int64_t r = 0;
+  if (!x || !y || __builtin_add_overflow(*x, *y, &r)) return std::nullopt;
+  return r;
+}
+std::optional<int64_t> subBound(std::optional<int64_t> x, std::optional<int64_t> y) {
+  int64_t r = 0;
+  if (!x || !y || __builtin_sub_overflow(*x, *y, &r)) return std::nullopt;
+  return r;
+}
+std::optional<int64_t> mulBound(std::optional<int64_t> x, int64_t c) {
+  int64_t r = 0;
+  if (!x || __builtin_mul_overflow(*x, c, &r)) return std::nullopt;
+  return r;
+}
+std::optional<int64_t> floorDivBound(std::optional<int64_t> x, int64_t c) {
+  if (!x) return std::nullopt;
+  return foldIntBinary(BinaryOp::FloorDiv, *x, c, DType::Int64);
+}
+std::optional<int64_t> minBound(std::optional<int64_t> x, std::optional<int64_t> y) {
+  if (!x || !y) return std::nullopt;
+  return std::min(*x, *y);
+}
+std::optional<int64_t> maxBound(std::optional<int64_t> x, std::optional<int64_t> y) {
+  if (!x || !y) return std::nullopt;
+  return std::max(*x, *y);
+}
+bool isIndexType(DType t) { return t == DType::Int32 || t == DType::Int64; }
+
 class Simplifier : public IRMutator {
  public:
   Expr fold(BinaryOp op, Expr a, Expr b, DType type, SourceLoc loc) {
@@ -148,7 +186,49 @@ class Simplifier : public IRMutator {
     } else if (t == DType::Bool) {
       if (Expr r = boolIdentity(op, a, b)) return r;
     }
+    if (isIndexType(t)) {
+      if (Expr r = rangeRule(op, a, b, loc)) return r;
+    }
     return std::make_shared<const Binary>(op, a, b, type, loc);
+  }
+
+  Interval bounds(const Expr& e) const {
+    int64_t v = 0;
+    if (constInt(e, &v)) return {v, v};
+    if (!isIndexType(e->dtype)) return {};
+    if (auto* r = as<VarRef>(e)) {
+      auto it = ranges_.find(r->var.get());
+      return it == ranges_.end() ? Interval{} : it->second;
+    }
+    auto* b = as<Binary>(e);
+    if (!b) return {};
+    Interval x = bounds(b->a), y = bounds(b->b);
+    int64_t c = 0;
+    bool cb = constInt(b->b, &c);
+    switch (b->op) {
+      case BinaryOp::Add: return {addBound(x.lo, y.lo), addBound(x.hi, y.hi)};
+      case BinaryOp::Sub: return {subBound(x.lo, y.hi), subBound(x.hi, y.lo)};
+      case BinaryOp::Mul:
+        if (!cb) return {};
+        return c >= 0 ? Interval{mulBound(x.lo, c), mulBound(x.hi, c)} : Interval{mulBound(x.hi, c), mulBound(x.lo, c)};
+      case BinaryOp::FloorDiv:
+        if (!cb || c <= 0) return {};
+        return {floorDivBound(x.lo, c), floorDivBound(x.hi, c)};
+      case BinaryOp::FloorMod:
+        if (!cb || c <= 0) return {};
+        if (x.lo && x.hi && *x.lo >= 0 && *x.hi < c) return x;
+        return {0, c - 1};
+      case BinaryOp::Min: {
+        // The smaller of the two: below both lower bounds, below either upper bound.
+        std::optional<int64_t> hi = x.hi && y.hi ? std::min(*x.hi, *y.hi) : (x.hi ? x.hi : y.hi);
+        return {minBound(x.lo, y.lo), hi};
+      }
+      case BinaryOp::Max: {
+        std::optional<int64_t> lo = x.lo && y.lo ? std::max(*x.lo, *y.lo) : (x.lo ? x.lo : y.lo);
+        return {lo, maxBound(x.hi, y.hi)};
+      }
+      default: return {};
+    }
   }
 
  protected:
@@ -248,7 +328,13 @@ class Simplifier : public IRMutator {
     if (constInt(ext, &e) && e <= 0 && pure(mn)) return emptyStmt(n->loc);
     if (constInt(ext, &e) && e == 1 && n->forKind != ForKind::Pipelined)
       return mutate(substitute(n->body, n->var, mn));
-    Stmt body = mutate(n->body);
+    Stmt body;
+    {
+      // Inside the body the variable is in [min, min + extent - 1].
+      Interval m = bounds(mn), e = bounds(ext);
+      RangeScope scope(*this, n->var, {m.lo, subBound(addBound(m.hi, e.hi), 1)});
+      body = mutate(n->body);
+    }
     if (isEmpty(body) && pure(mn) && pure(ext)) return emptyStmt(n->loc);
     if (mn == n->min && ext == n->extent && body == n->body) return self;
     auto f = std::make_shared<ForStmt>(n->var, mn, ext, n->forKind, body, n->loc);
@@ -261,10 +347,28 @@ class Simplifier : public IRMutator {
   Stmt mutateLet(const LetStmt* n, const Stmt& self) override {
     Expr v = mutate(n->value);
     if (isConst(v) || v->kind == ExprKind::VarRef) return mutate(substitute(n->body, n->var, v));
-    Stmt body = mutate(n->body);
+    Stmt body;
+    {
+      RangeScope scope(*this, n->var, n->var->dtype == v->dtype ? bounds(v) : Interval{});
+      body = mutate(n->body);
+    }
     if (pure(v) && !usesVar(body, n->var.get())) return body;
     if (v == n->value && body == n->body) return self;
     return std::make_shared<const LetStmt>(n->var, v, body, n->loc);
+  }
+
+  Stmt mutateKernel(const KernelStmt* n, const Stmt& self) override {
+    std::vector<Expr> grid;
+    bool changed = mutateExprs(n->grid, grid);
+    std::vector<std::unique_ptr<RangeScope>> scopes;
+    // Block index i ranges over [0, grid[i] - 1].
+    for (size_t i = 0; i < n->blockVars.size() && i < grid.size(); ++i)
+      scopes.push_back(std::make_unique<RangeScope>(*this, n->blockVars[i],
+                                                    Interval{0, subBound(bounds(grid[i]).hi, 1)}));
+    Stmt body = mutate(n->body);
+    scopes.clear();
+    if (!changed && body == n->body) return self;
+    return std::make_shared<const KernelStmt>(grid, n->blockVars, n->threads, body, n->loc);
   }
 
   Stmt mutateEvaluate(const EvaluateStmt* n, const Stmt& self) override {
@@ -294,6 +398,77 @@ class Simplifier : public IRMutator {
     }
     return false;
   }
+
+  // Comparisons decided by bounds, and min/max whose winner is known.
+  Expr rangeRule(BinaryOp op, const Expr& a, const Expr& b, SourceLoc loc) const {
+    Interval x = bounds(a), y = bounds(b);
+    auto lt = [](std::optional<int64_t> p, std::optional<int64_t> q) { return p && q && *p < *q; };
+    auto le = [](std::optional<int64_t> p, std::optional<int64_t> q) { return p && q && *p <= *q; };
+    switch (op) {
+      case BinaryOp::Lt:
+        if (lt(x.hi, y.lo)) return makeBool(true, loc);
+        if (le(y.hi, x.lo)) return makeBool(false, loc);
+        break;
+      case BinaryOp::Le:
+        if (le(x.hi, y.lo)) return makeBool(true, loc);
+        if (lt(y.hi, x.lo)) return makeBool(false, loc);
+        break;
+      case BinaryOp::Gt:
+        if (lt(y.hi, x.lo)) return makeBool(true, loc);
+        if (le(x.hi, y.lo)) return makeBool(false, loc);
+        break;
+      case BinaryOp::Ge:
+        if (le(y.hi, x.lo)) return makeBool(true, loc);
+        if (lt(x.hi, y.lo)) return makeBool(false, loc);
+        break;
+      case BinaryOp::Eq:
+      case BinaryOp::Ne:
+        if (lt(x.hi, y.lo) || lt(y.hi, x.lo)) return makeBool(op == BinaryOp::Ne, loc);
+        break;
+      case BinaryOp::FloorDiv:
+      case BinaryOp::FloorMod: {
+        // 0 <= a < c: floordiv(a, c) == 0 and a % c == a.
+        int64_t c = 0;
+        if (constInt(b, &c) && c > 0 && x.lo && *x.lo >= 0 && lt(x.hi, c)) {
+          if (op == BinaryOp::FloorMod) return a;
+          if (pure(a)) return makeInt(0, a->dtype, loc);
+        }
+        break;
+      }
+      case BinaryOp::Min:
+        if (pure(a) && pure(b)) {
+          if (le(x.hi, y.lo)) return a;
+          if (le(y.hi, x.lo)) return b;
+        }
+        break;
+      case BinaryOp::Max:
+        if (pure(a) && pure(b)) {
+          if (le(y.hi, x.lo)) return a;
+          if (le(x.hi, y.lo)) return b;
+        }
+        break;
+      default: break;
+    }
+    return nullptr;
+  }
+
+  std::unordered_map<const VarNode*, Interval> ranges_;
+
+  // Records a variable's range for the extent of a scope.
+  struct RangeScope {
+    Simplifier& s;
+    const VarNode* var;
+    std::optional<Interval> saved;
+    RangeScope(Simplifier& simplifier, const Var& v, Interval r) : s(simplifier), var(v.get()) {
+      auto it = s.ranges_.find(var);
+      if (it != s.ranges_.end()) saved = it->second;
+      s.ranges_[var] = r;
+    }
+    ~RangeScope() {
+      if (saved) s.ranges_[var] = *saved;
+      else s.ranges_.erase(var);
+    }
+  };
 
   // Integer rules with any constant already on the right (`cb`, value `y`).
   Expr intIdentity(BinaryOp op, const Expr& a, const Expr& b, bool cb, int64_t y, DType type, SourceLoc loc) {

@@ -18,6 +18,11 @@
 //    (x*2)*4 -> x*8, floordiv(x*8, 4) -> x*2 (this one assumes the product
 //    does not overflow, as index arithmetic does not), with constants moved
 //    to the right of commutative integer operators;
+//  - decides comparisons, min/max, floordiv and floormod of int32/int64
+//    index expressions from the ranges of loop variables ([min, min+extent)),
+//    kernel block variables ([0, grid)) and lets (interval arithmetic over
+//    + - * floordiv floormod min max, assuming index arithmetic does not
+//    overflow): `0 <= bx * 32 + i` becomes true inside the loops;
 //  - removes `if` with a constant condition, loops whose extent is a
 //    constant <= 0, loops and ifs with empty bodies, evaluations of
 //    side-effect-free expressions, lets whose variable is unused, and
