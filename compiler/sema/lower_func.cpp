@@ -121,6 +121,7 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   usedNames_.clear();
   symbolic_.clear();
   loopRanges_.clear();
+  macroExpansions_ = 0;
   inKernel_ = false;
   macroStack_.clear();
   module_ = &m;

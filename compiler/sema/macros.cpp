@@ -23,6 +23,14 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
       return Value::error(call.loc);
     }
   }
+  if (++macroExpansions_ > kMaxMacroExpansions) {
+    if (macroExpansions_ == kMaxMacroExpansions + 1)
+      report(DiagKind::MacroRecursion, call.loc,
+             "more than " + std::to_string(kMaxMacroExpansions) +
+                 " macro expansions in one kernel; macros that call other macros several times grow exponentially")
+          .note(macro.loc, "`" + macro.name + "` defined here");
+    return Value::error(call.loc);
+  }
   std::vector<std::string> names;
   for (const ast::Param& p : macro.params) names.push_back(p.name);
   std::vector<const char*> params;

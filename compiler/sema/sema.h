@@ -171,6 +171,10 @@ class Sema {
     Value result;
   };
   std::vector<MacroFrame> macroStack_;
+  // Macro expansions in the current kernel; bounded so that macros calling
+  // macros several times cannot blow up exponentially.
+  int macroExpansions_ = 0;
+  static constexpr int kMaxMacroExpansions = 20000;
   // Constant ranges [min, min + extent) of the loop variables in scope, for
   // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
   struct LoopRange {
