@@ -193,6 +193,14 @@ class Compiler {
     inScope_.insert(v.get());
   }
 
+  // A statement that is the whole body of a For/Let/If/Kernel: an Alloc
+  // there is visible to nothing after it.
+  const CStmt* body(const Stmt& s) {
+    const CStmt* c = stmt(s);
+    if (auto* a = as<AllocStmt>(s)) liveBuffers_.erase(a->buffer.get());
+    return c;
+  }
+
   const CStmt* stmt(const Stmt& s) {
     if (!s) {
       prog_.stmts.push_back(CStmt{StmtKind::Seq, nullptr, {}, {}, {}, -1, {}});
@@ -221,7 +229,7 @@ class Compiler {
           if (v) c->vars.push_back(varSlot(v.get()));
         }
         ++kernelDepth_;
-        c->body.push_back(stmt(k->body));
+        c->body.push_back(body(k->body));
         --kernelDepth_;
         for (const Var& v : k->blockVars)
           if (v) inScope_.erase(v.get());
@@ -247,15 +255,15 @@ class Compiler {
         c->exprs = {expr(f->min), expr(f->extent)};
         bindVar(f->var, s->loc);
         if (f->var) c->vars.push_back(varSlot(f->var.get()));
-        c->body.push_back(stmt(f->body));
+        c->body.push_back(body(f->body));
         if (f->var) inScope_.erase(f->var.get());
         break;
       }
       case StmtKind::If: {
         auto* i = static_cast<const IfStmt*>(s.get());
         c->exprs = {expr(i->cond)};
-        c->body.push_back(stmt(i->thenBody));
-        c->body.push_back(i->elseBody ? stmt(i->elseBody) : nullptr);
+        c->body.push_back(body(i->thenBody));
+        c->body.push_back(i->elseBody ? body(i->elseBody) : nullptr);
         break;
       }
       case StmtKind::Store: {
@@ -271,7 +279,7 @@ class Compiler {
         c->exprs = {expr(l->value)};
         bindVar(l->var, s->loc);
         if (l->var) c->vars.push_back(varSlot(l->var.get()));
-        c->body.push_back(stmt(l->body));
+        c->body.push_back(body(l->body));
         if (l->var) inScope_.erase(l->var.get());
         break;
       }

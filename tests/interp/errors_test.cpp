@@ -174,6 +174,14 @@ TEST_CASE("variables and buffers used outside their scope are invalid programs")
   PrimFunc g = func({tensorParam(A)}, {}, kernel({i32(1)}, {bx}, store(T, {i32(0)}, makeFloat(1.0))));
   CHECK_FALSE(interpret(g, args, env.diags));
   CHECK(env.diags.hasKind(DiagKind::InterpInvalidProgram));
+  env.diags.clear();
+  // An Alloc that is a loop's whole body is gone after the loop.
+  Var j = makeVar("j");
+  PrimFunc h = func({tensorParam(A)}, {},
+                    kernel({i32(1)}, {bx}, seq({loop(j, i32(2), alloc(T)), store(T, {i32(0)}, makeFloat(1.0))})));
+  CHECK_FALSE(interpret(h, args, env.diags));
+  REQUIRE(env.diags.hasKind(DiagKind::InterpInvalidProgram));
+  CHECK(env.diags.diagnostics()[0].message == "buffer `T` is used outside the scope of its allocation");
 }
 
 TEST_CASE("a copy between regions of different sizes is a run-time shape error") {
