@@ -73,6 +73,18 @@ class BufferUses : public IRVisitor {
   }
 };
 
+// Whether a statement mentions a variable.
+bool mentions(const Stmt& s, const Var& v) {
+  struct Finder : IRVisitor {
+    const VarNode* var;
+    bool found = false;
+    void visitVarRef(const VarRef* r) override { found = found || r->var.get() == var; }
+  } f;
+  f.var = v.get();
+  f.visit(s);
+  return f.found;
+}
+
 Buffer lengthen(const Buffer& b, int kDim, int64_t factor) {
   std::vector<Expr> shape = b->shape;
   int64_t k = 0;
@@ -116,6 +128,10 @@ class Matcher : public IRVisitor {
       else if (c->dst.buffer == g->b.buffer) p.copyB = c;
     }
     if (!p.copyA || !p.copyB || g->a.buffer == g->b.buffer) return std::nullopt;
+    // Loads for later steps move before earlier gemms: they must not read the
+    // accumulator, and the gemm itself must not depend on the step.
+    if (p.copyA->src.buffer == g->c.buffer || p.copyB->src.buffer == g->c.buffer) return std::nullopt;
+    if (mentions(stmts[2], f->var)) return std::nullopt;
     for (const Buffer& b : {g->a.buffer, g->b.buffer}) {
       if (b->scope == MemScope::Global || b->shape.size() != 2 || b == g->c.buffer) return std::nullopt;
       // Used only by this loop's copy and gemm.
