@@ -4,6 +4,7 @@
 
 #include "compiler/driver/compile.h"
 #include "compiler/driver/exit_codes.h"
+#include "compiler/driver/header_gen.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/driver/targets.h"
 #include "compiler/ir/printer.h"
@@ -119,6 +120,7 @@ class RunCommand : public Subcommand {
     cmd_->add_option("--kernel", settings_.kernel, "the kernel to run when the file has several");
     cmd_->add_flag("--check", settings_.check, "compare every output with the reference interpreter");
     cmd_->add_flag("--bench", settings_.bench, "time the kernel and print GFLOP/s or GB/s");
+    cmd_->add_option("--save", settings_.saveDir, "write every tensor after the run as DIR/<param>.npy (and, with --check, the interpreter's as DIR/<param>.interp.npy)");
     cmd_->add_flag("--emulate", emulate_, "run CUDA code in the CPU emulator (with --target=cuda:sm_XX)");
   }
   int run() override {
@@ -155,6 +157,8 @@ class BuildCommand : public Subcommand {
     program_.attach(cmd_);
     target_.attach(cmd_, "cpu");
     cmd_->add_option("-o,--output", output_, "output file")->required();
+    cmd_->add_option("--header", header_, "also write a C header with a typed launch function per kernel");
+    cmd_->add_option("--embed", embed_, "also write a C source embedding the built binary (no files needed at run time)");
   }
   int run() override {
     Compilation c;
@@ -162,13 +166,21 @@ class BuildCommand : public Subcommand {
     if (!module) return kExitUserError;
     int code = buildForTarget(*module, output_, target_.request(), c.diags());
     c.flush();
-    return code;
+    if (code != kExitOk || (header_.empty() && embed_.empty())) return code;
+    std::string error;
+    if (!writeHostFiles(*module, output_, header_, embed_, &error)) {
+      std::cerr << "tlc: error: " << error << "\n";
+      return kExitUserError;
+    }
+    return kExitOk;
   }
 
  private:
   ProgramOptions program_;
   TargetOptions target_;
   std::string output_;
+  std::string header_;
+  std::string embed_;
 };
 
 }  // namespace
