@@ -233,7 +233,7 @@ int64_t reductionLengthHint(const PrimFunc& func, const RunArgs& args) {
 }
 
 bool printSummary(std::ostream& os, const PrimFunc& func, const RunArgs& got, const RunArgs* oracle,
-                  const std::string& target, uint64_t seed) {
+                  const std::string& target, uint64_t seed, bool tf32Gemm) {
   std::string dims;
   for (const auto& [name, value] : got.dims) dims += " " + name + "=" + std::to_string(value);
   os << fmt::format("kernel `{}` on {} (seed {}){}\n", func.name, target, seed, dims.empty() ? "" : ", dims" + dims);
@@ -270,7 +270,8 @@ bool printSummary(std::ostream& os, const PrimFunc& func, const RunArgs& got, co
     if (st.nanCount) row += fmt::format("  ({} NaN)", st.nanCount);
     if (oracle && oracle->tensors[i]) {
       const HostTensor& want = *oracle->tensors[i];
-      Tolerance tol = toleranceFor(t.dtype, reduction);
+      DType tolType = tf32Gemm && t.dtype == DType::Float32 && reduction > 1 ? DType::Float16 : t.dtype;
+      Tolerance tol = toleranceFor(tolType, reduction);
       interp::CompareResult r = interp::compare(t, want, tol.atol, tol.rtol);
       bool pass = r.ok();
       allPass = allPass && pass;
@@ -312,7 +313,7 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
     if (!runOracle(*func, *oracle, diags)) return 1;
   }
   if (!runner(*func, *args, settings, diags)) return 1;
-  bool pass = printSummary(os, *func, *args, oracle ? &*oracle : nullptr, targetName, settings.seed);
+  bool pass = printSummary(os, *func, *args, oracle ? &*oracle : nullptr, targetName, settings.seed, settings.tf32Gemm);
   if (!settings.saveDir.empty()) {
     if (!saveTensors(*func, *args, settings.saveDir, "")) return 1;
     if (oracle && !saveTensors(*func, *oracle, settings.saveDir, ".interp")) return 1;

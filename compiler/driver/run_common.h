@@ -36,6 +36,10 @@ struct RunSettings {
   uint64_t seed = 0;                     // --seed N
   bool check = false;                    // --check: compare with the interpreter
   bool bench = false;                    // --bench: the target times its runs
+  // Set by targets that multiply float32 gemm operands in tf32 (CUDA tensor
+  // cores): float32 results of kernels that accumulate are then compared with
+  // float16-like tolerances, tf32 having float16's 10-bit mantissa.
+  bool tf32Gemm = false;
   std::string saveDir;                   // --save DIR: write every tensor as DIR/<param>.npy after
                                          // the run (and DIR/<param>.interp.npy from the oracle)
   std::ostream* out = nullptr;           // summary output (null: std::cout)
@@ -85,7 +89,7 @@ std::vector<bool> writtenParams(const ir::PrimFunc& func);
 // mean, min, max) and, when `oracle` is given, the max abs/rel error against
 // it and PASS/FAIL. Returns false when any comparison fails.
 bool printSummary(std::ostream& os, const ir::PrimFunc& func, const RunArgs& got, const RunArgs* oracle,
-                  const std::string& target, uint64_t seed);
+                  const std::string& target, uint64_t seed, bool tf32Gemm = false);
 
 // A target's way of running a function on arguments in place; reports its own
 // errors and returns false on failure.
