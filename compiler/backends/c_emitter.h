@@ -40,7 +40,11 @@ class CEmitter {
 
   // Identifiers: one unique C name per variable / buffer node.
   std::string nameOf(const void* node, const std::string& hint);
-  std::string varName(const ir::Var& v) { return nameOf(v.get(), v->name); }
+  // Keeps the variable alive so its address is never reused by another node.
+  std::string varName(const ir::Var& v) {
+    keepAlive_.push_back(v);
+    return nameOf(v.get(), v->name);
+  }
   std::string fresh(const std::string& hint);
   // Gives `node` exactly the identifier `exact` (for fixed names such as tid).
   void bindName(const void* node, const std::string& exact) {
@@ -49,7 +53,10 @@ class CEmitter {
   }
 
   // Non-negativity facts used to print fast division.
-  void markNonNegative(const ir::Var& v) { nonNeg_.insert(v.get()); }
+  void markNonNegative(const ir::Var& v) {
+    keepAlive_.push_back(v);
+    nonNeg_.insert(v.get());
+  }
   bool isNonNegative(const ir::Expr& e) const;
 
   // Output with indentation.
@@ -63,6 +70,7 @@ class CEmitter {
   std::unordered_map<const void*, std::string> names_;
   std::unordered_set<std::string> used_;
   std::unordered_set<const ir::VarNode*> nonNeg_;
+  std::vector<ir::Var> keepAlive_;
 };
 
 }  // namespace tlc::backend

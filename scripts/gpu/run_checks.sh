@@ -52,7 +52,7 @@ run() {  # run LABEL ARGS...: records PASS/FAIL in the report
 
 # The dynamic dimensions of an example: bracket parameters without a default.
 dims_of() {
-  grep -m1 -E '^def ' "$1" | sed -E 's/^def [A-Za-z_0-9]+\[([^]]*)\].*/\1/' | tr ',' '\n' |
+  tr '\n' ' ' <"$1" | grep -o -E 'def [A-Za-z_0-9]+\[[^]]*\]' | head -1 | sed -E 's/^def [A-Za-z_0-9]+\[(.*)\]$/\1/' | tr ',' '\n' |
     grep -v '=' | tr -d ' ' | grep -E '^[A-Za-z_][A-Za-z_0-9]*$' || true
 }
 

@@ -265,6 +265,15 @@ bool KernelEmitter::planBuffers() {
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
       if (auto it = mma.swizzled.find(b.get()); it != mma.swizzled.end()) info.layout = it->second;
+      // Compiler-placed buffers (fragments, locals) get one 16-byte pad per
+      // row when rows are whole multiples of 128 bytes: row-wise reductions
+      // then read consecutive rows from different banks.
+      int64_t last = 0;
+      if (b->scope != MemScope::Shared && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last) &&
+          (last * dtypeBytes(b->dtype)) % 128 == 0) {
+        info.rowPad = 16 / dtypeBytes(b->dtype);
+        info.elems = info.elems / last * (last + info.rowPad);
+      }
       offset = (offset + 127) / 128 * 128;
       info.sharedOffset = offset;
       offset += info.elems * info.versions * dtypeBytes(b->dtype);

@@ -61,7 +61,11 @@ Expr KernelEmitter::offsetExpr(const Buffer& b, const std::vector<Expr>& idxIn) 
   } else {
     off = idx[0];
     if (info.place == Placement::Global && off->dtype != DType::Int64) off = makeCast(DType::Int64, off);
-    for (size_t d = 1; d < idx.size(); ++d) off = add(mul(off, b->shape[d]), idx[d]);
+    for (size_t d = 1; d < idx.size(); ++d) {
+      Expr stride = b->shape[d];
+      if (d + 1 == idx.size() && info.rowPad) stride = add(stride, makeInt(info.rowPad));
+      off = add(mul(off, stride), idx[d]);
+    }
   }
   if (info.versions > 1 && info.version) off = add(off, mul(info.version, makeInt(info.elems)));
   return off;
@@ -106,7 +110,8 @@ Var KernelEmitter::openLoop(const Expr& total, bool partitioned, const std::stri
     std::string T = std::to_string(threads_);
     if (constInt(total, &c) && c % threads_ == 0) {
       std::string k = fresh("k");
-      std::string pragma = c / threads_ <= 64 ? "#pragma unroll\n" + std::string(indent_ * 2, ' ') : "";
+      std::string pragma = noUnroll_ ? "#pragma unroll 1\n" + std::string(indent_ * 2, ' ')
+                           : c / threads_ <= 64 ? "#pragma unroll\n" + std::string(indent_ * 2, ' ') : "";
       open(pragma + "for (int " + k + " = 0; " + k + " < " + std::to_string(c / threads_) + "; ++" + k + ")");
       line("const " + t + " " + n + " = " + k + " * " + T + " + tid;");
     } else {
@@ -416,7 +421,9 @@ void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {
     line("const int " + varName(version) + " = (" + iter + ") % " + std::to_string(stages) + ";");
     line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
     setVersion(true);
+    noUnroll_ = true;
     for (auto* c : producers) emitCopy(c, true, true);
+    noUnroll_ = false;
     setVersion(false);
   };
   // Prologue: the first stages - 1 iterations' copies.

@@ -27,6 +27,9 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
+  // Elements of padding after each row of a row-major shared buffer (spreads
+  // column-wise accesses of consecutive rows over the banks).
+  int64_t rowPad = 0;
 };
 
 // Buffers read and written by a statement, counting only memory that other
@@ -98,6 +101,7 @@ class KernelEmitter : public backend::CEmitter {
   ir::Var tid_;
   bool failed_ = false;
   int parallelDepth_ = 0;
+  bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 
   friend class MmaGemm;

@@ -443,6 +443,15 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       line(dst + "[" + std::to_string(q) + "] = " + v + ";");
     }
   }
+  const char* fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : s.kind == MmaKind::BF16 ? "tlc::mma_m16n8k16_bf16"
+                   : s.kind == MmaKind::TF32 ? "tlc::mma_m16n8k8_tf32" : "tlc::mma_m16n8k32_s8";
+  // Each B atom is loaded right before the MMAs that use it, so only a pair
+  // of B fragments is live at a time (register pressure).
+  auto mmaColumn = [&](int64_t b) {
+    for (int64_t a = 0; a < am; ++a)
+      line(std::string(fn) + "(&" + accName + "[" + std::to_string((a * an + b) * 4) + "], " + af + "[" +
+           std::to_string(a) + "], " + bfr + "[" + std::to_string(b) + "]);");
+  };
   for (int64_t b = 0; b < an; ++b) {
     Expr colBase = add(bColBase, makeInt(b * 8));
     std::string dst = bfr + "[" + std::to_string(b) + "]";
@@ -469,6 +478,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       } else {
         line(std::string(g->transB ? "tlc::ldmatrix_x2(" : "tlc::ldmatrix_x2_trans(") + dst + ", " + addr + ");");
       }
+      mmaColumn(b);
+      if (pair) mmaColumn(b + 1);
       continue;
     }
     for (int q = 0; q < 2; ++q) {
@@ -488,13 +499,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       }
       line(dst + "[" + std::to_string(q) + "] = " + v + ";");
     }
+    mmaColumn(b);
   }
-  const char* fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : s.kind == MmaKind::BF16 ? "tlc::mma_m16n8k16_bf16"
-                   : s.kind == MmaKind::TF32 ? "tlc::mma_m16n8k8_tf32" : "tlc::mma_m16n8k32_s8";
-  for (int64_t a = 0; a < am; ++a)
-    for (int64_t b = 0; b < an; ++b)
-      line(std::string(fn) + "(&" + accName + "[" + std::to_string((a * an + b) * 4) + "], " + af + "[" +
-           std::to_string(a) + "], " + bfr + "[" + std::to_string(b) + "]);");
   close();
 
   if (useTemp) {
