@@ -162,22 +162,35 @@ class GemmGenerator {
   }
 
   // Packs B[k0 .. k0+kc) x [j0 .. j0+NR) into bpack_ (kc rows of NR, zero padded, compute type).
+  // Contiguous rows: masked vector loads converted as vectors; strided rows
+  // (transposed B): a scalar loop. Either way the code stays small.
   void packPanel(Value* k0, Value* kc, Value* j0) {
     Value* zero = b_.getInt64(0);
+    auto* unit = llvm::dyn_cast<llvm::ConstantInt>(o_.sBj);
+    bool contiguous = unit && unit->getSExtValue() == 1 && !isFloat8(o_.b) && o_.b != DType::Bool;
     countedLoop(zero, kc, b_.getInt64(1), "gemm.packk", [&](Value* kk) {
-      Value* krow = b_.CreateAdd(k0, kk);
-      for (int jj = 0; jj < nr_; ++jj) {
-        Value* j = b_.CreateAdd(j0, b_.getInt64(jj));
+      Value* rowStart = b_.CreateMul(b_.CreateAdd(k0, kk), o_.sBk);
+      Value* dstRow = b_.CreateMul(kk, b_.getInt64(nr_));
+      if (contiguous) {
+        for (int v = 0; v < nrv_; ++v) {
+          Value* src = elementPtr(o_.B, o_.b, b_.CreateAdd(rowStart, b_.CreateAdd(j0, b_.getInt64(v * vl_))));
+          Value* vec = toCompute(loadVector(src, o_.b, columnMask(j0, v)), o_.b);
+          Value* dst = b_.CreateInBoundsGEP(T_, bpack_, b_.CreateAdd(dstRow, b_.getInt64(v * vl_)));
+          b_.CreateAlignedStore(vec, dst, llvm::Align(dtypeBytes(compute_)));
+        }
+        return;
+      }
+      countedLoop(zero, b_.getInt64(nr_), b_.getInt64(1), "gemm.packj", [&](Value* jj) {
+        Value* j = b_.CreateAdd(j0, jj);
         Value* inside = b_.CreateICmpSLT(j, o_.N);
         // Clamp the column so the load stays inside B; the select zeroes it.
         Value* jc = b_.CreateSelect(inside, j, b_.getInt64(0));
-        Value* idx = b_.CreateAdd(b_.CreateMul(krow, o_.sBk), b_.CreateMul(jc, o_.sBj));
+        Value* idx = b_.CreateAdd(rowStart, b_.CreateMul(jc, o_.sBj));
         Value* raw = b_.CreateAlignedLoad(storageType(ctx_, o_.b), elementPtr(o_.B, o_.b, idx), llvm::Align(dtypeBytes(o_.b)));
-        Value* v = toCompute(raw, o_.b);
-        v = b_.CreateSelect(inside, v, llvm::Constant::getNullValue(T_));
-        Value* dst = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(nr_)), b_.getInt64(jj));
-        b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(T_, bpack_, dst), llvm::Align(dtypeBytes(compute_)));
-      }
+        Value* val = b_.CreateSelect(inside, toCompute(raw, o_.b), llvm::Constant::getNullValue(T_));
+        b_.CreateAlignedStore(val, b_.CreateInBoundsGEP(T_, bpack_, b_.CreateAdd(dstRow, jj)),
+                              llvm::Align(dtypeBytes(compute_)));
+      });
     });
   }
 
