@@ -131,57 +131,93 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     if (V < 2) V = 0;
   }
   if (V) {
-    Var chunk = openLoop(floorDiv(total, makeInt(V)), partitioned, "chunk");
-    auto locals = unflatten(mul(makeVarRef(chunk), makeInt(V)), es);
-    auto sIdx = regionIndex(src, sd, locals), dIdx = regionIndex(dst, dd, locals);
-    auto lastOf = [&](std::vector<Expr> idx) {
-      idx.back() = add(idx.back(), makeInt(V - 1));
-      return idx;
-    };
-    Expr sFull = logicalAnd(inBounds(src.buffer, sIdx), inBounds(src.buffer, lastOf(sIdx)));
-    Expr dFull = logicalAnd(inBounds(dst.buffer, dIdx), inBounds(dst.buffer, lastOf(dIdx)));
-    std::string sp = fresh("src_ptr"), dp = fresh("dst_ptr");
-    std::string sOff = expr(offsetExpr(src.buffer, sIdx)), dOff = expr(offsetExpr(dst.buffer, dIdx));
-    line("const " + typeName(ts) + "* " + sp + " = " + bufs_[src.buffer.get()].name + " + " + sOff + ";");
-    line(typeName(td) + "* " + dp + " = " + bufs_[dst.buffer.get()].name + " + " + dOff + ";");
+    // A whole tile inside both buffers, with aligned rows, takes a loop
+    // without per-chunk checks; edge tiles take the checked loop.
     std::string vs = std::to_string(V);
-    std::string alignedCond = "tlc::aligned(" + sp + ", " + std::to_string(V * dtypeBytes(ts)) + ") && tlc::aligned(" +
-                              dp + ", " + std::to_string(V * dtypeBytes(td)) + ")";
-    std::string sF = expr(sFull), dF = expr(dFull);
+    Expr fast = makeBool(true);
+    std::vector<std::string> alignChecks;
+    for (const Region* r : {&src, &dst}) {
+      std::vector<Expr> first, last;
+      for (auto& rg : r->ranges) {
+        first.push_back(rg.min);
+        last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
+      }
+      fast = logicalAnd(fast, logicalAnd(inBounds(r->buffer, first), inBounds(r->buffer, last)));
+      Expr lastShape = r->buffer->shape.back(), lastMin = r->ranges.back().min;
+      fast = logicalAnd(fast, makeBinary(BinaryOp::Eq, floorMod(lastShape, makeInt(V, lastShape->dtype)), makeInt(0, lastShape->dtype)));
+      fast = logicalAnd(fast, makeBinary(BinaryOp::Eq, floorMod(lastMin, makeInt(V, lastMin->dtype)), makeInt(0, lastMin->dtype)));
+      if (bufs_[r->buffer.get()].place == Placement::Global)
+        alignChecks.push_back("tlc::aligned(" + bufs_[r->buffer.get()].name + ", " +
+                              std::to_string(V * dtypeBytes(r->buffer->dtype)) + ")");
+    }
+    std::string fastCond = expr(fast);
+    for (auto& a : alignChecks) fastCond += " && " + a;
     bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
-    if (asyncOk) {
-      open("if (" + sF + " && " + dF + " && " + alignedCond + ")");
-      line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
-    } else {
-      open("if (" + sF + " && " + dF + " && " + alignedCond + ")");
-      if (ts == td) {
-        line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
-      } else {
-        line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
-        line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
-        line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
-        line("#pragma unroll");
-        line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
-        line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
+    auto emitVectorLoop = [&](bool checked) {
+      Var chunk = openLoop(floorDiv(total, makeInt(V)), partitioned, "chunk");
+      auto locals = unflatten(mul(makeVarRef(chunk), makeInt(V)), es);
+      auto sIdx = regionIndex(src, sd, locals), dIdx = regionIndex(dst, dd, locals);
+      std::string sp = fresh("src_ptr"), dp = fresh("dst_ptr");
+      std::string sOff = expr(offsetExpr(src.buffer, sIdx)), dOff = expr(offsetExpr(dst.buffer, dIdx));
+      line("const " + typeName(ts) + "* " + sp + " = " + bufs_[src.buffer.get()].name + " + " + sOff + ";");
+      line(typeName(td) + "* " + dp + " = " + bufs_[dst.buffer.get()].name + " + " + dOff + ";");
+      auto vectorMove = [&] {
+        if (asyncOk) {
+          line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
+        } else if (ts == td) {
+          line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
+        } else {
+          line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
+          line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
+          line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
+          line("#pragma unroll");
+          line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
+          line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
+        }
+      };
+      if (!checked) {
+        vectorMove();
+        close();
+        return;
       }
+      auto lastOf = [&](std::vector<Expr> idx) {
+        idx.back() = add(idx.back(), makeInt(V - 1));
+        return idx;
+      };
+      Expr sFull = logicalAnd(inBounds(src.buffer, sIdx), inBounds(src.buffer, lastOf(sIdx)));
+      Expr dFull = logicalAnd(inBounds(dst.buffer, dIdx), inBounds(dst.buffer, lastOf(dIdx)));
+      std::string alignedCond = "tlc::aligned(" + sp + ", " + std::to_string(V * dtypeBytes(ts)) + ") && tlc::aligned(" +
+                                dp + ", " + std::to_string(V * dtypeBytes(td)) + ")";
+      open("if (" + expr(sFull) + " && " + expr(dFull) + " && " + alignedCond + ")");
+      vectorMove();
+      close("} else {");
+      ++indent_;
+      Var v = makeVar("v");
+      markNonNegative(v);
+      open("for (int " + varName(v) + " = 0; " + varName(v) + " < " + vs + "; ++" + varName(v) + ")");
+      auto sI = sIdx, dI = dIdx;
+      sI.back() = add(sI.back(), makeVarRef(v));
+      dI.back() = add(dI.back(), makeVarRef(v));
+      std::string val = cast(td, ts, access(src.buffer, sI));
+      Expr sIn = inBounds(src.buffer, sI), dIn = inBounds(dst.buffer, dI);
+      if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
+      std::string store = access(dst.buffer, dI) + " = " + val + ";";
+      line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+      close();
+      close();
+      close();  // chunk loop
+    };
+    if (fastCond == "true") {
+      emitVectorLoop(false);
+    } else {
+      open("if (" + fastCond + ")");
+      emitVectorLoop(false);
+      close("} else {");
+      ++indent_;
+      emitVectorLoop(true);
+      close();
     }
-    close("} else {");
-    ++indent_;
-    Var v = makeVar("v");
-    markNonNegative(v);
-    open("for (int " + varName(v) + " = 0; " + varName(v) + " < " + vs + "; ++" + varName(v) + ")");
-    auto sI = sIdx, dI = dIdx;
-    sI.back() = add(sI.back(), makeVarRef(v));
-    dI.back() = add(dI.back(), makeVarRef(v));
-    std::string val = cast(td, ts, access(src.buffer, sI));
-    Expr sIn = inBounds(src.buffer, sI), dIn = inBounds(dst.buffer, dI);
-    if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
-    std::string store = access(dst.buffer, dI) + " = " + val + ";";
-    line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
-    close();
-    close();
-    close();  // chunk loop
     close();
     return;
   }
