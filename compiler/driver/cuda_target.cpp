@@ -10,6 +10,7 @@
 
 #include "compiler/backends/cuda/cuda_driver.h"
 #include "compiler/backends/cuda/nvrtc.h"
+#include "compiler/driver/device_metadata.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::driver {
@@ -193,12 +194,20 @@ int emitCuda(const Module& module, bool ptx, const CudaOptions& options, std::os
 }
 
 int buildForCuda(const Module& module, const std::string& outPath, const CudaOptions& options, DiagnosticEngine& diags) {
-  auto bin = compileForCuda(module, options, false, diags);
+  cuda::CudaModule generated;
+  auto bin = compileForCuda(module, options, false, diags, &generated);
   if (!bin) return 1;
   std::ofstream out(outPath, std::ios::binary);
   out.write(bin->data(), (std::streamsize)bin->size());
   if (!out) {
     diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`");
+    return 1;
+  }
+  // Kernel metadata for the host runtime, as `<out>.json`.
+  std::string error;
+  if (!writeMetadataBeside(outPath, cudaModuleMetadata(module, generated, "cuda:" + options.arch, &diags.sources()),
+                           &error)) {
+    diags.report(DiagKind::CudaBuildFailed, {}, error);
     return 1;
   }
   return 0;
