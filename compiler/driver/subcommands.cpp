@@ -27,62 +27,6 @@ struct ProgramOptions {
   }
 };
 
-int exitFor(const Compilation& c) { return c.hasErrors() ? kExitUserError : kExitOk; }
-
-class CheckCommand : public Subcommand {
- public:
-  void attach(CLI::App& app) override {
-    cmd_ = app.add_subcommand("check", "parse and type-check a program; exit 1 if it has errors");
-    program_.attach(cmd_);
-  }
-  int run() override {
-    Compilation c;
-    c.compile(program_.file, program_.defines);
-    return exitFor(c);
-  }
-
- private:
-  ProgramOptions program_;
-};
-
-class EmitCommand : public Subcommand {
- public:
-  void attach(CLI::App& app) override {
-    cmd_ = app.add_subcommand("emit", "print one stage of the compilation");
-    program_.attach(cmd_);
-    cmd_->add_option("--stage", stage_, "tokens | ast | tir")
-        ->check(CLI::IsMember({"tokens", "ast", "tir"}))
-        ->default_val("tir");
-  }
-  int run() override {
-    Compilation c;
-    if (stage_ == "tokens" || stage_ == "ast") {
-      if (endsWith(program_.file, ".tir")) {
-        std::cerr << "tlc: error: --stage=" << stage_ << " needs a .tl source; a .tir file only has --stage=tir\n";
-        return kExitUsage;
-      }
-      uint32_t file = c.load(program_.file);
-      if (file == 0) return kExitUserError;
-      if (stage_ == "tokens") {
-        auto tokens = lex(c.sources(), c.diags(), file);
-        std::cout << dumpTokens(tokens);
-      } else {
-        auto module = parseModule(c.sources(), c.diags(), file);
-        std::cout << dumpAst(*module);
-      }
-      return exitFor(c);
-    }
-    auto module = c.compile(program_.file, program_.defines);
-    if (!module) return kExitUserError;
-    std::cout << ir::printModule(*module);
-    return kExitOk;
-  }
-
- private:
-  ProgramOptions program_;
-  std::string stage_;
-};
-
 // Options every subcommand that compiles for a target takes.
 struct TargetOptions {
   std::string target;
@@ -107,6 +51,70 @@ struct TargetOptions {
     r.features = features;
     return r;
   }
+};
+
+int exitFor(const Compilation& c) { return c.hasErrors() ? kExitUserError : kExitOk; }
+
+class CheckCommand : public Subcommand {
+ public:
+  void attach(CLI::App& app) override {
+    cmd_ = app.add_subcommand("check", "parse and type-check a program; exit 1 if it has errors");
+    program_.attach(cmd_);
+  }
+  int run() override {
+    Compilation c;
+    c.compile(program_.file, program_.defines);
+    return exitFor(c);
+  }
+
+ private:
+  ProgramOptions program_;
+};
+
+class EmitCommand : public Subcommand {
+ public:
+  void attach(CLI::App& app) override {
+    cmd_ = app.add_subcommand("emit", "print one stage of the compilation");
+    program_.attach(cmd_);
+    cmd_->add_option("--stage", stage_,
+                     "tokens | ast | tir | cuda | ptx (for --target=cuda:sm_XX, default sm_80) | llvm | asm (cpu)")
+        ->check(CLI::IsMember({"tokens", "ast", "tir", "cuda", "ptx", "llvm", "asm"}))
+        ->default_val("tir");
+    target_.attach(cmd_, "cpu");
+  }
+  int run() override {
+    Compilation c;
+    if (stage_ == "tokens" || stage_ == "ast") {
+      if (endsWith(program_.file, ".tir")) {
+        std::cerr << "tlc: error: --stage=" << stage_ << " needs a .tl source; a .tir file only has --stage=tir\n";
+        return kExitUsage;
+      }
+      uint32_t file = c.load(program_.file);
+      if (file == 0) return kExitUserError;
+      if (stage_ == "tokens") {
+        auto tokens = lex(c.sources(), c.diags(), file);
+        std::cout << dumpTokens(tokens);
+      } else {
+        auto module = parseModule(c.sources(), c.diags(), file);
+        std::cout << dumpAst(*module);
+      }
+      return exitFor(c);
+    }
+    auto module = c.compile(program_.file, program_.defines);
+    if (!module) return kExitUserError;
+    if (stage_ == "tir") {
+      std::cout << ir::printModule(*module);
+      return kExitOk;
+    }
+    int code = emitForTarget(*module, stage_, target_.request(), c.diags(), std::cout);
+    c.flush();
+    return code;
+  }
+
+ private:
+  ProgramOptions program_;
+  TargetOptions target_;
+  std::string stage_;
 };
 
 class RunCommand : public Subcommand {

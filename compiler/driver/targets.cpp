@@ -105,4 +105,27 @@ int buildForTarget(const ir::Module& module, const std::string& output, const Ta
   return unknownTarget(request.target);
 }
 
+int emitForTarget(const ir::Module& module, const std::string& stage, const TargetRequest& request,
+                  DiagnosticEngine& diags, std::ostream& os) {
+#ifdef TLC_HAVE_CUDA_TARGET
+  if (stage == "cuda" || stage == "ptx") {
+    std::string arch = cudaArch(request.target);
+    if (arch.empty()) arch = "sm_80";
+    return emitCuda(module, stage == "ptx", cudaOptions(request, arch), os, diags);
+  }
+#endif
+#ifdef TLC_HAVE_CPU_TARGET
+  if (stage == "llvm" || stage == "asm") {
+    CpuOptions options = cpuOptions(request);
+    auto lowered = lowerModuleForCpu(module, options, diags);
+    if (!lowered) return kExitUserError;
+    os << (stage == "llvm" ? cpu::emitLLVMText(*lowered, options, /*optimized=*/true)
+                           : cpu::emitAssembly(*lowered, options));
+    return diags.hasErrors() ? kExitUserError : kExitOk;
+  }
+#endif
+  std::cerr << "tlc: error: --stage=" << stage << " needs a backend this tlc was built without\n";
+  return kExitUsage;
+}
+
 }  // namespace tlc::driver

@@ -6,6 +6,7 @@
 // An unknown or unavailable target is reported with the list of known ones.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "compiler/driver/run_common.h"
@@ -32,5 +33,11 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
 // `tlc build`: returns the process exit code.
 int buildForTarget(const ir::Module& module, const std::string& output, const TargetRequest& request,
                    DiagnosticEngine& diags);
+
+// `tlc emit --stage=cuda|ptx|llvm|asm`: prints the backend's output for the
+// module (cuda/ptx for the request's CUDA arch, sm_80 when the target is not a
+// CUDA one; llvm/asm for the CPU). Returns the process exit code.
+int emitForTarget(const ir::Module& module, const std::string& stage, const TargetRequest& request,
+                  DiagnosticEngine& diags, std::ostream& os);
 
 }  // namespace tlc::driver

@@ -150,3 +150,23 @@ TEST_CASE("run --target=interp prints a summary of every tensor") {
   CHECK(r.out.find("C ") != std::string::npos);
   CHECK(r.out.find("out") != std::string::npos);
 }
+
+TEST_CASE("emit --stage=cuda|ptx prints the CUDA backend's output for the requested arch") {
+  Result cuda = tlc("emit --stage=cuda --target=cuda:sm_90 " + example("gemm/gemm.tl"));
+  REQUIRE(cuda.code == 0);
+  CHECK(cuda.out.find("__global__") != std::string::npos);
+  Result ptx = tlc("emit --stage=ptx --target=cuda:sm_80 " + example("gemm/gemm.tl"));
+  REQUIRE(ptx.code == 0);
+  CHECK(ptx.out.find("mma.sync") != std::string::npos);
+  CHECK(ptx.out.find("ldmatrix") != std::string::npos);
+  CHECK(ptx.out.find("cp.async") != std::string::npos);
+}
+
+TEST_CASE("emit --stage=llvm|asm prints the CPU backend's output") {
+  Result llvm = tlc("emit --stage=llvm " + example("elementwise_add/add.tl") + " -D M=64 -D N=64");
+  REQUIRE(llvm.code == 0);
+  CHECK(llvm.out.find("define") != std::string::npos);
+  Result asmText = tlc("emit --stage=asm " + example("elementwise_add/add.tl") + " -D M=64 -D N=64");
+  REQUIRE(asmText.code == 0);
+  CHECK(asmText.out.find("ret") != std::string::npos);
+}
