@@ -89,8 +89,10 @@ TEST_CASE("bad targets and unwritable outputs are reported, not crashes") {
   REQUIRE(c.module);
   driver::CpuOptions bad;
   bad.cpu = "no-such-cpu";
+  // expected-error: cpu-invalid-target
   CHECK(driver::buildForCpu(*c.module, tempPath("tlc-bad"), bad, *c.diags) == 1);
   CHECK(c.diags->hasKind(DiagKind::CpuInvalidTarget));
+  // expected-error: cpu-build-failed
   CHECK(driver::buildForCpu(*c.module, "/nonexistent-dir/k.so", {}, *c.diags) == 1);
   CHECK(c.diags->hasKind(DiagKind::CpuBuildFailed));
   for (const Diagnostic& d : c.diags->diagnostics()) CHECK(d.loc.known());
