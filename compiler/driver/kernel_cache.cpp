@@ -119,6 +119,19 @@ std::string sha256Hex(const std::string& data) {
   return out;
 }
 
+// The running compiler's identity beyond its version number: the size and
+// modification time of its executable, so that a rebuilt tlc never reuses
+// kernels an older build of the same version produced.
+static const std::string& compilerBuildId() {
+  static const std::string id = [] {
+    struct stat st;
+    if (stat("/proc/self/exe", &st) != 0) return std::string();
+    return std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return id;
+}
+
 std::string cacheKey(const CacheKeyParts& parts) {
   // Length-prefixed fields so that no two different inputs serialize alike.
   std::string s;
@@ -126,6 +139,7 @@ std::string cacheKey(const CacheKeyParts& parts) {
     s += tag + ":" + std::to_string(v.size()) + ":" + v + ";";
   };
   field("version", parts.version.empty() ? meta::tlcVersion() : parts.version);
+  if (parts.version.empty()) field("build", compilerBuildId());
   field("target", parts.target);
   field("options", parts.options);
   auto defines = parts.defines;

@@ -29,7 +29,8 @@ struct CacheKeyParts {
   std::vector<std::pair<std::string, std::string>> defines;  // bound parameters, in any order
   std::string target;                                        // "cpu", "cuda:sm_90"
   std::string options;                                       // target options (cpu name, features, -O level)
-  std::string version;                                       // tlc version; empty: this build's
+  std::string version;                                       // tlc version; empty: this build's (the
+                                                             // executable's size and mtime join the key)
 };
 std::string cacheKey(const CacheKeyParts& parts);
 
