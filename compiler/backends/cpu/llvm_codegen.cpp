@@ -136,6 +136,18 @@ class StmtEmitter : public ExprEmitter {
     if (kind == ForKind::Vectorized) {
       flag("llvm.loop.vectorize.enable");
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.parallel_accesses"), group}));
+      // A vectorized loop whose extent becomes a small constant once an outer
+      // loop is unrolled (the tail-masked tile copies and fills with dynamic
+      // shapes) must reach the loop vectorizer as a loop: fully unrolling it
+      // first leaves its serial parent innermost, which the vectorizer then
+      // vectorizes across rows as a scalarized scatter, thousands of scalar
+      // float16 stores that dominate compile time. The vector loop the
+      // vectorizer makes carries only `isvectorized`, so it may be unrolled.
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
+      llvm::Metadata* vectorized[] = {llvm::MDString::get(ctx_, "llvm.loop.isvectorized"),
+                                      llvm::ConstantAsMetadata::get(b_.getInt32(1))};
+      ops.push_back(llvm::MDNode::get(
+          ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.followup_all"), llvm::MDNode::get(ctx_, vectorized)}));
     } else if (kind == ForKind::Unroll) {
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
     } else {
