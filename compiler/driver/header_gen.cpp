@@ -5,44 +5,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <set>
 #include <sstream>
 
-#include "compiler/ir/functor.h"
+#include "compiler/ir/buffer_writes.h"
 
 namespace tlc::driver {
 namespace {
-
-// Buffers a function writes (stores, copy/fill/reduce destinations, gemm
-// accumulators, atomics).
-class WrittenBuffers : public ir::IRVisitor {
- public:
-  std::set<const ir::BufferNode*> written;
-  void visitStore(const ir::StoreStmt* n) override {
-    written.insert(n->buffer.get());
-    IRVisitor::visitStore(n);
-  }
-  void visitCopy(const ir::CopyStmt* n) override {
-    written.insert(n->dst.buffer.get());
-    IRVisitor::visitCopy(n);
-  }
-  void visitGemm(const ir::GemmStmt* n) override {
-    written.insert(n->c.buffer.get());
-    IRVisitor::visitGemm(n);
-  }
-  void visitFill(const ir::FillStmt* n) override {
-    written.insert(n->dst.buffer.get());
-    IRVisitor::visitFill(n);
-  }
-  void visitReduce(const ir::ReduceStmt* n) override {
-    written.insert(n->dst.buffer.get());
-    IRVisitor::visitReduce(n);
-  }
-  void visitAtomic(const ir::AtomicStmt* n) override {
-    written.insert(n->buffer.get());
-    IRVisitor::visitAtomic(n);
-  }
-};
 
 const char* enumName(DType t) {
   switch (t) {
@@ -155,15 +123,14 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
      << "  int64_t q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n#endif\n\n";
 
   for (const ir::Func& f : module.funcs) {
-    WrittenBuffers w;
-    w.visit(f->body);
+    ir::BufferWrites writes = ir::collectBufferWrites(f->body);
     std::string fn = cIdentifier(options.functionPrefix + f->name + "_launch");
     // Signature.
     std::vector<std::string> params = {"tlc_module* module"};
     for (const ir::Param& p : f->params) {
       std::string name = cIdentifier(p.name);
       if (p.buffer) {
-        bool isConst = !w.written.count(p.buffer.get());
+        bool isConst = !writes.buffers.count(p.buffer.get());
         params.push_back(std::string(isConst ? "const " : "") + elementType(p.buffer->dtype) + "* " + name);
       } else {
         params.push_back(std::string(scalarType(p.scalar->dtype)) + " " + name);

@@ -11,7 +11,7 @@
 #include "compiler/interp/float_convert.h"
 #include "compiler/interp/npy_io.h"
 #include "compiler/interp/shape_eval.h"
-#include "compiler/ir/functor.h"
+#include "compiler/ir/buffer_writes.h"
 
 namespace tlc::driver {
 
@@ -42,39 +42,6 @@ std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& shape) 
   }
   return idx;
 }
-
-class WriteCollector : public IRVisitor {
- public:
-  std::vector<const BufferNode*> written;
-  void visitStore(const StoreStmt* s) override {
-    written.push_back(s->buffer.get());
-    IRVisitor::visitStore(s);
-  }
-  void visitCopy(const CopyStmt* s) override {
-    written.push_back(s->dst.buffer.get());
-    IRVisitor::visitCopy(s);
-  }
-  void visitFill(const FillStmt* s) override {
-    written.push_back(s->dst.buffer.get());
-    IRVisitor::visitFill(s);
-  }
-  void visitGemm(const GemmStmt* s) override {
-    written.push_back(s->c.buffer.get());
-    sawAccumulation = true;
-    IRVisitor::visitGemm(s);
-  }
-  void visitReduce(const ReduceStmt* s) override {
-    written.push_back(s->dst.buffer.get());
-    sawAccumulation = true;
-    IRVisitor::visitReduce(s);
-  }
-  void visitAtomic(const AtomicStmt* s) override {
-    written.push_back(s->buffer.get());
-    sawAccumulation = true;
-    IRVisitor::visitAtomic(s);
-  }
-  bool sawAccumulation = false;
-};
 
 }  // namespace
 
@@ -213,18 +180,14 @@ Tolerance toleranceFor(DType dtype, int64_t reductionLength) {
 }
 
 std::vector<bool> writtenParams(const PrimFunc& func) {
-  WriteCollector c;
-  if (func.body) c.visit(func.body);
+  ir::BufferWrites writes = ir::collectBufferWrites(func.body);
   std::vector<bool> out;
-  for (const Param& p : func.params)
-    out.push_back(p.buffer && std::find(c.written.begin(), c.written.end(), p.buffer.get()) != c.written.end());
+  for (const Param& p : func.params) out.push_back(p.buffer && writes.buffers.count(p.buffer.get()));
   return out;
 }
 
 int64_t reductionLengthHint(const PrimFunc& func, const RunArgs& args) {
-  WriteCollector c;
-  if (func.body) c.visit(func.body);
-  if (!c.sawAccumulation) return 1;
+  if (!ir::collectBufferWrites(func.body).accumulates) return 1;
   int64_t longest = 1;
   for (const auto& t : args.tensors)
     if (t)
