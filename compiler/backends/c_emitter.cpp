@@ -75,6 +75,25 @@ bool CEmitter::isNonNegative(const Expr& e) const {
   return false;
 }
 
+// Floor division and modulo by 2^k are an arithmetic shift and a mask for
+// every two's-complement value, negative ones included; the C operators `/`
+// and `%` would make the compiler emit sign fix-ups for signed operands.
+int CEmitter::powerOfTwoShift(const Expr& divisor) const {
+  auto* i = as<IntImm>(divisor);
+  if (!i || !isInteger(i->dtype) || i->value <= 0 || (i->value & (i->value - 1))) return -1;
+  int shift = 0;
+  while (((int64_t)1 << shift) < i->value) ++shift;
+  return shift;
+}
+
+// `x / y` or `x % y` for operands known to be non-negative, computed in the
+// unsigned type of the same width: cheaper than signed division by a constant.
+std::string CEmitter::unsignedDivMod(DType t, const std::string& x, const char* op, const std::string& y) const {
+  if (!isSigned(t) || dtypeBits(t) < 32) return "(" + x + " " + op + " " + y + ")";
+  std::string u = dtypeBits(t) == 64 ? "unsigned long long" : "unsigned";
+  return "((" + typeName(t) + ")((" + u + ")(" + x + ") " + op + " (" + u + ")(" + y + ")))";
+}
+
 std::string CEmitter::literal(const Expr& e) const {
   if (auto* i = as<IntImm>(e)) {
     if (i->dtype == DType::Bool) return i->value ? "true" : "false";
@@ -129,6 +148,9 @@ std::string CEmitter::expr(const Expr& e) {
     case ExprKind::Call: return callExpr(as<Call>(e));
     case ExprKind::Cast: {
       auto* c = as<Cast>(e);
+      // Widening a non-negative int32 zero-extends: cheaper than a sign extension.
+      if (c->dtype == DType::Int64 && c->value->dtype == DType::Int32 && isNonNegative(c->value))
+        return "((long long)(unsigned)(" + expr(c->value) + "))";
       return cast(c->dtype, c->value->dtype, expr(c->value));
     }
     case ExprKind::Select: {
@@ -171,11 +193,13 @@ std::string CEmitter::expr(const Expr& e) {
         case BinaryOp::Div: return wrap("(" + x + " / " + y + ")");
         case BinaryOp::FloorDiv:
           if (isFloat(ot)) return wrap("floorf(" + x + " / " + y + ")");
-          if (isNonNegative(b->a) && isNonNegative(b->b)) return "(" + x + " / " + y + ")";
+          if (int shift = powerOfTwoShift(b->b); shift >= 0) return "(" + x + " >> " + std::to_string(shift) + ")";
+          if (isNonNegative(b->a) && isNonNegative(b->b)) return unsignedDivMod(ot, x, "/", y);
           return ns + "floordiv<" + typeName(ot) + ">(" + x + ", " + y + ")";
         case BinaryOp::FloorMod:
           if (isFloat(ot)) return wrap("(" + x + " - floorf(" + x + " / " + y + ") * " + y + ")");
-          if (isNonNegative(b->a) && isNonNegative(b->b)) return "(" + x + " % " + y + ")";
+          if (int shift = powerOfTwoShift(b->b); shift >= 0) return "(" + x + " & " + literal(makeInt(((int64_t)1 << shift) - 1, ot)) + ")";
+          if (isNonNegative(b->a) && isNonNegative(b->b)) return unsignedDivMod(ot, x, "%", y);
           return ns + "floormod<" + typeName(ot) + ">(" + x + ", " + y + ")";
         case BinaryOp::Min: return ns + "min<" + typeName(ot) + ">(" + x + ", " + y + ")";
         case BinaryOp::Max: return ns + "max<" + typeName(ot) + ">(" + x + ", " + y + ")";

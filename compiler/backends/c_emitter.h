@@ -58,6 +58,8 @@ class CEmitter {
     nonNeg_.insert(v.get());
   }
   bool isNonNegative(const ir::Expr& e) const;
+  int powerOfTwoShift(const ir::Expr& divisor) const;
+  std::string unsignedDivMod(DType t, const std::string& x, const char* op, const std::string& y) const;
 
   // Output with indentation.
   void line(const std::string& s);

@@ -411,6 +411,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {
   open("");
   std::string n = fresh("n_iter");
   line("const int " + n + " = " + expr(f->extent) + ";");
+  for (auto* c : producers) declareCopyThreadOffsets(c);
   Var version = makeVar("stage");
   markNonNegative(version);
   if (isNonNegative(f->min)) markNonNegative(f->var);

@@ -76,6 +76,8 @@ class KernelEmitter : public backend::CEmitter {
   void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
   bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
   void emitFragmentCopy(const ir::CopyStmt* c);
+  int64_t vectorWidth(const ir::CopyStmt* c);
+  void declareCopyThreadOffsets(const ir::CopyStmt* c);
 
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
@@ -101,6 +103,9 @@ class KernelEmitter : public backend::CEmitter {
   ir::Var tid_;
   bool failed_ = false;
   int parallelDepth_ = 0;
+  // Per-thread (source, destination) offsets of a repeated copy's chunks,
+  // declared before its loop (declareCopyThreadOffsets).
+  std::unordered_map<const ir::CopyStmt*, std::vector<std::pair<std::string, std::string>>> hoistedCopyOffsets_;
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 

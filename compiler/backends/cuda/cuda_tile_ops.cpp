@@ -107,6 +107,62 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   close();
 }
 
+// Elements per vector move of a partitioned copy, or 0 for element-wise
+// moves: the innermost run must be the last (contiguous) dimension of both
+// buffers, in memory (not registers), with a constant extent.
+int64_t KernelEmitter::vectorWidth(const CopyStmt* c) {
+  const Region &src = c->src, &dst = c->dst;
+  auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
+  auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
+  bool matched = es.size() == ed.size();
+  for (size_t k = 0; matched && k < es.size(); ++k) matched = sameExtent(es[k], ed[k]);
+  auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
+  int64_t inner = 0;
+  if (!matched || sd.empty() || !placeOk(src.buffer) || !placeOk(dst.buffer) ||
+      sd.back() != (int)src.ranges.size() - 1 || dd.back() != (int)dst.ranges.size() - 1 || !constInt(es.back(), &inner))
+    return 0;
+  int64_t V = 16 / std::max(dtypeBytes(src.buffer->dtype), dtypeBytes(dst.buffer->dtype));
+  while (V > 1 && inner % V) V /= 2;
+  return V < 2 ? 0 : V;
+}
+
+// A copy repeated by a loop (a pipelined producer) moves the same per-thread
+// chunks each time, shifted by the region's origin: with a linear (row-major)
+// source and a destination at a constant origin, each chunk's offsets are
+// loop-invariant. Declares them once, before the loop; the copy's unchecked
+// path then adds them to the per-iteration bases instead of recomputing the
+// index arithmetic (which the GPU compiler tends to rematerialize).
+void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
+  int64_t V = vectorWidth(c);
+  const Region &src = c->src, &dst = c->dst;
+  BufferInfo &si = bufs_[src.buffer.get()], &di = bufs_[dst.buffer.get()];
+  if (!V || si.layout || si.place != Placement::Global || si.fragment || di.fragment) return;
+  int64_t total = 1, m;
+  for (auto& rg : dst.ranges)
+    if (!constInt(rg.min, &m)) return;
+  auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
+  auto es = extentsOf(src, sd);
+  for (auto& e : es) {
+    if (!constInt(e, &m)) return;
+    total *= m;
+  }
+  int64_t perThread = total / V / threads_;
+  if ((total / V) % threads_ || perThread > 16) return;
+  Region origin = src;
+  for (auto& rg : origin.ranges) rg.min = makeInt(0, rg.min->dtype);
+  Expr version = di.version;
+  di.version = nullptr;
+  auto& names = hoistedCopyOffsets_[c];
+  for (int64_t j = 0; j < perThread; ++j) {
+    auto locals = unflatten(mul(add(makeInt(j * threads_), threadIdx()), makeInt(V)), es);
+    std::string so = fresh("src_off"), dof = fresh("dst_off");
+    line("const long long " + so + " = " + expr(offsetExpr(src.buffer, regionIndex(origin, sd, locals))) + ";");
+    line("const int " + dof + " = " + expr(offsetExpr(dst.buffer, regionIndex(dst, dd, locals))) + ";");
+    names.emplace_back(so, dof);
+  }
+  di.version = version;
+}
+
 void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   if (bufs_[c->src.buffer.get()].fragment || bufs_[c->dst.buffer.get()].fragment) {
     emitFragmentCopy(c);
@@ -121,15 +177,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   Expr total = product(es);
   open("");
 
-  // Vector path: the innermost run is the last (contiguous) dimension of both buffers.
-  int64_t V = 0, inner = 0;
-  auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
-  if (partitioned && matched && !sd.empty() && placeOk(src.buffer) && placeOk(dst.buffer) &&
-      sd.back() == (int)src.ranges.size() - 1 && dd.back() == (int)dst.ranges.size() - 1 && constInt(es.back(), &inner)) {
-    V = 16 / std::max(dtypeBytes(ts), dtypeBytes(td));
-    while (V > 1 && inner % V) V /= 2;
-    if (V < 2) V = 0;
-  }
+  int64_t V = partitioned ? vectorWidth(c) : 0;
   if (V) {
     // A whole tile inside both buffers, with aligned rows, takes a loop
     // without per-chunk checks; edge tiles take the checked loop.
@@ -155,14 +203,11 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
     auto emitVectorLoop = [&](bool checked) {
-      Var chunk = openLoop(floorDiv(total, makeInt(V)), partitioned, "chunk");
-      auto locals = unflatten(mul(makeVarRef(chunk), makeInt(V)), es);
-      auto sIdx = regionIndex(src, sd, locals), dIdx = regionIndex(dst, dd, locals);
-      std::string sp = fresh("src_ptr"), dp = fresh("dst_ptr");
-      std::string sOff = expr(offsetExpr(src.buffer, sIdx)), dOff = expr(offsetExpr(dst.buffer, dIdx));
-      line("const " + typeName(ts) + "* " + sp + " = " + bufs_[src.buffer.get()].name + " + " + sOff + ";");
-      line(typeName(td) + "* " + dp + " = " + bufs_[dst.buffer.get()].name + " + " + dOff + ";");
-      auto vectorMove = [&] {
+      // The unchecked loop is always unrolled; the checked one (edge tiles)
+      // stays rolled where the caller asks (pipelined producers).
+      bool rolled = noUnroll_;
+      noUnroll_ = noUnroll_ && checked;
+      auto vectorMoveAt = [&](const std::string& sp, const std::string& dp) {
         if (asyncOk) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
         } else if (ts == td) {
@@ -176,6 +221,30 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
         }
       };
+      auto hoisted = hoistedCopyOffsets_.find(c);
+      if (!checked && hoisted != hoistedCopyOffsets_.end()) {
+        // Straight-line moves from per-thread offsets computed before the loop.
+        noUnroll_ = rolled;
+        std::vector<Expr> mins;
+        for (auto& rg : src.ranges) mins.push_back(rg.min);
+        BufferInfo& di = bufs_[dst.buffer.get()];
+        Expr version = di.versions > 1 && di.version ? mul(di.version, makeInt(di.elems)) : makeInt(0);
+        std::string sb = fresh("src_base"), db = fresh("dst_base");
+        line("const " + typeName(ts) + "* " + sb + " = " + bufs_[src.buffer.get()].name + " + " +
+             expr(offsetExpr(src.buffer, mins)) + ";");
+        line(typeName(td) + "* " + db + " = " + di.name + " + " + expr(version) + ";");
+        for (auto& [so, dof] : hoisted->second) vectorMoveAt(sb + " + " + so, db + " + " + dof);
+        return;
+      }
+      Var chunk = openLoop(floorDiv(total, makeInt(V)), partitioned, "chunk");
+      noUnroll_ = rolled;
+      auto locals = unflatten(mul(makeVarRef(chunk), makeInt(V)), es);
+      auto sIdx = regionIndex(src, sd, locals), dIdx = regionIndex(dst, dd, locals);
+      std::string sp = fresh("src_ptr"), dp = fresh("dst_ptr");
+      std::string sOff = expr(offsetExpr(src.buffer, sIdx)), dOff = expr(offsetExpr(dst.buffer, dIdx));
+      line("const " + typeName(ts) + "* " + sp + " = " + bufs_[src.buffer.get()].name + " + " + sOff + ";");
+      line(typeName(td) + "* " + dp + " = " + bufs_[dst.buffer.get()].name + " + " + dOff + ";");
+      auto vectorMove = [&] { vectorMoveAt(sp, dp); };
       if (!checked) {
         vectorMove();
         close();
