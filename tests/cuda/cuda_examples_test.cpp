@@ -86,3 +86,28 @@ TEST_CASE("the gemm example uses cp.async, ldmatrix and mma.sync") {
   CHECK(ptx.binary.find("ldmatrix.sync.aligned") != std::string::npos);
   CHECK(ptx.binary.find("cp.async") != std::string::npos);
 }
+
+// The gemm's Pipelined loop is [copy, copy, gemm]: it takes the prefetching
+// mainloop, whose operand fragments are double-buffered in registers and
+// whose single barrier per stage sits before the last k-step's mma.
+TEST_CASE("the gemm example's pipelined loop prefetches operand fragments") {
+  std::string errors;
+  auto cu = generate(std::string(TLC_SOURCE_DIR) + "/examples/gemm/gemm.tl", "sm_80", &errors);
+  INFO(errors);
+  REQUIRE(cu);
+  const std::string& src = cu->source;
+  INFO(src);
+  CHECK(src.find("unsigned a_frag[2][4][4];") != std::string::npos);
+  CHECK(src.find("unsigned b_frag[2][8][2];") != std::string::npos);
+  size_t loop = src.find("for (int iter = 0;");
+  REQUIRE(loop != std::string::npos);
+  std::string body = src.substr(loop);
+  size_t barriers = 0;
+  for (size_t p = body.find("__syncthreads();"); p != std::string::npos; p = body.find("__syncthreads();", p + 1))
+    ++barriers;
+  CHECK(barriers == 1);
+  // The barrier precedes the next stage's first fragment load and the last k-step's mma.
+  size_t sync = body.find("__syncthreads();");
+  CHECK(body.find("stage_next", sync) != std::string::npos);
+  CHECK(body.find("tlc::mma_m16n8k16_f16", body.find("stage_next", sync)) != std::string::npos);
+}

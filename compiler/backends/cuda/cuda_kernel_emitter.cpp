@@ -406,6 +406,9 @@ void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {
   else stmts = {f->body};
   std::vector<Stmt> consumers(stmts.begin() + producers.size(), stmts.end());
   int64_t stages = f->numStages;
+  if (consumers.size() == 1 && stages >= 2)
+    if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))
+      return emitPipelinedMma(f, producers, g, pending);
   // Everything before the loop is complete before its first copies land.
   barrier(pending);
   open("");

@@ -75,6 +75,12 @@ class KernelEmitter : public backend::CEmitter {
   void emitGemm(const ir::GemmStmt* g, bool partitioned);
   void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
   bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
+  // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
+  bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);
+  void emitPipelinedMma(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers,
+                        const ir::GemmStmt* g, Accesses& pending);
+  void emitMmaFragmentLoads(const struct MmaShape& s, const ir::Expr& kk, int buf);
+  void emitMmaSteps(const struct MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);
   int64_t vectorWidth(const ir::CopyStmt* c);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
@@ -106,6 +112,13 @@ class KernelEmitter : public backend::CEmitter {
   // Per-thread (source, destination) offsets of a repeated copy's chunks,
   // declared before its loop (declareCopyThreadOffsets).
   std::unordered_map<const ir::CopyStmt*, std::vector<std::pair<std::string, std::string>>> hoistedCopyOffsets_;
+  // The gemm of the mainloop being emitted, its warp coordinates and its
+  // double-buffered operand fragments ([2][atoms][registers]).
+  struct MmaMainloop {
+    const ir::GemmStmt* gemm = nullptr;
+    ir::Var lane, warpM, warpN;
+    std::string aFrag, bFrag;
+  } mmaMainloop_;
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 

@@ -11,8 +11,6 @@ namespace tlc::cuda {
 
 using namespace ir;
 
-namespace {
-
 // The two matrix dimensions of a region (its non-unit dimensions), with
 // constant extents; false when there are not exactly two of them.
 bool matrixDims(const Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1) {
@@ -43,6 +41,9 @@ bool matrixDims(const Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1) {
   *e1 = ext[1];
   return true;
 }
+
+namespace {
+
 
 bool isFullRegion(const Region& r) {
   for (size_t d = 0; d < r.ranges.size(); ++d) {
@@ -312,6 +313,19 @@ std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, 
 // ---------------------------------------------------------------------------
 // Emission
 
+bool ldmatrixOperandOk(const Region& reg) {
+  int d0, d1;
+  int64_t e0, e1, last, mn;
+  if (!matrixDims(reg, &d0, &d1, &e0, &e1)) return false;
+  const Buffer& b = reg.buffer;
+  if (d1 != (int)b->shape.size() - 1) return false;
+  if (!constInt(b->shape.back(), &last) || (last * 2) % 16 != 0) return false;
+  if (!constInt(reg.ranges[d1].min, &mn) || mn % 8 != 0) return false;
+  for (size_t d = 0; d + 1 < reg.ranges.size(); ++d)
+    if (!constInt(reg.ranges[d].min, &mn)) return false;
+  return true;
+}
+
 bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s)) return false;
@@ -383,19 +397,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     idx[b1] = add(idx[b1], g->transB ? k : col);
     return idx;
   };
-  // ldmatrix needs 16-byte rows along the contiguous (last) dimension.
-  auto ldmatrixOk = [&](const Region& reg, int d1) {
-    if (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16) return false;
-    const Buffer& b = reg.buffer;
-    if (d1 != (int)b->shape.size() - 1) return false;
-    int64_t last, mn;
-    if (!constInt(b->shape.back(), &last) || (last * 2) % 16 != 0) return false;
-    if (!constInt(reg.ranges[d1].min, &mn) || mn % 8 != 0) return false;
-    for (size_t d = 0; d + 1 < reg.ranges.size(); ++d)
-      if (!constInt(reg.ranges[d].min, &mn)) return false;
-    return true;
-  };
-  bool ldA = ldmatrixOk(g->a, a1), ldB = ldmatrixOk(g->b, b1);
+  bool f16 = s.kind == MmaKind::F16 || s.kind == MmaKind::BF16;
+  bool ldA = f16 && ldmatrixOperandOk(g->a), ldB = f16 && ldmatrixOperandOk(g->b);
 
   Var kk = makeVar("kk");
   markNonNegative(kk);

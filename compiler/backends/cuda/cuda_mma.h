@@ -32,6 +32,14 @@ struct MmaShape {
   int64_t kStep = 16;              // mma k
 };
 
+// The two matrix dimensions of a region (its non-unit dimensions), with
+// constant extents; false when there are not exactly two of them.
+bool matrixDims(const ir::Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1);
+
+// Whether a 16-bit gemm operand can be read with ldmatrix: 16-byte rows
+// along its contiguous (last) dimension, at constant, aligned origins.
+bool ldmatrixOperandOk(const ir::Region& reg);
+
 // The mma shape of a gemm, or false when it is not eligible.
 bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out);
 

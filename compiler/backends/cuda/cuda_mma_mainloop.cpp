@@ -1,0 +1,203 @@
+// The software-pipelined tensor-core mainloop: a Pipelined loop whose body is
+// global->shared copies followed by one mma.sync gemm on the copied tiles.
+//
+// The generic pipeline (emitPipelined) waits for a stage, synchronizes, and
+// only then loads the gemm's first operand fragments, so every stage starts
+// with the tensor pipe idle behind the barrier and the ldmatrix latency.
+// Here the operand fragments are double-buffered in registers: step k's mma
+// runs while step k+1's fragments load, and the last step of a stage waits
+// for the next stage, synchronizes, and loads that stage's first fragments
+// before issuing its own mma. The copies of stage i + stages - 1 are issued
+// at the top of iteration i: the barrier inside iteration i - 1 ordered every
+// read of that slot (all of them were fragment loads issued before it) before
+// them.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_mma.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const std::vector<const CopyStmt*>& producers) {
+  MmaShape s;
+  if (!mmaShapeOf(g, threads_, options_, &s) || g->clearAccum) return false;
+  if (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16) return false;
+  int64_t steps = s.k / s.kStep, an = s.n / s.warpsN / 8;
+  if (steps < 2 || steps % 2 || an % 2) return false;
+  for (const Region* r : {&g->a, &g->b}) {
+    if (bufs_[r->buffer.get()].place != Placement::Shared) return false;
+    bool produced = false;
+    for (auto* c : producers) produced = produced || c->dst.buffer.get() == r->buffer.get();
+    if (!produced) return false;
+  }
+  const BufferInfo& c = bufs_[g->c.buffer.get()];
+  if (c.place != Placement::Register || !c.fragment || c.warpsM != s.warpsM || c.warpsN != s.warpsN ||
+      g->c.buffer->dtype != DType::Float32)
+    return false;
+  return ldmatrixOperandOk(g->a) && ldmatrixOperandOk(g->b);
+}
+
+// ldmatrix of the warp's A and B fragments for k-step `kk` into register
+// buffer `buf` (the operand buffers' versions select the stage).
+void KernelEmitter::emitMmaFragmentLoads(const MmaShape& s, const Expr& kk, int buf) {
+  const MmaMainloop& ml = mmaMainloop_;
+  const GemmStmt* g = ml.gemm;
+  int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
+  int a0, a1, b0, b1;
+  int64_t x, y;
+  matrixDims(g->a, &a0, &a1, &x, &y);
+  matrixDims(g->b, &b0, &b1, &x, &y);
+  Expr lane = makeVarRef(ml.lane);
+  Expr q = floorDiv(lane, makeInt(8)), l8 = floorMod(lane, makeInt(8));
+  std::string B = "[" + std::to_string(buf) + "]";
+  for (int64_t a = 0; a < am; ++a) {
+    Expr rowBase = add(mul(makeVarRef(ml.warpM), makeInt(wm)), makeInt(a * 16));
+    Expr row, k;
+    if (!g->transA) {
+      row = add(rowBase, floorMod(lane, makeInt(16)));
+      k = add(kk, mul(floorDiv(lane, makeInt(16)), makeInt(8)));
+    } else {
+      k = add(kk, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
+      row = add(rowBase, mul(floorMod(q, makeInt(2)), makeInt(8)));
+    }
+    std::vector<Expr> idx;
+    for (auto& rg : g->a.ranges) idx.push_back(rg.min);
+    idx[a0] = add(idx[a0], g->transA ? k : row);
+    idx[a1] = add(idx[a1], g->transA ? row : k);
+    line(std::string(g->transA ? "tlc::ldmatrix_x4_trans(" : "tlc::ldmatrix_x4(") + ml.aFrag + B + "[" +
+         std::to_string(a) + "], &" + access(g->a.buffer, idx) + ");");
+  }
+  for (int64_t b = 0; b < an; b += 2) {
+    Expr colBase = add(mul(makeVarRef(ml.warpN), makeInt(wn)), makeInt(b * 8));
+    Expr k, col;
+    if (g->transB) {  // stored [N, K]
+      col = add(colBase, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
+      k = add(kk, mul(floorMod(q, makeInt(2)), makeInt(8)));
+    } else {  // stored [K, N]
+      k = add(kk, add(mul(floorMod(q, makeInt(2)), makeInt(8)), l8));
+      col = add(colBase, mul(floorDiv(q, makeInt(2)), makeInt(8)));
+    }
+    std::vector<Expr> idx;
+    for (auto& rg : g->b.ranges) idx.push_back(rg.min);
+    idx[b0] = add(idx[b0], g->transB ? col : k);
+    idx[b1] = add(idx[b1], g->transB ? k : col);
+    std::string tmp = fresh("b4"), lo = ml.bFrag + B + "[" + std::to_string(b) + "]",
+                hi = ml.bFrag + B + "[" + std::to_string(b + 1) + "]";
+    line("unsigned " + tmp + "[4];");
+    line(std::string(g->transB ? "tlc::ldmatrix_x4(" : "tlc::ldmatrix_x4_trans(") + tmp + ", &" +
+         access(g->b.buffer, idx) + ");");
+    line(lo + "[0] = " + tmp + "[0]; " + lo + "[1] = " + tmp + "[1]; " + hi + "[0] = " + tmp + "[2]; " + hi +
+         "[1] = " + tmp + "[3];");
+  }
+}
+
+// The warp's mma.sync instructions of one k-step from register buffer `buf`.
+void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
+  const MmaMainloop& ml = mmaMainloop_;
+  int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
+  std::string fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : "tlc::mma_m16n8k16_bf16";
+  std::string acc = bufs_[ml.gemm->c.buffer.get()].name, B = "[" + std::to_string(buf) + "]";
+  for (int64_t b = 0; b < an; ++b)
+    for (int64_t a = 0; a < am; ++a)
+      line(fn + "(&" + acc + "[" + std::to_string((a * an + b) * 4) + "], " + ml.aFrag + B + "[" + std::to_string(a) +
+           "], " + ml.bFrag + B + "[" + std::to_string(b) + "]);");
+}
+
+void KernelEmitter::emitPipelinedMma(const ForStmt* f, const std::vector<const CopyStmt*>& producers,
+                                     const GemmStmt* g, Accesses& pending) {
+  MmaShape s;
+  mmaShapeOf(g, threads_, options_, &s);
+  int64_t stages = f->numStages, steps = s.k / s.kStep;
+  int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
+  std::string S = std::to_string(stages);
+  barrier(pending);
+  open("");
+  std::string n = fresh("n_iter");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  for (auto* c : producers) declareCopyThreadOffsets(c);
+  Var version = makeVar("stage");
+  markNonNegative(version);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  auto setVersion = [&](const Var* v) {
+    for (auto* c : producers) bufs_[c->dst.buffer.get()].version = v ? makeVarRef(*v) : nullptr;
+  };
+  auto issue = [&](const std::string& iter) {
+    line("const int " + varName(version) + " = (" + iter + ") % " + S + ";");
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
+    setVersion(&version);
+    noUnroll_ = true;
+    for (auto* c : producers) emitCopy(c, true, true);
+    noUnroll_ = false;
+    setVersion(nullptr);
+  };
+  std::string p = fresh("pre");
+  open("for (int " + p + " = 0; " + p + " < " + std::to_string(stages - 1) + "; ++" + p + ")");
+  open("if (" + p + " < " + n + ")");
+  issue(p);
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+
+  MmaMainloop& ml = mmaMainloop_;
+  ml = MmaMainloop{};
+  ml.gemm = g;
+  ml.lane = makeVar("lane");
+  ml.warpM = makeVar("warp_m");
+  ml.warpN = makeVar("warp_n");
+  for (auto& v : {ml.lane, ml.warpM, ml.warpN}) markNonNegative(v);
+  line("const int " + varName(ml.lane) + " = tid % 32;");
+  line("const int " + varName(ml.warpM) + " = (tid / 32) / " + std::to_string(s.warpsN) + ";");
+  line("const int " + varName(ml.warpN) + " = (tid / 32) % " + std::to_string(s.warpsN) + ";");
+  ml.aFrag = fresh("a_frag");
+  ml.bFrag = fresh("b_frag");
+  line("unsigned " + ml.aFrag + "[2][" + std::to_string(am) + "][4];");
+  line("unsigned " + ml.bFrag + "[2][" + std::to_string(an) + "][2];");
+  // The first stage's first fragments.
+  line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
+  line("__syncthreads();");
+  open("if (0 < " + n + ")");
+  line("const int " + varName(version) + " = 0;");
+  setVersion(&version);
+  emitMmaFragmentLoads(s, makeInt(0), 0);
+  setVersion(nullptr);
+  close();
+
+  std::string it = fresh("iter");
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  open("");
+  open("if (" + it + " + " + std::to_string(stages - 1) + " < " + n + ")");
+  issue(it + " + " + std::to_string(stages - 1));
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+  open("");
+  line("const int " + varName(version) + " = " + it + " % " + S + ";");
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+  Var next = makeVar("stage_next");
+  markNonNegative(next);
+  for (int64_t k = 0; k < steps; ++k) {
+    int cur = (int)(k % 2), nxt = 1 - cur;
+    if (k + 1 < steps) {
+      setVersion(&version);
+      emitMmaFragmentLoads(s, makeInt((k + 1) * s.kStep), nxt);
+    } else {
+      line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
+      line("__syncthreads();");
+      open("if (" + it + " + 1 < " + n + ")");
+      line("const int " + varName(next) + " = (" + it + " + 1) % " + S + ";");
+      setVersion(&next);
+      emitMmaFragmentLoads(s, makeInt(0), nxt);
+      close();
+    }
+    setVersion(nullptr);
+    emitMmaSteps(s, cur);
+  }
+  close();
+  close();
+  line("tlc::cp_async_wait<0>();");
+  close();
+  ml = MmaMainloop{};
+  pending = accessesOf(f->body);
+}
+
+}  // namespace tlc::cuda
