@@ -224,6 +224,10 @@ bool KernelEmitter::planBuffers() {
   // Tensor-core gemms decide the accumulator fragments kept in registers
   // and the swizzled operand buffers.
   MmaPlan mma = planMma(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
+  // The other fragments get an inferred register layout or stay in shared memory.
+  std::unordered_set<const BufferNode*> fixed;
+  for (auto& [b, f] : mma.registerFragments) fixed.insert(b);
+  tiles_ = inferFragmentLayouts(kernel_, threads_, fixed);
 
   for (auto* a : scan.threadAllocs) {
     int64_t n;
@@ -261,6 +265,11 @@ bool KernelEmitter::planBuffers() {
       info.warpsM = it->second.warpsM;
       info.warpsN = it->second.warpsN;
       info.elems = info.fragment->registersPerThread();
+    }
+    if (auto it = tiles_.buffers.find(b.get()); it != tiles_.buffers.end()) {
+      info.place = Placement::Register;
+      info.tile = it->second;
+      info.elems = it->second.registers();
     }
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;

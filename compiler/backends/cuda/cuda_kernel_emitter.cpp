@@ -73,7 +73,7 @@ Expr KernelEmitter::offsetExpr(const Buffer& b, const std::vector<Expr>& idxIn) 
 
 std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx) {
   BufferInfo& info = bufs_[b.get()];
-  if (info.fragment) {
+  if (info.fragment || info.tile) {
     auto it = fragmentRegister_.find(b.get());
     TLC_CHECK(it != fragmentRegister_.end(), "register fragment `" + b->name + "` accessed outside its layout");
     return info.name + "[" + expr(it->second) + "]";
@@ -342,6 +342,10 @@ class FragmentUses : public IRVisitor {
 }  // namespace
 
 void KernelEmitter::emitParallelNest(const ForStmt* f) {
+  if (auto it = tiles_.nests.find(f); it != tiles_.nests.end()) {
+    emitRegisterNest(f, it->second);
+    return;
+  }
   Stmt body;
   auto nest = parallelNest(f, &body);
   // A nest over a register fragment iterates over the thread's registers.

@@ -8,6 +8,7 @@
 
 #include "compiler/backends/c_emitter.h"
 #include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/backends/cuda/cuda_fragment_layout.h"
 #include "compiler/passes/layout.h"
 
 namespace tlc::cuda {
@@ -27,6 +28,8 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
+  // Fragments held in registers with an inferred row-group layout.
+  std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads
   // column-wise accesses of consecutive rows over the banks).
   int64_t rowPad = 0;
@@ -77,6 +80,18 @@ class KernelEmitter : public backend::CEmitter {
   bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
   void emitFragmentCopy(const ir::CopyStmt* c);
 
+  // register fragments with a row-group layout (cuda_register_tiles.cpp)
+  struct TileLoops {
+    ir::Expr row, col, reg[3];  // reg: the register index by FragmentRole
+    int opened = 0;
+  };
+  // Opens unrolled loops over the calling thread's elements of a `kind`
+  // fragment; without `vectorLoop` the column is the first of each run.
+  TileLoops openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop);
+  void closeTileLoops(const TileLoops& loops);
+  void emitRegisterNest(const ir::ForStmt* f, const RegisterNest& nest);
+  void emitTileCopy(const ir::CopyStmt* c);
+
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
   ir::Expr offsetExpr(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
@@ -94,6 +109,7 @@ class KernelEmitter : public backend::CEmitter {
   const std::vector<KernelArg>& args_;
   std::unordered_map<const ir::BufferNode*, BufferInfo> bufs_;
   std::unordered_set<const ir::BufferNode*> writtenInParallel_;
+  FragmentLayoutPlan tiles_;  // register fragments and the Parallel nests over them
   // Register fragments inside a Parallel nest over their layout: the register index.
   std::unordered_map<const ir::BufferNode*, ir::Expr> fragmentRegister_;
   int64_t sharedBytes_ = 0;
