@@ -99,13 +99,13 @@ TEST_CASE("a softmax-like kernel keeps its tile and row vectors in registers") {
   CHECK(r.tile("m_prev").role == FragmentRole::Rows);
   CHECK(r.tile("m").group == r.tile("X_f").group);
   const RowGroupLayout& l = r.tile("X_f").layout;
-  // float16 rows: 8-element (16-byte) runs; 4 threads per row give 64-byte
-  // row segments per warp access; 32 rows at a time, 2 per thread.
+  // float16 rows: 8-element (16-byte) runs; 8 threads per row read 128
+  // contiguous bytes; 16 rows at a time, 4 per thread.
   CHECK(l.vector == 8);
-  CHECK(l.group == 4);
-  CHECK(l.rowsPerThread() == 2);
+  CHECK(l.group == 8);
+  CHECK(l.rowsPerThread() == 4);
   CHECK(r.tile("X_f").registers() == 64);
-  CHECK(r.tile("m").registers() == 2);
+  CHECK(r.tile("m").registers() == 4);
   CHECK(r.plan.nests.size() == 2);
 }
 

@@ -419,7 +419,7 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
     for (int64_t group = 1; group <= 32; group *= 2) {
       if (cols % (group * vector) || (rows * group) % threads) continue;
       best = group;
-      if (group * vector * elemBytes >= 64) break;
+      if (group * vector * elemBytes >= 128) break;
     }
     if (best) {
       *out = RowGroupLayout{rows, cols, threads, best, vector};

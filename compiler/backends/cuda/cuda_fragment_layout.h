@@ -29,9 +29,10 @@
 // The parameters follow a cost rule: V is a 16-byte vector of the narrowest
 // global element the tile is copied from or to (halved until it divides C);
 // G is the smallest power of two for which every thread has work
-// (T / G rows at a time divide R) and a warp reads at least 64 contiguous
-// bytes of a row; groups needing more than kMaxRegisterElems registers per
-// thread fall back to shared memory.
+// (T / G rows at a time divide R) and the G threads of a row read at least
+// 128 contiguous bytes (whole cache lines from global memory; a conflict-free
+// phase of 8 threads for 16-byte shared memory accesses). Groups needing
+// more than kMaxRegisterElems registers per thread fall back to shared memory.
 #pragma once
 
 #include <string>

@@ -86,6 +86,13 @@ bool rowContiguous(const Region& r, const RowGroupLayout& l) {
          constInt(r.ranges[dims[1]].extent, &b) && a == l.rows && b == l.cols;
 }
 
+// A region with one non-unit dimension of `cols` elements, the buffer's contiguous one.
+bool columnContiguous(const Region& r, const RowGroupLayout& l) {
+  auto dims = nonUnitDims(r);
+  int64_t a;
+  return dims.size() == 1 && dims[0] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &a) && a == l.cols;
+}
+
 }  // namespace
 
 void KernelEmitter::emitTileCopy(const CopyStmt* c) {
@@ -132,7 +139,10 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
     fragmentRegister_.erase(fb.get());
   };
 
-  bool vector = tile.role == FragmentRole::Tile && l.vector > 1 && rowContiguous(other, l) &&
+  bool contiguous = tile.role == FragmentRole::Tile      ? rowContiguous(other, l)
+                    : tile.role == FragmentRole::Columns ? columnContiguous(other, l)
+                                                         : false;
+  bool vector = l.vector > 1 && contiguous &&
                 bufs_[other.buffer.get()].place != Placement::Register && !bufs_[other.buffer.get()].layout;
   if (!vector) {
     TileLoops t = openTileLoops(l, tile.role, true);
@@ -147,7 +157,9 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
   }
   // One V-element run per (row, chunk): a vector access when the run is in
   // bounds and aligned, element by element otherwise.
-  TileLoops t = openTileLoops(l, FragmentRole::Tile, false);
+  TileLoops t = openTileLoops(l, tile.role, false);
+  bool guarded = !load && tile.role == FragmentRole::Columns && l.rowSlots() > 1;
+  if (guarded) open("if (tid < " + std::to_string(l.group) + ")");
   std::string V = std::to_string(l.vector);
   DType tp = other.buffer->dtype;
   auto idx = partnerIndex(t.row, t.col);
@@ -157,15 +169,24 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
   line((load ? "const " : "") + typeName(tp) + "* " + ptr + " = " + bufs_[other.buffer.get()].name + " + " +
        expr(offsetExpr(other.buffer, idx)) + ";");
   Expr full = logicalAnd(inBounds(other.buffer, idx), inBounds(other.buffer, lastIdx));
-  std::string cond = "tlc::aligned(" + ptr + ", " + std::to_string(l.vector * dtypeBytes(tp)) + ")";
+  // A run wider than 16 bytes of this buffer's elements takes several accesses.
+  int64_t piece = std::min<int64_t>(l.vector, 16 / dtypeBytes(tp));
+  std::string P = std::to_string(piece);
+  auto vectorMoves = [&](const std::string& to, const std::string& from) {
+    for (int64_t k = 0; k < l.vector; k += piece) {
+      std::string off = k ? " + " + std::to_string(k) : "";
+      line("tlc::copy_vec<" + typeName(tp) + ", " + P + ">(" + to + off + ", " + from + off + ");");
+    }
+  };
+  std::string cond = "tlc::aligned(" + ptr + ", " + std::to_string(piece * dtypeBytes(tp)) + ")";
   if (!isAlwaysTrue(full)) cond = expr(full) + " && " + cond;
   std::string run = fresh("run");
-  Expr reg0 = t.reg[(int)FragmentRole::Tile];
+  Expr reg0 = t.reg[(int)tile.role];
   auto regAt = [&](int64_t v) { return fragmentRegister_[fb.get()] = add(reg0, makeInt(v)); };
   open("if (" + cond + ")");
   line("__align__(16) " + typeName(tp) + " " + run + "[" + V + "];");
   if (load) {
-    line("tlc::copy_vec<" + typeName(tp) + ", " + V + ">(" + run + ", " + ptr + ");");
+    vectorMoves(run, ptr);
     for (int64_t v = 0; v < l.vector; ++v) {
       regAt(v);
       line(access(db, {}) + " = " + cast(td, ts, run + "[" + std::to_string(v) + "]") + ";");
@@ -175,12 +196,18 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
       regAt(v);
       line(run + "[" + std::to_string(v) + "] = " + cast(td, ts, access(sb, {})) + ";");
     }
-    line("tlc::copy_vec<" + typeName(tp) + ", " + V + ">(" + ptr + ", " + run + ");");
+    vectorMoves(ptr, run);
   }
   close("} else {");
   ++indent_;
-  for (int64_t v = 0; v < l.vector; ++v) scalarMove(t.row, add(t.col, makeInt(v)), add(reg0, makeInt(v)));
+  Var v = makeVar("v");
+  markNonNegative(v);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < " + V +
+       "; ++" + varName(v) + ")");
+  scalarMove(t.row, add(t.col, makeVarRef(v)), add(reg0, makeVarRef(v)));
   close();
+  close();
+  if (guarded) close();
   fragmentRegister_.erase(fb.get());
   closeTileLoops(t);
   close();
