@@ -208,6 +208,11 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       }
       Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
       if (pending.conflictsWith(bounds)) barrier(pending);
+      if (f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined)
+        if (auto* prefetch = registerPrefetch(f)) {
+          emitPrefetchedLoop(f, prefetch, pending);
+          return;
+        }
       Accesses body = accessesOf(f->body);
       Accesses inner = pending;
       inner.merge(body);  // what the previous iteration left behind
@@ -401,6 +406,51 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
   emitThread(body);
   --parallelDepth_;
   close();
+}
+
+// A loop whose first statement loads a register tile from global memory
+// (registerPrefetch): the load of iteration k + 1 goes into a second register
+// tile at the top of iteration k, so its latency overlaps the rest of the body.
+void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetch, Accesses& pending) {
+  BufferInfo& tile = bufs_[prefetch->dst.buffer.get()];
+  std::string current = tile.name, next = fresh(current + "_next");
+  Accesses load = accessesOf(std::make_shared<CopyStmt>(*prefetch));
+  if (pending.conflictsWith(load)) barrier(pending);
+  pending.merge(load);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  std::string t = typeName(f->var->dtype), k = varName(f->var);
+  std::string first = fresh(k + "_first"), end = fresh(k + "_end");
+  open("");
+  line("const " + t + " " + first + " = " + expr(f->min) + ";");
+  line("const " + t + " " + end + " = " + expr(add(f->min, f->extent)) + ";");
+  // The next tile stays as loaded (packed words, unconverted) until the
+  // iteration that uses it: touching it at once would wait for the load.
+  DType loaded = prefetch->src.buffer->dtype, dtype = prefetch->dst.buffer->dtype;
+  line("unsigned " + next + "[" + std::to_string(tile.elems * dtypeBytes(loaded) / 4) + "];");
+  auto issue = [&](const std::string& iter) {
+    open("if (" + iter + " < " + end + ")");
+    line("const " + t + " " + k + " = " + iter + ";");
+    tile.name = next;
+    emitTileCopy(prefetch, true);
+    tile.name = current;
+    close();
+  };
+  issue(first);
+  Accesses inner = pending;
+  inner.merge(accessesOf(f->body));
+  open("for (" + t + " " + k + " = " + first + "; " + k + " < " + end + "; ++" + k + ")");
+  line("#pragma unroll");
+  line("for (int r = 0; r < " + std::to_string(tile.elems) + "; ++r) " + current + "[r] = " +
+       cast(dtype, loaded, "tlc::unpack<" + typeName(loaded) + ">(" + next + ", r)") +
+       ";");
+  std::string following = fresh(k + "_next");
+  line("const " + t + " " + following + " = " + k + " + 1;");
+  issue(following);
+  auto* seq = as<SeqStmt>(f->body);
+  for (size_t i = 1; i < seq->stmts.size(); ++i) emitBlock(seq->stmts[i], inner);
+  close();
+  close();
+  pending = inner;
 }
 
 void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {

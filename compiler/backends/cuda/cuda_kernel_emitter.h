@@ -59,6 +59,7 @@ class KernelEmitter : public backend::CEmitter {
   bool planBuffers();
   Accesses accessesOf(const ir::Stmt& s);
   bool isRegister(const ir::Buffer& b) const;
+  const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop);
 
   // statements (cuda_kernel_emitter.cpp)
   void emitBlock(const ir::Stmt& s, Accesses& pending);
@@ -68,6 +69,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, Accesses& pending);
+  void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
 
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
@@ -90,7 +92,13 @@ class KernelEmitter : public backend::CEmitter {
   TileLoops openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop);
   void closeTileLoops(const TileLoops& loops);
   void emitRegisterNest(const ir::ForStmt* f, const RegisterNest& nest);
-  void emitTileCopy(const ir::CopyStmt* c);
+  // `packed`: a load that keeps the source elements, unconverted, packed in
+  // the 32-bit words of the destination's register array (see packableLoad).
+  void emitTileCopy(const ir::CopyStmt* c, bool packed = false);
+  // Whether runs of the tile in `other` can be moved as vectors.
+  bool vectorRuns(const ir::Region& other, const RegisterTile& tile);
+  // Whether a global -> register tile copy can load packed words (whole vector runs of 32-bit multiples).
+  bool packableLoad(const ir::CopyStmt* c);
 
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);

@@ -95,10 +95,26 @@ bool columnContiguous(const Region& r, const RowGroupLayout& l) {
 
 }  // namespace
 
-void KernelEmitter::emitTileCopy(const CopyStmt* c) {
+bool KernelEmitter::vectorRuns(const Region& other, const RegisterTile& tile) {
+  const RowGroupLayout& l = tile.layout;
+  bool contiguous = tile.role == FragmentRole::Tile      ? rowContiguous(other, l)
+                    : tile.role == FragmentRole::Columns ? columnContiguous(other, l)
+                                                         : false;
+  const BufferInfo& pi = bufs_[other.buffer.get()];
+  return l.vector > 1 && contiguous && pi.place != Placement::Register && !pi.layout &&
+         (pi.place != Placement::Shared || (pi.rowPad % l.vector == 0 && (pi.versions == 1 || pi.elems % l.vector == 0)));
+}
+
+bool KernelEmitter::packableLoad(const CopyStmt* c) {
+  auto it = bufs_.find(c->dst.buffer.get());
+  if (it == bufs_.end() || !it->second.tile || it->second.tile->role != FragmentRole::Tile) return false;
+  return vectorRuns(c->src, *it->second.tile) && (it->second.tile->layout.vector * dtypeBytes(c->src.buffer->dtype)) % 4 == 0;
+}
+
+void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   const Buffer &sb = c->src.buffer, &db = c->dst.buffer;
   BufferInfo &s = bufs_[sb.get()], &d = bufs_[db.get()];
-  DType ts = sb->dtype, td = db->dtype;
+  DType ts = sb->dtype, td = packed ? ts : db->dtype;
   open("");
   if (s.tile && d.tile) {
     // Same group and role: register to register.
@@ -131,7 +147,8 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
     if (load) {
       std::string v = cast(td, ts, access(sb, idx));
       if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + zero + ")";
-      line(access(db, {}) + " = " + v + ";");
+      if (packed) line("tlc::pack<" + typeName(ts) + ">(" + d.name + ", " + expr(reg) + ", " + v + ");");
+      else line(access(db, {}) + " = " + v + ";");
     } else {
       std::string store = access(db, idx) + " = " + cast(td, ts, access(sb, {})) + ";";
       line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
@@ -139,77 +156,96 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c) {
     fragmentRegister_.erase(fb.get());
   };
 
-  bool contiguous = tile.role == FragmentRole::Tile      ? rowContiguous(other, l)
-                    : tile.role == FragmentRole::Columns ? columnContiguous(other, l)
-                                                         : false;
-  bool vector = l.vector > 1 && contiguous &&
-                bufs_[other.buffer.get()].place != Placement::Register && !bufs_[other.buffer.get()].layout;
-  if (!vector) {
+  DType tp = other.buffer->dtype;
+  const BufferInfo& pi = bufs_[other.buffer.get()];
+  // A run wider than 16 bytes of this buffer's elements takes several accesses.
+  int64_t piece = std::min<int64_t>(l.vector, 16 / dtypeBytes(tp));
+  bool vector = vectorRuns(other, tile);
+  // Replicated vectors are written out by one copy only.
+  int64_t replicas = tile.role == FragmentRole::Rows ? l.group : tile.role == FragmentRole::Columns ? l.rowSlots() : 1;
+  auto guard = [&] {
+    if (load || replicas == 1) return false;
+    open(tile.role == FragmentRole::Rows ? "if (tid % " + std::to_string(l.group) + " == 0)"
+                                         : "if (tid < " + std::to_string(l.group) + ")");
+    return true;
+  };
+  auto scalarLoops = [&] {
     TileLoops t = openTileLoops(l, tile.role, true);
-    // Replicated vectors are written out by one copy only.
-    if (!load && tile.role == FragmentRole::Rows && l.group > 1) open("if (tid % " + std::to_string(l.group) + " == 0)");
-    if (!load && tile.role == FragmentRole::Columns && l.rowSlots() > 1) open("if (tid < " + std::to_string(l.group) + ")");
+    bool guarded = guard();
     scalarMove(t.row, t.col, t.reg[(int)tile.role]);
-    if (!load && tile.role != FragmentRole::Tile && (tile.role == FragmentRole::Rows ? l.group : l.rowSlots()) > 1) close();
+    if (guarded) close();
     closeTileLoops(t);
+  };
+  if (!vector) {
+    scalarLoops();
     close();
     return;
   }
-  // One V-element run per (row, chunk): a vector access when the run is in
-  // bounds and aligned, element by element otherwise.
-  TileLoops t = openTileLoops(l, tile.role, false);
-  bool guarded = !load && tile.role == FragmentRole::Columns && l.rowSlots() > 1;
-  if (guarded) open("if (tid < " + std::to_string(l.group) + ")");
-  std::string V = std::to_string(l.vector);
-  DType tp = other.buffer->dtype;
-  auto idx = partnerIndex(t.row, t.col);
-  auto lastIdx = idx;
-  lastIdx.back() = add(lastIdx.back(), makeInt(l.vector - 1));
-  std::string ptr = fresh("run_ptr");
-  line((load ? "const " : "") + typeName(tp) + "* " + ptr + " = " + bufs_[other.buffer.get()].name + " + " +
-       expr(offsetExpr(other.buffer, idx)) + ";");
-  Expr full = logicalAnd(inBounds(other.buffer, idx), inBounds(other.buffer, lastIdx));
-  // A run wider than 16 bytes of this buffer's elements takes several accesses.
-  int64_t piece = std::min<int64_t>(l.vector, 16 / dtypeBytes(tp));
-  std::string P = std::to_string(piece);
-  auto vectorMoves = [&](const std::string& to, const std::string& from) {
-    for (int64_t k = 0; k < l.vector; k += piece) {
-      std::string off = k ? " + " + std::to_string(k) : "";
-      line("tlc::copy_vec<" + typeName(tp) + ", " + P + ">(" + to + off + ", " + from + off + ");");
+  // Whole tile inside the tensor with every run aligned: straight-line vector
+  // accesses (no branch per run, so all loads are in flight together);
+  // otherwise element by element with masks.
+  Expr fast = makeBool(true);
+  {
+    std::vector<Expr> first, last;
+    for (auto& rg : other.ranges) {
+      first.push_back(rg.min);
+      last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
     }
-  };
-  std::string cond = "tlc::aligned(" + ptr + ", " + std::to_string(piece * dtypeBytes(tp)) + ")";
-  if (!isAlwaysTrue(full)) cond = expr(full) + " && " + cond;
-  std::string run = fresh("run");
-  Expr reg0 = t.reg[(int)tile.role];
-  auto regAt = [&](int64_t v) { return fragmentRegister_[fb.get()] = add(reg0, makeInt(v)); };
+    fast = logicalAnd(inBounds(other.buffer, first), inBounds(other.buffer, last));
+    Expr lastShape = other.buffer->shape.back(), lastMin = other.ranges.back().min;
+    auto multiple = [&](const Expr& e) {
+      return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(l.vector, e->dtype)), makeInt(0, e->dtype));
+    };
+    fast = logicalAnd(fast, logicalAnd(multiple(lastShape), multiple(lastMin)));
+  }
+  std::string cond = expr(fast);
+  if (pi.place == Placement::Global)
+    cond = (cond == "true" ? "" : cond + " && ") + "tlc::aligned(" + pi.name + ", " + std::to_string(l.vector * dtypeBytes(tp)) + ")";
   open("if (" + cond + ")");
-  line("__align__(16) " + typeName(tp) + " " + run + "[" + V + "];");
-  if (load) {
-    vectorMoves(run, ptr);
-    for (int64_t v = 0; v < l.vector; ++v) {
-      regAt(v);
-      line(access(db, {}) + " = " + cast(td, ts, run + "[" + std::to_string(v) + "]") + ";");
+  {
+    TileLoops t = openTileLoops(l, tile.role, false);
+    bool guarded = guard();
+    auto idx = partnerIndex(t.row, t.col);
+    std::string ptr = fresh("run_ptr"), run = fresh("run"), P = std::to_string(piece);
+    line((load ? "const " : "") + typeName(tp) + "* " + ptr + " = " + pi.name + " + " + expr(offsetExpr(other.buffer, idx)) +
+         ";");
+    if (!packed) line("__align__(16) " + typeName(tp) + " " + run + "[" + std::to_string(l.vector) + "];");
+    auto vectorMoves = [&](const std::string& to, const std::string& from) {
+      for (int64_t k = 0; k < l.vector; k += piece) {
+        std::string off = k ? " + " + std::to_string(k) : "";
+        line("tlc::copy_vec<" + typeName(tp) + ", " + P + ">(" + to + off + ", " + from + off + ");");
+      }
+    };
+    Expr reg0 = t.reg[(int)tile.role];
+    auto regAt = [&](int64_t v) { fragmentRegister_[fb.get()] = add(reg0, makeInt(v)); };
+    if (packed) {
+      // Straight into the 32-bit words of the registers: nothing waits for the load here.
+      int64_t words = piece * dtypeBytes(tp) / 4;
+      for (int64_t k = 0; k < l.vector; k += piece)
+        line("tlc::copy_vec<unsigned, " + std::to_string(words) + ">(" + d.name + " + " +
+             expr(add(mul(reg0, makeInt(dtypeBytes(tp))), makeInt(k * dtypeBytes(tp)))) + " / 4, reinterpret_cast<const unsigned*>(" +
+             ptr + (k ? " + " + std::to_string(k) : "") + "));");
+    } else if (load) {
+      vectorMoves(run, ptr);
+      for (int64_t v = 0; v < l.vector; ++v) {
+        regAt(v);
+        line(access(db, {}) + " = " + cast(td, ts, run + "[" + std::to_string(v) + "]") + ";");
+      }
+    } else {
+      for (int64_t v = 0; v < l.vector; ++v) {
+        regAt(v);
+        line(run + "[" + std::to_string(v) + "] = " + cast(td, ts, access(sb, {})) + ";");
+      }
+      vectorMoves(ptr, run);
     }
-  } else {
-    for (int64_t v = 0; v < l.vector; ++v) {
-      regAt(v);
-      line(run + "[" + std::to_string(v) + "] = " + cast(td, ts, access(sb, {})) + ";");
-    }
-    vectorMoves(ptr, run);
+    fragmentRegister_.erase(fb.get());
+    if (guarded) close();
+    closeTileLoops(t);
   }
   close("} else {");
   ++indent_;
-  Var v = makeVar("v");
-  markNonNegative(v);
-  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < " + V +
-       "; ++" + varName(v) + ")");
-  scalarMove(t.row, add(t.col, makeVarRef(v)), add(reg0, makeVarRef(v)));
+  scalarLoops();
   close();
-  close();
-  if (guarded) close();
-  fragmentRegister_.erase(fb.get());
-  closeTileLoops(t);
   close();
 }
 
