@@ -46,6 +46,8 @@ size_t count(const std::string& text, const std::string& what) {
 TEST_CASE("softmax runs from registers: shuffles for the row reductions, loads one tile ahead") {
   std::string cu = emit(exampleSource("examples/softmax/softmax.tl"));
   CHECK(cu.find("float X_f[64];") != std::string::npos);
+  CHECK(cu.find("// `X_f`: registers, tile of a row-group layout (8 threads per row, runs of 8)") != std::string::npos);
+  CHECK(cu.find("// `m`: registers, row vector of a row-group layout") != std::string::npos);
   CHECK(cu.find("float m[4];") != std::string::npos);
   // Only the second loop's stores to Y are ordered (successive iterations
   // write the same tensor); nothing waits for the fragments.
@@ -83,4 +85,7 @@ def k[M, block=32](X: Tensor[(M, block), float32], Y: Tensor[(M, block), float32
   CHECK(cu.find("float* A = reinterpret_cast<float*>(tlc_smem") != std::string::npos);
   CHECK(cu.find("float* B = reinterpret_cast<float*>(tlc_smem") != std::string::npos);
   CHECK(count(cu, "__syncthreads") >= 2);
+  // The generated code says why.
+  CHECK(cu.find("// `A`: shared memory (an access that is not indexed by the Parallel loop variables in order)") !=
+        std::string::npos);
 }

@@ -134,12 +134,27 @@ void KernelEmitter::barrier(Accesses& pending) {
 void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
   const Buffer& b = a->buffer;
   BufferInfo& info = bufs_[b.get()];
+  if (blockLevel && b->scope == MemScope::Fragment) line("// " + fragmentPlacement(b.get(), info));
   if (info.place == Placement::Shared) {
     line(typeName(b->dtype) + "* " + info.name + " = reinterpret_cast<" + typeName(b->dtype) + "*>(tlc_smem + " +
          std::to_string(info.sharedOffset) + ");");
   } else {
     line(typeName(b->dtype) + " " + info.name + "[" + std::to_string(std::max<int64_t>(info.elems, 1)) + "];");
   }
+}
+
+// Where a fragment lives and why, as a comment for readers of the generated code.
+std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferInfo& info) const {
+  static const char* roles[] = {"tile", "row vector", "column vector"};
+  std::string s = "`" + b->name + "`: ";
+  if (info.fragment) return s + "registers, mma accumulator layout";
+  if (info.tile) {
+    const RowGroupLayout& l = info.tile->layout;
+    return s + "registers, " + roles[(int)info.tile->role] + " of a row-group layout (" + std::to_string(l.group) +
+           " threads per row, runs of " + std::to_string(l.vector) + ")";
+  }
+  auto it = tiles_.fallback.find(b);
+  return s + "shared memory" + (it != tiles_.fallback.end() ? " (" + it->second + ")" : "");
 }
 
 void KernelEmitter::emitSerialFor(const ForStmt* f, const std::function<void()>& body) {

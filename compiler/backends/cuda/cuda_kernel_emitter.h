@@ -66,6 +66,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitBlockLeaf(const ir::Stmt& s);
   void emitThread(const ir::Stmt& s);
   void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
+  std::string fragmentPlacement(const ir::BufferNode* b, const BufferInfo& info) const;
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, Accesses& pending);
