@@ -89,3 +89,24 @@ def k[M, block=32](X: Tensor[(M, block), float32], Y: Tensor[(M, block), float32
   CHECK(cu.find("// `A`: shared memory (an access that is not indexed by the Parallel loop variables in order)") !=
         std::string::npos);
 }
+
+TEST_CASE("a loop that writes the tensor it streams from does not load ahead") {
+  const char* inPlace = R"(
+def k[M, N, block_M=16, block_N=64](X: Tensor[(M, N), float16]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
+        F = T.alloc_fragment((block_M, block_N), float32)
+        for k in T.serial(T.ceildiv(N, block_N)):
+            T.copy(X[bx * block_M, k * block_N], F)
+            for i, j in T.Parallel(block_M, block_N):
+                F[i, j] = F[i, j] * 2.0
+            T.copy(F, X[bx * block_M, k * block_N])
+)";
+  std::string cu = emit(inPlace);
+  CHECK(cu.find("float F[16];") != std::string::npos);
+  CHECK(cu.find("F_next") == std::string::npos);
+  // The same loop reading another tensor does.
+  std::string other = inPlace;
+  other.replace(other.find("(X: Tensor[(M, N), float16])"), 28, "(X: Tensor[(M, N), float16], Y: Tensor[(M, N), float16])");
+  other.replace(other.rfind("T.copy(F, X["), 12, "T.copy(F, Y[");
+  CHECK(emit(other).find("unsigned F_next") != std::string::npos);
+}
