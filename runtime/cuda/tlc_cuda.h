@@ -239,6 +239,16 @@ template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const
   typedef typename VecBits<sizeof(T) * N>::type V;
   *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
 }
+// Element i of type T kept in an array of 32-bit words (register tiles loaded
+// ahead keep their elements packed as loaded).
+template <class T> __device__ __forceinline__ void pack(unsigned* words, int i, T v) {
+  memcpy(reinterpret_cast<char*>(words) + i * sizeof(T), &v, sizeof(T));
+}
+template <class T> __device__ __forceinline__ T unpack(const unsigned* words, int i) {
+  T v;
+  memcpy(&v, reinterpret_cast<const char*>(words) + i * sizeof(T), sizeof(T));
+  return v;
+}
 __device__ __forceinline__ bool aligned(const void* p, int bytes) {
   return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
 }

@@ -195,6 +195,32 @@ std::vector<const CopyStmt*> pipelineProducers(const ForStmt* loop) {
   return producers;
 }
 
+// The copy that a loop can issue one iteration ahead into a second register
+// tile: the body starts with a global -> register tile copy (which overwrites
+// the whole tile, so the previous value is dead there) whose source region
+// uses nothing the body binds or loads, and the rest of the body does not
+// write the source tensor. Null when the loop does not qualify.
+const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop) {
+  auto* seq = as<SeqStmt>(loop->body);
+  if (!seq || seq->stmts.size() < 2) return nullptr;
+  auto* c = as<CopyStmt>(seq->stmts[0]);
+  if (!c || c->src.buffer->scope != MemScope::Global) return nullptr;
+  auto it = bufs_.find(c->dst.buffer.get());
+  if (it == bufs_.end() || !packableLoad(c)) return nullptr;
+  BoundVars bound;
+  bound.visit(loop->body);
+  UsesVars uses(bound.vars);
+  uses.visitRegion(c->src);
+  if (uses.found || uses.loads) return nullptr;
+  PlacementScan rest;
+  for (size_t i = 1; i < seq->stmts.size(); ++i) {
+    rest.depth = 1;  // count every write
+    rest.visit(seq->stmts[i]);
+  }
+  if (rest.writtenInParallel.count(c->src.buffer.get())) return nullptr;
+  return c;
+}
+
 bool KernelEmitter::isRegister(const Buffer& b) const {
   auto it = bufs_.find(b.get());
   return it != bufs_.end() && it->second.place == Placement::Register;
@@ -224,6 +250,10 @@ bool KernelEmitter::planBuffers() {
   // Tensor-core gemms decide the accumulator fragments kept in registers
   // and the swizzled operand buffers.
   MmaPlan mma = planMma(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
+  // The other fragments get an inferred register layout or stay in shared memory.
+  std::unordered_set<const BufferNode*> fixed;
+  for (auto& [b, f] : mma.registerFragments) fixed.insert(b);
+  tiles_ = inferFragmentLayouts(kernel_, threads_, fixed);
 
   for (auto* a : scan.threadAllocs) {
     int64_t n;
@@ -261,6 +291,11 @@ bool KernelEmitter::planBuffers() {
       info.warpsM = it->second.warpsM;
       info.warpsN = it->second.warpsN;
       info.elems = info.fragment->registersPerThread();
+    }
+    if (auto it = tiles_.buffers.find(b.get()); it != tiles_.buffers.end()) {
+      info.place = Placement::Register;
+      info.tile = it->second;
+      info.elems = it->second.registers();
     }
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;

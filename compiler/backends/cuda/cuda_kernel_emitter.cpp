@@ -73,7 +73,7 @@ Expr KernelEmitter::offsetExpr(const Buffer& b, const std::vector<Expr>& idxIn) 
 
 std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx) {
   BufferInfo& info = bufs_[b.get()];
-  if (info.fragment) {
+  if (info.fragment || info.tile) {
     auto it = fragmentRegister_.find(b.get());
     TLC_CHECK(it != fragmentRegister_.end(), "register fragment `" + b->name + "` accessed outside its layout");
     return info.name + "[" + expr(it->second) + "]";
@@ -134,12 +134,27 @@ void KernelEmitter::barrier(Accesses& pending) {
 void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
   const Buffer& b = a->buffer;
   BufferInfo& info = bufs_[b.get()];
+  if (blockLevel && b->scope == MemScope::Fragment) line("// " + fragmentPlacement(b.get(), info));
   if (info.place == Placement::Shared) {
     line(typeName(b->dtype) + "* " + info.name + " = reinterpret_cast<" + typeName(b->dtype) + "*>(tlc_smem + " +
          std::to_string(info.sharedOffset) + ");");
   } else {
     line(typeName(b->dtype) + " " + info.name + "[" + std::to_string(std::max<int64_t>(info.elems, 1)) + "];");
   }
+}
+
+// Where a fragment lives and why, as a comment for readers of the generated code.
+std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferInfo& info) const {
+  static const char* roles[] = {"tile", "row vector", "column vector"};
+  std::string s = "`" + b->name + "`: ";
+  if (info.fragment) return s + "registers, mma accumulator layout";
+  if (info.tile) {
+    const RowGroupLayout& l = info.tile->layout;
+    return s + "registers, " + roles[(int)info.tile->role] + " of a row-group layout (" + std::to_string(l.group) +
+           " threads per row, runs of " + std::to_string(l.vector) + ")";
+  }
+  auto it = tiles_.fallback.find(b);
+  return s + "shared memory" + (it != tiles_.fallback.end() ? " (" + it->second + ")" : "");
 }
 
 void KernelEmitter::emitSerialFor(const ForStmt* f, const std::function<void()>& body) {
@@ -208,6 +223,11 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       }
       Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
       if (pending.conflictsWith(bounds)) barrier(pending);
+      if (f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined)
+        if (auto* prefetch = registerPrefetch(f)) {
+          emitPrefetchedLoop(f, prefetch, pending);
+          return;
+        }
       Accesses body = accessesOf(f->body);
       Accesses inner = pending;
       inner.merge(body);  // what the previous iteration left behind
@@ -342,6 +362,10 @@ class FragmentUses : public IRVisitor {
 }  // namespace
 
 void KernelEmitter::emitParallelNest(const ForStmt* f) {
+  if (auto it = tiles_.nests.find(f); it != tiles_.nests.end()) {
+    emitRegisterNest(f, it->second);
+    return;
+  }
   Stmt body;
   auto nest = parallelNest(f, &body);
   // A nest over a register fragment iterates over the thread's registers.
@@ -397,6 +421,51 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
   emitThread(body);
   --parallelDepth_;
   close();
+}
+
+// A loop whose first statement loads a register tile from global memory
+// (registerPrefetch): the load of iteration k + 1 goes into a second register
+// tile at the top of iteration k, so its latency overlaps the rest of the body.
+void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetch, Accesses& pending) {
+  BufferInfo& tile = bufs_[prefetch->dst.buffer.get()];
+  std::string current = tile.name, next = fresh(current + "_next");
+  Accesses load = accessesOf(std::make_shared<CopyStmt>(*prefetch));
+  if (pending.conflictsWith(load)) barrier(pending);
+  pending.merge(load);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  std::string t = typeName(f->var->dtype), k = varName(f->var);
+  std::string first = fresh(k + "_first"), end = fresh(k + "_end");
+  open("");
+  line("const " + t + " " + first + " = " + expr(f->min) + ";");
+  line("const " + t + " " + end + " = " + expr(add(f->min, f->extent)) + ";");
+  // The next tile stays as loaded (packed words, unconverted) until the
+  // iteration that uses it: touching it at once would wait for the load.
+  DType loaded = prefetch->src.buffer->dtype, dtype = prefetch->dst.buffer->dtype;
+  line("unsigned " + next + "[" + std::to_string(tile.elems * dtypeBytes(loaded) / 4) + "];");
+  auto issue = [&](const std::string& iter) {
+    open("if (" + iter + " < " + end + ")");
+    line("const " + t + " " + k + " = " + iter + ";");
+    tile.name = next;
+    emitTileCopy(prefetch, true);
+    tile.name = current;
+    close();
+  };
+  issue(first);
+  Accesses inner = pending;
+  inner.merge(accessesOf(f->body));
+  open("for (" + t + " " + k + " = " + first + "; " + k + " < " + end + "; ++" + k + ")");
+  line("#pragma unroll");
+  line("for (int r = 0; r < " + std::to_string(tile.elems) + "; ++r) " + current + "[r] = " +
+       cast(dtype, loaded, "tlc::unpack<" + typeName(loaded) + ">(" + next + ", r)") +
+       ";");
+  std::string following = fresh(k + "_next");
+  line("const " + t + " " + following + " = " + k + " + 1;");
+  issue(following);
+  auto* seq = as<SeqStmt>(f->body);
+  for (size_t i = 1; i < seq->stmts.size(); ++i) emitBlock(seq->stmts[i], inner);
+  close();
+  close();
+  pending = inner;
 }
 
 void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {

@@ -8,6 +8,7 @@
 
 #include "compiler/backends/c_emitter.h"
 #include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/backends/cuda/cuda_fragment_layout.h"
 #include "compiler/passes/layout.h"
 
 namespace tlc::cuda {
@@ -27,6 +28,8 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
+  // Fragments held in registers with an inferred row-group layout.
+  std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads
   // column-wise accesses of consecutive rows over the banks).
   int64_t rowPad = 0;
@@ -56,15 +59,18 @@ class KernelEmitter : public backend::CEmitter {
   bool planBuffers();
   Accesses accessesOf(const ir::Stmt& s);
   bool isRegister(const ir::Buffer& b) const;
+  const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop);
 
   // statements (cuda_kernel_emitter.cpp)
   void emitBlock(const ir::Stmt& s, Accesses& pending);
   void emitBlockLeaf(const ir::Stmt& s);
   void emitThread(const ir::Stmt& s);
   void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
+  std::string fragmentPlacement(const ir::BufferNode* b, const BufferInfo& info) const;
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, Accesses& pending);
+  void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
 
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
@@ -85,6 +91,24 @@ class KernelEmitter : public backend::CEmitter {
   int64_t vectorWidth(const ir::CopyStmt* c);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
 
+  // register fragments with a row-group layout (cuda_register_tiles.cpp)
+  struct TileLoops {
+    ir::Expr row, col, reg[3];  // reg: the register index by FragmentRole
+    int opened = 0;
+  };
+  // Opens unrolled loops over the calling thread's elements of a `kind`
+  // fragment; without `vectorLoop` the column is the first of each run.
+  TileLoops openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop);
+  void closeTileLoops(const TileLoops& loops);
+  void emitRegisterNest(const ir::ForStmt* f, const RegisterNest& nest);
+  // `packed`: a load that keeps the source elements, unconverted, packed in
+  // the 32-bit words of the destination's register array (see packableLoad).
+  void emitTileCopy(const ir::CopyStmt* c, bool packed = false);
+  // Whether runs of the tile in `other` can be moved as vectors.
+  bool vectorRuns(const ir::Region& other, const RegisterTile& tile);
+  // Whether a global -> register tile copy can load packed words (whole vector runs of 32-bit multiples).
+  bool packableLoad(const ir::CopyStmt* c);
+
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
   ir::Expr offsetExpr(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
@@ -102,6 +126,7 @@ class KernelEmitter : public backend::CEmitter {
   const std::vector<KernelArg>& args_;
   std::unordered_map<const ir::BufferNode*, BufferInfo> bufs_;
   std::unordered_set<const ir::BufferNode*> writtenInParallel_;
+  FragmentLayoutPlan tiles_;  // register fragments and the Parallel nests over them
   // Register fragments inside a Parallel nest over their layout: the register index.
   std::unordered_map<const ir::BufferNode*, ir::Expr> fragmentRegister_;
   int64_t sharedBytes_ = 0;

@@ -4,14 +4,14 @@
 // are dropped.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/backends/cuda/cuda_region_index.h"
 
 namespace tlc::cuda {
 
 using namespace ir;
 
-namespace {
+namespace regions {
 
-// The dimensions of a region whose extent is not the constant 1.
 std::vector<int> nonUnitDims(const Region& r) {
   std::vector<int> dims;
   for (size_t d = 0; d < r.ranges.size(); ++d) {
@@ -27,19 +27,6 @@ std::vector<Expr> extentsOf(const Region& r, const std::vector<int>& dims) {
   return e;
 }
 
-bool sameExtent(const Expr& a, const Expr& b) {
-  int64_t x, y;
-  if (constInt(a, &x) && constInt(b, &y)) return x == y;
-  return a == b;
-}
-
-Expr product(const std::vector<Expr>& e) {
-  Expr p = makeInt(1);
-  for (auto& x : e) p = mul(p, x);
-  return p;
-}
-
-// Row-major coordinates of `flat` within `extents`.
 std::vector<Expr> unflatten(const Expr& flat, const std::vector<Expr>& extents) {
   std::vector<Expr> out(extents.size());
   Expr rest = flat;
@@ -64,6 +51,24 @@ std::vector<Expr> regionIndex(const Region& r, const std::vector<int>& dims, con
 bool isAlwaysTrue(const Expr& e) {
   int64_t v;
   return constInt(e, &v) && v != 0;
+}
+
+}  // namespace regions
+
+using namespace regions;
+
+namespace {
+
+bool sameExtent(const Expr& a, const Expr& b) {
+  int64_t x, y;
+  if (constInt(a, &x) && constInt(b, &y)) return x == y;
+  return a == b;
+}
+
+Expr product(const std::vector<Expr>& e) {
+  Expr p = makeInt(1);
+  for (auto& x : e) p = mul(p, x);
+  return p;
 }
 
 }  // namespace
@@ -164,6 +169,10 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
 }
 
 void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
+  if (bufs_[c->src.buffer.get()].tile || bufs_[c->dst.buffer.get()].tile) {
+    emitTileCopy(c);
+    return;
+  }
   if (bufs_[c->src.buffer.get()].fragment || bufs_[c->dst.buffer.get()].fragment) {
     emitFragmentCopy(c);
     return;
@@ -310,7 +319,7 @@ void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
   std::string v = fresh("fill_value");
   line("const " + typeName(t) + " " + v + " = " + expr(f->value) + ";");
   BufferInfo& info = bufs_[dst.buffer.get()];
-  if (info.fragment) {
+  if (info.fragment || info.tile) {
     line("#pragma unroll");
     line("for (int r = 0; r < " + std::to_string(info.elems) + "; ++r) " + info.name + "[r] = " + v + ";");
     close();
@@ -352,6 +361,32 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
     return std::string(max ? "tlc::max<" : "tlc::min<") + A + ">(" + a + ", " + b + ")";
   };
 
+  if (const BufferInfo& si = bufs_[src.buffer.get()]; si.tile) {
+    // A register tile into a row vector of its group: each thread combines
+    // its registers of a row, then the G threads of the row exchange by shuffles.
+    const RowGroupLayout& l = si.tile->layout;
+    const BufferInfo& di = bufs_[dst.buffer.get()];
+    open("");
+    Var ri = makeVar("ri");
+    std::string i = varName(ri), accName = fresh("acc");
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + i + " = 0; " + i + " < " +
+         std::to_string(l.rowsPerThread()) + "; ++" + i + ")");
+    line(A + " " + accName + " = " + identity + ";");
+    line("#pragma unroll");
+    open("for (int c = 0; c < " + std::to_string(l.colsPerThread()) + "; ++c)");
+    std::string v = cast(acc, ts, si.name + "[" + i + " * " + std::to_string(l.colsPerThread()) + " + c]");
+    if (isAbs) v = "tlc::abs(" + v + ")";
+    line(accName + " = " + combine(accName, v) + ";");
+    close();
+    if (l.group > 1)
+      line(accName + " = tlc::group_allreduce<" + std::to_string(l.group) + ">(" + accName + ", " + op + ");");
+    std::string target = di.name + "[" + i + "]";
+    std::string result = r->clear ? accName : combine(cast(acc, td, target), accName);
+    line(target + " = " + cast(td, acc, result) + ";");
+    close();
+    close();
+    return;
+  }
   int64_t outs, length = 0, group = 1;
   if (partitioned && threads_ % 32 == 0 && constInt(nOut, &outs) && outs > 0 && outs < threads_) {
     group = 1;

@@ -1,0 +1,20 @@
+// Index arithmetic over tile regions shared by the CUDA tile-operation
+// lowerings (cuda_tile_ops.cpp, cuda_register_tiles.cpp).
+#pragma once
+
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::cuda::regions {
+
+// The dimensions of a region whose extent is not the constant 1.
+std::vector<int> nonUnitDims(const ir::Region& r);
+std::vector<ir::Expr> extentsOf(const ir::Region& r, const std::vector<int>& dims);
+// Row-major coordinates of `flat` within `extents`.
+std::vector<ir::Expr> unflatten(const ir::Expr& flat, const std::vector<ir::Expr>& extents);
+// The buffer index of the region element with coordinates `locals` along `dims`.
+std::vector<ir::Expr> regionIndex(const ir::Region& r, const std::vector<int>& dims, const std::vector<ir::Expr>& locals);
+bool isAlwaysTrue(const ir::Expr& e);
+
+}  // namespace tlc::cuda::regions

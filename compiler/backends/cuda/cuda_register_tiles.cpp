@@ -1,0 +1,252 @@
+// Emission for fragments held in registers with a row-group layout
+// (cuda_fragment_layout.h): Parallel nests become unrolled loops over the
+// calling thread's registers, copies move each thread's own elements
+// (16-byte vectors where the run is contiguous and aligned), and no barrier is
+// needed since no other thread sees these registers. Row-wise reductions are
+// in cuda_tile_ops.cpp (emitReduce).
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_region_index.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+using namespace regions;
+
+std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body);  // cuda_mma.cpp
+
+KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop) {
+  TileLoops loops;
+  auto loop = [&](const std::string& hint, int64_t n) {
+    Var v = makeVar(hint);
+    markNonNegative(v);
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) +
+         " < " + std::to_string(n) + "; ++" + varName(v) + ")");
+    ++loops.opened;
+    return makeVarRef(v);
+  };
+  Expr ri = makeInt(0), chunk = makeInt(0), lane = makeInt(0);
+  if (kind != FragmentRole::Columns) ri = loop("ri", l.rowsPerThread());
+  if (kind != FragmentRole::Rows) {
+    chunk = loop("chunk", l.chunksPerRow());
+    if (vectorLoop) lane = loop("v", l.vector);
+  }
+  Expr tid = threadIdx();
+  loops.row = add(mul(ri, makeInt(l.rowSlots())), floorDiv(tid, makeInt(l.group)));
+  loops.col = add(mul(add(mul(chunk, makeInt(l.group)), floorMod(tid, makeInt(l.group))), makeInt(l.vector)), lane);
+  Expr colReg = add(mul(chunk, makeInt(l.vector)), lane);
+  loops.reg[(int)FragmentRole::Tile] = add(mul(ri, makeInt(l.colsPerThread())), colReg);
+  loops.reg[(int)FragmentRole::Rows] = ri;
+  loops.reg[(int)FragmentRole::Columns] = colReg;
+  return loops;
+}
+
+void KernelEmitter::closeTileLoops(const TileLoops& loops) {
+  for (int k = 0; k < loops.opened; ++k) close();
+}
+
+void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest) {
+  Stmt body;
+  auto loops = parallelNest(f, &body);
+  open("");
+  TileLoops t = openTileLoops(nest.layout, nest.kind, true);
+  auto define = [&](const ForStmt* l, const Expr& value) {
+    markNonNegative(l->var);
+    Expr v = value->dtype == l->var->dtype ? value : makeCast(l->var->dtype, value);
+    line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(v) + ";");
+  };
+  if (nest.kind == FragmentRole::Tile) {
+    define(loops[0], t.row);
+    define(loops[1], t.col);
+  } else {
+    define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
+  }
+  std::vector<const BufferNode*> bound;
+  for (auto& [b, tile] : tiles_.buffers) {
+    if (tile.group != nest.group) continue;
+    if (nest.kind != FragmentRole::Tile && tile.role != nest.kind) continue;
+    fragmentRegister_[b] = t.reg[(int)tile.role];
+    bound.push_back(b);
+  }
+  ++parallelDepth_;
+  emitThread(body);
+  --parallelDepth_;
+  for (auto* b : bound) fragmentRegister_.erase(b);
+  closeTileLoops(t);
+  close();
+}
+
+namespace {
+
+// A region whose two non-unit dimensions are `rows` x `cols`, the last of
+// them the buffer's contiguous dimension: a tile row is a contiguous run.
+bool rowContiguous(const Region& r, const RowGroupLayout& l) {
+  auto dims = nonUnitDims(r);
+  int64_t a, b;
+  return dims.size() == 2 && dims[1] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &a) &&
+         constInt(r.ranges[dims[1]].extent, &b) && a == l.rows && b == l.cols;
+}
+
+// A region with one non-unit dimension of `cols` elements, the buffer's contiguous one.
+bool columnContiguous(const Region& r, const RowGroupLayout& l) {
+  auto dims = nonUnitDims(r);
+  int64_t a;
+  return dims.size() == 1 && dims[0] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &a) && a == l.cols;
+}
+
+}  // namespace
+
+bool KernelEmitter::vectorRuns(const Region& other, const RegisterTile& tile) {
+  const RowGroupLayout& l = tile.layout;
+  bool contiguous = tile.role == FragmentRole::Tile      ? rowContiguous(other, l)
+                    : tile.role == FragmentRole::Columns ? columnContiguous(other, l)
+                                                         : false;
+  const BufferInfo& pi = bufs_[other.buffer.get()];
+  return l.vector > 1 && contiguous && pi.place != Placement::Register && !pi.layout &&
+         (pi.place != Placement::Shared || (pi.rowPad % l.vector == 0 && (pi.versions == 1 || pi.elems % l.vector == 0)));
+}
+
+bool KernelEmitter::packableLoad(const CopyStmt* c) {
+  auto it = bufs_.find(c->dst.buffer.get());
+  if (it == bufs_.end() || !it->second.tile || it->second.tile->role != FragmentRole::Tile) return false;
+  return vectorRuns(c->src, *it->second.tile) && (it->second.tile->layout.vector * dtypeBytes(c->src.buffer->dtype)) % 4 == 0;
+}
+
+void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
+  const Buffer &sb = c->src.buffer, &db = c->dst.buffer;
+  BufferInfo &s = bufs_[sb.get()], &d = bufs_[db.get()];
+  DType ts = sb->dtype, td = packed ? ts : db->dtype;
+  open("");
+  if (s.tile && d.tile) {
+    // Same group and role: register to register.
+    line("#pragma unroll");
+    line("for (int r = 0; r < " + std::to_string(d.elems) + "; ++r) " + d.name + "[r] = " + cast(td, ts, s.name + "[r]") +
+         ";");
+    close();
+    return;
+  }
+  bool load = d.tile.has_value();
+  const Buffer& fb = load ? db : sb;
+  const Region& other = load ? c->src : c->dst;
+  const RegisterTile& tile = load ? *d.tile : *s.tile;
+  const RowGroupLayout& l = tile.layout;
+  auto dims = nonUnitDims(other);
+  auto ext = extentsOf(other, dims);
+  // The buffer index of the fragment element (row, col) (or of element `col`/`row` of a vector).
+  auto partnerIndex = [&](const Expr& row, const Expr& col) {
+    if (tile.role == FragmentRole::Tile && rowContiguous(other, l)) return regionIndex(other, dims, {row, col});
+    Expr flat = tile.role == FragmentRole::Tile ? add(mul(row, makeInt(l.cols)), col)
+                : tile.role == FragmentRole::Rows ? row
+                                                  : col;
+    return regionIndex(other, dims, unflatten(flat, ext));
+  };
+  std::string zero = cast(td, DType::Int32, "0");
+  auto scalarMove = [&](const Expr& row, const Expr& col, const Expr& reg) {
+    fragmentRegister_[fb.get()] = reg;
+    auto idx = partnerIndex(row, col);
+    Expr in = inBounds(other.buffer, idx);
+    if (load) {
+      std::string v = cast(td, ts, access(sb, idx));
+      if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + zero + ")";
+      if (packed) line("tlc::pack<" + typeName(ts) + ">(" + d.name + ", " + expr(reg) + ", " + v + ");");
+      else line(access(db, {}) + " = " + v + ";");
+    } else {
+      std::string store = access(db, idx) + " = " + cast(td, ts, access(sb, {})) + ";";
+      line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+    }
+    fragmentRegister_.erase(fb.get());
+  };
+
+  DType tp = other.buffer->dtype;
+  const BufferInfo& pi = bufs_[other.buffer.get()];
+  // A run wider than 16 bytes of this buffer's elements takes several accesses.
+  int64_t piece = std::min<int64_t>(l.vector, 16 / dtypeBytes(tp));
+  bool vector = vectorRuns(other, tile);
+  // Replicated vectors are written out by one copy only.
+  int64_t replicas = tile.role == FragmentRole::Rows ? l.group : tile.role == FragmentRole::Columns ? l.rowSlots() : 1;
+  auto guard = [&] {
+    if (load || replicas == 1) return false;
+    open(tile.role == FragmentRole::Rows ? "if (tid % " + std::to_string(l.group) + " == 0)"
+                                         : "if (tid < " + std::to_string(l.group) + ")");
+    return true;
+  };
+  auto scalarLoops = [&] {
+    TileLoops t = openTileLoops(l, tile.role, true);
+    bool guarded = guard();
+    scalarMove(t.row, t.col, t.reg[(int)tile.role]);
+    if (guarded) close();
+    closeTileLoops(t);
+  };
+  if (!vector) {
+    scalarLoops();
+    close();
+    return;
+  }
+  // Whole tile inside the tensor with every run aligned: straight-line vector
+  // accesses (no branch per run, so all loads are in flight together);
+  // otherwise element by element with masks.
+  Expr fast = makeBool(true);
+  {
+    std::vector<Expr> first, last;
+    for (auto& rg : other.ranges) {
+      first.push_back(rg.min);
+      last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
+    }
+    fast = logicalAnd(inBounds(other.buffer, first), inBounds(other.buffer, last));
+    Expr lastShape = other.buffer->shape.back(), lastMin = other.ranges.back().min;
+    auto multiple = [&](const Expr& e) {
+      return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(l.vector, e->dtype)), makeInt(0, e->dtype));
+    };
+    fast = logicalAnd(fast, logicalAnd(multiple(lastShape), multiple(lastMin)));
+  }
+  std::string cond = expr(fast);
+  if (pi.place == Placement::Global)
+    cond = (cond == "true" ? "" : cond + " && ") + "tlc::aligned(" + pi.name + ", " + std::to_string(l.vector * dtypeBytes(tp)) + ")";
+  open("if (" + cond + ")");
+  {
+    TileLoops t = openTileLoops(l, tile.role, false);
+    bool guarded = guard();
+    auto idx = partnerIndex(t.row, t.col);
+    std::string ptr = fresh("run_ptr"), run = fresh("run"), P = std::to_string(piece);
+    line((load ? "const " : "") + typeName(tp) + "* " + ptr + " = " + pi.name + " + " + expr(offsetExpr(other.buffer, idx)) +
+         ";");
+    if (!packed) line("__align__(16) " + typeName(tp) + " " + run + "[" + std::to_string(l.vector) + "];");
+    auto vectorMoves = [&](const std::string& to, const std::string& from) {
+      for (int64_t k = 0; k < l.vector; k += piece) {
+        std::string off = k ? " + " + std::to_string(k) : "";
+        line("tlc::copy_vec<" + typeName(tp) + ", " + P + ">(" + to + off + ", " + from + off + ");");
+      }
+    };
+    Expr reg0 = t.reg[(int)tile.role];
+    auto regAt = [&](int64_t v) { fragmentRegister_[fb.get()] = add(reg0, makeInt(v)); };
+    if (packed) {
+      // Straight into the 32-bit words of the registers: nothing waits for the load here.
+      int64_t words = piece * dtypeBytes(tp) / 4;
+      for (int64_t k = 0; k < l.vector; k += piece)
+        line("tlc::copy_vec<unsigned, " + std::to_string(words) + ">(" + d.name + " + " +
+             expr(add(mul(reg0, makeInt(dtypeBytes(tp))), makeInt(k * dtypeBytes(tp)))) + " / 4, reinterpret_cast<const unsigned*>(" +
+             ptr + (k ? " + " + std::to_string(k) : "") + "));");
+    } else if (load) {
+      vectorMoves(run, ptr);
+      for (int64_t v = 0; v < l.vector; ++v) {
+        regAt(v);
+        line(access(db, {}) + " = " + cast(td, ts, run + "[" + std::to_string(v) + "]") + ";");
+      }
+    } else {
+      for (int64_t v = 0; v < l.vector; ++v) {
+        regAt(v);
+        line(run + "[" + std::to_string(v) + "] = " + cast(td, ts, access(sb, {})) + ";");
+      }
+      vectorMoves(ptr, run);
+    }
+    fragmentRegister_.erase(fb.get());
+    if (guarded) close();
+    closeTileLoops(t);
+  }
+  close("} else {");
+  ++indent_;
+  scalarLoops();
+  close();
+  close();
+}
+
+}  // namespace tlc::cuda

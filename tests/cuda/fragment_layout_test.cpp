@@ -1,0 +1,213 @@
+// Layout inference for register fragments (cuda_fragment_layout.h): which
+// fragments stay in registers, the row-group parameters chosen for them, and
+// the layouts themselves checked by enumeration.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/ir/functor.h"
+#include "compiler/sema/frontend.h"
+
+using namespace tlc;
+using namespace tlc::cuda;
+
+namespace {
+
+class FindKernel : public ir::IRVisitor {
+ public:
+  const ir::KernelStmt* kernel = nullptr;
+  std::unordered_map<std::string, const ir::BufferNode*> fragments;
+  void visitKernel(const ir::KernelStmt* k) override {
+    kernel = k;
+    IRVisitor::visitKernel(k);
+  }
+  void visitAlloc(const ir::AllocStmt* a) override { fragments[a->buffer->name] = a->buffer.get(); }
+};
+
+struct Inferred {
+  ir::Module module;
+  FragmentLayoutPlan plan;
+  std::unordered_map<std::string, const ir::BufferNode*> buffers;
+  bool inRegisters(const std::string& name) const { return plan.buffers.count(buffers.at(name)) > 0; }
+  const RegisterTile& tile(const std::string& name) const { return plan.buffers.at(buffers.at(name)); }
+  std::string why(const std::string& name) const {
+    auto it = plan.fallback.find(buffers.at(name));
+    return it == plan.fallback.end() ? "" : it->second;
+  }
+};
+
+Inferred infer(const std::string& source) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("test.tl", source);
+  auto module = compileSource(sources, diags, file, {});
+  INFO(diags.renderAll());
+  REQUIRE(module);
+  FindKernel find;
+  find.visit(module->funcs[0]->body);
+  REQUIRE(find.kernel);
+  Inferred out{*module, inferFragmentLayouts(*find.kernel, find.kernel->threads, {}), find.fragments};
+  return out;
+}
+
+// Every element is held by exactly `copies` (thread, register) pairs and no
+// pair holds two elements.
+void checkCoverage(const layout::Fragment& f) {
+  std::string why;
+  CHECK_MESSAGE(f.isValid(&why), why);
+  std::set<std::pair<int64_t, int64_t>> held;
+  layout::forEachIndex(f.inputShape(), [&](const std::vector<int64_t>& idx) {
+    for (int64_t rep = 0; rep < f.replicate(); ++rep) {
+      int64_t t = f.threadOf(idx, rep);
+      CHECK(t >= 0);
+      CHECK(t < f.threadCount());
+      CHECK(held.insert({t, f.registerOf(idx)}).second);
+    }
+  });
+  int64_t elems = 1;
+  for (auto e : f.inputShape()) elems *= e;
+  CHECK((int64_t)held.size() == elems * f.replicate());
+}
+
+const char* kSoftmaxLike = R"(
+def k[M, N, block_M=64, block_N=128](X: Tensor[(M, N), float16], Y: Tensor[(M, N), float16]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        X_f = T.alloc_fragment((block_M, block_N), float32)
+        m = T.alloc_fragment((block_M,), float32)
+        m_prev = T.alloc_fragment((block_M,), float32)
+        T.fill(m, -T.infinity(float32))
+        T.copy(X[bx * block_M, 0], X_f)
+        T.copy(m, m_prev)
+        T.reduce_max(X_f, m, dim=1, clear=False)
+        for i, j in T.Parallel(block_M, block_N):
+            X_f[i, j] = X_f[i, j] - m[i]
+        for i in T.Parallel(block_M):
+            m_prev[i] = m_prev[i] - m[i]
+        T.copy(X_f, Y[bx * block_M, 0])
+)";
+
+}  // namespace
+
+TEST_CASE("a softmax-like kernel keeps its tile and row vectors in registers") {
+  auto r = infer(kSoftmaxLike);
+  REQUIRE(r.inRegisters("X_f"));
+  REQUIRE(r.inRegisters("m"));
+  REQUIRE(r.inRegisters("m_prev"));
+  CHECK(r.tile("X_f").role == FragmentRole::Tile);
+  CHECK(r.tile("m").role == FragmentRole::Rows);
+  CHECK(r.tile("m_prev").role == FragmentRole::Rows);
+  CHECK(r.tile("m").group == r.tile("X_f").group);
+  const RowGroupLayout& l = r.tile("X_f").layout;
+  // float16 rows: 8-element (16-byte) runs; 8 threads per row read 128
+  // contiguous bytes; 16 rows at a time, 4 per thread.
+  CHECK(l.vector == 8);
+  CHECK(l.group == 8);
+  CHECK(l.rowsPerThread() == 4);
+  CHECK(r.tile("X_f").registers() == 64);
+  CHECK(r.tile("m").registers() == 4);
+  CHECK(r.plan.nests.size() == 2);
+}
+
+TEST_CASE("row-group layouts place every element once (tiles) or once per replica (vectors)") {
+  for (auto l : std::vector<RowGroupLayout>{{64, 128, 128, 4, 8}, {4, 1024, 128, 32, 8}, {8, 64, 64, 8, 4},
+                                            {32, 16, 128, 4, 4}, {16, 8, 32, 2, 1}}) {
+    CAPTURE(l.rows);
+    CAPTURE(l.cols);
+    checkCoverage(l.tile());
+    checkCoverage(l.rowVector());
+    checkCoverage(l.columnVector());
+    // A row vector element is held by exactly the threads that hold its row of the tile.
+    auto tile = l.tile(), rowv = l.rowVector(), colv = l.columnVector();
+    for (int64_t i = 0; i < l.rows; ++i) {
+      std::set<int64_t> tileThreads, vecThreads;
+      for (int64_t j = 0; j < l.cols; ++j) tileThreads.insert(tile.threadOf({i, j}));
+      for (int64_t rep = 0; rep < rowv.replicate(); ++rep) vecThreads.insert(rowv.threadOf({i}, rep));
+      CHECK(tileThreads == vecThreads);
+    }
+    // Each thread's tile element (i, j) finds column element j in the same thread.
+    for (int64_t i = 0; i < l.rows; ++i)
+      for (int64_t j = 0; j < l.cols; ++j) {
+        bool found = false;
+        for (int64_t rep = 0; rep < colv.replicate(); ++rep) found |= colv.threadOf({j}, rep) == tile.threadOf({i, j});
+        CHECK(found);
+      }
+    // Threads sharing a row are consecutive lanes of one warp (shuffle groups).
+    for (int64_t t = 0; t < l.threads; ++t) CHECK(t / l.group * l.group / 32 == (t / 32));
+  }
+}
+
+TEST_CASE("an rmsnorm-like kernel spreads each row over a warp and follows the columns with a column vector") {
+  auto r = infer(R"(
+def k[M, N=1024, block_M=4](X: Tensor[(M, N), float16], W: Tensor[(N,), float16], Y: Tensor[(M, N), float16]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        X_f = T.alloc_fragment((block_M, N), float32)
+        W_f = T.alloc_fragment((N,), float32)
+        ss = T.alloc_fragment((block_M,), float32)
+        T.copy(X[bx * block_M, 0], X_f)
+        T.copy(W, W_f)
+        T.reduce_sum(X_f, ss, dim=1)
+        for i, j in T.Parallel(block_M, N):
+            X_f[i, j] = X_f[i, j] * ss[i] * W_f[j]
+        T.copy(X_f, Y[bx * block_M, 0])
+)");
+  REQUIRE(r.inRegisters("X_f"));
+  CHECK(r.tile("W_f").role == FragmentRole::Columns);
+  CHECK(r.tile("ss").role == FragmentRole::Rows);
+  CHECK(r.tile("X_f").layout.group == 32);
+  CHECK(r.tile("X_f").layout.rowsPerThread() == 1);
+  CHECK(r.tile("W_f").registers() == 32);
+}
+
+TEST_CASE("a transposed access sends the whole group to shared memory") {
+  auto r = infer(R"(
+def k[M, block=32](X: Tensor[(M, block), float32], Y: Tensor[(M, block), float32]):
+    with T.Kernel(T.ceildiv(M, block), threads=128) as bx:
+        A = T.alloc_fragment((block, block), float32)
+        B = T.alloc_fragment((block, block), float32)
+        T.copy(X[bx * block, 0], A)
+        for i, j in T.Parallel(block, block):
+            B[i, j] = A[j, i]
+        T.copy(B, Y[bx * block, 0])
+)");
+  CHECK_FALSE(r.inRegisters("A"));
+  CHECK_FALSE(r.inRegisters("B"));
+  CHECK(r.why("A").find("not indexed by the Parallel loop variables") != std::string::npos);
+  CHECK(r.why("B").find("`A`") != std::string::npos);
+  CHECK(r.plan.nests.empty());
+}
+
+TEST_CASE("reductions along the first dimension and scalar accesses fall back") {
+  auto r = infer(R"(
+def k[M, block=32](X: Tensor[(M, block), float32], Y: Tensor[(M,), float32], Z: Tensor[(M,), float32]):
+    with T.Kernel(T.ceildiv(M, block), threads=128) as bx:
+        A = T.alloc_fragment((block, block), float32)
+        s = T.alloc_fragment((block,), float32)
+        C = T.alloc_fragment((block, block), float32)
+        t = T.alloc_fragment((block,), float32)
+        T.copy(X[bx * block, 0], A)
+        T.reduce_sum(A, s, dim=0)
+        T.copy(s, Y[bx * block])
+        T.copy(X[bx * block, 0], C)
+        T.reduce_sum(C, t, dim=1)
+        t[0] = 1.0
+        T.copy(t, Z[bx * block])
+)");
+  CHECK_FALSE(r.inRegisters("A"));
+  CHECK_FALSE(r.inRegisters("s"));
+  CHECK(r.why("A").find("reduction") != std::string::npos);
+  CHECK_FALSE(r.inRegisters("C"));
+  CHECK(r.why("t").find("outside a Parallel loop") != std::string::npos);
+}
+
+TEST_CASE("groups that would need too many registers stay in shared memory") {
+  auto r = infer(R"(
+def k[M, N=8192, block_M=4](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        X_f = T.alloc_fragment((block_M, N), float32)
+        T.copy(X[bx * block_M, 0], X_f)
+        T.copy(X_f, Y[bx * block_M, 0])
+)");
+  CHECK_FALSE(r.inRegisters("X_f"));
+  CHECK(r.why("X_f").find("registers per thread") != std::string::npos);
+}

@@ -1,0 +1,112 @@
+// The CUDA C emitted for register fragments: no shared memory and no barrier
+// for them, row reductions by shuffles, whole-tile vector loads, and the next
+// tile of a streaming loop loaded one iteration ahead.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/sema/frontend.h"
+
+using namespace tlc;
+
+namespace {
+
+std::string emit(const std::string& source) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("test.tl", source);
+  auto module = compileSource(sources, diags, file, {});
+  INFO(diags.renderAll());
+  REQUIRE(module);
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  auto cu = cuda::generateCuda(*module, options, diags);
+  INFO(diags.renderAll());
+  REQUIRE(cu);
+  return cu->source;
+}
+
+std::string exampleSource(const std::string& path) {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("softmax runs from registers: shuffles for the row reductions, loads one tile ahead") {
+  std::string cu = emit(exampleSource("examples/softmax/softmax.tl"));
+  CHECK(cu.find("float X_f[64];") != std::string::npos);
+  CHECK(cu.find("// `X_f`: registers, tile of a row-group layout (8 threads per row, runs of 8)") != std::string::npos);
+  CHECK(cu.find("// `m`: registers, row vector of a row-group layout") != std::string::npos);
+  CHECK(cu.find("float m[4];") != std::string::npos);
+  // Only the second loop's stores to Y are ordered (successive iterations
+  // write the same tensor); nothing waits for the fragments.
+  CHECK(count(cu, "__syncthreads") == 1);
+  CHECK(cu.find("tlc_smem +") == std::string::npos);
+  CHECK(count(cu, "tlc::group_allreduce<8>") == 2);
+  // Both streaming loops load the next tile into packed words one iteration ahead.
+  CHECK(count(cu, "unsigned X_f_next") == 2);
+  CHECK(count(cu, "tlc::unpack<__half>") == 2);
+  CHECK(cu.find("tlc::copy_vec<unsigned, 4>(X_f_next") != std::string::npos);
+}
+
+TEST_CASE("rmsnorm keeps rows, weights and the sum of squares in registers") {
+  std::string cu = emit(exampleSource("examples/rmsnorm/rmsnorm.tl"));
+  CHECK(cu.find("float W_f[32];") != std::string::npos);
+  CHECK(cu.find("float ss[1];") != std::string::npos);
+  CHECK(count(cu, "__syncthreads") == 0);
+  CHECK(cu.find("tlc_smem +") == std::string::npos);
+  CHECK(count(cu, "tlc::group_allreduce<32>") == 1);
+  // The weights are loaded as 16-byte vectors too.
+  CHECK(count(cu, "tlc::copy_vec<__half, 8>") >= 3);
+}
+
+TEST_CASE("a fragment read transposed stays in shared memory behind barriers") {
+  std::string cu = emit(R"(
+def k[M, block=32](X: Tensor[(M, block), float32], Y: Tensor[(M, block), float32]):
+    with T.Kernel(T.ceildiv(M, block), threads=128) as bx:
+        A = T.alloc_fragment((block, block), float32)
+        B = T.alloc_fragment((block, block), float32)
+        T.copy(X[bx * block, 0], A)
+        for i, j in T.Parallel(block, block):
+            B[i, j] = A[j, i]
+        T.copy(B, Y[bx * block, 0])
+)");
+  CHECK(cu.find("float* A = reinterpret_cast<float*>(tlc_smem") != std::string::npos);
+  CHECK(cu.find("float* B = reinterpret_cast<float*>(tlc_smem") != std::string::npos);
+  CHECK(count(cu, "__syncthreads") >= 2);
+  // The generated code says why.
+  CHECK(cu.find("// `A`: shared memory (an access that is not indexed by the Parallel loop variables in order)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a loop that writes the tensor it streams from does not load ahead") {
+  const char* inPlace = R"(
+def k[M, N, block_M=16, block_N=64](X: Tensor[(M, N), float16]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=64) as bx:
+        F = T.alloc_fragment((block_M, block_N), float32)
+        for k in T.serial(T.ceildiv(N, block_N)):
+            T.copy(X[bx * block_M, k * block_N], F)
+            for i, j in T.Parallel(block_M, block_N):
+                F[i, j] = F[i, j] * 2.0
+            T.copy(F, X[bx * block_M, k * block_N])
+)";
+  std::string cu = emit(inPlace);
+  CHECK(cu.find("float F[16];") != std::string::npos);
+  CHECK(cu.find("F_next") == std::string::npos);
+  // The same loop reading another tensor does.
+  std::string other = inPlace;
+  other.replace(other.find("(X: Tensor[(M, N), float16])"), 28, "(X: Tensor[(M, N), float16], Y: Tensor[(M, N), float16])");
+  other.replace(other.rfind("T.copy(F, X["), 12, "T.copy(F, Y[");
+  CHECK(emit(other).find("unsigned F_next") != std::string::npos);
+}

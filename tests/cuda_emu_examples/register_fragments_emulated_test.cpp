@@ -1,0 +1,65 @@
+// Kernels whose fragments live in registers with an inferred row-group
+// layout (and ones that fall back to shared memory), run through the CUDA
+// emulator at sizes the tiles do not divide: no finding from the emulator,
+// results equal to the interpreter's.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "compiler/driver/emulate_target.h"
+#include "compiler/sema/frontend.h"
+
+using namespace tlc;
+using namespace tlc::driver;
+
+namespace {
+
+int runFile(const std::string& path, const std::map<std::string, int64_t>& dims, std::string* log) {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  std::string error;
+  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/" + path, error);
+  REQUIRE_MESSAGE(file != 0, error);
+  auto module = compileSource(sm, diags, file, {});
+  INFO(diags.renderAll());
+  REQUIRE(module);
+  std::ostringstream out;
+  RunSettings settings;
+  settings.dims = dims;
+  settings.seed = 11;
+  settings.check = true;
+  settings.out = &out;
+  int rc = runCudaEmulated(*module, settings, "sm_80", diags);
+  *log = out.str() + diags.renderAll();
+  return rc;
+}
+
+}  // namespace
+
+TEST_CASE("register fragments: tiles, row and column vectors, reductions, copies in and out") {
+  for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 77}, {"N", 300}}, {{"M", 64}, {"N", 7}}, {{"M", 5}, {"N", 64}}}) {
+    std::string log;
+    CAPTURE(dims.at("M"));
+    int rc = runFile("row_stats.tl", dims, &log);
+    INFO(log);
+    CHECK(rc == 0);
+  }
+}
+
+TEST_CASE("register fragments filled from and written back to shared memory") {
+  for (int64_t m : {77, 16, 3}) {
+    std::string log;
+    int rc = runFile("shared_tile.tl", {{"M", m}}, &log);
+    INFO(log);
+    CHECK(rc == 0);
+  }
+}
+
+TEST_CASE("fragments with transposed or scalar accesses fall back to shared memory and stay correct") {
+  for (int64_t m : {77, 64, 5}) {
+    std::string log;
+    int rc = runFile("transposed.tl", {{"M", m}}, &log);
+    INFO(log);
+    CHECK(rc == 0);
+  }
+}
