@@ -1,5 +1,6 @@
 #include "compiler/passes/pass_registry.h"
 
+#include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
 
 namespace tlc::passes {
@@ -10,6 +11,7 @@ std::vector<Pass> registeredPasses() {
   return {
       {"simplify", "fold constants, apply exact algebraic identities, remove dead control flow",
        [](const ir::Module& m, PassContext&) { return simplify(m); }},
+      {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       // Register new passes here: {"name", "summary", function}.
   };
 }

@@ -161,29 +161,55 @@ class UsesVars : public IRVisitor {
 
 }  // namespace
 
-// The statements of a pipelined loop body that can run ahead as asynchronous
-// producers: leading global->shared copies whose source does not depend on
-// anything computed in the body. Empty when the loop cannot be pipelined.
-std::vector<const CopyStmt*> pipelineProducers(const ForStmt* loop) {
-  std::vector<const CopyStmt*> producers;
+// The plan's stage-0 statements must be leading global->shared copies whose
+// regions use nothing the body binds or loads, and the other statements must
+// share one later stage and keep program order: those copies run ahead as
+// cp.async producers, into stage + 1 versions of their buffers.
+PipelineSchedule pipelineSchedule(const ForStmt* loop) {
+  PipelineSchedule s;
   std::vector<Stmt> body;
   if (auto* seq = as<SeqStmt>(loop->body)) body = seq->stmts;
   else body = {loop->body};
+  if (loop->stage.size() != body.size() || loop->order.size() != body.size()) return s;
+  size_t k = 0;
+  while (k < body.size() && loop->stage[k] == 0) ++k;
+  if (k == body.size()) return s;  // the plan runs the loop unpipelined
+  int64_t later = loop->stage[k];
+  for (size_t i = k; i < body.size(); ++i) {
+    if (loop->stage[i] != later) {
+      s.unsupported = "its statements after the stage-0 copies must all share one stage";
+      return s;
+    }
+    if (loop->order[i] != (int64_t)i) {
+      s.unsupported = "its statements after the stage-0 copies must keep program order";
+      return s;
+    }
+  }
+  for (size_t i = 0; i < k; ++i)
+    if (loop->order[i] >= (int64_t)k) {
+      s.unsupported = "its stage-0 copies must come first in `order`";
+      return s;
+    }
   BoundVars bound;
   bound.visit(loop->body);
   std::unordered_set<const BufferNode*> dsts;
-  size_t k = 0;
-  for (; k < body.size(); ++k) {
-    auto* c = as<CopyStmt>(body[k]);
-    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) break;
+  std::vector<const CopyStmt*> producers;
+  for (size_t i = 0; i < k; ++i) {
+    auto* c = as<CopyStmt>(body[i]);
+    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) {
+      s.unsupported = "stage 0 must hold only copies from global to shared memory";
+      return s;
+    }
     UsesVars uses(bound.vars);
     uses.visitRegion(c->src);
     uses.visitRegion(c->dst);
-    if (uses.found || uses.loads) break;
+    if (uses.found || uses.loads) {
+      s.unsupported = "a stage-0 copy's region depends on a value computed in the loop body";
+      return s;
+    }
     producers.push_back(c);
     dsts.insert(c->dst.buffer.get());
   }
-  if (producers.empty() || k == body.size()) return {};
   // The rest of the body must not write the producers' buffers.
   PlacementScan rest;
   for (size_t i = k; i < body.size(); ++i) {
@@ -191,8 +217,13 @@ std::vector<const CopyStmt*> pipelineProducers(const ForStmt* loop) {
     rest.visit(body[i]);
   }
   for (auto* b : rest.writtenInParallel)
-    if (dsts.count(b)) return {};
-  return producers;
+    if (dsts.count(b)) {
+      s.unsupported = "a later stage writes a buffer that a stage-0 copy fills";
+      return s;
+    }
+  s.producers = producers;
+  s.depth = later + 1;
+  return s;
 }
 
 // The copy that a loop can issue one iteration ahead into a second register
@@ -244,8 +275,10 @@ bool KernelEmitter::planBuffers() {
   std::unordered_map<const BufferNode*, int64_t> versions;
   if (options_.asyncCopy)
     for (auto* loop : scan.pipelined)
-      if (loop->numStages >= 2 && loop->stage.empty() && loop->order.empty())
-        for (auto* c : pipelineProducers(loop)) versions[c->dst.buffer.get()] = loop->numStages;
+      if (loop->numStages >= 2) {
+        PipelineSchedule sched = pipelineSchedule(loop);
+        for (auto* c : sched.producers) versions[c->dst.buffer.get()] = sched.depth;
+      }
 
   // Tensor-core gemms decide the accumulator fragments kept in registers
   // and the swizzled operand buffers.

@@ -213,13 +213,16 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       auto* f = as<ForStmt>(s);
       if (f->forKind == ForKind::Parallel) break;
       if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
-        auto producers = pipelineProducers(f);
-        bool versioned = !producers.empty();
-        for (auto* c : producers) versioned &= bufs_[c->dst.buffer.get()].versions == f->numStages;
+        PipelineSchedule sched = pipelineSchedule(f);
+        bool versioned = !sched.producers.empty();
+        for (auto* c : sched.producers) versioned &= bufs_[c->dst.buffer.get()].versions == sched.depth;
         if (versioned) {
-          emitPipelined(f, pending);
+          emitPipelined(f, sched, pending);
           return;
         }
+        if (!sched.unsupported.empty())
+          diags_.report(DiagKind::CudaPipelineUnsupported, f->loc,
+                        "this pipeline plan runs unpipelined on cuda: " + sched.unsupported);
       }
       Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
       if (pending.conflictsWith(bounds)) barrier(pending);
@@ -468,16 +471,16 @@ void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetc
   pending = inner;
 }
 
-void KernelEmitter::emitPipelined(const ForStmt* f, Accesses& pending) {
-  auto producers = pipelineProducers(f);
+void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
+  const auto& producers = sched.producers;
   std::vector<Stmt> stmts;
   if (auto* seq = as<SeqStmt>(f->body)) stmts = seq->stmts;
   else stmts = {f->body};
   std::vector<Stmt> consumers(stmts.begin() + producers.size(), stmts.end());
-  int64_t stages = f->numStages;
+  int64_t stages = sched.depth;
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))
-      return emitPipelinedMma(f, producers, g, pending);
+      return emitPipelinedMma(f, sched, g, pending);
   // Everything before the loop is complete before its first copies land.
   barrier(pending);
   open("");

@@ -9,6 +9,7 @@
 #include "compiler/backends/c_emitter.h"
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/passes/layout.h"
 
 namespace tlc::cuda {
@@ -69,7 +70,7 @@ class KernelEmitter : public backend::CEmitter {
   std::string fragmentPlacement(const ir::BufferNode* b, const BufferInfo& info) const;
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
-  void emitPipelined(const ir::ForStmt* f, Accesses& pending);
+  void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
 
@@ -83,10 +84,10 @@ class KernelEmitter : public backend::CEmitter {
   bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);
-  void emitPipelinedMma(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers,
-                        const ir::GemmStmt* g, Accesses& pending);
-  void emitMmaFragmentLoads(const struct MmaShape& s, const ir::Expr& kk, int buf);
-  void emitMmaSteps(const struct MmaShape& s, int buf);
+  void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,
+                        Accesses& pending);
+  void emitMmaFragmentLoads(const MmaShape& s, const ir::Expr& kk, int buf);
+  void emitMmaSteps(const MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);
   int64_t vectorWidth(const ir::CopyStmt* c);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);

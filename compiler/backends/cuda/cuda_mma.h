@@ -62,7 +62,16 @@ MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmSt
 std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
                                                   const ir::Expr& tid, const ir::Expr& reg);
 
-// The pipelined loop's producer copies (see cuda_kernel_analysis.cpp).
-std::vector<const ir::CopyStmt*> pipelineProducers(const ir::ForStmt* loop);
+// How the cuda backend runs a Pipelined loop, from the plan that the
+// pipeline-planning pass wrote on it (see cuda_kernel_analysis.cpp): the
+// producer copies that run ahead into `depth` versions of their shared
+// buffers, `depth - 1` iterations ahead of the rest. No producers: the loop
+// runs unpipelined, and `unsupported` says why when the plan asked for more.
+struct PipelineSchedule {
+  std::vector<const ir::CopyStmt*> producers;
+  int64_t depth = 0;
+  std::string unsupported;
+};
+PipelineSchedule pipelineSchedule(const ir::ForStmt* loop);
 
 }  // namespace tlc::cuda

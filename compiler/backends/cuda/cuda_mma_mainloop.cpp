@@ -103,11 +103,12 @@ void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
            "], " + ml.bFrag + B + "[" + std::to_string(b) + "]);");
 }
 
-void KernelEmitter::emitPipelinedMma(const ForStmt* f, const std::vector<const CopyStmt*>& producers,
-                                     const GemmStmt* g, Accesses& pending) {
+void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& sched, const GemmStmt* g,
+                                     Accesses& pending) {
+  const auto& producers = sched.producers;
   MmaShape s;
   mmaShapeOf(g, threads_, options_, &s);
-  int64_t stages = f->numStages, steps = s.k / s.kStep;
+  int64_t stages = sched.depth, steps = s.k / s.kStep;
   int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
   std::string S = std::to_string(stages);
   barrier(pending);

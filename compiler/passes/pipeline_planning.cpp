@@ -1,0 +1,205 @@
+#include "compiler/passes/pipeline_planning.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "compiler/ir/buffer_writes.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::passes {
+
+using namespace ir;
+
+namespace {
+
+// The buffers a statement reads: loads, copy sources, gemm operands (and the
+// accumulator unless cleared), reduce sources (and destinations unless
+// cleared), atomic destinations.
+class ReadScan : public IRVisitor {
+ public:
+  std::set<const BufferNode*> reads;
+
+ protected:
+  void visitLoad(const Load* n) override {
+    reads.insert(n->buffer.get());
+    IRVisitor::visitLoad(n);
+  }
+  void visitCopy(const CopyStmt* n) override {
+    reads.insert(n->src.buffer.get());
+    IRVisitor::visitCopy(n);
+  }
+  void visitGemm(const GemmStmt* n) override {
+    reads.insert(n->a.buffer.get());
+    reads.insert(n->b.buffer.get());
+    if (!n->clearAccum) reads.insert(n->c.buffer.get());
+    IRVisitor::visitGemm(n);
+  }
+  void visitReduce(const ReduceStmt* n) override {
+    reads.insert(n->src.buffer.get());
+    if (!n->clear) reads.insert(n->dst.buffer.get());
+    IRVisitor::visitReduce(n);
+  }
+  void visitAtomic(const AtomicStmt* n) override {
+    reads.insert(n->buffer.get());
+    IRVisitor::visitAtomic(n);
+  }
+};
+
+// Variables bound inside a statement (loop variables, lets).
+class BoundScan : public IRVisitor {
+ public:
+  std::unordered_set<const VarNode*> vars;
+
+ protected:
+  void visitFor(const ForStmt* n) override {
+    vars.insert(n->var.get());
+    IRVisitor::visitFor(n);
+  }
+  void visitLet(const LetStmt* n) override {
+    vars.insert(n->var.get());
+    IRVisitor::visitLet(n);
+  }
+};
+
+// Whether an expression tree uses one of `vars` or loads memory.
+class DependsScan : public IRVisitor {
+ public:
+  explicit DependsScan(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
+  bool found = false;
+
+ protected:
+  void visitVarRef(const VarRef* n) override {
+    if (vars_.count(n->var.get())) found = true;
+  }
+  void visitLoad(const Load* n) override {
+    found = true;
+    IRVisitor::visitLoad(n);
+  }
+
+ private:
+  const std::unordered_set<const VarNode*>& vars_;
+};
+
+bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars) {
+  DependsScan d(vars);
+  for (auto& rg : r.ranges) {
+    d.visit(rg.min);
+    d.visit(rg.extent);
+  }
+  return d.found;
+}
+
+std::vector<Stmt> bodyStatements(const ForStmt* f) {
+  if (auto* seq = as<SeqStmt>(f->body)) return seq->stmts;
+  return {f->body};
+}
+
+std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body) {
+  BoundScan bound;
+  bound.visit(f->body);
+  size_t k = 0;
+  std::unordered_set<const BufferNode*> dsts;
+  for (; k < body.size(); ++k) {
+    auto* c = as<CopyStmt>(body[k]);
+    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) break;
+    if (regionDepends(c->src, bound.vars) || regionDepends(c->dst, bound.vars)) break;
+    dsts.insert(c->dst.buffer.get());
+  }
+  bool pipelined = k > 0 && k < body.size();
+  for (size_t i = k; pipelined && i < body.size(); ++i)
+    for (auto* b : collectBufferWrites(body[i]).buffers)
+      if (dsts.count(b)) pipelined = false;
+  std::vector<int64_t> stage(body.size(), 0);
+  if (pipelined)
+    for (size_t i = k; i < body.size(); ++i) stage[i] = f->numStages - 1;
+  return stage;
+}
+
+class Planner : public IRMutator {
+ public:
+  explicit Planner(PassContext& ctx) : ctx_(ctx) {}
+
+ protected:
+  Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
+    Stmt s = IRMutator::mutateFor(n, self);
+    auto* f = as<ForStmt>(s);
+    if (f->forKind != ForKind::Pipelined || f->numStages < 2) return s;
+    std::vector<Stmt> body = bodyStatements(f);
+    if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body)) return s;
+    auto planned = std::make_shared<ForStmt>(*f);
+    if (planned->stage.empty()) planned->stage = defaultStages(f, body);
+    if (planned->order.empty())
+      for (size_t i = 0; i < body.size(); ++i) planned->order.push_back((int64_t)i);
+    return planned;
+  }
+
+ private:
+  void error(const ForStmt* f, const std::string& msg) {
+    ctx_.diags.report(DiagKind::PipelinePlanInvalid, f->loc, msg);
+  }
+
+  // Checks the lists the user gave (either may be empty).
+  bool userPlanOk(const ForStmt* f, const std::vector<Stmt>& body) {
+    size_t n = body.size();
+    for (auto* list : {&f->stage, &f->order}) {
+      if (list->empty() || list->size() == n) continue;
+      error(f, std::string("pipeline `") + (list == &f->stage ? "stage" : "order") + "` has " +
+                   std::to_string(list->size()) + " entries but the loop body has " + std::to_string(n) +
+                   " statements; give one entry per statement");
+      return false;
+    }
+    if (!f->order.empty()) {
+      std::vector<int64_t> sorted = f->order;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < n; ++i)
+        if (sorted[i] != (int64_t)i) {
+          error(f, "pipeline `order` must list each statement index 0.." + std::to_string(n - 1) + " exactly once");
+          return false;
+        }
+    }
+    if (f->stage.empty()) return true;
+    for (size_t j = 0; j < n; ++j) {
+      ReadScan r;
+      r.visit(body[j]);
+      for (size_t i = 0; i < j; ++i) {
+        if (f->stage[j] >= f->stage[i]) continue;
+        for (auto* b : collectBufferWrites(body[i]).buffers) {
+          if (!r.reads.count(b)) continue;
+          ctx_.diags
+              .report(DiagKind::PipelinePlanInvalid, f->loc,
+                      "pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
+                          ") reads `" + b->name + "`, which statement " + std::to_string(i) + " (stage " +
+                          std::to_string(f->stage[i]) + ") writes: a statement cannot run ahead of what it reads; "
+                          "give it a stage >= " + std::to_string(f->stage[i]))
+              .note(body[i]->loc, "`" + b->name + "` written here")
+              .note(body[j]->loc, "and read here");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  PassContext& ctx_;
+};
+
+}  // namespace
+
+Module planPipelines(const Module& m, PassContext& ctx) {
+  Planner planner(ctx);
+  Module out;
+  for (const Func& f : m.funcs) {
+    Stmt body = planner.mutate(f->body);
+    if (body == f->body) {
+      out.funcs.push_back(f);
+      continue;
+    }
+    auto copy = std::make_shared<PrimFunc>(*f);
+    copy->body = body;
+    out.funcs.push_back(copy);
+  }
+  return out;
+}
+
+}  // namespace tlc::passes

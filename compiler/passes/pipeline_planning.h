@@ -1,0 +1,35 @@
+// pipeline-planning: decides, for every Pipelined loop, which statement of
+// its body runs in which pipeline stage and in which order.
+//
+// Assumes: a verified module.
+//
+// Guarantees: every Pipelined loop with num_stages >= 2 carries `stage` and
+// `order` lists with one entry per statement of its body (the statements of
+// a SeqStmt body, or the body itself); nothing else changes, so every
+// target computes the same values as before. A statement in stage s runs its
+// iteration i in the pipeline's time step i + s: stage-0 statements run
+// num_stages - 1 iterations ahead of the last stage.
+//
+// The default plan: the leading copies from global to shared memory whose
+// regions use nothing the body binds or loads, and whose destinations the
+// rest of the body does not write, run in stage 0; the other statements run
+// in stage num_stages - 1; the order is program order. A loop without such
+// copies gets stage 0 throughout: it runs unpipelined.
+//
+// A plan the user wrote (`T.Pipelined(n, num_stages=s, order=[...],
+// stage=[...])`) is kept and checked: one entry per statement, the order a
+// permutation of the statements, and no statement in an earlier stage than a
+// statement before it whose result it reads (error `pipeline-plan-invalid`
+// at the loop, with a note at the statements involved). Given only `order`,
+// the stages are the default plan's; given only `stage`, the order is
+// program order.
+#pragma once
+
+#include "compiler/ir/ir.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace tlc::passes {
+
+ir::Module planPipelines(const ir::Module& m, PassContext& ctx);
+
+}  // namespace tlc::passes

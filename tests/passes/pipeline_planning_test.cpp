@@ -1,0 +1,69 @@
+// pipeline-planning's checks of plans written by the user: each bad plan is
+// a located error (expected-error: pipeline-plan-invalid), and the pipeline
+// stops.
+#include <doctest/doctest.h>
+
+#include "compiler/ir/ir_parser.h"
+#include "compiler/passes/pipeline_planning.h"
+
+using namespace tlc;
+
+namespace {
+
+struct Outcome {
+  bool ok;
+  std::string rendered;
+  int line = 0;  // line of the first diagnostic
+};
+
+Outcome plan(const std::string& attrs) {
+  std::string text =
+      "func @f[K](A: float16[128, K], C: float32[128, 128]) {\n"
+      "  kernel grid(1) threads(128) as (bx) {\n"
+      "    alloc A_s: shared float16[128, 32]\n"
+      "    alloc C_f: fragment float32[128, 128]\n"
+      "    for k in pipelined(0 : +floordiv(K + 31, 32), num_stages=3" + attrs + ") {\n"
+      "      copy(A[0 : +128, k * 32 : +32], A_s)\n"
+      "      gemm(A_s, A_s, C_f, transpose_B=true)\n"
+      "    }\n"
+      "    copy(C_f, C)\n"
+      "  }\n"
+      "}\n";
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("plan.tir", text);
+  auto module = ir::parseIRModule(sources, diags, file);
+  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  passes::PassPipeline pipeline;
+  pipeline.add({"pipeline-planning", "", passes::planPipelines});
+  passes::PassContext ctx(diags);
+  auto result = pipeline.run(*module, ctx);
+  Outcome o{result.has_value(), diags.renderAll()};
+  if (!diags.diagnostics().empty()) o.line = (int)diags.diagnostics()[0].loc.line;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a consistent user plan is accepted") {
+  CHECK(plan(", stage=[0, 2]").ok);
+  CHECK(plan(", order=[1, 0], stage=[0, 1]").ok);
+}
+
+TEST_CASE("a statement cannot run ahead of what it reads") {
+  Outcome o = plan(", stage=[2, 0]");
+  CHECK(!o.ok);
+  CHECK(o.line == 5);
+  CHECK(o.rendered.find("[pipeline-plan-invalid]") != std::string::npos);
+  CHECK(o.rendered.find("statement 1 (stage 0) reads `A_s`, which statement 0 (stage 2) writes") != std::string::npos);
+  CHECK(o.rendered.find("`A_s` written here") != std::string::npos);
+}
+
+TEST_CASE("plan lists need one entry per statement and order must be a permutation") {
+  Outcome a = plan(", stage=[0, 1, 2]");
+  CHECK(!a.ok);
+  CHECK(a.rendered.find("`stage` has 3 entries but the loop body has 2 statements") != std::string::npos);
+  Outcome b = plan(", order=[0, 0]");
+  CHECK(!b.ok);
+  CHECK(b.rendered.find("`order` must list each statement index 0..1 exactly once") != std::string::npos);
+}
