@@ -238,7 +238,17 @@ std::string CEmitter::callExpr(const Call* c) {
   return ns + callee + "(" + args + ")";
 }
 
-void CEmitter::line(const std::string& s) { out_ << std::string(indent_ * 2, ' ') << s << "\n"; }
+void CEmitter::line(const std::string& s) {
+  if (lineSources_ && loc_.known() && lineSources_->hasFile(loc_.file)) {
+    std::string name;
+    for (char c : lineSources_->name(loc_.file)) {
+      if (c == '"' || c == '\\') name += '\\';
+      name += c;
+    }
+    out_ << "#line " << loc_.line << " \"" << name << "\"\n";
+  }
+  out_ << std::string(indent_ * 2, ' ') << s << "\n";
+}
 void CEmitter::open(const std::string& head) {
   line(head + " {");
   ++indent_;

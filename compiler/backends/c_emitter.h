@@ -61,6 +61,23 @@ class CEmitter {
   int powerOfTwoShift(const ir::Expr& divisor) const;
   std::string unsignedDivMod(DType t, const std::string& x, const char* op, const std::string& y) const;
 
+  // Source attribution. With a SourceManager set, each emitted line is
+  // preceded by `#line N "file"` for the statement being emitted (the
+  // innermost LocationScope), so the compiler's line table, profilers and
+  // the emulator's findings name the .tl line.
+  void setLineSources(const SourceManager* sources) { lineSources_ = sources; }
+  class LocationScope {
+   public:
+    LocationScope(CEmitter& e, SourceLoc loc) : e_(e), saved_(e.loc_) {
+      if (loc.known()) e_.loc_ = loc;
+    }
+    ~LocationScope() { e_.loc_ = saved_; }
+
+   private:
+    CEmitter& e_;
+    SourceLoc saved_;
+  };
+
   // Output with indentation.
   void line(const std::string& s);
   void open(const std::string& head);  // "head {" and indent
@@ -73,6 +90,8 @@ class CEmitter {
   std::unordered_set<std::string> used_;
   std::unordered_set<const ir::VarNode*> nonNeg_;
   std::vector<ir::Var> keepAlive_;
+  const SourceManager* lineSources_ = nullptr;
+  SourceLoc loc_;
 };
 
 }  // namespace tlc::backend

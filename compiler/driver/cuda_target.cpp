@@ -182,7 +182,10 @@ std::optional<std::string> compileForCuda(const Module& module, const CudaOption
 
 int emitCuda(const Module& module, bool ptx, const CudaOptions& options, std::ostream& os, DiagnosticEngine& diags) {
   if (!ptx) {
-    auto cm = cuda::generateCuda(module, options, diags);
+    // Printed for reading: without the #line directives the compiled source carries.
+    CudaOptions readable = options;
+    readable.lineDirectives = false;
+    auto cm = cuda::generateCuda(module, readable, diags);
     if (!cm) return 1;
     os << cm->source;
     return 0;

@@ -34,6 +34,7 @@ class SourceManager {
   // Reads a file from disk; returns 0 and sets `error` when it cannot be read.
   uint32_t addFile(const std::string& path, std::string& error);
 
+  bool hasFile(uint32_t file) const { return file != 0 && file < files_.size(); }
   const std::string& name(uint32_t file) const { return files_[file].name; }
   const std::string& text(uint32_t file) const { return files_[file].text; }
   // The text of 1-based line `line` without its newline ("" when out of range).

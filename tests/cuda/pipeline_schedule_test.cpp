@@ -35,7 +35,9 @@ Generated generate(const std::string& attrs) {
   uint32_t file = sources.addBuffer("k.tl", text);
   auto module = compileSource(sources, diags, file, {});
   Generated g;
-  if (module) g.module = cuda::generateCuda(*module, cuda::CudaOptions{}, diags);
+  cuda::CudaOptions options;
+  options.lineDirectives = false;  // the checks below read the code's own lines
+  if (module) g.module = cuda::generateCuda(*module, options, diags);
   g.diagnostics = diags.renderAll();
   g.warned = diags.hasKind(DiagKind::CudaPipelineUnsupported);
   return g;

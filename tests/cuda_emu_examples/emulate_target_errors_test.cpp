@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 #include "compiler/driver/emulate_target.h"
@@ -104,4 +105,34 @@ TEST_CASE("a finding of the emulator fails the run") {
   INFO(env.diags.renderAll());
   CHECK(rc == 1);
   CHECK(env.diags.hasKind(DiagKind::CudaEmuCheckFailed));
+}
+
+TEST_CASE("findings name the .tl line through the emitted #line directives") {
+  const char* race = R"(def race[N](A: Tensor[(N,), float32], B: Tensor[(N,), float32]):
+    with T.Kernel(1, threads=128) as bx:
+        S = T.alloc_shared((128,), float32)
+        T.clear(S)
+        for i in T.Parallel(128):
+            S[0] = A[i]
+        T.copy(S, B[0])
+)";
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  uint32_t file = sm.addBuffer("race.tl", race);
+  std::optional<ir::Module> module = compileSource(sm, diags, file, {});
+  INFO(diags.renderAll());
+  REQUIRE(module);
+  std::ostringstream out;
+  RunSettings settings;
+  settings.dims = {{"N", 128}};
+  settings.out = &out;
+  std::ostringstream err;  // the emulator's report goes to stderr
+  std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());
+  int rc = runCudaEmulated(*module, settings, "sm_80", diags);
+  std::cerr.rdbuf(saved);
+  std::string report = err.str();
+  INFO(report);
+  CHECK(rc == 1);
+  CHECK(report.find("race.tl:6: error: write to shared offset 0") != std::string::npos);
+  CHECK(report.find("the other access: race.tl:6") != std::string::npos);
 }

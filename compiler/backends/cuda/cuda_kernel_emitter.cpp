@@ -171,6 +171,7 @@ void KernelEmitter::emitSerialFor(const ForStmt* f, const std::function<void()>&
 }
 
 void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
+  LocationScope at(*this, s->loc);
   if (!s || failed_) return;
   switch (s->kind) {
     case StmtKind::Seq:
@@ -248,6 +249,7 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
 }
 
 void KernelEmitter::emitBlockLeaf(const Stmt& s) {
+  LocationScope at(*this, s->loc);
   switch (s->kind) {
     case StmtKind::For: emitParallelNest(as<ForStmt>(s)); return;
     case StmtKind::Store: {
@@ -294,6 +296,7 @@ void KernelEmitter::emitBlockLeaf(const Stmt& s) {
 }
 
 void KernelEmitter::emitThread(const Stmt& s) {
+  LocationScope at(*this, s->loc);
   if (!s || failed_) return;
   switch (s->kind) {
     case StmtKind::Seq:
@@ -543,6 +546,7 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
     return false;
   }
   if (!planBuffers()) return false;
+  if (options_.lineDirectives) setLineSources(&diags_.sources());
   std::string params;
   for (auto& a : args_) {
     if (!params.empty()) params += ", ";

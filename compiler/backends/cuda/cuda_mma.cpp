@@ -327,6 +327,7 @@ bool ldmatrixOperandOk(const Region& reg) {
 }
 
 bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
+  LocationScope at(*this, g->loc);
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s)) return false;
   for (const Region* r : {&g->a, &g->b})

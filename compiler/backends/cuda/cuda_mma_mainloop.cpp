@@ -40,6 +40,7 @@ bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const std::vector<con
 // ldmatrix of the warp's A and B fragments for k-step `kk` into register
 // buffer `buf` (the operand buffers' versions select the stage).
 void KernelEmitter::emitMmaFragmentLoads(const MmaShape& s, const Expr& kk, int buf) {
+  LocationScope at(*this, mmaMainloop_.gemm->loc);
   const MmaMainloop& ml = mmaMainloop_;
   const GemmStmt* g = ml.gemm;
   int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
@@ -93,6 +94,7 @@ void KernelEmitter::emitMmaFragmentLoads(const MmaShape& s, const Expr& kk, int 
 
 // The warp's mma.sync instructions of one k-step from register buffer `buf`.
 void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
+  LocationScope at(*this, mmaMainloop_.gemm->loc);
   const MmaMainloop& ml = mmaMainloop_;
   int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
   std::string fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : "tlc::mma_m16n8k16_bf16";

@@ -11,6 +11,7 @@ struct CudaOptions {
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   int maxSharedBytes = 227 * 1024;
+  bool lineDirectives = true;  // #line directives naming the .tl line of each generated line
   bool printAfterAll = false;  // print the generated CUDA to stderr
   bool timePasses = false;     // print code generation and NVRTC times
   int benchRuns = 0;           // timed runs with --bench (0: as many as fit in ~0.5 s, at least 5)

@@ -169,6 +169,7 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
 }
 
 void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
+  LocationScope at(*this, c->loc);
   if (bufs_[c->src.buffer.get()].tile || bufs_[c->dst.buffer.get()].tile) {
     emitTileCopy(c);
     return;
@@ -313,6 +314,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
 }
 
 void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
+  LocationScope at(*this, f->loc);
   const Region& dst = f->dst;
   DType t = dst.buffer->dtype;
   open("");
@@ -336,6 +338,7 @@ void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
 }
 
 void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
+  LocationScope at(*this, r->loc);
   const Region &src = r->src, &dst = r->dst;
   DType td = dst.buffer->dtype, ts = src.buffer->dtype;
   DType acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
@@ -451,6 +454,7 @@ void KernelEmitter::emitGemm(const GemmStmt* g, bool partitioned) {
 }
 
 void KernelEmitter::emitGemmScalar(const GemmStmt* g, bool partitioned) {
+  LocationScope at(*this, g->loc);
   auto ad = nonUnitDims(g->a), bd = nonUnitDims(g->b), cd = nonUnitDims(g->c);
   auto pad2 = [](std::vector<int> d, const Region& r) {
     // Matrices with a unit dimension: take the trailing dimensions.

@@ -110,7 +110,8 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
   // A real architecture gives SASS; PTX is asked of the matching virtual one.
   std::string archOpt = "--gpu-architecture=" + (ptx ? "compute_" + arch.substr(3) : arch);
   std::string includeOpt = "--include-path=" + cudaHome() + "/include";
-  std::vector<std::string> opts = {archOpt, includeOpt, "--std=c++17", "-default-device", "--use_fast_math"};
+  std::vector<std::string> opts = {archOpt, includeOpt, "--std=c++17", "-default-device", "--use_fast_math",
+                                   "--generate-line-info"};
   opts.insert(opts.end(), extraOptions.begin(), extraOptions.end());
   std::vector<const char*> argv;
   for (auto& o : opts) argv.push_back(o.c_str());
