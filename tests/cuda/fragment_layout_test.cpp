@@ -111,7 +111,8 @@ TEST_CASE("a softmax-like kernel keeps its tile and row vectors in registers") {
 
 TEST_CASE("row-group layouts place every element once (tiles) or once per replica (vectors)") {
   for (auto l : std::vector<RowGroupLayout>{{64, 128, 128, 4, 8}, {4, 1024, 128, 32, 8}, {8, 64, 64, 8, 4},
-                                            {32, 16, 128, 4, 4}, {16, 8, 32, 2, 1}}) {
+                                            {32, 16, 128, 4, 4}, {16, 8, 32, 2, 1}, {2, 1024, 128, 64, 8},
+                                            {1, 8192, 512, 512, 8}}) {
     CAPTURE(l.rows);
     CAPTURE(l.cols);
     checkCoverage(l.tile());
@@ -132,8 +133,12 @@ TEST_CASE("row-group layouts place every element once (tiles) or once per replic
         for (int64_t rep = 0; rep < colv.replicate(); ++rep) found |= colv.threadOf({j}, rep) == tile.threadOf({i, j});
         CHECK(found);
       }
-    // Threads sharing a row are consecutive lanes of one warp (shuffle groups).
-    for (int64_t t = 0; t < l.threads; ++t) CHECK(t / l.group * l.group / 32 == (t / 32));
+    // Threads sharing a row are consecutive lanes of one warp (shuffle
+    // groups), or whole consecutive warps when a row is wider than a warp.
+    for (int64_t t = 0; t < l.threads; ++t) {
+      if (l.group <= 32) CHECK(t / l.group * l.group / 32 == (t / 32));
+      else CHECK(t / l.group == (t / 32) / (l.group / 32));
+    }
   }
 }
 
@@ -157,6 +162,40 @@ def k[M, N=1024, block_M=4](X: Tensor[(M, N), float16], W: Tensor[(N,), float16]
   CHECK(r.tile("X_f").layout.group == 32);
   CHECK(r.tile("X_f").layout.rowsPerThread() == 1);
   CHECK(r.tile("W_f").registers() == 32);
+}
+
+TEST_CASE("a row gets more than a warp only when fewer rows than warps leave no smaller choice") {
+  const char* kRows = R"(
+def k[M, N, block_M=BM, block_N=BN](X: Tensor[(M, N), float16], Y: Tensor[(M, N), float16]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=512) as bx:
+        X_f = T.alloc_fragment((block_M, block_N), float32)
+        s = T.alloc_fragment((block_M,), float32)
+        T.copy(X[bx * block_M, 0], X_f)
+        T.reduce_sum(X_f, s, dim=1)
+        for i, j in T.Parallel(block_M, block_N):
+            X_f[i, j] = X_f[i, j] / s[i]
+        T.copy(X_f, Y[bx * block_M, 0])
+)";
+  auto withRows = [&](int rows, int cols) {
+    std::string text = kRows;
+    text.replace(text.find("BM"), 2, std::to_string(rows));
+    text.replace(text.find("BN"), 2, std::to_string(cols));
+    return text;
+  };
+  // One row over 512 threads: the row spans all 16 warps, 8 elements each.
+  auto one = infer(withRows(1, 4096));
+  REQUIRE(one.inRegisters("X_f"));
+  CHECK(one.tile("X_f").layout.group == 512);
+  CHECK(one.tile("X_f").registers() == 8);
+  CHECK(one.tile("s").registers() == 1);
+  // Four rows: four warps per row.
+  auto four = infer(withRows(4, 4096));
+  REQUIRE(four.inRegisters("X_f"));
+  CHECK(four.tile("X_f").layout.group == 128);
+  // Sixteen rows fill the 16 warps: a row stays within one warp.
+  auto sixteen = infer(withRows(16, 2048));
+  REQUIRE(sixteen.inRegisters("X_f"));
+  CHECK(sixteen.tile("X_f").layout.group == 32);
 }
 
 TEST_CASE("a transposed access sends the whole group to shared memory") {

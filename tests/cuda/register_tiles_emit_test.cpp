@@ -43,21 +43,38 @@ size_t count(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("softmax runs from registers: shuffles for the row reductions, loads one tile ahead") {
+TEST_CASE("softmax runs from registers: a row per block, reductions across its warps, loads one tile ahead") {
   std::string cu = emit(exampleSource("examples/softmax/softmax.tl"));
-  CHECK(cu.find("float X_f[64];") != std::string::npos);
-  CHECK(cu.find("// `X_f`: registers, tile of a row-group layout (8 threads per row, runs of 8)") != std::string::npos);
+  CHECK(cu.find("float X_f[32];") != std::string::npos);
+  CHECK(cu.find("// `X_f`: registers, tile of a row-group layout (256 threads per row, runs of 8)") != std::string::npos);
   CHECK(cu.find("// `m`: registers, row vector of a row-group layout") != std::string::npos);
-  CHECK(cu.find("float m[4];") != std::string::npos);
-  // Only the second loop's stores to Y are ordered (successive iterations
-  // write the same tensor); nothing waits for the fragments.
-  CHECK(count(cu, "__syncthreads") == 1);
-  CHECK(cu.find("tlc_smem +") == std::string::npos);
-  CHECK(count(cu, "tlc::group_allreduce<8>") == 2);
+  CHECK(cu.find("float m[1];") != std::string::npos);
+  // Each row reduction: shuffles within the 8 warps, one partial result per
+  // warp in shared memory, two barriers. The second loop's stores to Y
+  // (disjoint tiles from one iteration to the next) need none.
+  CHECK(count(cu, "tlc::group_allreduce<32>") == 2);
+  CHECK(count(cu, "if (tid % 32 == 0) row_partial") == 2);
+  CHECK(count(cu, "for (int w = 1; w < 8; ++w)") == 2);
+  CHECK(count(cu, "__syncthreads") == 4);
   // Both streaming loops load the next tile into packed words one iteration ahead.
   CHECK(count(cu, "unsigned X_f_next") == 2);
   CHECK(count(cu, "tlc::unpack<__half>") == 2);
   CHECK(cu.find("tlc::copy_vec<unsigned, 4>(X_f_next") != std::string::npos);
+  // The output row is stored as 16-byte vectors.
+  CHECK(cu.find("tlc::copy_vec<__half, 8>(run_ptr") != std::string::npos);
+}
+
+TEST_CASE("a tile of 64 rows keeps 8 threads per row and reduces by shuffles only") {
+  std::string source = exampleSource("examples/softmax/softmax.tl");
+  std::string from = "block_M=1, block_N=8192, threads=256", to = "block_M=64, block_N=128, threads=128";
+  REQUIRE(source.find(from) != std::string::npos);
+  source.replace(source.find(from), from.size(), to);
+  std::string cu = emit(source);
+  CHECK(cu.find("float X_f[64];") != std::string::npos);
+  CHECK(cu.find("(8 threads per row, runs of 8)") != std::string::npos);
+  CHECK(count(cu, "tlc::group_allreduce<8>") == 2);
+  CHECK(count(cu, "__syncthreads") == 0);
+  CHECK(cu.find("tlc_smem +") == std::string::npos);
 }
 
 TEST_CASE("rmsnorm keeps rows, weights and the sum of squares in registers") {

@@ -63,3 +63,13 @@ TEST_CASE("fragments with transposed or scalar accesses fall back to shared memo
     CHECK(rc == 0);
   }
 }
+
+TEST_CASE("rows spread over several warps reduce through shared memory and stay correct") {
+  for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 77}, {"N", 300}}, {{"M", 5}, {"N", 1030}}, {{"M", 2}, {"N", 512}}}) {
+    std::string log;
+    CAPTURE(dims.at("M"));
+    int rc = runFile("wide_rows.tl", dims, &log);
+    INFO(log);
+    CHECK(rc == 0);
+  }
+}

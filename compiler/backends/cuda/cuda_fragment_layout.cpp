@@ -416,10 +416,12 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
   for (int64_t vector = std::max<int64_t>(1, 16 / elemBytes); vector >= 1; vector /= 2) {
     if (cols % vector) continue;
     int64_t best = 0;
-    for (int64_t group = 1; group <= 32; group *= 2) {
+    // A row spans more than a warp (whole warps: G is a power of two) only
+    // when no G <= 32 gives every thread work.
+    for (int64_t group = 1; group <= threads; group *= 2) {
       if (cols % (group * vector) || (rows * group) % threads) continue;
       best = group;
-      if (group * vector * elemBytes >= 128) break;
+      if (group * vector * elemBytes >= 128 || group >= 32) break;
     }
     if (best) {
       *out = RowGroupLayout{rows, cols, threads, best, vector};

@@ -6,8 +6,9 @@
 // memory (the placement of cuda_kernel_analysis.cpp).
 //
 // The row-group layout of an [R, C] tile over T threads has two parameters:
-// G threads (consecutive lanes of one warp, G <= 32) share a row, and each of
-// them owns runs of V contiguous columns:
+// G consecutive threads share a row (lanes of one warp when G <= 32, whole
+// consecutive warps beyond), and each of them owns runs of V contiguous
+// columns:
 //   thread(i, j)   = (i % P) * G + (j / V) % G            with P = T / G
 //   register(i, j) = (i / P) * (C / G) + (j / (G * V)) * V + j % V
 // A row vector [R] that follows the tile's rows is replicated over the G
@@ -28,9 +29,10 @@
 //
 // The parameters follow a cost rule: V is a 16-byte vector of the narrowest
 // global element the tile is copied from or to (halved until it divides C);
-// G is the smallest power of two for which every thread has work
+// G is the smallest power of two (at most T) for which every thread has work
 // (T / G rows at a time divide R) and the G threads of a row read at least
-// 128 contiguous bytes (whole cache lines from global memory; a conflict-free
+// 128 contiguous bytes (stopping at 32 once a row fills a warp; more only
+// when R < T / 32, as for a kernel that gives each row the whole block) (whole cache lines from global memory; a conflict-free
 // phase of 8 threads for 16-byte shared memory accesses). Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
 #pragma once

@@ -1,6 +1,8 @@
 // Analyses of one kernel before emission: where each buffer lives, which
 // shared buffers are versioned by software pipelining or swizzled for
 // tensor-core operands, and which memory each statement touches (for barriers).
+#include <optional>
+
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
@@ -159,7 +161,111 @@ class UsesVars : public IRVisitor {
   }
 };
 
+// The coefficient c of `k` in `e` when e = c * k + rest, with c a constant
+// and rest the same in every iteration (no variable of `bound`, no load);
+// nothing otherwise. Index arithmetic is assumed not to overflow.
+std::optional<int64_t> coefficientOf(const Expr& e, const VarNode* k, const std::unordered_set<const VarNode*>& bound) {
+  switch (e->kind) {
+    case ExprKind::IntImm: return 0;
+    case ExprKind::VarRef: {
+      const VarNode* v = as<VarRef>(e)->var.get();
+      if (v == k) return 1;
+      if (bound.count(v)) return std::nullopt;
+      return 0;
+    }
+    case ExprKind::Cast: {
+      auto* c = as<Cast>(e);
+      if (!isInteger(c->dtype) || !isInteger(c->value->dtype)) return std::nullopt;
+      return coefficientOf(c->value, k, bound);
+    }
+    case ExprKind::Binary: {
+      auto* b = as<Binary>(e);
+      auto ca = coefficientOf(b->a, k, bound), cb = coefficientOf(b->b, k, bound);
+      if (!ca || !cb) return std::nullopt;
+      int64_t c;
+      if (b->op == BinaryOp::Add) return *ca + *cb;
+      if (b->op == BinaryOp::Sub) return *ca - *cb;
+      if (b->op == BinaryOp::Mul && constInt(b->a, &c)) return c * *cb;
+      if (b->op == BinaryOp::Mul && constInt(b->b, &c)) return c * *ca;
+      if (*ca == 0 && *cb == 0) return 0;
+      return std::nullopt;
+    }
+    default: {
+      std::unordered_set<const VarNode*> vars = bound;
+      vars.insert(k);
+      UsesVars uses(vars);
+      uses.visit(e);
+      if (uses.found || uses.loads) return std::nullopt;
+      return 0;
+    }
+  }
+}
+
+// The writes of each buffer in a statement: the regions of copies and fills,
+// and how many writes of any kind.
+class WriteScan : public IRVisitor {
+ public:
+  std::unordered_map<const BufferNode*, std::vector<const Region*>> regions;
+  std::unordered_map<const BufferNode*, int> writes;
+  void visitStore(const StoreStmt* s) override {
+    ++writes[s->buffer.get()];
+    IRVisitor::visitStore(s);
+  }
+  void visitAtomic(const AtomicStmt* a) override {
+    ++writes[a->buffer.get()];
+    IRVisitor::visitAtomic(a);
+  }
+  void visitCopy(const CopyStmt* c) override {
+    region(c->dst);
+    IRVisitor::visitCopy(c);
+  }
+  void visitFill(const FillStmt* f) override {
+    region(f->dst);
+    IRVisitor::visitFill(f);
+  }
+  void visitReduce(const ReduceStmt* r) override {
+    ++writes[r->dst.buffer.get()];
+    IRVisitor::visitReduce(r);
+  }
+  void visitGemm(const GemmStmt* g) override {
+    ++writes[g->c.buffer.get()];
+    IRVisitor::visitGemm(g);
+  }
+
+ private:
+  void region(const Region& r) {
+    ++writes[r.buffer.get()];
+    regions[r.buffer.get()].push_back(&r);
+  }
+};
+
 }  // namespace
+
+Accesses KernelEmitter::loopCarried(const ForStmt* f) {
+  // The body's accesses, except writes to a global tensor that the body does
+  // not read and writes once per iteration, by a copy or fill whose region
+  // moves along some dimension by at least its extent from one iteration to
+  // the next (min = c * k + rest, |c| >= extent): successive iterations then
+  // write disjoint elements, which needs no ordering between threads.
+  Accesses carried = accessesOf(f->body);
+  WriteScan scan;
+  scan.visit(f->body);
+  BoundVars bound;
+  bound.visit(f->body);
+  for (auto it = carried.writes.begin(); it != carried.writes.end();) {
+    const BufferNode* b = *it;
+    bool disjoint = false;
+    auto rs = scan.regions.find(b);
+    if (b->scope == MemScope::Global && !carried.reads.count(b) && scan.writes[b] == 1 && rs != scan.regions.end())
+      for (auto& range : rs->second[0]->ranges) {
+        int64_t extent;
+        auto c = coefficientOf(range.min, f->var.get(), bound.vars);
+        disjoint |= c && constInt(range.extent, &extent) && extent > 0 && std::abs(*c) >= extent;
+      }
+    it = disjoint ? carried.writes.erase(it) : std::next(it);
+  }
+  return carried;
+}
 
 // The plan's stage-0 statements must be leading global->shared copies whose
 // regions use nothing the body binds or loads, and the other statements must
@@ -347,6 +453,16 @@ bool KernelEmitter::planBuffers() {
       offset += info.elems * info.versions * dtypeBytes(b->dtype);
     }
     bufs_[b.get()] = info;
+  }
+  // Rows wider than a warp reduce through shared memory: one partial result
+  // per warp and register row (8 bytes: the widest accumulator).
+  int64_t scratch = 0;
+  for (auto& g : tiles_.groups)
+    if (g.group > 32) scratch = std::max(scratch, g.rowsPerThread() * (g.threads / 32) * 8);
+  if (scratch) {
+    offset = (offset + 127) / 128 * 128;
+    rowScratchOffset_ = offset;
+    offset += scratch;
   }
   sharedBytes_ = offset;
   if (sharedBytes_ > options_.maxSharedBytes) {

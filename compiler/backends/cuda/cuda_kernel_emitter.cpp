@@ -234,7 +234,7 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
         }
       Accesses body = accessesOf(f->body);
       Accesses inner = pending;
-      inner.merge(body);  // what the previous iteration left behind
+      inner.merge(loopCarried(f));  // what the previous iteration left behind
       emitSerialFor(f, [&] { emitBlock(f->body, inner); });
       pending = inner;
       pending.merge(body);
@@ -458,7 +458,7 @@ void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetc
   };
   issue(first);
   Accesses inner = pending;
-  inner.merge(accessesOf(f->body));
+  inner.merge(loopCarried(f));
   open("for (" + t + " " + k + " = " + first + "; " + k + " < " + end + "; ++" + k + ")");
   line("#pragma unroll");
   line("for (int r = 0; r < " + std::to_string(tile.elems) + "; ++r) " + current + "[r] = " +

@@ -2,6 +2,7 @@
 // for the lowering it implements. Internal to the CUDA backend.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -59,6 +60,8 @@ class KernelEmitter : public backend::CEmitter {
   // analysis (cuda_kernel_analysis.cpp)
   bool planBuffers();
   Accesses accessesOf(const ir::Stmt& s);
+  // What one iteration of a serial loop leaves for the next to wait on.
+  Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
   const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop);
 
@@ -109,6 +112,13 @@ class KernelEmitter : public backend::CEmitter {
   bool vectorRuns(const ir::Region& other, const RegisterTile& tile);
   // Whether a global -> register tile copy can load packed words (whole vector runs of 32-bit multiples).
   bool packableLoad(const ir::CopyStmt* c);
+  // reduce(X, m, dim=1) of a register tile whose rows span several warps:
+  // shuffles within each warp, then the warps of a row combine their partial
+  // results through shared memory (rowScratchOffset_), between two barriers.
+  // `value(i)`: the accumulator-typed element of the source register `i`.
+  void emitWarpSpanningReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
+                              const std::string& op, const std::function<std::string(const std::string&)>& value,
+                              const std::function<std::string(const std::string&, const std::string&)>& combine);
 
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
@@ -131,6 +141,8 @@ class KernelEmitter : public backend::CEmitter {
   // Register fragments inside a Parallel nest over their layout: the register index.
   std::unordered_map<const ir::BufferNode*, ir::Expr> fragmentRegister_;
   int64_t sharedBytes_ = 0;
+  // Shared memory where the warps of a row combine a reduction (rows wider than a warp); -1 when unused.
+  int64_t rowScratchOffset_ = -1;
   int64_t threads_ = 0;
   ir::Var tid_;
   bool failed_ = false;

@@ -3,7 +3,7 @@
 // calling thread's registers, copies move each thread's own elements
 // (16-byte vectors where the run is contiguous and aligned), and no barrier is
 // needed since no other thread sees these registers. Row-wise reductions are
-// in cuda_tile_ops.cpp (emitReduce).
+// in cuda_tile_ops.cpp (emitReduce), except for rows wider than a warp (here).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 
@@ -77,11 +77,14 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
 
 namespace {
 
-// A region whose two non-unit dimensions are `rows` x `cols`, the last of
-// them the buffer's contiguous dimension: a tile row is a contiguous run.
+// A region whose two non-unit dimensions are `rows` x `cols` (only `cols`
+// for a one-row tile), the last of them the buffer's contiguous dimension: a
+// tile row is a contiguous run.
 bool rowContiguous(const Region& r, const RowGroupLayout& l) {
   auto dims = nonUnitDims(r);
   int64_t a, b;
+  if (l.rows == 1 && l.cols > 1 && dims.size() == 1)
+    return dims[0] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &b) && b == l.cols;
   return dims.size() == 2 && dims[1] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &a) &&
          constInt(r.ranges[dims[1]].extent, &b) && a == l.rows && b == l.cols;
 }
@@ -133,7 +136,8 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   auto ext = extentsOf(other, dims);
   // The buffer index of the fragment element (row, col) (or of element `col`/`row` of a vector).
   auto partnerIndex = [&](const Expr& row, const Expr& col) {
-    if (tile.role == FragmentRole::Tile && rowContiguous(other, l)) return regionIndex(other, dims, {row, col});
+    if (tile.role == FragmentRole::Tile && rowContiguous(other, l))
+      return dims.size() == 2 ? regionIndex(other, dims, {row, col}) : regionIndex(other, dims, {col});
     Expr flat = tile.role == FragmentRole::Tile ? add(mul(row, makeInt(l.cols)), col)
                 : tile.role == FragmentRole::Rows ? row
                                                   : col;
@@ -246,6 +250,47 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   ++indent_;
   scalarLoops();
   close();
+  close();
+}
+
+void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::string& accType, const std::string& identity,
+                                          const std::string& op,
+                                          const std::function<std::string(const std::string&)>& value,
+                                          const std::function<std::string(const std::string&, const std::string&)>& combine) {
+  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
+  const RowGroupLayout& l = si.tile->layout;
+  DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
+  // Partial result of warp w of row slot p, for the thread's row ri:
+  // scratch[ri * (T / 32) + p * (G / 32) + w], that is scratch[ri * (T / 32) + tid / 32].
+  std::string warps = std::to_string(l.threads / 32), rowWarps = std::to_string(l.group / 32);
+  std::string rows = std::to_string(l.rowsPerThread()), cols = std::to_string(l.colsPerThread());
+  open("");
+  std::string scratch = fresh("row_partial"), a = fresh("acc");
+  line(accType + "* " + scratch + " = reinterpret_cast<" + accType + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) +
+       ");");
+  line("#pragma unroll");
+  open("for (int ri = 0; ri < " + rows + "; ++ri)");
+  line(accType + " " + a + " = " + identity + ";");
+  line("#pragma unroll");
+  line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " + combine(a, value("ri * " + cols + " + c")) + ";");
+  line(a + " = tlc::group_allreduce<32>(" + a + ", " + op + ");");
+  line("if (tid % 32 == 0) " + scratch + "[ri * " + warps + " + tid / 32] = " + a + ";");
+  close();
+  line("__syncthreads();");
+  // Every thread of a row combines the row's warps in the same order, so all hold the same result.
+  line("#pragma unroll");
+  open("for (int ri = 0; ri < " + rows + "; ++ri)");
+  std::string first = fresh("first");
+  line("const int " + first + " = ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps + ";");
+  line(accType + " " + a + " = " + scratch + "[" + first + "];");
+  line("#pragma unroll");
+  line("for (int w = 1; w < " + rowWarps + "; ++w) " + a + " = " + combine(a, scratch + "[" + first + " + w]") + ";");
+  std::string target = di.name + "[ri]";
+  std::string result = r->clear ? a : combine(cast(acc, td, target), a);
+  line(target + " = " + cast(td, acc, result) + ";");
+  close();
+  // The next reduction reuses the scratch.
+  line("__syncthreads();");
   close();
 }
 

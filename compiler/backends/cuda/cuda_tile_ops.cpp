@@ -369,6 +369,14 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
     // its registers of a row, then the G threads of the row exchange by shuffles.
     const RowGroupLayout& l = si.tile->layout;
     const BufferInfo& di = bufs_[dst.buffer.get()];
+    if (l.group > 32) {
+      auto value = [&](const std::string& reg) {
+        std::string v = cast(acc, ts, si.name + "[" + reg + "]");
+        return isAbs ? "tlc::abs(" + v + ")" : v;
+      };
+      emitWarpSpanningReduce(r, A, identity, op, value, combine);
+      return;
+    }
     open("");
     Var ri = makeVar("ri");
     std::string i = varName(ri), accName = fresh("acc");
