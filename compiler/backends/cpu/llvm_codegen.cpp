@@ -17,6 +17,7 @@
 #include "compiler/backends/cpu/expr_codegen.h"
 #include "compiler/backends/cpu/gemm_microkernel.h"
 #include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/backends/cpu/next_block_prefetch.h"
 #include "compiler/backends/cpu/streaming_stores.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
@@ -107,6 +108,8 @@ class StmtEmitter : public ExprEmitter {
     llvm::Type* it = valueType(ctx_, f->var->dtype);
     lo = b_.CreateIntCast(lo, it, isSigned(f->min->dtype));
     ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
+    if (!blockVars_.empty())
+      for (const Load* l : nextBlockPrefetches(*f, blockVars_)) prefetchForNextBlock(f, l, lo, ext);
     if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)
       return emitStreamingFor(f, store, lo, ext);
     emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, 0, [&] { emit(f->body); });
@@ -205,6 +208,38 @@ class StmtEmitter : public ExprEmitter {
 
     llvm::Value* tail = b_.CreateAdd(lo, b_.CreateTrunc(b_.CreateAdd(head, b_.CreateMul(lines, b_.getInt64(lineElems))), it));
     emitLoop(f->var, tail, end, ForKind::Vectorized, 0, [&] { emit(f->body); });
+  }
+
+  // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
+  // variable in the next block of the grid (next_block_prefetch.h).
+  void prefetchForNextBlock(const ForStmt* f, const Load* load, llvm::Value* lo, llvm::Value* ext) {
+    std::vector<llvm::Value*> current;
+    for (size_t i = 0; i < blockVars_.size(); ++i) {
+      current.push_back(vars_[blockVars_[i]]);
+      vars_[blockVars_[i]] = nextBlockValues_[i];
+    }
+    vars_[f->var.get()] = lo;
+    llvm::Value* first = emitAddress(load->buffer, load->indices, /*inBounds=*/false);
+    for (size_t i = 0; i < blockVars_.size(); ++i) vars_[blockVars_[i]] = current[i];
+    vars_.erase(f->var.get());
+
+    llvm::Type* i64t = b_.getInt64Ty();
+    llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
+    llvm::Value* lead = b_.CreateAnd(addr, 63);
+    llvm::Value* bytes = b_.CreateMul(b_.CreateSExt(ext, i64t), b_.getInt64(dtypeBytes(load->buffer->dtype)));
+    llvm::Value* lines = b_.CreateSelect(b_.CreateICmpSGT(bytes, b_.getInt64(0)),
+                                         b_.CreateUDiv(b_.CreateAdd(b_.CreateAdd(bytes, lead), b_.getInt64(63)),
+                                                       b_.getInt64(64)),
+                                         b_.getInt64(0));
+    llvm::Value* lineStart = b_.CreateGEP(b_.getInt8Ty(), first, b_.CreateNeg(lead));
+    llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+    auto line = makeVar(load->buffer->name + "_prefetch", DType::Int64);
+    emitLoop(line, b_.getInt64(0), lines, ForKind::Serial, 0, [&] {
+      llvm::Value* p = b_.CreateGEP(b_.getInt8Ty(), lineStart, b_.CreateMul(vars_[line.get()], b_.getInt64(64)));
+      // read, locality 2 (prefetcht1: into L2), data
+      b_.CreateCall(prefetch, {p, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    });
+    vars_.erase(line.get());
   }
 
   // tlc_cpu_stream_store_min_bytes(), called once at the function's entry.
@@ -379,9 +414,14 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* rest = ib.CreateUDiv(blk, gx);
     idx[1] = ib.CreateURem(rest, gy);
     idx[2] = ib.CreateUDiv(rest, gy);
+    llvm::Value* nextBlk = ib.CreateAdd(blk, ib.getInt64(1));
+    llvm::Value* nextRest = ib.CreateUDiv(nextBlk, gx);
+    llvm::Value* nextIdx[3] = {ib.CreateURem(nextBlk, gx), ib.CreateURem(nextRest, gy), ib.CreateUDiv(nextRest, gy)};
     for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) {
       const Var& v = k->blockVars[d];
       inner.vars_[v.get()] = ib.CreateIntCast(idx[d], valueType(ctx_, v->dtype), false, v->name);
+      inner.blockVars_.push_back(v.get());
+      inner.nextBlockValues_.push_back(ib.CreateIntCast(nextIdx[d], valueType(ctx_, v->dtype), false, v->name + ".next"));
     }
     inner.emit(k->body);
     llvm::Value* next = ib.CreateAdd(blk, ib.getInt64(1));
@@ -406,6 +446,10 @@ class StmtEmitter : public ExprEmitter {
   bool streamingAllowed_;
   llvm::Value* streamMinBytes_ = nullptr;
   bool streamed_ = false;
+  // In block functions: the kernel's block index variables and their values
+  // for the next block (for next_block_prefetch.h).
+  std::vector<const VarNode*> blockVars_;
+  std::vector<llvm::Value*> nextBlockValues_;
 
  public:
   void bindParams(const PrimFunc& f) {

@@ -11,7 +11,9 @@
 // Vectorized loops carry loop-vectorizer metadata and mark their memory
 // accesses parallel; those that write a tensor the function never reads
 // write its whole cache lines with non-temporal stores when it is large
-// (streaming_stores.h), and the functions that do end with an sfence.
+// (streaming_stores.h), and the functions that do end with an sfence. In a
+// block function, such loops first prefetch what the next block of the grid
+// reads there, when every block reads its own part (next_block_prefetch.h).
 // Integer `//` and `%` are floor division and modulo; float-to-int casts
 // saturate (NaN gives 0).
 #pragma once
