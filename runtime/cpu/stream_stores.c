@@ -4,9 +4,11 @@
  * leaves the written line out of the caches. That halves the write traffic of
  * an output too large to stay cached anyway, and hurts an output that a next
  * kernel would have found in the cache. So kernels stream an output only when
- * it is at least as large as the last-level cache, read once from sysfs (the
- * cache the kernel's core shares), with sysconf and then 32 MiB as fallbacks.
- * TLC_CPU_STREAM_MIN_BYTES or tlc_cpu_set_stream_store_min_bytes override it. */
+ * it is at least half as large as the last-level cache (an output that size
+ * and an input like it do not stay cached together), the cache size read once
+ * from sysfs (the cache the kernel's core shares), with sysconf and then
+ * 32 MiB as fallbacks. TLC_CPU_STREAM_MIN_BYTES or
+ * tlc_cpu_set_stream_store_min_bytes override it. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,7 +54,8 @@ static long long default_min_bytes(void) {
   long long llc = sysfs_last_level_cache();
   if (llc <= 0) llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return llc > 0 ? llc : 32ll << 20;
+  if (llc <= 0) llc = 32ll << 20;
+  return llc / 2;
 }
 
 int64_t tlc_cpu_stream_store_min_bytes(void) {

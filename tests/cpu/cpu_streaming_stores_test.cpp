@@ -104,3 +104,12 @@ TEST_CASE("kernels that stream their outputs agree with the interpreter") {
   CHECK(r.pass);
   tlc_cpu_set_stream_store_min_bytes(-1);
 }
+
+TEST_CASE("the streaming threshold has a default that a host program can override and restore") {
+  int64_t initial = tlc_cpu_stream_store_min_bytes();
+  CHECK(initial > 0);
+  tlc_cpu_set_stream_store_min_bytes(12345);
+  CHECK(tlc_cpu_stream_store_min_bytes() == 12345);
+  tlc_cpu_set_stream_store_min_bytes(-1);
+  CHECK(tlc_cpu_stream_store_min_bytes() == initial);
+}

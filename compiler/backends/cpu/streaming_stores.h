@@ -14,7 +14,8 @@
 //   - the function never reads that tensor (no load, atomic or gemm operand
 //     names it), so no kernel of the call wants the lines back in the cache;
 //   - at run time, the tensor holds at least tlc_cpu_stream_store_min_bytes()
-//     bytes (by default the last-level cache size): smaller outputs stay
+//     bytes (by default half the last-level cache: such an output and an
+//     input of its size do not stay cached together): smaller outputs stay
 //     cached for whatever reads them next.
 // Such a loop runs its first iterations up to a 64-byte boundary of the
 // destination and its last partial line as before; every whole line between
