@@ -118,7 +118,8 @@ class StmtEmitter : public ExprEmitter {
   // for (var = lo; var < end; ++var) body(), with the loop metadata of `kind`
   // (and a vectorization width when width > 0).
   template <class Body>
-  void emitLoop(const Var& var, llvm::Value* lo, llvm::Value* end, ForKind kind, int width, Body&& body) {
+  void emitLoop(const Var& var, llvm::Value* lo, llvm::Value* end, ForKind kind, int width, Body&& body,
+                bool keepRolled = false) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, var->name + ".loop", fn_);
     auto* bodyBB = llvm::BasicBlock::Create(ctx_, var->name + ".body", fn_);
@@ -142,7 +143,7 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* next = b_.CreateAdd(iv, llvm::ConstantInt::get(lo->getType(), 1), "", false, true);
     auto* latch = b_.CreateBr(header);
     iv->addIncoming(next, b_.GetInsertBlock());
-    attachLoopMetadata(latch, kind, group, width);
+    attachLoopMetadata(latch, kind, group, width, keepRolled);
     b_.SetInsertPoint(exit);
   }
 
@@ -179,7 +180,6 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* mid = b_.CreateAdd(lo, b_.CreateTrunc(head, it));
     llvm::Value* end = b_.CreateAdd(lo, ext);
 
-    emitLoop(f->var, lo, mid, ForKind::Vectorized, 0, [&] { emit(f->body); });
 
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     auto* lineTy = llvm::FixedVectorType::get(elem, unsigned(lineElems));
@@ -206,8 +206,20 @@ class StmtEmitter : public ExprEmitter {
     vars_.erase(line.get());
     streamed_ = true;
 
+    // The edges, [lo, mid) then [tail, end), by one copy of the loop that a
+    // two-trip loop kept rolled runs twice (the body is emitted once more,
+    // not twice: compile time).
     llvm::Value* tail = b_.CreateAdd(lo, b_.CreateTrunc(b_.CreateAdd(head, b_.CreateMul(lines, b_.getInt64(lineElems))), it));
-    emitLoop(f->var, tail, end, ForKind::Vectorized, 0, [&] { emit(f->body); });
+    auto edge = makeVar(f->var->name + "_edge", DType::Int64);
+    emitLoop(
+        edge, b_.getInt64(0), b_.getInt64(2), ForKind::Serial, 0,
+        [&] {
+          llvm::Value* second = b_.CreateICmpNE(vars_[edge.get()], b_.getInt64(0));
+          emitLoop(f->var, b_.CreateSelect(second, tail, lo), b_.CreateSelect(second, end, mid), ForKind::Vectorized, 0,
+                   [&] { emit(f->body); });
+        },
+        /*keepRolled=*/true);
+    vars_.erase(edge.get());
   }
 
   // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
@@ -259,7 +271,8 @@ class StmtEmitter : public ExprEmitter {
     if (streamed_) b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::x86_sse_sfence));
   }
 
-  void attachLoopMetadata(llvm::Instruction* latch, ForKind kind, llvm::MDNode* group, int width) {
+  void attachLoopMetadata(llvm::Instruction* latch, ForKind kind, llvm::MDNode* group, int width,
+                          bool keepRolled = false) {
     std::vector<llvm::Metadata*> ops = {nullptr};
     auto flag = [&](const char* name) {
       ops.push_back(llvm::MDNode::get(
@@ -287,6 +300,7 @@ class StmtEmitter : public ExprEmitter {
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
     } else {
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.mustprogress")}));
+      if (keepRolled) ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
     }
     llvm::MDNode* loopID = llvm::MDNode::getDistinct(ctx_, ops);
     loopID->replaceOperandWith(0, loopID);

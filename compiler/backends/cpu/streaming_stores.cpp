@@ -28,6 +28,8 @@ const StoreStmt* streamableStore(const ForStmt& loop, const BufferSet& writeOnly
   if (!store || store->buffer->scope != MemScope::Global || !writeOnly.count(store->buffer.get())) return nullptr;
   int bytes = dtypeBytes(store->buffer->dtype);
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return nullptr;
+  int64_t extent = 0;
+  if (!constInt(loop.extent, &extent) || extent * bytes < 64) return nullptr;
   return contiguousIn(store->indices, loop.var.get()) ? store : nullptr;
 }
 

@@ -10,7 +10,9 @@
 //   - the loop is an innermost Vectorized loop whose body is one store to a
 //     tensor parameter, at an index contiguous in the loop variable (the last
 //     index is `v` or `x + v` with `x` free of `v`; the others are free of
-//     `v`), of an element of 1, 2, 4 or 8 bytes;
+//     `v`), of an element of 1, 2, 4 or 8 bytes, over a constant extent of
+//     at least 64 bytes (whole tile rows; the clamped loops of edge tiles
+//     keep ordinary stores);
 //   - the function never reads that tensor (no load, atomic or gemm operand
 //     names it), so no kernel of the call wants the lines back in the cache;
 //   - at run time, the tensor holds at least tlc_cpu_stream_store_min_bytes()
@@ -18,9 +20,10 @@
 //     input of its size do not stay cached together): smaller outputs stay
 //     cached for whatever reads them next.
 // Such a loop runs its first iterations up to a 64-byte boundary of the
-// destination and its last partial line as before; every whole line between
-// is computed into a 64-byte staging vector (which LLVM keeps in a register)
-// and written with one aligned non-temporal vector store.
+// destination and its last partial line as before (one copy of the loop, run
+// for both); every whole line between is computed into a 64-byte staging
+// vector (which LLVM keeps in a register) and written with one aligned
+// non-temporal vector store.
 #pragma once
 
 #include <unordered_set>
