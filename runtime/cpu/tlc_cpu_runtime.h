@@ -28,6 +28,15 @@ int tlc_cpu_num_threads(void);
 /* Sets the number of threads for later calls (n < 1: back to the default). */
 void tlc_cpu_set_num_threads(int n);
 
+/* Output tensors of at least this many bytes are written with streaming
+ * (non-temporal) stores where the compiler's rule allows it (see
+ * compiler/backends/cpu/streaming_stores.h). Default: half the last-level
+ * cache size, or TLC_CPU_STREAM_MIN_BYTES when set. */
+int64_t tlc_cpu_stream_store_min_bytes(void);
+
+/* Sets that threshold for later kernel calls (bytes < 0: back to the default). */
+void tlc_cpu_set_stream_store_min_bytes(int64_t bytes);
+
 /* float8 conversions: round to nearest even with subnormals; e5m2 overflows
  * to infinity, e4m3 (no infinity) overflows to NaN; NaN stays NaN. */
 float tlc_cpu_f8e4m3_to_f32(uint8_t v);

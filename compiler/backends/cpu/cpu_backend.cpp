@@ -134,6 +134,7 @@ std::unique_ptr<CpuJitModule> jitCompile(const ir::Module& lowered, const CpuOpt
     runtime[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
   };
   add("tlc_cpu_parallel_for", &tlc_cpu_parallel_for);
+  add("tlc_cpu_stream_store_min_bytes", &tlc_cpu_stream_store_min_bytes);
   add("tlc_cpu_f8e4m3_to_f32", &tlc_cpu_f8e4m3_to_f32);
   add("tlc_cpu_f32_to_f8e4m3", &tlc_cpu_f32_to_f8e4m3);
   add("tlc_cpu_f8e5m2_to_f32", &tlc_cpu_f8e5m2_to_f32);

@@ -44,19 +44,21 @@ void ExprEmitter::markParallelAccess(llvm::Instruction* access) {
   access->setMetadata(llvm::LLVMContext::MD_access_group, md);
 }
 
-llvm::Value* ExprEmitter::emitAddress(const Buffer& buf, const std::vector<Expr>& indices) {
+llvm::Value* ExprEmitter::emitAddress(const Buffer& buf, const std::vector<Expr>& indices, bool inBounds) {
   auto it = bufs_.find(buf.get());
   TLC_CHECK(it != bufs_.end(), "buffer `" + buf->name + "` is not in scope in the CPU backend");
   llvm::Value* linear = b_.getInt64(0);
   for (size_t d = 0; d < indices.size(); ++d) {
     if (d > 0) {
       llvm::Value* dim = b_.CreateIntCast(emitExpr(buf->shape[d]), b_.getInt64Ty(), isSigned(buf->shape[d]->dtype));
-      linear = b_.CreateMul(linear, dim, "", false, true);
+      linear = b_.CreateMul(linear, dim, "", false, inBounds);
     }
     llvm::Value* i = b_.CreateIntCast(emitExpr(indices[d]), b_.getInt64Ty(), isSigned(indices[d]->dtype));
-    linear = b_.CreateAdd(linear, i, "", false, true);
+    linear = b_.CreateAdd(linear, i, "", false, inBounds);
   }
-  return b_.CreateInBoundsGEP(storageType(ctx_, buf->dtype), it->second, linear, buf->name + ".addr");
+  llvm::Type* elem = storageType(ctx_, buf->dtype);
+  if (!inBounds) return b_.CreateGEP(elem, it->second, linear, buf->name + ".addr");
+  return b_.CreateInBoundsGEP(elem, it->second, linear, buf->name + ".addr");
 }
 
 llvm::Value* ExprEmitter::emitExpr(const Expr& e) {

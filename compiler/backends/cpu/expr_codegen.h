@@ -21,8 +21,9 @@ class ExprEmitter {
   ExprEmitter(llvm::Module& m, llvm::Function* fn);
 
   llvm::Value* emitExpr(const ir::Expr& e);
-  // Pointer to buf[indices] (row-major, 64-bit index arithmetic).
-  llvm::Value* emitAddress(const ir::Buffer& buf, const std::vector<ir::Expr>& indices);
+  // Pointer to buf[indices] (row-major, 64-bit index arithmetic). With
+  // inBounds false the address may lie outside the buffer (prefetches).
+  llvm::Value* emitAddress(const ir::Buffer& buf, const std::vector<ir::Expr>& indices, bool inBounds = true);
 
  protected:
   void markParallelAccess(llvm::Instruction* access);

@@ -2,11 +2,13 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <limits>
 #include <unordered_map>
@@ -15,6 +17,8 @@
 #include "compiler/backends/cpu/expr_codegen.h"
 #include "compiler/backends/cpu/gemm_microkernel.h"
 #include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/backends/cpu/next_block_prefetch.h"
+#include "compiler/backends/cpu/streaming_stores.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
 
@@ -26,8 +30,13 @@ namespace {
 
 class StmtEmitter : public ExprEmitter {
  public:
-  StmtEmitter(llvm::Module& m, const CpuTarget& target, llvm::Function* fn, const std::string& kernelPrefix)
-      : ExprEmitter(m, fn), target_(target), kernelPrefix_(kernelPrefix) {}
+  StmtEmitter(llvm::Module& m, const CpuTarget& target, llvm::Function* fn, const std::string& kernelPrefix,
+              const BufferSet& writeOnly)
+      : ExprEmitter(m, fn),
+        target_(target),
+        kernelPrefix_(kernelPrefix),
+        writeOnly_(&writeOnly),
+        streamingAllowed_(llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64) {}
 
   void emit(const Stmt& s) {
     if (!s) return;
@@ -99,35 +108,171 @@ class StmtEmitter : public ExprEmitter {
     llvm::Type* it = valueType(ctx_, f->var->dtype);
     lo = b_.CreateIntCast(lo, it, isSigned(f->min->dtype));
     ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
-    llvm::Value* end = b_.CreateAdd(lo, ext);
+    if (!blockVars_.empty())
+      for (const Load* l : nextBlockPrefetches(*f, blockVars_)) prefetchForNextBlock(f, l, lo, ext);
+    if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)
+      return emitStreamingFor(f, store, lo, ext);
+    emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, 0, [&] { emit(f->body); });
+  }
+
+  // for (var = lo; var < end; ++var) body(), with the loop metadata of `kind`
+  // (and a vectorization width when width > 0).
+  template <class Body>
+  void emitLoop(const Var& var, llvm::Value* lo, llvm::Value* end, ForKind kind, int width, Body&& body,
+                bool keepRolled = false) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
-    auto* header = llvm::BasicBlock::Create(ctx_, f->var->name + ".loop", fn_);
-    auto* body = llvm::BasicBlock::Create(ctx_, f->var->name + ".body", fn_);
-    auto* exit = llvm::BasicBlock::Create(ctx_, f->var->name + ".end", fn_);
+    auto* header = llvm::BasicBlock::Create(ctx_, var->name + ".loop", fn_);
+    auto* bodyBB = llvm::BasicBlock::Create(ctx_, var->name + ".body", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, var->name + ".end", fn_);
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
-    llvm::PHINode* iv = b_.CreatePHI(it, 2, f->var->name);
+    llvm::PHINode* iv = b_.CreatePHI(lo->getType(), 2, var->name);
     iv->addIncoming(lo, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(iv, end), body, exit);
-    b_.SetInsertPoint(body);
-    vars_[f->var.get()] = iv;
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, end), bodyBB, exit);
+    b_.SetInsertPoint(bodyBB);
+    vars_[var.get()] = iv;
 
     llvm::MDNode* group = nullptr;
-    if (f->forKind == ForKind::Vectorized) {
+    if (kind == ForKind::Vectorized) {
       group = llvm::MDNode::getDistinct(ctx_, {});
       accessGroups_.push_back(group);
     }
-    emit(f->body);
+    body();
     if (group) accessGroups_.pop_back();
 
-    llvm::Value* next = b_.CreateAdd(iv, llvm::ConstantInt::get(it, 1), "", false, true);
+    llvm::Value* next = b_.CreateAdd(iv, llvm::ConstantInt::get(lo->getType(), 1), "", false, true);
     auto* latch = b_.CreateBr(header);
     iv->addIncoming(next, b_.GetInsertBlock());
-    attachLoopMetadata(latch, f->forKind, group);
+    attachLoopMetadata(latch, kind, group, width, keepRolled);
     b_.SetInsertPoint(exit);
   }
 
-  void attachLoopMetadata(llvm::Instruction* latch, ForKind kind, llvm::MDNode* group) {
+  // A Vectorized loop writing a write-only tensor (streaming_stores.h): the
+  // iterations before the first 64-byte boundary of the destination and after
+  // its last whole line run as the loop did; each whole line between is
+  // computed into a staging vector and written with a non-temporal store.
+  // Small tensors, destinations not aligned to their element, and extents
+  // without one whole line take the plain loop for every iteration.
+  void emitStreamingFor(const ForStmt* f, const StoreStmt* store, llvm::Value* lo, llvm::Value* ext) {
+    llvm::Type* it = lo->getType();
+    llvm::Type* i64t = b_.getInt64Ty();
+    DType dt = store->buffer->dtype;
+    int64_t elemBytes = dtypeBytes(dt);
+    int64_t lineElems = 64 / elemBytes;
+    llvm::Type* elem = storageType(ctx_, dt);
+
+    vars_[f->var.get()] = lo;
+    llvm::Value* first = emitAddress(store->buffer, store->indices);
+    llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
+    llvm::Value* tensorBytes = b_.getInt64(elemBytes);
+    for (const Expr& d : store->buffer->shape)
+      tensorBytes = b_.CreateMul(tensorBytes, b_.CreateIntCast(emitExpr(d), i64t, isSigned(d->dtype)));
+    llvm::Value* ext64 = b_.CreateSExt(ext, i64t);
+    llvm::Value* headBytes = b_.CreateAnd(b_.CreateSub(b_.getInt64(64), b_.CreateAnd(addr, 63)), 63);
+    llvm::Value* head = b_.CreateUDiv(headBytes, b_.getInt64(elemBytes));
+    llvm::Value* big = b_.CreateICmpSGE(tensorBytes, streamMinBytes());
+    llvm::Value* elemAligned = b_.CreateICmpEQ(b_.CreateAnd(addr, elemBytes - 1), b_.getInt64(0));
+    llvm::Value* oneLine = b_.CreateICmpSGE(b_.CreateSub(ext64, head), b_.getInt64(lineElems));
+    llvm::Value* stream = b_.CreateAnd(b_.CreateAnd(big, elemAligned), oneLine, "stream");
+    head = b_.CreateSelect(stream, head, ext64);
+    llvm::Value* lines = b_.CreateSelect(
+        stream, b_.CreateUDiv(b_.CreateSub(ext64, head), b_.getInt64(lineElems)), b_.getInt64(0), "lines");
+    llvm::Value* mid = b_.CreateAdd(lo, b_.CreateTrunc(head, it));
+    llvm::Value* end = b_.CreateAdd(lo, ext);
+
+
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    auto* lineTy = llvm::FixedVectorType::get(elem, unsigned(lineElems));
+    auto* stage = entry.CreateAlloca(lineTy, nullptr, store->buffer->name + ".line");
+    stage->setAlignment(llvm::Align(64));
+    auto line = makeVar(f->var->name + "_line", DType::Int64);
+    emitLoop(line, b_.getInt64(0), lines, ForKind::Serial, 0, [&] {
+      llvm::Value* offset = b_.CreateAdd(head, b_.CreateMul(vars_[line.get()], b_.getInt64(lineElems)));
+      llvm::Value* base = b_.CreateAdd(lo, b_.CreateTrunc(offset, it));
+      auto lane = makeVar(f->var->name + "_lane", f->var->dtype);
+      emitLoop(lane, llvm::ConstantInt::get(it, 0), llvm::ConstantInt::get(it, lineElems), ForKind::Vectorized,
+               int(lineElems), [&] {
+                 llvm::Value* l = vars_[lane.get()];
+                 vars_[f->var.get()] = b_.CreateAdd(base, l);
+                 llvm::Value* v = valueToStored(b_, emitExpr(store->value), dt);
+                 markParallelAccess(b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(elem, stage, l), llvm::Align(elemBytes)));
+               });
+      vars_.erase(lane.get());
+      llvm::Value* whole = b_.CreateAlignedLoad(lineTy, stage, llvm::Align(64));
+      auto* st = b_.CreateAlignedStore(whole, b_.CreateInBoundsGEP(elem, first, offset), llvm::Align(64));
+      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                      llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+    });
+    vars_.erase(line.get());
+    streamed_ = true;
+
+    // The edges, [lo, mid) then [tail, end), by one copy of the loop that a
+    // two-trip loop kept rolled runs twice (the body is emitted once more,
+    // not twice: compile time).
+    llvm::Value* tail = b_.CreateAdd(lo, b_.CreateTrunc(b_.CreateAdd(head, b_.CreateMul(lines, b_.getInt64(lineElems))), it));
+    auto edge = makeVar(f->var->name + "_edge", DType::Int64);
+    emitLoop(
+        edge, b_.getInt64(0), b_.getInt64(2), ForKind::Serial, 0,
+        [&] {
+          llvm::Value* second = b_.CreateICmpNE(vars_[edge.get()], b_.getInt64(0));
+          emitLoop(f->var, b_.CreateSelect(second, tail, lo), b_.CreateSelect(second, end, mid), ForKind::Vectorized, 0,
+                   [&] { emit(f->body); });
+        },
+        /*keepRolled=*/true);
+    vars_.erase(edge.get());
+  }
+
+  // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
+  // variable in the next block of the grid (next_block_prefetch.h).
+  void prefetchForNextBlock(const ForStmt* f, const Load* load, llvm::Value* lo, llvm::Value* ext) {
+    std::vector<llvm::Value*> current;
+    for (size_t i = 0; i < blockVars_.size(); ++i) {
+      current.push_back(vars_[blockVars_[i]]);
+      vars_[blockVars_[i]] = nextBlockValues_[i];
+    }
+    vars_[f->var.get()] = lo;
+    llvm::Value* first = emitAddress(load->buffer, load->indices, /*inBounds=*/false);
+    for (size_t i = 0; i < blockVars_.size(); ++i) vars_[blockVars_[i]] = current[i];
+    vars_.erase(f->var.get());
+
+    llvm::Type* i64t = b_.getInt64Ty();
+    llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
+    llvm::Value* lead = b_.CreateAnd(addr, 63);
+    llvm::Value* bytes = b_.CreateMul(b_.CreateSExt(ext, i64t), b_.getInt64(dtypeBytes(load->buffer->dtype)));
+    llvm::Value* lines = b_.CreateSelect(b_.CreateICmpSGT(bytes, b_.getInt64(0)),
+                                         b_.CreateUDiv(b_.CreateAdd(b_.CreateAdd(bytes, lead), b_.getInt64(63)),
+                                                       b_.getInt64(64)),
+                                         b_.getInt64(0));
+    llvm::Value* lineStart = b_.CreateGEP(b_.getInt8Ty(), first, b_.CreateNeg(lead));
+    llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+    auto line = makeVar(load->buffer->name + "_prefetch", DType::Int64);
+    emitLoop(line, b_.getInt64(0), lines, ForKind::Serial, 0, [&] {
+      llvm::Value* p = b_.CreateGEP(b_.getInt8Ty(), lineStart, b_.CreateMul(vars_[line.get()], b_.getInt64(64)));
+      // read, locality 2 (prefetcht1: into L2), data
+      b_.CreateCall(prefetch, {p, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    });
+    vars_.erase(line.get());
+  }
+
+  // tlc_cpu_stream_store_min_bytes(), called once at the function's entry.
+  llvm::Value* streamMinBytes() {
+    if (!streamMinBytes_) {
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      llvm::FunctionCallee get =
+          mod_.getOrInsertFunction("tlc_cpu_stream_store_min_bytes", llvm::FunctionType::get(b_.getInt64Ty(), false));
+      streamMinBytes_ = entry.CreateCall(get, {}, "stream.min.bytes");
+    }
+    return streamMinBytes_;
+  }
+
+  // Streamed lines are weakly ordered: fence them before the function returns
+  // (and so before the thread pool reports its blocks done).
+  void fenceStreamedStores() {
+    if (streamed_) b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::x86_sse_sfence));
+  }
+
+  void attachLoopMetadata(llvm::Instruction* latch, ForKind kind, llvm::MDNode* group, int width,
+                          bool keepRolled = false) {
     std::vector<llvm::Metadata*> ops = {nullptr};
     auto flag = [&](const char* name) {
       ops.push_back(llvm::MDNode::get(
@@ -135,6 +280,9 @@ class StmtEmitter : public ExprEmitter {
     };
     if (kind == ForKind::Vectorized) {
       flag("llvm.loop.vectorize.enable");
+      if (width > 0)
+        ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.width"),
+                                               llvm::ConstantAsMetadata::get(b_.getInt32(width))}));
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.parallel_accesses"), group}));
       // A vectorized loop whose extent becomes a small constant once an outer
       // loop is unrolled (the tail-masked tile copies and fills with dynamic
@@ -152,6 +300,7 @@ class StmtEmitter : public ExprEmitter {
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
     } else {
       ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.mustprogress")}));
+      if (keepRolled) ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")}));
     }
     llvm::MDNode* loopID = llvm::MDNode::getDistinct(ctx_, ops);
     loopID->replaceOperandWith(0, loopID);
@@ -246,7 +395,7 @@ class StmtEmitter : public ExprEmitter {
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     auto* blockFn = llvm::Function::Create(fty, llvm::Function::InternalLinkage,
                                            kernelPrefix_ + "_blocks" + std::to_string(kernelCount_++), &mod_);
-    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + "_k");
+    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + "_k", *writeOnly_);
     inner.kernelCount_ = kernelCount_ * 100;
     llvm::IRBuilder<>& ib = inner.b_;
     llvm::Value* ctxArg = blockFn->getArg(0);
@@ -279,15 +428,21 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* rest = ib.CreateUDiv(blk, gx);
     idx[1] = ib.CreateURem(rest, gy);
     idx[2] = ib.CreateUDiv(rest, gy);
+    llvm::Value* nextBlk = ib.CreateAdd(blk, ib.getInt64(1));
+    llvm::Value* nextRest = ib.CreateUDiv(nextBlk, gx);
+    llvm::Value* nextIdx[3] = {ib.CreateURem(nextBlk, gx), ib.CreateURem(nextRest, gy), ib.CreateUDiv(nextRest, gy)};
     for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) {
       const Var& v = k->blockVars[d];
       inner.vars_[v.get()] = ib.CreateIntCast(idx[d], valueType(ctx_, v->dtype), false, v->name);
+      inner.blockVars_.push_back(v.get());
+      inner.nextBlockValues_.push_back(ib.CreateIntCast(nextIdx[d], valueType(ctx_, v->dtype), false, v->name + ".next"));
     }
     inner.emit(k->body);
     llvm::Value* next = ib.CreateAdd(blk, ib.getInt64(1));
     ib.CreateBr(header);
     blk->addIncoming(next, ib.GetInsertBlock());
     ib.SetInsertPoint(exit);
+    inner.fenceStreamedStores();
     ib.CreateRetVoid();
     kernelCount_ = inner.kernelCount_;
 
@@ -301,6 +456,14 @@ class StmtEmitter : public ExprEmitter {
   const CpuTarget& target_;
   std::string kernelPrefix_;
   int kernelCount_ = 0;
+  const BufferSet* writeOnly_;
+  bool streamingAllowed_;
+  llvm::Value* streamMinBytes_ = nullptr;
+  bool streamed_ = false;
+  // In block functions: the kernel's block index variables and their values
+  // for the next block (for next_block_prefetch.h).
+  std::vector<const VarNode*> blockVars_;
+  std::vector<llvm::Value*> nextBlockValues_;
 
  public:
   void bindParams(const PrimFunc& f) {
@@ -323,7 +486,10 @@ class StmtEmitter : public ExprEmitter {
       vars_[v.get()] = b_.CreateIntCast(x, valueType(ctx_, v->dtype), true);
     }
   }
-  void finish() { b_.CreateRetVoid(); }
+  void finish() {
+    fenceStreamedStores();
+    b_.CreateRetVoid();
+  }
 };
 
 }  // namespace
@@ -339,7 +505,8 @@ std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVM
     auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, sym, m.get());
     fn->getArg(0)->setName("args");
     fn->getArg(1)->setName("shape_vars");
-    StmtEmitter e(*m, target, fn, sym);
+    BufferSet writeOnly = writeOnlyTensors(*f);
+    StmtEmitter e(*m, target, fn, sym, writeOnly);
     e.bindParams(*f);
     e.emit(f->body);
     e.finish();

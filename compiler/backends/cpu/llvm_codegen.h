@@ -9,8 +9,13 @@
 // (parameters, shape variables, lets) travel in an 8-byte-slot context array.
 // Local buffers are 64-byte aligned stack arrays of the block function.
 // Vectorized loops carry loop-vectorizer metadata and mark their memory
-// accesses parallel. Integer `//` and `%` are floor division and modulo;
-// float-to-int casts saturate (NaN gives 0).
+// accesses parallel; those that write a tensor the function never reads
+// write its whole cache lines with non-temporal stores when it is large
+// (streaming_stores.h), and the functions that do end with an sfence. In a
+// block function, such loops first prefetch what the next block of the grid
+// reads there, when every block reads its own part (next_block_prefetch.h).
+// Integer `//` and `%` are floor division and modulo; float-to-int casts
+// saturate (NaN gives 0).
 #pragma once
 
 #include <memory>

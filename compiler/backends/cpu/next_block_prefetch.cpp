@@ -1,0 +1,55 @@
+#include "compiler/backends/cpu/next_block_prefetch.h"
+
+#include "compiler/backends/cpu/contiguous_access.h"
+#include "compiler/ir/equality.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::cpu {
+
+using namespace ir;
+
+namespace {
+
+bool sameAccess(const Load* a, const Load* b) {
+  if (a->buffer != b->buffer || a->indices.size() != b->indices.size()) return false;
+  for (size_t d = 0; d < a->indices.size(); ++d)
+    if (!structurallyEqual(a->indices[d], b->indices[d])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<const Load*> nextBlockPrefetches(const ForStmt& loop, const std::vector<const VarNode*>& blockVars) {
+  struct Scan : IRVisitor {
+    std::vector<const Load*> loads;
+    bool innermost = true;
+    void visitLoad(const Load* l) override {
+      loads.push_back(l);
+      IRVisitor::visitLoad(l);
+    }
+    void visitFor(const ForStmt* f) override {
+      innermost = false;
+      IRVisitor::visitFor(f);
+    }
+  } scan;
+  if (loop.forKind != ForKind::Vectorized) return {};
+  scan.visit(loop.body);
+  if (!scan.innermost) return {};
+  std::vector<const Load*> out;
+  for (const Load* l : scan.loads) {
+    if (l->buffer->scope != MemScope::Global || !contiguousIn(l->indices, loop.var.get())) continue;
+    bool ownPart = !blockVars.empty();
+    for (const VarNode* b : blockVars) {
+      bool used = false;
+      for (const Expr& i : l->indices) used = used || usesVar(i, b);
+      ownPart = ownPart && used;
+    }
+    if (!ownPart) continue;
+    bool seen = false;
+    for (const Load* o : out) seen = seen || sameAccess(o, l);
+    if (!seen) out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace tlc::cpu

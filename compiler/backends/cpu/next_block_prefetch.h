@@ -1,0 +1,32 @@
+// Which reads of lowered tile IR the CPU backend prefetches for the next
+// block of the grid.
+//
+// A block typically reads tiles of global tensors row by row, a few cache
+// lines from each of many rows, and its neighbour in the grid reads the lines
+// just after them. That is too many short streams for the hardware
+// prefetchers, so reads wait on memory. The rule: inside a block function,
+// before each innermost Vectorized loop, every load of a tensor parameter in
+// the loop's body
+//   - whose indices are contiguous in the loop variable (contiguous_access.h)
+//   - and depend on every block index of the kernel: each block reads its own
+//     part of the tensor, so no other block brought it into the cache (the
+//     operand tiles of a gemm, shared by a row or column of blocks, stay
+//     with the hardware prefetchers and the cache)
+// is prefetched for the block the thread runs next (block + 1, x fastest):
+// the loop's range of elements at the indices the next block's block indices
+// give, one `prefetcht1` (into L2) per 64-byte line. Prefetches never fault,
+// so ranges past the tensor's end are harmless.
+#pragma once
+
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::cpu {
+
+// The loads of `loop`'s body to prefetch for the next block, without
+// duplicates; empty when `loop` is not an innermost Vectorized loop.
+std::vector<const ir::Load*> nextBlockPrefetches(const ir::ForStmt& loop,
+                                                 const std::vector<const ir::VarNode*>& blockVars);
+
+}  // namespace tlc::cpu

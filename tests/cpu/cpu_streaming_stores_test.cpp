@@ -1,0 +1,115 @@
+// Streaming (non-temporal) stores, compiler/backends/cpu/streaming_stores.h:
+// the generated code has them exactly where the rule says, and kernels that
+// stream their output still agree with the reference interpreter, including
+// rows that do not start on a cache line and extents shorter than one.
+#include <doctest/doctest.h>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "runtime/cpu/tlc_cpu_runtime.h"
+#include "tests/cpu/cpu_test_util.h"
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+std::string example(const std::string& rel) { return std::string(TLC_SOURCE_DIR) + "/examples/" + rel; }
+
+struct Generated {
+  std::string llvm, assembly;
+};
+
+Generated generate(CpuCompiled& c) {
+  REQUIRE(c.module);
+  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  INFO(c.rendered());
+  REQUIRE(lowered);
+  return {cpu::emitLLVMText(*lowered, {}, /*optimized=*/true), cpu::emitAssembly(*lowered, {})};
+}
+
+bool streams(const Generated& g) { return g.llvm.find("!nontemporal") != std::string::npos; }
+
+// C = C + A: the output is also read, so its lines are wanted in the cache.
+const char* kAccumulate = R"(
+def accumulate[M, N, block_M=32, block_N=64](A: Tensor[(M, N), float32], C: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_f = T.alloc_fragment((block_M, block_N), float32)
+        C_f = T.alloc_fragment((block_M, block_N), float32)
+        T.copy(A[by * block_M, bx * block_N], A_f)
+        T.copy(C[by * block_M, bx * block_N], C_f)
+        for i, j in T.Parallel(block_M, block_N):
+            C_f[i, j] = C_f[i, j] + A_f[i, j]
+        T.copy(C_f, C[by * block_M, bx * block_N])
+)";
+
+// B = A transposed, stored element by element: consecutive iterations of the
+// innermost loop write one column, not consecutive elements.
+const char* kTranspose = R"(
+def transpose[M, N, block=32](A: Tensor[(M, N), float32], B: Tensor[(N, M), float32]):
+    with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
+        A_f = T.alloc_fragment((block, block), float32)
+        T.copy(A[by * block, bx * block], A_f)
+        for i, j in T.Parallel(block, block):
+            B[bx * block + j, by * block + i] = A_f[i, j]
+)";
+
+}  // namespace
+
+TEST_CASE("an output the kernel only writes, in whole rows, is written with streaming stores and fenced") {
+  CpuCompiled c = compileTlFile(example("elementwise_add/add.tl"), {{"M", "256"}, {"N", "512"}, {"dtype", "float32"}});
+  Generated g = generate(c);
+  CHECK(streams(g));
+  CHECK(g.llvm.find("call void @llvm.x86.sse.sfence()") != std::string::npos);
+  // Whether to stream is decided at run time from the tensor's size.
+  CHECK(g.llvm.find("@tlc_cpu_stream_store_min_bytes()") != std::string::npos);
+  CHECK(g.assembly.find("movnt") != std::string::npos);
+  CHECK(g.assembly.find("sfence") != std::string::npos);
+}
+
+TEST_CASE("outputs the kernel also reads, and stores not contiguous in the loop, are not streamed") {
+  CpuCompiled acc = compileTl(kAccumulate, {{"M", "256"}, {"N", "512"}});
+  Generated g = generate(acc);
+  CHECK_FALSE(streams(g));
+  CHECK(g.assembly.find("movnt") == std::string::npos);
+  CHECK(g.llvm.find("sfence") == std::string::npos);
+
+  CpuCompiled tr = compileTl(kTranspose, {{"M", "256"}, {"N", "512"}});
+  CHECK_FALSE(streams(generate(tr)));
+}
+
+TEST_CASE("kernels that stream their outputs agree with the interpreter") {
+  // Stream every eligible output, however small, for the length of the test.
+  tlc_cpu_set_stream_store_min_bytes(0);
+  struct Case {
+    std::vector<Define> defines;
+  } cases[] = {
+      {{{"M", "256"}, {"N", "512"}, {"dtype", "float32"}}},
+      {{{"M", "257"}, {"N", "257"}}},                          // float16 rows that start mid-line
+      {{{"M", "100"}, {"N", "300"}, {"dtype", "bfloat16"}}},
+      {{{"M", "33"}, {"N", "70"}, {"dtype", "float32"}}},      // edge tiles shorter than a line
+      {{{"M", "64"}, {"N", "200"}, {"dtype", "float8_e4m3"}}},
+  };
+  for (const Case& k : cases) {
+    CpuCompiled c = compileTlFile(example("elementwise_add/add.tl"), k.defines);
+    std::string what;
+    for (const Define& d : k.defines) what += " -D " + d.name + "=" + d.value;
+    CAPTURE(what);
+    OracleComparison r = runAgainstOracle(c);
+    INFO(r.log);
+    CHECK(r.pass);
+  }
+  CpuCompiled tr = compileTl(kTranspose, {{"M", "96"}, {"N", "64"}});
+  OracleComparison r = runAgainstOracle(tr);
+  INFO(r.log);
+  CHECK(r.pass);
+  tlc_cpu_set_stream_store_min_bytes(-1);
+}
+
+TEST_CASE("the streaming threshold has a default that a host program can override and restore") {
+  int64_t initial = tlc_cpu_stream_store_min_bytes();
+  CHECK(initial > 0);
+  tlc_cpu_set_stream_store_min_bytes(12345);
+  CHECK(tlc_cpu_stream_store_min_bytes() == 12345);
+  tlc_cpu_set_stream_store_min_bytes(-1);
+  CHECK(tlc_cpu_stream_store_min_bytes() == initial);
+}
