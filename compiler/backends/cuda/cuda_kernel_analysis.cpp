@@ -375,7 +375,11 @@ bool KernelEmitter::planBuffers() {
   scan.visit(kernel_.body);
   writtenInParallel_ = scan.writtenInParallel;
   for (auto& p : func_.params)
-    if (p.buffer) bufs_[p.buffer.get()] = {Placement::Global, nameOf(p.buffer.get(), p.name)};
+    if (p.buffer) {
+      BufferInfo& info = bufs_[p.buffer.get()];
+      info.place = Placement::Global;
+      info.name = nameOf(p.buffer.get(), p.name);
+    }
 
   // Buffers that a pipelined loop writes ahead get one version per stage.
   std::unordered_map<const BufferNode*, int64_t> versions;
@@ -402,7 +406,10 @@ bool KernelEmitter::planBuffers() {
           .note(a->buffer->loc, "buffer declared here");
       return false;
     }
-    bufs_[a->buffer.get()] = {Placement::Register, nameOf(a->buffer.get(), a->buffer->name), 0, n};
+    BufferInfo& info = bufs_[a->buffer.get()];
+    info.place = Placement::Register;
+    info.name = nameOf(a->buffer.get(), a->buffer->name);
+    info.elems = n;
   }
   int64_t offset = 0;
   for (auto* a : scan.blockAllocs) {

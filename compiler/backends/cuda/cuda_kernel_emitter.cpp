@@ -474,6 +474,61 @@ void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetc
   pending = inner;
 }
 
+// The producer side of an expanded pipeline, shared by emitPipelined and
+// emitPipelinedMma: opens the pipeline's scope (after a barrier: everything
+// before the loop is complete before its first copies land), declares the
+// iteration count, the producers' per-thread chunk offsets and the stage
+// variable, and issues the prologue: the copies of the first depth - 1
+// iterations, one commit group each.
+KernelEmitter::PipelineExpansion KernelEmitter::openPipeline(const ForStmt* f, const PipelineSchedule& sched,
+                                                             Accesses& pending) {
+  PipelineExpansion px{f, &sched, makeVar("stage"), ""};
+  barrier(pending);
+  open("");
+  px.iterations = fresh("n_iter");
+  line("const int " + px.iterations + " = " + expr(f->extent) + ";");
+  for (auto* c : sched.producers) declareCopyThreadOffsets(c);
+  markNonNegative(px.version);
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  std::string p = fresh("pre");
+  open("for (int " + p + " = 0; " + p + " < " + std::to_string(sched.depth - 1) + "; ++" + p + ")");
+  open("if (" + p + " < " + px.iterations + ")");
+  issueProducers(px, p);
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+  return px;
+}
+
+// The producers' copies for iteration `iter` into its stage's buffers.
+void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::string& iter) {
+  const ForStmt* f = px.loop;
+  line("const int " + varName(px.version) + " = (" + iter + ") % " + std::to_string(px.schedule->depth) + ";");
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
+  setProducerVersion(px, &px.version);
+  noUnroll_ = true;
+  for (auto* c : px.schedule->producers) emitCopy(c, true, true);
+  noUnroll_ = false;
+  setProducerVersion(px, nullptr);
+}
+
+// At the top of iteration `iter`: the copies depth - 1 iterations ahead, if
+// any, and their commit group (empty at the end, to keep the wait counts).
+void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& iter) {
+  std::string ahead = std::to_string(px.schedule->depth - 1);
+  open("");
+  open("if (" + iter + " + " + ahead + " < " + px.iterations + ")");
+  issueProducers(px, iter + " + " + ahead);
+  close();
+  line("tlc::cp_async_commit();");
+  close();
+}
+
+// Which stage's buffers the producers' destinations name (null: unversioned).
+void KernelEmitter::setProducerVersion(const PipelineExpansion& px, const Var* v) {
+  for (auto* c : px.schedule->producers) bufs_[c->dst.buffer.get()].version = v ? makeVarRef(*v) : nullptr;
+}
+
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
   const auto& producers = sched.producers;
   std::vector<Stmt> stmts;
@@ -484,52 +539,21 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))
       return emitPipelinedMma(f, sched, g, pending);
-  // Everything before the loop is complete before its first copies land.
-  barrier(pending);
-  open("");
-  std::string n = fresh("n_iter");
-  line("const int " + n + " = " + expr(f->extent) + ";");
-  for (auto* c : producers) declareCopyThreadOffsets(c);
-  Var version = makeVar("stage");
-  markNonNegative(version);
-  if (isNonNegative(f->min)) markNonNegative(f->var);
-  auto setVersion = [&](bool on) {
-    for (auto* c : producers) bufs_[c->dst.buffer.get()].version = on ? makeVarRef(version) : nullptr;
-  };
-  auto issue = [&](const std::string& iter) {
-    line("const int " + varName(version) + " = (" + iter + ") % " + std::to_string(stages) + ";");
-    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
-    setVersion(true);
-    noUnroll_ = true;
-    for (auto* c : producers) emitCopy(c, true, true);
-    noUnroll_ = false;
-    setVersion(false);
-  };
-  // Prologue: the first stages - 1 iterations' copies.
-  std::string p = fresh("pre");
-  open("for (int " + p + " = 0; " + p + " < " + std::to_string(stages - 1) + "; ++" + p + ")");
-  open("if (" + p + " < " + n + ")");
-  issue(p);
-  close();
-  line("tlc::cp_async_commit();");
-  close();
+  PipelineExpansion px = openPipeline(f, sched, pending);
+  const std::string& n = px.iterations;
+  Var version = px.version;
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line("__syncthreads();");
-  open("");
-  open("if (" + it + " + " + std::to_string(stages - 1) + " < " + n + ")");
-  issue(it + " + " + std::to_string(stages - 1));
-  close();
-  line("tlc::cp_async_commit();");
-  close();
+  issueAhead(px, it);
   open("");
   line("const int " + varName(version) + " = " + it + " % " + std::to_string(stages) + ";");
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
-  setVersion(true);
+  setProducerVersion(px, &version);
   Accesses inner;
   for (auto& c : consumers) emitBlock(c, inner);
-  setVersion(false);
+  setProducerVersion(px, nullptr);
   close();
   close();
   line("tlc::cp_async_wait<0>();");

@@ -74,6 +74,16 @@ class KernelEmitter : public backend::CEmitter {
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
+  struct PipelineExpansion {
+    const ir::ForStmt* loop;
+    const PipelineSchedule* schedule;
+    ir::Var version;         // the stage a producer copy writes
+    std::string iterations;  // the C name of the trip count
+  };
+  PipelineExpansion openPipeline(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
+  void issueProducers(const PipelineExpansion& px, const std::string& iter);
+  void issueAhead(const PipelineExpansion& px, const std::string& iter);
+  void setProducerVersion(const PipelineExpansion& px, const ir::Var* v);
   void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
 

@@ -107,39 +107,15 @@ void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
 
 void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& sched, const GemmStmt* g,
                                      Accesses& pending) {
-  const auto& producers = sched.producers;
   MmaShape s;
   mmaShapeOf(g, threads_, options_, &s);
   int64_t stages = sched.depth, steps = s.k / s.kStep;
   int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
   std::string S = std::to_string(stages);
-  barrier(pending);
-  open("");
-  std::string n = fresh("n_iter");
-  line("const int " + n + " = " + expr(f->extent) + ";");
-  for (auto* c : producers) declareCopyThreadOffsets(c);
-  Var version = makeVar("stage");
-  markNonNegative(version);
-  if (isNonNegative(f->min)) markNonNegative(f->var);
-  auto setVersion = [&](const Var* v) {
-    for (auto* c : producers) bufs_[c->dst.buffer.get()].version = v ? makeVarRef(*v) : nullptr;
-  };
-  auto issue = [&](const std::string& iter) {
-    line("const int " + varName(version) + " = (" + iter + ") % " + S + ";");
-    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
-    setVersion(&version);
-    noUnroll_ = true;
-    for (auto* c : producers) emitCopy(c, true, true);
-    noUnroll_ = false;
-    setVersion(nullptr);
-  };
-  std::string p = fresh("pre");
-  open("for (int " + p + " = 0; " + p + " < " + std::to_string(stages - 1) + "; ++" + p + ")");
-  open("if (" + p + " < " + n + ")");
-  issue(p);
-  close();
-  line("tlc::cp_async_commit();");
-  close();
+  PipelineExpansion px = openPipeline(f, sched, pending);
+  const std::string& n = px.iterations;
+  Var version = px.version;
+  auto setVersion = [&](const Var* v) { setProducerVersion(px, v); };
 
   MmaMainloop& ml = mmaMainloop_;
   ml = MmaMainloop{};
@@ -167,12 +143,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
 
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
-  open("");
-  open("if (" + it + " + " + std::to_string(stages - 1) + " < " + n + ")");
-  issue(it + " + " + std::to_string(stages - 1));
-  close();
-  line("tlc::cp_async_commit();");
-  close();
+  issueAhead(px, it);
   open("");
   line("const int " + varName(version) + " = " + it + " % " + S + ";");
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
