@@ -4,7 +4,7 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/support/diagnostics.h"
-#include "compiler/passes/cpu_module_rewrite.h"
+#include "compiler/ir/module_rewrite.h"
 
 namespace tlc::cpu {
 

@@ -6,7 +6,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/passes/cpu_loop_builder.h"
-#include "compiler/passes/cpu_module_rewrite.h"
+#include "compiler/ir/module_rewrite.h"
 
 namespace tlc::cpu {
 

@@ -2,7 +2,7 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/passes/cpu_intrinsics.h"
-#include "compiler/passes/cpu_module_rewrite.h"
+#include "compiler/ir/module_rewrite.h"
 
 namespace tlc::cpu {
 

@@ -5,7 +5,7 @@
 #include "compiler/passes/cpu_index_math.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/passes/cpu_loop_builder.h"
-#include "compiler/passes/cpu_module_rewrite.h"
+#include "compiler/ir/module_rewrite.h"
 
 namespace tlc::cpu {
 

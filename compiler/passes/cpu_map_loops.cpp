@@ -1,7 +1,7 @@
 #include "compiler/passes/cpu_map_loops.h"
 
 #include "compiler/ir/functor.h"
-#include "compiler/passes/cpu_module_rewrite.h"
+#include "compiler/ir/module_rewrite.h"
 
 namespace tlc::cpu {
 

@@ -6,6 +6,8 @@
 
 #include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/module_rewrite.h"
+#include "compiler/ir/var_uses.h"
 
 namespace tlc::passes {
 
@@ -46,48 +48,10 @@ class ReadScan : public IRVisitor {
   }
 };
 
-// Variables bound inside a statement (loop variables, lets).
-class BoundScan : public IRVisitor {
- public:
-  std::unordered_set<const VarNode*> vars;
-
- protected:
-  void visitFor(const ForStmt* n) override {
-    vars.insert(n->var.get());
-    IRVisitor::visitFor(n);
-  }
-  void visitLet(const LetStmt* n) override {
-    vars.insert(n->var.get());
-    IRVisitor::visitLet(n);
-  }
-};
-
-// Whether an expression tree uses one of `vars` or loads memory.
-class DependsScan : public IRVisitor {
- public:
-  explicit DependsScan(const std::unordered_set<const VarNode*>& vars) : vars_(vars) {}
-  bool found = false;
-
- protected:
-  void visitVarRef(const VarRef* n) override {
-    if (vars_.count(n->var.get())) found = true;
-  }
-  void visitLoad(const Load* n) override {
-    found = true;
-    IRVisitor::visitLoad(n);
-  }
-
- private:
-  const std::unordered_set<const VarNode*>& vars_;
-};
-
 bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars) {
-  DependsScan d(vars);
-  for (auto& rg : r.ranges) {
-    d.visit(rg.min);
-    d.visit(rg.extent);
-  }
-  return d.found;
+  UsesVars uses(vars);
+  uses.visitRegion(r);
+  return uses.found || uses.loads;
 }
 
 std::vector<Stmt> bodyStatements(const ForStmt* f) {
@@ -96,7 +60,7 @@ std::vector<Stmt> bodyStatements(const ForStmt* f) {
 }
 
 std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body) {
-  BoundScan bound;
+  BoundVars bound;
   bound.visit(f->body);
   size_t k = 0;
   std::unordered_set<const BufferNode*> dsts;
@@ -188,18 +152,7 @@ class Planner : public IRMutator {
 
 Module planPipelines(const Module& m, PassContext& ctx) {
   Planner planner(ctx);
-  Module out;
-  for (const Func& f : m.funcs) {
-    Stmt body = planner.mutate(f->body);
-    if (body == f->body) {
-      out.funcs.push_back(f);
-      continue;
-    }
-    auto copy = std::make_shared<PrimFunc>(*f);
-    copy->body = body;
-    out.funcs.push_back(copy);
-  }
-  return out;
+  return rewriteBodies(m, [&](const PrimFunc& f) { return planner.mutate(f.body); });
 }
 
 }  // namespace tlc::passes

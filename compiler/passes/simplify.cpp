@@ -1,5 +1,7 @@
 #include "compiler/passes/simplify.h"
 
+#include "compiler/ir/module_rewrite.h"
+
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -568,18 +570,7 @@ Stmt simplifyStmt(const Stmt& st) {
 }
 
 Module simplify(const Module& m) {
-  Module out;
-  for (const Func& f : m.funcs) {
-    Stmt body = simplifyStmt(f->body);
-    if (body == f->body) {
-      out.funcs.push_back(f);
-      continue;
-    }
-    auto copy = std::make_shared<PrimFunc>(*f);
-    copy->body = body;
-    out.funcs.push_back(copy);
-  }
-  return out;
+  return rewriteBodies(m, [](const PrimFunc& f) { return simplifyStmt(f.body); });
 }
 
 }  // namespace tlc::passes

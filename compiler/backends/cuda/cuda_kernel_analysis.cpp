@@ -6,6 +6,7 @@
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/var_uses.h"
 
 namespace tlc::cuda {
 
@@ -136,31 +137,6 @@ bool constShape(const Buffer& b, int64_t* elems) {
 
 // Variables bound inside a statement (loop vars, lets) — a producer copy that
 // uses one of them cannot be hoisted into an earlier iteration.
-class BoundVars : public IRVisitor {
- public:
-  std::unordered_set<const VarNode*> vars;
-  void visitFor(const ForStmt* f) override {
-    vars.insert(f->var.get());
-    IRVisitor::visitFor(f);
-  }
-  void visitLet(const LetStmt* l) override {
-    vars.insert(l->var.get());
-    IRVisitor::visitLet(l);
-  }
-};
-
-class UsesVars : public IRVisitor {
- public:
-  const std::unordered_set<const VarNode*>& vars;
-  bool found = false, loads = false;
-  explicit UsesVars(const std::unordered_set<const VarNode*>& v) : vars(v) {}
-  void visitVarRef(const VarRef* r) override { found |= vars.count(r->var.get()) > 0; }
-  void visitLoad(const Load* l) override {
-    loads = true;
-    IRVisitor::visitLoad(l);
-  }
-};
-
 // The coefficient c of `k` in `e` when e = c * k + rest, with c a constant
 // and rest the same in every iteration (no variable of `bound`, no load);
 // nothing otherwise. Index arithmetic is assumed not to overflow.

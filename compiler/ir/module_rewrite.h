@@ -6,7 +6,7 @@
 
 #include "compiler/ir/functor.h"
 
-namespace tlc::cpu {
+namespace tlc::ir {
 
 template <class Rewrite>
 ir::Module rewriteBodies(const ir::Module& m, Rewrite&& rewrite) {
@@ -30,4 +30,4 @@ ir::Module mutateBodies(const ir::Module& m) {
   return rewriteBodies(m, [](const ir::PrimFunc& f) { return M().mutate(f.body); });
 }
 
-}  // namespace tlc::cpu
+}  // namespace tlc::ir
