@@ -4,27 +4,13 @@
 // or a tensor the loop also reads keep one.
 #include <doctest/doctest.h>
 
-#include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda/emit_util.h"
 
 using namespace tlc;
 
 namespace {
 
-std::string emit(const std::string& source) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("test.tl", source);
-  auto module = compileSource(sources, diags, file, {});
-  INFO(diags.renderAll());
-  REQUIRE(module);
-  cuda::CudaOptions options;
-  options.arch = "sm_90a";
-  auto cu = cuda::generateCuda(*module, options, diags);
-  INFO(diags.renderAll());
-  REQUIRE(cu);
-  return cu->source;
-}
+std::string emit(const std::string& source) { return test::emitCudaFor(source); }
 
 size_t barriers(const std::string& text) {
   size_t n = 0;

@@ -6,27 +6,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda/emit_util.h"
 
 using namespace tlc;
 
 namespace {
 
-std::string emit(const std::string& source) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("test.tl", source);
-  auto module = compileSource(sources, diags, file, {});
-  INFO(diags.renderAll());
-  REQUIRE(module);
-  cuda::CudaOptions options;
-  options.arch = "sm_90a";
-  auto cu = cuda::generateCuda(*module, options, diags);
-  INFO(diags.renderAll());
-  REQUIRE(cu);
-  return cu->source;
-}
+std::string emit(const std::string& source) { return test::emitCudaFor(source); }
 
 std::string exampleSource(const std::string& path) {
   std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
