@@ -250,7 +250,7 @@ void CEmitter::line(const std::string& s) {
   out_ << std::string(indent_ * 2, ' ') << s << "\n";
 }
 void CEmitter::open(const std::string& head) {
-  line(head + " {");
+  line(head.empty() ? "{" : head + " {");
   ++indent_;
 }
 void CEmitter::close(const std::string& tail) {
