@@ -199,7 +199,7 @@ Stmt IRMutator::mutateKernel(const KernelStmt* n, const Stmt& self) {
   bool changed = mutateExprs(n->grid, grid);
   Stmt body = mutate(n->body);
   if (!changed && body == n->body) return self;
-  return std::make_shared<const KernelStmt>(grid, n->blockVars, n->threads, body, n->loc);
+  return std::make_shared<const KernelStmt>(grid, n->blockVars, n->threads, body, n->loc, n->swizzle);
 }
 Stmt IRMutator::mutateAlloc(const AllocStmt*, const Stmt& self) { return self; }
 Stmt IRMutator::mutateFor(const ForStmt* n, const Stmt& self) {

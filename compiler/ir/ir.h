@@ -253,8 +253,13 @@ struct KernelStmt : StmtNode {
   std::vector<Var> blockVars;     // one per grid extent
   int64_t threads;                // threads per block on GPU targets
   Stmt body;
-  KernelStmt(std::vector<Expr> g, std::vector<Var> v, int64_t t, Stmt b, SourceLoc l)
-      : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)) {}
+  // Block rasterization (T.use_swizzle): with a 2-D grid and swizzle = G > 0,
+  // blocks are launched in groups of G rows of the grid, column by column
+  // within a group, so that neighbouring blocks share operand tiles in L2.
+  // A schedule hint: every (bx, by) still runs exactly once.
+  int64_t swizzle = 0;
+  KernelStmt(std::vector<Expr> g, std::vector<Var> v, int64_t t, Stmt b, SourceLoc l, int64_t swz = 0)
+      : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)), swizzle(swz) {}
 };
 
 struct AllocStmt : StmtNode {

@@ -341,6 +341,12 @@ class IRParser {
     expectPunct("(");
     int64_t threads = parseSmallInt("the number of threads");
     expectPunct(")");
+    int64_t swizzle = 0;
+    if (acceptWord("swizzle")) {
+      expectPunct("(");
+      swizzle = parseSmallInt("the swizzle panel size");
+      expectPunct(")");
+    }
     expectWord("as");
     expectPunct("(");
     ScopeGuard scope(*this);
@@ -352,7 +358,7 @@ class IRParser {
     expectPunct(")");
     parseOptLoc(loc);
     Stmt body = parseBlock();
-    return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc);
+    return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc, swizzle);
   }
 
   // alloc := 'alloc' IDENT ':' scope dtype shape loc-suffix?

@@ -388,7 +388,9 @@ class Printer {
       case StmtKind::Seq: stmts(flatten(s)); return;
       case StmtKind::Kernel: {
         auto* k = as<KernelStmt>(s);
-        std::string head = "kernel grid(" + exprList(k->grid) + ") threads(" + std::to_string(k->threads) + ") as (";
+        std::string head = "kernel grid(" + exprList(k->grid) + ") threads(" + std::to_string(k->threads) + ")";
+        if (k->swizzle > 0) head += " swizzle(" + std::to_string(k->swizzle) + ")";
+        head += " as (";
         std::vector<const void*> scope;
         for (size_t i = 0; i < k->blockVars.size(); ++i) {
           if (i) head += ", ";

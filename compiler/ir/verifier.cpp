@@ -319,6 +319,9 @@ class Verifier {
                      std::to_string(k->blockVars.size()));
         if (k->threads <= 0)
           report(DiagKind::IrInvalidKernel, s->loc, "a kernel needs a positive thread count, not " + std::to_string(k->threads));
+        if (k->swizzle < 0 || (k->swizzle > 0 && k->grid.size() != 2))
+          report(DiagKind::IrInvalidKernel, s->loc,
+                 "swizzle(" + std::to_string(k->swizzle) + ") needs a positive panel size and a 2-D grid");
         for (size_t i = 0; i < k->grid.size(); ++i) {
           integer(k->grid[i], "a grid extent");
           if (i < k->blockVars.size() && k->blockVars[i] && k->grid[i]->dtype != k->blockVars[i]->dtype)

@@ -29,7 +29,8 @@ class BlockLocalStorage : public IRMutator {
 
   Stmt mutateKernel(const KernelStmt* node, const Stmt&) override {
     Stmt body = hoistInto(node->body);
-    return std::make_shared<const KernelStmt>(node->grid, node->blockVars, node->threads, body, node->loc);
+    return std::make_shared<const KernelStmt>(node->grid, node->blockVars, node->threads, body, node->loc,
+                                              node->swizzle);
   }
 
   Expr mutateLoad(const Load* node, const Expr& self) override {

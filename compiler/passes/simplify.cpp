@@ -370,7 +370,7 @@ class Simplifier : public IRMutator {
     Stmt body = mutate(n->body);
     scopes.clear();
     if (!changed && body == n->body) return self;
-    return std::make_shared<const KernelStmt>(grid, n->blockVars, n->threads, body, n->loc);
+    return std::make_shared<const KernelStmt>(grid, n->blockVars, n->threads, body, n->loc, n->swizzle);
   }
 
   Stmt mutateEvaluate(const EvaluateStmt* n, const Stmt& self) override {

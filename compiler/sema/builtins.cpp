@@ -23,6 +23,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"atomic_add", B::AtomicAdd, C::TileOp, {"dst", "value"}, 2, false},
       {"atomic_max", B::AtomicMax, C::TileOp, {"dst", "value"}, 2, false},
       {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value"}, 2, false},
+      {"use_swizzle", B::UseSwizzle, C::TileOp, {"panel_size", "enable"}, 1, false},
       {"Parallel", B::Parallel, C::Loop, {}, 0, true},
       {"Pipelined", B::Pipelined, C::Loop, {"start", "stop", "num_stages", "order", "stage"}, 1, false},
       {"serial", B::Serial, C::Loop, {"start", "stop", "step"}, 1, false},

@@ -14,7 +14,7 @@ enum class BuiltinId {
   Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
-  AtomicAdd, AtomicMax, AtomicMin,
+  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle,
   // loop iterators
   Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
   // scalar functions

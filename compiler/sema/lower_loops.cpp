@@ -252,6 +252,8 @@ void Sema::lowerWith(const ast::Stmt& s) {
   }
   inKernel_ = true;
   kernelLoc_ = ctx->loc;
+  kernelSwizzle_ = 0;
+  kernelSwizzleLoc_ = {};
   StmtBuilder body;
   StmtBuilder* saved = builder_;
   builder_ = &body;
@@ -259,7 +261,17 @@ void Sema::lowerWith(const ast::Stmt& s) {
   builder_ = saved;
   inKernel_ = false;
   ir::Stmt lowered = body.finish(s.loc);
-  if (ok) builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, lowered, s.loc));
+  if (kernelSwizzle_ > 0 && grid.size() != 2) {
+    report(DiagKind::MisusedBuiltin, kernelSwizzleLoc_,
+           "`T.use_swizzle` reorders the blocks of a 2-D grid, but this kernel's grid has " +
+               std::to_string(grid.size()) + (grid.size() == 1 ? " dimension" : " dimensions"))
+        .note(kernelLoc_, "the kernel is launched here");
+    ok = false;
+  }
+  if (ok)
+    builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, lowered, s.loc, kernelSwizzle_));
+  kernelSwizzle_ = 0;
+  kernelSwizzleLoc_ = {};
 }
 
 }  // namespace tlc::sema

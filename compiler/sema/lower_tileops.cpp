@@ -174,6 +174,29 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       return;
     }
     case BuiltinId::Gemm: lowerGemm(b, call, args); return;
+    case BuiltinId::UseSwizzle: {
+      if (kernelSwizzleLoc_.known()) {
+        report(DiagKind::MisusedBuiltin, loc, "`T.use_swizzle` is already given for this kernel")
+            .note(kernelSwizzleLoc_, "first given here");
+        return;
+      }
+      auto panel = constInt(*args.slots[0], "the swizzle panel size");
+      if (!panel) return;
+      if (*panel < 1) {
+        report(DiagKind::MisusedBuiltin, args.slots[0]->loc,
+               "the swizzle panel size must be at least 1, but it is " + std::to_string(*panel));
+        return;
+      }
+      bool enable = true;
+      if (args.slots[1]) {
+        auto e = constBool(*args.slots[1], "`enable`");
+        if (!e) return;
+        enable = *e;
+      }
+      kernelSwizzleLoc_ = loc;
+      kernelSwizzle_ = enable ? *panel : 0;
+      return;
+    }
     case BuiltinId::Fill:
     case BuiltinId::Clear: {
       Value dst = evalTileArg(*args.slots[0], b.name);

@@ -164,6 +164,9 @@ class Sema {
   bool collectingShapes_ = false;
   bool inKernel_ = false;
   SourceLoc kernelLoc_;
+  // T.use_swizzle in the kernel being lowered: the panel size (0: none).
+  int64_t kernelSwizzle_ = 0;
+  SourceLoc kernelSwizzleLoc_;
   struct MacroFrame {
     const ast::FuncDef* macro;
     SourceLoc callLoc;

@@ -591,10 +591,21 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
     diags_.report(DiagKind::CudaUnsupported, kernel_.loc, "a CUDA grid has at most 3 dimensions");
     return false;
   }
-  for (size_t d = 0; d < kernel_.blockVars.size(); ++d) {
-    markNonNegative(kernel_.blockVars[d]);
-    line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +
-         dims[d] + ";");
+  for (auto& v : kernel_.blockVars) markNonNegative(v);
+  if (kernel_.swizzle > 0 && kernel_.blockVars.size() == 2) {
+    // Block rasterization: the launch order walks groups of `swizzle` grid
+    // rows, column by column within a group (the last group may be shorter).
+    std::string G = std::to_string(kernel_.swizzle);
+    line("const int tlc_block = blockIdx.y * gridDim.x + blockIdx.x;");
+    line("const int tlc_group_blocks = " + G + " * gridDim.x;");
+    line("const int tlc_first_row = tlc_block / tlc_group_blocks * " + G + ";");
+    line("const int tlc_group_rows = min((int)gridDim.y - tlc_first_row, " + G + ");");
+    line("const int " + varName(kernel_.blockVars[1]) + " = tlc_first_row + tlc_block % tlc_group_blocks % tlc_group_rows;");
+    line("const int " + varName(kernel_.blockVars[0]) + " = tlc_block % tlc_group_blocks / tlc_group_rows;");
+  } else {
+    for (size_t d = 0; d < kernel_.blockVars.size(); ++d)
+      line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +
+           dims[d] + ";");
   }
   Accesses pending;
   emitBlock(kernel_.body, pending);

@@ -4,8 +4,12 @@
 extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __restrict__ A, __half* __restrict__ B, float* __restrict__ C, int M, int K, int N) {
   extern __shared__ __align__(128) unsigned char tlc_smem[];
   const int tid = threadIdx.x;
-  const int bx = blockIdx.x;
-  const int by = blockIdx.y;
+  const int tlc_block = blockIdx.y * gridDim.x + blockIdx.x;
+  const int tlc_group_blocks = 4 * gridDim.x;
+  const int tlc_first_row = tlc_block / tlc_group_blocks * 4;
+  const int tlc_group_rows = min((int)gridDim.y - tlc_first_row, 4);
+  const int by = tlc_first_row + tlc_block % tlc_group_blocks % tlc_group_rows;
+  const int bx = tlc_block % tlc_group_blocks / tlc_group_rows;
   __half* A_s = reinterpret_cast<__half*>(tlc_smem + 0);
   __half* B_s = reinterpret_cast<__half*>(tlc_smem + 4096);
   // `C_f`: registers, mma accumulator layout
