@@ -1,5 +1,7 @@
 #include "compiler/driver/cpu_target.h"
 
+#include "compiler/ir/gemm_flops.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -96,55 +98,6 @@ void callCpuKernel(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args) {
   fn(ptrs.data(), dims.empty() ? nullptr : dims.data());
 }
 
-namespace {
-
-// Sums 2*M*N*K over gemm executions, multiplying by enclosing trip counts.
-class FlopCounter : public IRVisitor {
- public:
-  explicit FlopCounter(interp::VarValues values) : values_(std::move(values)) {}
-  double flops = 0;
-  bool ok = true;
-  bool sawGemm = false;
-
-  void visitKernel(const KernelStmt* k) override {
-    double saved = trips_;
-    for (const Expr& g : k->grid) trips_ *= eval(g);
-    IRVisitor::visitKernel(k);
-    trips_ = saved;
-  }
-  void visitFor(const ForStmt* f) override {
-    double saved = trips_;
-    trips_ *= eval(f->extent);
-    IRVisitor::visitFor(f);
-    trips_ = saved;
-  }
-  void visitGemm(const GemmStmt* g) override {
-    sawGemm = true;
-    auto ext = [&](const Region& r, size_t fromEnd) {
-      size_t n = r.ranges.size();
-      return fromEnd < n ? eval(r.ranges[n - 1 - fromEnd].extent) : 1.0;
-    };
-    double m = g->transA ? ext(g->a, 0) : ext(g->a, 1);
-    double k = g->transA ? ext(g->a, 1) : ext(g->a, 0);
-    double n = g->transB ? ext(g->b, 1) : ext(g->b, 0);
-    flops += 2.0 * m * n * k * trips_;
-  }
-
- private:
-  double eval(const Expr& e) {
-    auto v = interp::evalShapeExpr(e, values_);
-    if (!v) {
-      ok = false;
-      return 0;
-    }
-    return double(*v);
-  }
-  interp::VarValues values_;
-  double trips_ = 1;
-};
-
-}  // namespace
-
 std::optional<double> gemmFlops(const PrimFunc& func, const RunArgs& args) {
   interp::VarValues values;
   for (const Var& v : func.shapeVars) {
@@ -154,10 +107,11 @@ std::optional<double> gemmFlops(const PrimFunc& func, const RunArgs& args) {
   for (size_t i = 0; i < func.params.size(); ++i)
     if (func.params[i].scalar && args.scalars[i].kind == interp::ArgValue::Kind::Int)
       values[func.params[i].scalar.get()] = args.scalars[i].intValue;
-  FlopCounter counter(values);
-  counter.visit(func.body);
-  if (!counter.sawGemm || !counter.ok) return std::nullopt;
-  return counter.flops;
+  return ir::gemmFlops(func.body, [&](const Expr& e) -> std::optional<double> {
+    auto v = interp::evalShapeExpr(e, values);
+    if (!v) return std::nullopt;
+    return double(*v);
+  });
 }
 
 static void benchmark(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args, std::ostream& os) {

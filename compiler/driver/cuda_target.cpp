@@ -1,5 +1,7 @@
 #include "compiler/driver/cuda_target.h"
 
+#include "compiler/ir/gemm_flops.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -92,55 +94,6 @@ struct HostValues {
       }
     }
     return std::nullopt;
-  }
-};
-
-// 2*M*N*K per gemm execution, times the trip counts of enclosing loops and grids.
-class FlopCounter : public IRVisitor {
- public:
-  const HostValues& env;
-  double scale = 1, flops = 0;
-  bool ok = true;
-  explicit FlopCounter(const HostValues& e) : env(e) {}
-  void visitKernel(const KernelStmt* k) override {
-    double saved = scale;
-    for (auto& g : k->grid) {
-      auto v = env.eval(g);
-      if (!v) ok = false;
-      else scale *= *v;
-    }
-    IRVisitor::visitKernel(k);
-    scale = saved;
-  }
-  void visitFor(const ForStmt* f) override {
-    double saved = scale;
-    auto v = env.eval(f->extent);
-    if (!v) ok = false;
-    else scale *= *v;
-    IRVisitor::visitFor(f);
-    scale = saved;
-  }
-  void visitGemm(const GemmStmt* g) override {
-    auto extent = [&](const Region& r, int d) { return env.eval(r.ranges[d].extent); };
-    double m = 1, n = 1, k = 1;
-    auto nonUnit = [&](const Region& r) {
-      std::vector<double> e;
-      for (size_t d = 0; d < r.ranges.size(); ++d) {
-        auto v = extent(r, (int)d);
-        if (!v) ok = false;
-        else if (*v != 1) e.push_back(*v);
-      }
-      return e;
-    };
-    auto c = nonUnit(g->c), a = nonUnit(g->a);
-    if (c.size() == 2 && a.size() == 2) {
-      m = c[0];
-      n = c[1];
-      k = g->transA ? a[0] : a[1];
-      flops += 2 * m * n * k * scale;
-    } else {
-      ok = false;
-    }
   }
 };
 
@@ -344,9 +297,12 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
       CudaBenchResult br;
       br.medianMs = median(times);
       br.bytes = bytes;
-      FlopCounter fc(env);
-      fc.visit(func.body);
-      if (fc.ok && fc.flops > 0) br.flops = fc.flops;
+      auto flops = ir::gemmFlops(func.body, [&](const Expr& e) -> std::optional<double> {
+        auto v = env.eval(e);
+        if (!v) return std::nullopt;
+        return double(*v);
+      });
+      if (flops && *flops > 0) br.flops = flops;
       out << "bench: " << func.name << " on " << drv->deviceName() << " (" << options.arch << "): median "
           << br.medianMs << " ms over " << runs << " runs";
       if (br.flops) out << ", " << *br.flops / (br.medianMs * 1e-3) / 1e12 << " TFLOP/s";
