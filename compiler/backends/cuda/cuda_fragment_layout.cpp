@@ -547,4 +547,52 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
   return plan;
 }
 
+namespace {
+
+class FragmentAllocs : public ir::IRVisitor {
+ public:
+  std::vector<const ir::BufferNode*> buffers;
+  void visitAlloc(const ir::AllocStmt* a) override {
+    if (a->buffer->scope == ir::MemScope::Fragment) buffers.push_back(a->buffer.get());
+    ir::IRVisitor::visitAlloc(a);
+  }
+};
+
+std::string shapeText(const ir::BufferNode* b) {
+  std::string s = "[";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    int64_t v;
+    s += (d ? ", " : "") + (ir::constInt(b->shape[d], &v) ? std::to_string(v) : std::string("?"));
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::string describeFragmentLayouts(const ir::KernelStmt& kernel, const FragmentLayoutPlan& plan,
+                                    const std::unordered_set<const ir::BufferNode*>& fixed) {
+  static const char* roles[] = {"tile", "row vector", "column vector"};
+  FragmentAllocs allocs;
+  allocs.visit(kernel.body);
+  std::string out;
+  for (const ir::BufferNode* b : allocs.buffers) {
+    out += b->name + " " + shapeText(b) + ": ";
+    if (fixed.count(b)) {
+      out += "registers, fixed layout\n";
+    } else if (auto it = plan.buffers.find(b); it != plan.buffers.end()) {
+      const RegisterTile& t = it->second;
+      const RowGroupLayout& l = t.layout;
+      out += "registers, " + std::string(roles[(int)t.role]) + " of group " + std::to_string(t.group) + " (";
+      if (t.role == FragmentRole::Tile)
+        out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
+               " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
+      out += std::to_string(t.registers()) + " registers)\n";
+    } else {
+      auto why = plan.fallback.find(b);
+      out += "shared memory" + (why != plan.fallback.end() ? " (" + why->second + ")" : std::string()) + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace tlc::cuda

@@ -95,4 +95,13 @@ constexpr int64_t kMaxRegisterElems = 128;
 FragmentLayoutPlan inferFragmentLayouts(const ir::KernelStmt& kernel, int64_t threads,
                                         const std::unordered_set<const ir::BufferNode*>& fixed);
 
+// The plan as text, one line per fragment the kernel allocates, in order:
+//   X_f [64, 128]: registers, tile of group 0 (64 x 128 over 128 threads: 8 threads per row, runs of 4; 64 registers)
+//   m [64]: registers, row vector of group 0 (4 registers)
+//   S [32, 32]: shared memory (<why>)
+// Fragments in `fixed` print as "registers, fixed layout". Printed by
+// `--print-after-all` on cuda targets and checked by tests/cuda/layouts/*.tir.
+std::string describeFragmentLayouts(const ir::KernelStmt& kernel, const FragmentLayoutPlan& plan,
+                                    const std::unordered_set<const ir::BufferNode*>& fixed);
+
 }  // namespace tlc::cuda

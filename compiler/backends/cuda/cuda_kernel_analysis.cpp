@@ -1,6 +1,7 @@
 // Analyses of one kernel before emission: where each buffer lives, which
 // shared buffers are versioned by software pipelining or swizzled for
 // tensor-core operands, and which memory each statement touches (for barriers).
+#include <iostream>
 #include <optional>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
@@ -373,6 +374,9 @@ bool KernelEmitter::planBuffers() {
   std::unordered_set<const BufferNode*> fixed;
   for (auto& [b, f] : mma.registerFragments) fixed.insert(b);
   tiles_ = inferFragmentLayouts(kernel_, threads_, fixed);
+  if (options_.printAfterAll)
+    std::cerr << "// -----// fragment layouts of " << name_ << " //----- //\n"
+              << describeFragmentLayouts(kernel_, tiles_, fixed);
 
   for (auto* a : scan.threadAllocs) {
     int64_t n;
