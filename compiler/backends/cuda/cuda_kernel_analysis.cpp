@@ -344,7 +344,76 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
   std::function<bool(const Buffer&)> visible = [this](const Buffer& b) { return !isRegister(b); };
   AccessScan scan(visible);
   scan.visit(s);
-  return scan.acc;
+  if (sharedAlias_.empty()) return scan.acc;
+  // Shared buffers that reuse each other's memory count as one: a write to
+  // one after accesses to another then gets its barrier.
+  Accesses canonical;
+  auto slot = [&](const BufferNode* b) {
+    auto it = sharedAlias_.find(b);
+    return it == sharedAlias_.end() ? b : it->second;
+  };
+  for (auto* b : scan.acc.reads) canonical.reads.insert(slot(b));
+  for (auto* b : scan.acc.writes) canonical.writes.insert(slot(b));
+  return canonical;
+}
+
+// Offsets of the shared buffers in the kernel's one dynamic allocation.
+// Buffers whose lifetimes (the span of top-level kernel statements that
+// access them) do not overlap may share bytes: first fit, in allocation
+// order, at 128-byte alignment. Buffers that overlap in memory are recorded
+// as aliases of one representative for the barrier analysis.
+int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& shared) {
+  std::vector<Stmt> top;
+  std::function<void(const Stmt&)> flatten = [&](const Stmt& st) {
+    if (auto* seq = as<SeqStmt>(st)) {
+      for (auto& x : seq->stmts) flatten(x);
+    } else {
+      top.push_back(st);
+    }
+  };
+  flatten(kernel_.body);
+  std::unordered_set<const BufferNode*> candidates(shared.begin(), shared.end());
+  std::unordered_map<const BufferNode*, std::pair<int64_t, int64_t>> live;
+  std::function<bool(const Buffer&)> visible = [&](const Buffer& b) { return candidates.count(b.get()) > 0; };
+  for (int64_t i = 0; i < (int64_t)top.size(); ++i) {
+    AccessScan scan(visible);
+    scan.visit(top[i]);
+    for (auto* set : {&scan.acc.reads, &scan.acc.writes})
+      for (auto* b : *set) {
+        auto [it, fresh] = live.try_emplace(b, i, i);
+        if (!fresh) it->second.second = i;
+      }
+  }
+  struct Placed {
+    const BufferNode* buffer;
+    int64_t begin, end, first, last;
+  };
+  std::vector<Placed> placed;
+  int64_t total = 0;
+  for (const BufferNode* b : shared) {
+    BufferInfo& info = bufs_[b];
+    int64_t bytes = info.elems * info.versions * dtypeBytes(b->dtype);
+    auto lt = live.count(b) ? live[b] : std::make_pair<int64_t, int64_t>(0, (int64_t)top.size());
+    int64_t offset = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const Placed& p : placed)
+        if (p.first <= lt.second && lt.first <= p.last && offset < p.end && p.begin < offset + bytes) {
+          offset = (p.end + 127) / 128 * 128;
+          moved = true;
+        }
+    }
+    info.sharedOffset = offset;
+    for (const Placed& p : placed)
+      if (offset < p.end && p.begin < offset + bytes) {
+        const BufferNode* rep = sharedAlias_.count(p.buffer) ? sharedAlias_[p.buffer] : p.buffer;
+        sharedAlias_[p.buffer] = rep;
+        sharedAlias_[b] = rep;
+      }
+    placed.push_back({b, offset, offset + bytes, lt.first, lt.second});
+    total = std::max(total, offset + bytes);
+  }
+  return total;
 }
 
 bool KernelEmitter::planBuffers() {
@@ -392,6 +461,7 @@ bool KernelEmitter::planBuffers() {
     info.elems = n;
   }
   int64_t offset = 0;
+  std::vector<const BufferNode*> sharedBuffers;
   for (auto* a : scan.blockAllocs) {
     const Buffer& b = a->buffer;
     BufferInfo info;
@@ -435,12 +505,11 @@ bool KernelEmitter::planBuffers() {
         info.rowPad = 16 / dtypeBytes(b->dtype);
         info.elems = info.elems / last * (last + info.rowPad);
       }
-      offset = (offset + 127) / 128 * 128;
-      info.sharedOffset = offset;
-      offset += info.elems * info.versions * dtypeBytes(b->dtype);
+      sharedBuffers.push_back(b.get());
     }
     bufs_[b.get()] = info;
   }
+  offset = packSharedBuffers(sharedBuffers);
   // Rows wider than a warp reduce through shared memory: one partial result
   // per warp and register row (8 bytes: the widest accumulator).
   int64_t scratch = 0;

@@ -60,6 +60,7 @@ class KernelEmitter : public backend::CEmitter {
   // analysis (cuda_kernel_analysis.cpp)
   bool planBuffers();
   Accesses accessesOf(const ir::Stmt& s);
+  int64_t packSharedBuffers(const std::vector<const ir::BufferNode*>& shared);
   // What one iteration of a serial loop leaves for the next to wait on.
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
@@ -167,6 +168,9 @@ class KernelEmitter : public backend::CEmitter {
     ir::Var lane, warpM, warpN;
     std::string aFrag, bFrag;
   } mmaMainloop_;
+  // Shared buffers placed over each other's bytes (disjoint lifetimes) -> one
+  // representative, so that the barrier analysis orders their accesses.
+  std::unordered_map<const ir::BufferNode*, const ir::BufferNode*> sharedAlias_;
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 
