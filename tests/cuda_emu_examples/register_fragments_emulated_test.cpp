@@ -4,34 +4,17 @@
 // results equal to the interpreter's.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
-#include "compiler/driver/emulate_target.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
-using namespace tlc::driver;
 
 namespace {
 
 int runFile(const std::string& path, const std::map<std::string, int64_t>& dims, std::string* log) {
   SourceManager sm;
   DiagnosticEngine diags{sm};
-  std::string error;
-  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/" + path, error);
-  REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, {});
-  INFO(diags.renderAll());
-  REQUIRE(module);
-  std::ostringstream out;
-  RunSettings settings;
-  settings.dims = dims;
-  settings.seed = 11;
-  settings.check = true;
-  settings.out = &out;
-  int rc = runCudaEmulated(*module, settings, "sm_80", diags);
-  *log = out.str() + diags.renderAll();
-  return rc;
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/register_fragments/" + path, sm, diags);
+  return test::runEmulatedCheck(module, diags, dims, 11, log);
 }
 
 }  // namespace

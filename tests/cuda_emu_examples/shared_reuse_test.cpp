@@ -3,28 +3,20 @@
 // interpreter's results agree, at sizes the tiles do and do not divide.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
 #include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/driver/emulate_target.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
-using namespace tlc::driver;
 
 TEST_CASE("shared buffers of disjoint phases share memory and stay race-free") {
   SourceManager sm;
   DiagnosticEngine diags{sm};
-  std::string error;
-  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/shared_reuse.tl", error);
-  REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, {});
-  REQUIRE_MESSAGE(module, diags.renderAll());
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/shared_reuse.tl", sm, diags);
 
   cuda::CudaOptions options;
   options.arch = "sm_80";
   options.lineDirectives = false;
-  auto cu = cuda::generateCuda(*module, options, diags);
+  auto cu = cuda::generateCuda(module, options, diags);
   REQUIRE_MESSAGE(cu, diags.renderAll());
   CHECK(cu->source.find("float* S1 = reinterpret_cast<float*>(tlc_smem + 0);") != std::string::npos);
   CHECK(cu->source.find("float* S2 = reinterpret_cast<float*>(tlc_smem + 0);") != std::string::npos);
@@ -33,14 +25,8 @@ TEST_CASE("shared buffers of disjoint phases share memory and stay race-free") {
 
   for (int64_t m : {64, 130, 1}) {
     CAPTURE(m);
-    std::ostringstream out;
-    RunSettings settings;
-    settings.dims = {{"M", m}};
-    settings.seed = 3;
-    settings.check = true;
-    settings.out = &out;
-    int rc = runCudaEmulated(*module, settings, "sm_80", diags);
-    std::string log = out.str() + diags.renderAll();
+    std::string log;
+    int rc = test::runEmulatedCheck(module, diags, {{"M", m}}, 3, &log);
     INFO(log);
     CHECK(rc == 0);
   }

@@ -4,13 +4,9 @@
 // the grid.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
-#include "compiler/driver/emulate_target.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
-using namespace tlc::driver;
 
 TEST_CASE("a swizzled gemm grid covers every block once") {
   // gemm_small: 32 x 32 tiles, T.use_swizzle(4).
@@ -22,19 +18,9 @@ TEST_CASE("a swizzled gemm grid covers every block once") {
     CAPTURE(dims.at("N"));
     SourceManager sm;
     DiagnosticEngine diags{sm};
-    std::string error;
-    uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda/golden/gemm_small.tl", error);
-    REQUIRE_MESSAGE(file != 0, error);
-    auto module = compileSource(sm, diags, file, {});
-    REQUIRE_MESSAGE(module, diags.renderAll());
-    std::ostringstream out;
-    RunSettings settings;
-    settings.dims = dims;
-    settings.seed = 5;
-    settings.check = true;
-    settings.out = &out;
-    int rc = runCudaEmulated(*module, settings, "sm_80", diags);
-    std::string log = out.str() + diags.renderAll();
+    ir::Module module = test::compileTreeFile("tests/cuda/golden/gemm_small.tl", sm, diags);
+    std::string log;
+    int rc = test::runEmulatedCheck(module, diags, dims, 5, &log);
     INFO(log);
     CHECK(rc == 0);
   }

@@ -1,0 +1,41 @@
+// Test helpers: compile a .tl file of the source tree and run it through the
+// CUDA emulator against the interpreter.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "compiler/driver/emulate_target.h"
+#include "compiler/sema/frontend.h"
+
+namespace tlc::test {
+
+// The module of `relativePath` (from the source root); REQUIREs success.
+inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager& sm, DiagnosticEngine& diags) {
+  std::string error;
+  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + relativePath, error);
+  REQUIRE_MESSAGE(file != 0, error);
+  auto module = compileSource(sm, diags, file, {});
+  REQUIRE_MESSAGE(module, diags.renderAll());
+  return *module;
+}
+
+// Runs every kernel of `module` in the emulator with --check; the exit code,
+// and the run's output and diagnostics in `log`.
+inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, const std::map<std::string, int64_t>& dims,
+                            uint64_t seed, std::string* log) {
+  std::ostringstream out;
+  driver::RunSettings settings;
+  settings.dims = dims;
+  settings.seed = seed;
+  settings.check = true;
+  settings.out = &out;
+  int rc = driver::runCudaEmulated(module, settings, "sm_80", diags);
+  *log = out.str() + diags.renderAll();
+  return rc;
+}
+
+}  // namespace tlc::test
