@@ -104,6 +104,15 @@ Region fullRegion(const Buffer& b, SourceLoc loc) {
   return r;
 }
 
+bool isFullRegion(const Region& r) {
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t mn, ext, shape;
+    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
+    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
+  }
+  return true;
+}
+
 Expr makeInt(int64_t v, DType t, SourceLoc loc) {
   TLC_CHECK(isInteger(t) || t == DType::Bool, "integer immediate needs an integer dtype");
   return std::make_shared<const IntImm>(v, t, loc);

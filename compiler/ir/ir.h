@@ -99,6 +99,8 @@ struct Region {
 };
 // The whole buffer as a region.
 Region fullRegion(const Buffer& b, SourceLoc loc = {});
+// Whether a region is its whole buffer (constant origin 0 and full extents).
+bool isFullRegion(const Region& r);
 
 // ---------------------------------------------------------------------------
 // Expressions

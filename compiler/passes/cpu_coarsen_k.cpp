@@ -26,14 +26,6 @@ struct Plan {
   Buffer newA, newB;
 };
 
-bool isFullRegion(const Region& r) {
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t mn, ext, shape;
-    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
-    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
-  }
-  return true;
-}
 
 // Counts the statements and expressions that mention a buffer.
 class BufferUses : public IRVisitor {

@@ -44,16 +44,6 @@ bool matrixDims(const Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1) {
 
 namespace {
 
-
-bool isFullRegion(const Region& r) {
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t mn, ext, shape;
-    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
-    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
-  }
-  return true;
-}
-
 class MentionsBuffer : public IRVisitor {
  public:
   const BufferNode* target;
