@@ -1,40 +1,27 @@
 #include "compiler/ir/buffer_writes.h"
 
-#include "compiler/ir/functor.h"
+#include "compiler/ir/buffer_access.h"
 
 namespace tlc::ir {
 namespace {
 
-class WriteScan : public IRVisitor {
+class WriteScan : public BufferAccessVisitor {
  public:
   BufferWrites out;
 
-  void visitStore(const StoreStmt* s) override {
-    out.buffers.insert(s->buffer.get());
-    IRVisitor::visitStore(s);
-  }
-  void visitCopy(const CopyStmt* s) override {
-    out.buffers.insert(s->dst.buffer.get());
-    IRVisitor::visitCopy(s);
-  }
-  void visitFill(const FillStmt* s) override {
-    out.buffers.insert(s->dst.buffer.get());
-    IRVisitor::visitFill(s);
-  }
+ protected:
+  void write(const Buffer& b) override { out.buffers.insert(b.get()); }
   void visitGemm(const GemmStmt* s) override {
-    out.buffers.insert(s->c.buffer.get());
     out.accumulates = true;
-    IRVisitor::visitGemm(s);
+    BufferAccessVisitor::visitGemm(s);
   }
   void visitReduce(const ReduceStmt* s) override {
-    out.buffers.insert(s->dst.buffer.get());
     out.accumulates = true;
-    IRVisitor::visitReduce(s);
+    BufferAccessVisitor::visitReduce(s);
   }
   void visitAtomic(const AtomicStmt* s) override {
-    out.buffers.insert(s->buffer.get());
     out.accumulates = true;
-    IRVisitor::visitAtomic(s);
+    BufferAccessVisitor::visitAtomic(s);
   }
 };
 

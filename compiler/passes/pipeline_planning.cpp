@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
@@ -15,37 +16,13 @@ using namespace ir;
 
 namespace {
 
-// The buffers a statement reads: loads, copy sources, gemm operands (and the
-// accumulator unless cleared), reduce sources (and destinations unless
-// cleared), atomic destinations.
-class ReadScan : public IRVisitor {
+// The buffers a statement reads.
+class ReadScan : public BufferAccessVisitor {
  public:
   std::set<const BufferNode*> reads;
 
  protected:
-  void visitLoad(const Load* n) override {
-    reads.insert(n->buffer.get());
-    IRVisitor::visitLoad(n);
-  }
-  void visitCopy(const CopyStmt* n) override {
-    reads.insert(n->src.buffer.get());
-    IRVisitor::visitCopy(n);
-  }
-  void visitGemm(const GemmStmt* n) override {
-    reads.insert(n->a.buffer.get());
-    reads.insert(n->b.buffer.get());
-    if (!n->clearAccum) reads.insert(n->c.buffer.get());
-    IRVisitor::visitGemm(n);
-  }
-  void visitReduce(const ReduceStmt* n) override {
-    reads.insert(n->src.buffer.get());
-    if (!n->clear) reads.insert(n->dst.buffer.get());
-    IRVisitor::visitReduce(n);
-  }
-  void visitAtomic(const AtomicStmt* n) override {
-    reads.insert(n->buffer.get());
-    IRVisitor::visitAtomic(n);
-  }
+  void read(const Buffer& b) override { reads.insert(b.get()); }
 };
 
 bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars) {

@@ -6,6 +6,7 @@
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/ir/buffer_access.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/var_uses.h"
 
@@ -29,7 +30,7 @@ bool Accesses::conflictsWith(const Accesses& later) const {
 namespace {
 
 // Buffers written inside Parallel loops, allocations and their nesting.
-class PlacementScan : public IRVisitor {
+class PlacementScan : public BufferAccessVisitor {
  public:
   int depth = 0;
   std::vector<const AllocStmt*> blockAllocs, threadAllocs;
@@ -37,88 +38,36 @@ class PlacementScan : public IRVisitor {
   std::vector<const GemmStmt*> gemms;
   std::vector<const ForStmt*> pipelined;
 
-  void write(const Buffer& b) {
-    if (depth > 0) writtenInParallel.insert(b.get());
-  }
   void visitFor(const ForStmt* f) override {
     if (f->forKind == ForKind::Pipelined && depth == 0) pipelined.push_back(f);
     bool par = f->forKind == ForKind::Parallel;
     depth += par;
-    IRVisitor::visitFor(f);
+    BufferAccessVisitor::visitFor(f);
     depth -= par;
   }
   void visitAlloc(const AllocStmt* a) override { (depth ? threadAllocs : blockAllocs).push_back(a); }
-  void visitStore(const StoreStmt* s) override {
-    write(s->buffer);
-    IRVisitor::visitStore(s);
-  }
-  void visitCopy(const CopyStmt* c) override {
-    write(c->dst.buffer);
-    IRVisitor::visitCopy(c);
-  }
-  void visitFill(const FillStmt* f) override {
-    write(f->dst.buffer);
-    IRVisitor::visitFill(f);
-  }
-  void visitReduce(const ReduceStmt* r) override {
-    write(r->dst.buffer);
-    IRVisitor::visitReduce(r);
-  }
   void visitGemm(const GemmStmt* g) override {
-    write(g->c.buffer);
     if (depth == 0) gemms.push_back(g);
-    IRVisitor::visitGemm(g);
+    BufferAccessVisitor::visitGemm(g);
   }
-  void visitAtomic(const AtomicStmt* a) override {
-    write(a->buffer);
-    IRVisitor::visitAtomic(a);
+
+ protected:
+  void write(const Buffer& b) override {
+    if (depth > 0) writtenInParallel.insert(b.get());
   }
 };
 
-class AccessScan : public IRVisitor {
+class AccessScan : public BufferAccessVisitor {
  public:
   explicit AccessScan(const std::function<bool(const Buffer&)>& visible) : visible_(visible) {}
   Accesses acc;
-  void read(const Buffer& b) {
+
+ protected:
+  void read(const Buffer& b) override {
     if (visible_(b)) acc.reads.insert(b.get());
   }
-  void write(const Buffer& b) {
+  void write(const Buffer& b) override {
     if (visible_(b)) acc.writes.insert(b.get());
-  }
-  void visitLoad(const Load* l) override {
-    read(l->buffer);
-    IRVisitor::visitLoad(l);
-  }
-  void visitStore(const StoreStmt* s) override {
-    write(s->buffer);
-    IRVisitor::visitStore(s);
-  }
-  void visitCopy(const CopyStmt* c) override {
-    read(c->src.buffer);
-    write(c->dst.buffer);
-    IRVisitor::visitCopy(c);
-  }
-  void visitFill(const FillStmt* f) override {
-    write(f->dst.buffer);
-    IRVisitor::visitFill(f);
-  }
-  void visitReduce(const ReduceStmt* r) override {
-    read(r->src.buffer);
-    read(r->dst.buffer);
-    write(r->dst.buffer);
-    IRVisitor::visitReduce(r);
-  }
-  void visitGemm(const GemmStmt* g) override {
-    read(g->a.buffer);
-    read(g->b.buffer);
-    read(g->c.buffer);
-    write(g->c.buffer);
-    IRVisitor::visitGemm(g);
-  }
-  void visitAtomic(const AtomicStmt* a) override {
-    read(a->buffer);
-    write(a->buffer);
-    IRVisitor::visitAtomic(a);
   }
 
  private:

@@ -1,0 +1,47 @@
+#include "compiler/ir/buffer_access.h"
+
+namespace tlc::ir {
+
+void BufferAccessVisitor::visitLoad(const Load* n) {
+  read(n->buffer);
+  IRVisitor::visitLoad(n);
+}
+
+void BufferAccessVisitor::visitStore(const StoreStmt* n) {
+  write(n->buffer);
+  IRVisitor::visitStore(n);
+}
+
+void BufferAccessVisitor::visitCopy(const CopyStmt* n) {
+  read(n->src.buffer);
+  write(n->dst.buffer);
+  IRVisitor::visitCopy(n);
+}
+
+void BufferAccessVisitor::visitFill(const FillStmt* n) {
+  write(n->dst.buffer);
+  IRVisitor::visitFill(n);
+}
+
+void BufferAccessVisitor::visitReduce(const ReduceStmt* n) {
+  read(n->src.buffer);
+  if (!n->clear) read(n->dst.buffer);
+  write(n->dst.buffer);
+  IRVisitor::visitReduce(n);
+}
+
+void BufferAccessVisitor::visitGemm(const GemmStmt* n) {
+  read(n->a.buffer);
+  read(n->b.buffer);
+  if (!n->clearAccum) read(n->c.buffer);
+  write(n->c.buffer);
+  IRVisitor::visitGemm(n);
+}
+
+void BufferAccessVisitor::visitAtomic(const AtomicStmt* n) {
+  read(n->buffer);
+  write(n->buffer);
+  IRVisitor::visitAtomic(n);
+}
+
+}  // namespace tlc::ir

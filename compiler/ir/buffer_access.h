@@ -1,0 +1,28 @@
+// A visitor base that reports every buffer access in a statement tree, with
+// the operations' exact semantics: read(b) for loads, copy sources, gemm
+// operands (and the accumulator unless the gemm clears it), reduce sources
+// (and destinations unless the reduction clears them) and atomics; write(b)
+// for stores, copy and fill destinations, gemm accumulators, reduce
+// destinations and atomics. Subclasses override read/write (and may override
+// visit* methods, calling the base, to keep extra state).
+#pragma once
+
+#include "compiler/ir/functor.h"
+
+namespace tlc::ir {
+
+class BufferAccessVisitor : public IRVisitor {
+ protected:
+  virtual void read(const Buffer&) {}
+  virtual void write(const Buffer&) {}
+
+  void visitLoad(const Load* n) override;
+  void visitStore(const StoreStmt* n) override;
+  void visitCopy(const CopyStmt* n) override;
+  void visitFill(const FillStmt* n) override;
+  void visitReduce(const ReduceStmt* n) override;
+  void visitGemm(const GemmStmt* n) override;
+  void visitAtomic(const AtomicStmt* n) override;
+};
+
+}  // namespace tlc::ir
