@@ -316,6 +316,34 @@ bool ldmatrixOperandOk(const Region& reg) {
   return true;
 }
 
+std::pair<Expr, Expr> ldmatrixAElement(const Expr& lane, const Expr& rowBase, const Expr& kk, bool transA) {
+  if (!transA)
+    return {add(rowBase, floorMod(lane, makeInt(16))), add(kk, mul(floorDiv(lane, makeInt(16)), makeInt(8)))};
+  Expr q = floorDiv(lane, makeInt(8)), l8 = floorMod(lane, makeInt(8));
+  return {add(rowBase, mul(floorMod(q, makeInt(2)), makeInt(8))), add(kk, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8))};
+}
+
+std::pair<Expr, Expr> ldmatrixBElement(const Expr& lane, const Expr& colBase, const Expr& kk, bool transB, bool pair) {
+  Expr q = floorDiv(lane, makeInt(8)), l8 = floorMod(lane, makeInt(8));
+  if (transB)  // stored [N, K]
+    return {add(kk, mul(floorMod(q, makeInt(2)), makeInt(8))),
+            add(colBase, pair ? add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8) : l8)};
+  // stored [K, N]
+  return {add(kk, add(mul(floorMod(q, makeInt(2)), makeInt(8)), l8)),
+          add(colBase, pair ? mul(floorDiv(q, makeInt(2)), makeInt(8)) : makeInt(0))};
+}
+
+std::vector<Expr> operandIndex(const Region& r, bool transposed, const Expr& first, const Expr& second) {
+  int d0, d1;
+  int64_t e0, e1;
+  matrixDims(r, &d0, &d1, &e0, &e1);
+  std::vector<Expr> idx;
+  for (auto& rg : r.ranges) idx.push_back(rg.min);
+  idx[d0] = add(idx[d0], transposed ? second : first);
+  idx[d1] = add(idx[d1], transposed ? first : second);
+  return idx;
+}
+
 bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   LocationScope at(*this, g->loc);
   MmaShape s;
@@ -370,24 +398,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   }
 
   // Operand element (row, k) of A and (k, col) of B as buffer indices.
-  int a0, a1, b0, b1;
-  int64_t x, y;
-  matrixDims(g->a, &a0, &a1, &x, &y);
-  matrixDims(g->b, &b0, &b1, &x, &y);
-  auto aIndex = [&](const Expr& row, const Expr& k) {
-    std::vector<Expr> idx;
-    for (auto& rg : g->a.ranges) idx.push_back(rg.min);
-    idx[a0] = add(idx[a0], g->transA ? k : row);
-    idx[a1] = add(idx[a1], g->transA ? row : k);
-    return idx;
-  };
-  auto bIndex = [&](const Expr& k, const Expr& col) {
-    std::vector<Expr> idx;
-    for (auto& rg : g->b.ranges) idx.push_back(rg.min);
-    idx[b0] = add(idx[b0], g->transB ? col : k);
-    idx[b1] = add(idx[b1], g->transB ? k : col);
-    return idx;
-  };
+  auto aIndex = [&](const Expr& row, const Expr& k) { return operandIndex(g->a, g->transA, row, k); };
+  auto bIndex = [&](const Expr& k, const Expr& col) { return operandIndex(g->b, g->transB, k, col); };
   bool f16 = s.kind == MmaKind::F16 || s.kind == MmaKind::BF16;
   bool ldA = f16 && ldmatrixOperandOk(g->a), ldB = f16 && ldmatrixOperandOk(g->b);
 
@@ -406,15 +418,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     Expr rowBase = add(aRowBase, makeInt(a * 16));
     std::string dst = af + "[" + std::to_string(a) + "]";
     if (ldA) {
-      Expr row, k;
-      Expr q = floorDiv(laneE, makeInt(8)), l8 = floorMod(laneE, makeInt(8));
-      if (!g->transA) {
-        row = add(rowBase, floorMod(laneE, makeInt(16)));
-        k = add(kkE, mul(floorDiv(laneE, makeInt(16)), makeInt(8)));
-      } else {
-        k = add(kkE, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
-        row = add(rowBase, mul(floorMod(q, makeInt(2)), makeInt(8)));
-      }
+      auto [row, k] = ldmatrixAElement(laneE, rowBase, kkE, g->transA);
       line(std::string(g->transA ? "tlc::ldmatrix_x4_trans(" : "tlc::ldmatrix_x4(") + dst + ", &" +
            elem(g->a.buffer, aIndex(row, k)) + ");");
       continue;
@@ -452,15 +456,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     if (ldB) {
       bool pair = b + 1 < an && b % 2 == 0;
       if (!pair && b % 2 == 1) continue;  // loaded with the previous atom
-      Expr q = floorDiv(laneE, makeInt(8)), l8 = floorMod(laneE, makeInt(8));
-      Expr k, col;
-      if (g->transB) {  // stored [N, K]
-        col = add(colBase, pair ? add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8) : l8);
-        k = add(kkE, mul(floorMod(q, makeInt(2)), makeInt(8)));
-      } else {  // stored [K, N]
-        k = add(kkE, add(mul(floorMod(q, makeInt(2)), makeInt(8)), l8));
-        col = add(colBase, pair ? mul(floorDiv(q, makeInt(2)), makeInt(8)) : makeInt(0));
-      }
+      auto [k, col] = ldmatrixBElement(laneE, colBase, kkE, g->transB, pair);
       std::string addr = "&" + elem(g->b.buffer, bIndex(k, col));
       if (pair) {
         std::string tmp = fresh("b4");

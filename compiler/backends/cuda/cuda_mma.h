@@ -40,6 +40,18 @@ bool matrixDims(const ir::Region& r, int* d0, int* d1, int64_t* e0, int64_t* e1)
 // along its contiguous (last) dimension, at constant, aligned origins.
 bool ldmatrixOperandOk(const ir::Region& reg);
 
+// The (row, k) element of A whose row address lane `lane` gives an x4
+// ldmatrix of the 16 x 16 atom at (rowBase, kk); the (k, col) element of B
+// for the 16 x 8 atom at (kk, colBase), or two of them side by side (`pair`,
+// x4). The stored orientation (transposed or not) picks the lane mapping.
+std::pair<ir::Expr, ir::Expr> ldmatrixAElement(const ir::Expr& lane, const ir::Expr& rowBase, const ir::Expr& kk,
+                                               bool transA);
+std::pair<ir::Expr, ir::Expr> ldmatrixBElement(const ir::Expr& lane, const ir::Expr& colBase, const ir::Expr& kk,
+                                               bool transB, bool pair);
+// The buffer index of the operand element (first, second) = (row, k) of A or
+// (k, col) of B, within the gemm's region of a transposed or plain operand.
+std::vector<ir::Expr> operandIndex(const ir::Region& r, bool transposed, const ir::Expr& first, const ir::Expr& second);
+
 // The mma shape of a gemm, or false when it is not eligible.
 bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out);
 

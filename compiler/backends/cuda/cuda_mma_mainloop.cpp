@@ -44,55 +44,27 @@ void KernelEmitter::emitMmaFragmentLoads(const MmaShape& s, const Expr& kk, int 
   const MmaMainloop& ml = mmaMainloop_;
   const GemmStmt* g = ml.gemm;
   int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
-  int a0, a1, b0, b1;
-  int64_t x, y;
-  matrixDims(g->a, &a0, &a1, &x, &y);
-  matrixDims(g->b, &b0, &b1, &x, &y);
   Expr lane = makeVarRef(ml.lane);
-  Expr q = floorDiv(lane, makeInt(8)), l8 = floorMod(lane, makeInt(8));
   std::string B = "[" + std::to_string(buf) + "]";
   for (int64_t a = 0; a < am; ++a) {
     Expr rowBase = add(mul(makeVarRef(ml.warpM), makeInt(wm)), makeInt(a * 16));
-    Expr row, k;
-    if (!g->transA) {
-      row = add(rowBase, floorMod(lane, makeInt(16)));
-      k = add(kk, mul(floorDiv(lane, makeInt(16)), makeInt(8)));
-    } else {
-      k = add(kk, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
-      row = add(rowBase, mul(floorMod(q, makeInt(2)), makeInt(8)));
-    }
-    std::vector<Expr> idx;
-    for (auto& rg : g->a.ranges) idx.push_back(rg.min);
-    idx[a0] = add(idx[a0], g->transA ? k : row);
-    idx[a1] = add(idx[a1], g->transA ? row : k);
+    auto [row, k] = ldmatrixAElement(lane, rowBase, kk, g->transA);
     line(std::string(g->transA ? "tlc::ldmatrix_x4_trans(" : "tlc::ldmatrix_x4(") + ml.aFrag + B + "[" +
-         std::to_string(a) + "], &" + access(g->a.buffer, idx) + ");");
+         std::to_string(a) + "], &" + access(g->a.buffer, operandIndex(g->a, g->transA, row, k)) + ");");
   }
   for (int64_t b = 0; b < an; b += 2) {
     Expr colBase = add(mul(makeVarRef(ml.warpN), makeInt(wn)), makeInt(b * 8));
-    Expr k, col;
-    if (g->transB) {  // stored [N, K]
-      col = add(colBase, add(mul(floorDiv(q, makeInt(2)), makeInt(8)), l8));
-      k = add(kk, mul(floorMod(q, makeInt(2)), makeInt(8)));
-    } else {  // stored [K, N]
-      k = add(kk, add(mul(floorMod(q, makeInt(2)), makeInt(8)), l8));
-      col = add(colBase, mul(floorDiv(q, makeInt(2)), makeInt(8)));
-    }
-    std::vector<Expr> idx;
-    for (auto& rg : g->b.ranges) idx.push_back(rg.min);
-    idx[b0] = add(idx[b0], g->transB ? col : k);
-    idx[b1] = add(idx[b1], g->transB ? k : col);
+    auto [k, col] = ldmatrixBElement(lane, colBase, kk, g->transB, true);
     std::string tmp = fresh("b4"), lo = ml.bFrag + B + "[" + std::to_string(b) + "]",
                 hi = ml.bFrag + B + "[" + std::to_string(b + 1) + "]";
     line("unsigned " + tmp + "[4];");
     line(std::string(g->transB ? "tlc::ldmatrix_x4(" : "tlc::ldmatrix_x4_trans(") + tmp + ", &" +
-         access(g->b.buffer, idx) + ");");
+         access(g->b.buffer, operandIndex(g->b, g->transB, k, col)) + ");");
     line(lo + "[0] = " + tmp + "[0]; " + lo + "[1] = " + tmp + "[1]; " + hi + "[0] = " + tmp + "[2]; " + hi +
          "[1] = " + tmp + "[3];");
   }
 }
 
-// The warp's mma.sync instructions of one k-step from register buffer `buf`.
 void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
   LocationScope at(*this, mmaMainloop_.gemm->loc);
   const MmaMainloop& ml = mmaMainloop_;
