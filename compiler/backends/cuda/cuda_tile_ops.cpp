@@ -180,6 +180,15 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   }
   const Region &src = c->src, &dst = c->dst;
   DType ts = src.buffer->dtype, td = dst.buffer->dtype;
+  // One element moved with masks: reads outside the source give zero,
+  // writes outside the destination are dropped.
+  auto maskedMove = [&](const std::vector<Expr>& sIdx, const std::vector<Expr>& dIdx) {
+    std::string val = cast(td, ts, access(src.buffer, sIdx));
+    Expr sIn = inBounds(src.buffer, sIdx), dIn = inBounds(dst.buffer, dIdx);
+    if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
+    std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
+    line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+  };
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
   bool matched = es.size() == ed.size();
@@ -278,11 +287,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       auto sI = sIdx, dI = dIdx;
       sI.back() = add(sI.back(), makeVarRef(v));
       dI.back() = add(dI.back(), makeVarRef(v));
-      std::string val = cast(td, ts, access(src.buffer, sI));
-      Expr sIn = inBounds(src.buffer, sI), dIn = inBounds(dst.buffer, dI);
-      if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
-      std::string store = access(dst.buffer, dI) + " = " + val + ";";
-      line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+      maskedMove(sI, dI);
       close();
       close();
       close();  // chunk loop
@@ -303,12 +308,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   Var e = openLoop(total, partitioned, "e");
   auto sLocals = unflatten(makeVarRef(e), es);
   auto dLocals = matched ? sLocals : unflatten(makeVarRef(e), ed);
-  auto sIdx = regionIndex(src, sd, sLocals), dIdx = regionIndex(dst, dd, dLocals);
-  std::string val = cast(td, ts, access(src.buffer, sIdx));
-  Expr sIn = inBounds(src.buffer, sIdx), dIn = inBounds(dst.buffer, dIdx);
-  if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
-  std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
-  line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+  maskedMove(regionIndex(src, sd, sLocals), regionIndex(dst, dd, dLocals));
   close();
   close();
 }
