@@ -1,4 +1,5 @@
-// Test helper: the CUDA C that the backend emits for a .tl source (sm_90a).
+// Test helpers: a .tl source compiled by the front end, and the CUDA C that
+// the backend emits for it (sm_90a).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -10,16 +11,22 @@
 
 namespace tlc::test {
 
-inline std::string emitCudaFor(const std::string& source) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
+// The module of `source` (named test.tl); REQUIREs that it compiles.
+inline ir::Module compileTlSource(const std::string& source, SourceManager& sources, DiagnosticEngine& diags) {
   uint32_t file = sources.addBuffer("test.tl", source);
   auto module = compileSource(sources, diags, file, {});
   INFO(diags.renderAll());
   REQUIRE(module);
+  return *module;
+}
+
+inline std::string emitCudaFor(const std::string& source) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  ir::Module module = compileTlSource(source, sources, diags);
   cuda::CudaOptions options;
   options.arch = "sm_90a";
-  auto cu = cuda::generateCuda(*module, options, diags);
+  auto cu = cuda::generateCuda(module, options, diags);
   INFO(diags.renderAll());
   REQUIRE(cu);
   return cu->source;

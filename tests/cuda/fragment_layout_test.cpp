@@ -7,7 +7,7 @@
 
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 #include "compiler/ir/functor.h"
-#include "compiler/sema/frontend.h"
+#include "tests/cuda/emit_util.h"
 
 using namespace tlc;
 using namespace tlc::cuda;
@@ -40,14 +40,11 @@ struct Inferred {
 Inferred infer(const std::string& source) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("test.tl", source);
-  auto module = compileSource(sources, diags, file, {});
-  INFO(diags.renderAll());
-  REQUIRE(module);
+  ir::Module module = test::compileTlSource(source, sources, diags);
   FindKernel find;
-  find.visit(module->funcs[0]->body);
+  find.visit(module.funcs[0]->body);
   REQUIRE(find.kernel);
-  Inferred out{*module, inferFragmentLayouts(*find.kernel, find.kernel->threads, {}), find.fragments};
+  Inferred out{module, inferFragmentLayouts(*find.kernel, find.kernel->threads, {}), find.fragments};
   return out;
 }
 
