@@ -2,6 +2,7 @@
 
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
+#include "compiler/passes/stage_accumulator_stores.h"
 
 namespace tlc::passes {
 
@@ -12,6 +13,8 @@ std::vector<Pass> registeredPasses() {
       {"simplify", "fold constants, apply exact algebraic identities, remove dead control flow",
        [](const ir::Module& m, PassContext&) { return simplify(m); }},
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
+      {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
+       stageAccumulatorStores},
       // Register new passes here: {"name", "summary", function}.
   };
 }

@@ -239,6 +239,11 @@ template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const
   typedef typename VecBits<sizeof(T) * N>::type V;
   *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
 }
+// Stores two adjacent elements with one access of 2 * sizeof(T) bytes (aligned by the caller).
+template <class T> __device__ __forceinline__ void store_pair(T* dst, T a, T b) {
+  __align__(2 * sizeof(T)) T v[2] = {a, b};
+  copy_vec<T, 2>(dst, v);
+}
 // Element i of type T kept in an array of 32-bit words (register tiles loaded
 // ahead keep their elements packed as loaded).
 template <class T> __device__ __forceinline__ void pack(unsigned* words, int i, T v) {

@@ -101,7 +101,9 @@ TEST_CASE("the gemm example's pipelined loop prefetches operand fragments") {
   CHECK(src.find("unsigned b_frag[2][8][2];") != std::string::npos);
   size_t loop = src.find("for (int iter = 0;");
   REQUIRE(loop != std::string::npos);
-  std::string body = src.substr(loop);
+  size_t loopEnd = src.find("tlc::cp_async_wait<0>();", loop);
+  REQUIRE(loopEnd != std::string::npos);
+  std::string body = src.substr(loop, loopEnd - loop);
   size_t barriers = 0;
   for (size_t p = body.find("__syncthreads();"); p != std::string::npos; p = body.find("__syncthreads();", p + 1))
     ++barriers;

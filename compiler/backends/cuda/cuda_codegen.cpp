@@ -60,6 +60,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.printAfterAll = options.printAfterAll;
   p.timePasses = options.timePasses;
   p.add(*passes::findPass("pipeline-planning"));
+  p.add(*passes::findPass("stage-accumulator-stores"));
   return p;
 }
 

@@ -57,6 +57,19 @@ class PlacementScan : public BufferAccessVisitor {
   }
 };
 
+// The destinations of copies out of the given buffers.
+class CopyTargets : public IRVisitor {
+ public:
+  explicit CopyTargets(std::function<bool(const BufferNode*)> from) : from_(std::move(from)) {}
+  std::unordered_set<const BufferNode*> targets;
+  void visitCopy(const CopyStmt* c) override {
+    if (from_(c->src.buffer.get())) targets.insert(c->dst.buffer.get());
+  }
+
+ private:
+  std::function<bool(const BufferNode*)> from_;
+};
+
 class AccessScan : public BufferAccessVisitor {
  public:
   explicit AccessScan(const std::function<bool(const Buffer&)>& visible) : visible_(visible) {}
@@ -396,6 +409,13 @@ bool KernelEmitter::planBuffers() {
     std::cerr << "// -----// fragment layouts of " << name_ << " //----- //\n"
               << describeFragmentLayouts(kernel_, tiles_, fixed);
 
+  // Shared buffers that mma accumulators are stored to (see
+  // stage-accumulator-stores) take the padded row-major layout: the pairs of
+  // columns a warp stores at once lie on 8 rows, which the pad spreads over
+  // all the banks.
+  CopyTargets accumulatorStores([&](const BufferNode* b) { return mma.registerFragments.count(b) > 0; });
+  accumulatorStores.visit(kernel_.body);
+
   for (auto* a : scan.threadAllocs) {
     int64_t n;
     if (!constShape(a->buffer, &n)) {
@@ -445,11 +465,13 @@ bool KernelEmitter::planBuffers() {
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
       if (auto it = mma.swizzled.find(b.get()); it != mma.swizzled.end()) info.layout = it->second;
-      // Compiler-placed buffers (fragments, locals) get one 16-byte pad per
-      // row when rows are whole multiples of 128 bytes: row-wise reductions
-      // then read consecutive rows from different banks.
+      // Compiler-placed buffers (fragments, locals) and the targets of
+      // accumulator stores get one 16-byte pad per row when rows are whole
+      // multiples of 128 bytes: row-wise reductions then read consecutive
+      // rows from different banks.
       int64_t last = 0;
-      if (b->scope != MemScope::Shared && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last) &&
+      bool padded = b->scope != MemScope::Shared || accumulatorStores.targets.count(b.get());
+      if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last) &&
           (last * dtypeBytes(b->dtype)) % 128 == 0) {
         info.rowPad = 16 / dtypeBytes(b->dtype);
         info.elems = info.elems / last * (last + info.rowPad);

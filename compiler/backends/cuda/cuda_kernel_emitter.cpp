@@ -478,11 +478,11 @@ void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetc
 // emitPipelinedMma: opens the pipeline's scope (after a barrier: everything
 // before the loop is complete before its first copies land), declares the
 // iteration count, the producers' per-thread chunk offsets and the stage
-// variable, and issues the prologue: the copies of the first depth - 1
-// iterations, one commit group each.
+// counter, and issues the prologue: the copies of the first depth - 1
+// iterations (stage = iteration), one commit group each.
 KernelEmitter::PipelineExpansion KernelEmitter::openPipeline(const ForStmt* f, const PipelineSchedule& sched,
                                                              Accesses& pending) {
-  PipelineExpansion px{f, &sched, makeVar("stage"), ""};
+  PipelineExpansion px{f, &sched, makeVar("stage"), "", ""};
   barrier(pending);
   open("");
   px.iterations = fresh("n_iter");
@@ -493,17 +493,36 @@ KernelEmitter::PipelineExpansion KernelEmitter::openPipeline(const ForStmt* f, c
   std::string p = fresh("pre");
   open("for (int " + p + " = 0; " + p + " < " + std::to_string(sched.depth - 1) + "; ++" + p + ")");
   open("if (" + p + " < " + px.iterations + ")");
-  issueProducers(px, p);
+  issueProducers(px, p, p);
   close();
   line("tlc::cp_async_commit();");
   close();
+  px.stageCounter = fresh("stage_of_iter");
+  line("int " + px.stageCounter + " = " + std::to_string(sched.depth - 1) + ";");
   return px;
 }
 
-// The producers' copies for iteration `iter` into its stage's buffers.
-void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::string& iter) {
+// The stages of an iteration cycle through [0, depth): at the top of each
+// iteration the counter advances to iteration % depth (a compare and select
+// instead of a division in the loop).
+void KernelEmitter::advanceStage(const PipelineExpansion& px) {
+  const std::string& c = px.stageCounter;
+  line(c + " = " + c + " == " + std::to_string(px.schedule->depth - 1) + " ? 0 : " + c + " + 1;");
+}
+
+// `stage` + `by` modulo the pipeline depth, for 0 <= by < depth, as C.
+std::string KernelEmitter::stagePlus(const PipelineExpansion& px, const std::string& stage, int64_t by) {
+  int64_t d = px.schedule->depth;
+  by %= d;
+  if (by == 0) return stage;
+  return "(" + stage + " >= " + std::to_string(d - by) + " ? " + stage + " - " + std::to_string(d - by) + " : " + stage +
+         " + " + std::to_string(by) + ")";
+}
+
+// The producers' copies for iteration `iter` into the buffers of `stage`.
+void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage) {
   const ForStmt* f = px.loop;
-  line("const int " + varName(px.version) + " = (" + iter + ") % " + std::to_string(px.schedule->depth) + ";");
+  line("const int " + varName(px.version) + " = " + stage + ";");
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + (" + iter + ");");
   setProducerVersion(px, &px.version);
   noUnroll_ = true;
@@ -512,13 +531,14 @@ void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::strin
   setProducerVersion(px, nullptr);
 }
 
-// At the top of iteration `iter`: the copies depth - 1 iterations ahead, if
-// any, and their commit group (empty at the end, to keep the wait counts).
+// At the top of iteration `iter` (after advanceStage): the copies depth - 1
+// iterations ahead, if any, and their commit group (empty at the end, to keep
+// the wait counts).
 void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& iter) {
-  std::string ahead = std::to_string(px.schedule->depth - 1);
+  int64_t ahead = px.schedule->depth - 1;
   open("");
-  open("if (" + iter + " + " + ahead + " < " + px.iterations + ")");
-  issueProducers(px, iter + " + " + ahead);
+  open("if (" + iter + " + " + std::to_string(ahead) + " < " + px.iterations + ")");
+  issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px, px.stageCounter, ahead));
   close();
   line("tlc::cp_async_commit();");
   close();
@@ -544,11 +564,12 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   Var version = px.version;
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  advanceStage(px);
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line("__syncthreads();");
   issueAhead(px, it);
   open("");
-  line("const int " + varName(version) + " = " + it + " % " + std::to_string(stages) + ";");
+  line("const int " + varName(version) + " = " + px.stageCounter + ";");
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
   setProducerVersion(px, &version);
   Accesses inner;

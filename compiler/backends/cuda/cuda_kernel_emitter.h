@@ -80,9 +80,12 @@ class KernelEmitter : public backend::CEmitter {
     const PipelineSchedule* schedule;
     ir::Var version;         // the stage a producer copy writes
     std::string iterations;  // the C name of the trip count
+    std::string stageCounter;  // the C name of the current iteration's stage (see advanceStage)
   };
   PipelineExpansion openPipeline(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
-  void issueProducers(const PipelineExpansion& px, const std::string& iter);
+  void advanceStage(const PipelineExpansion& px);
+  std::string stagePlus(const PipelineExpansion& px, const std::string& stage, int64_t by);
+  void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
   void issueAhead(const PipelineExpansion& px, const std::string& iter);
   void setProducerVersion(const PipelineExpansion& px, const ir::Var* v);
   void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);

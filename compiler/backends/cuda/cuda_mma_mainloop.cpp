@@ -83,7 +83,6 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
   mmaShapeOf(g, threads_, options_, &s);
   int64_t stages = sched.depth, steps = s.k / s.kStep;
   int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
-  std::string S = std::to_string(stages);
   PipelineExpansion px = openPipeline(f, sched, pending);
   const std::string& n = px.iterations;
   Var version = px.version;
@@ -115,9 +114,10 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
 
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  advanceStage(px);
   issueAhead(px, it);
   open("");
-  line("const int " + varName(version) + " = " + it + " % " + S + ";");
+  line("const int " + varName(version) + " = " + px.stageCounter + ";");
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
   Var next = makeVar("stage_next");
   markNonNegative(next);
@@ -130,7 +130,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
       line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
       line("__syncthreads();");
       open("if (" + it + " + 1 < " + n + ")");
-      line("const int " + varName(next) + " = (" + it + " + 1) % " + S + ";");
+      line("const int " + varName(next) + " = " + stagePlus(px, px.stageCounter, 1) + ";");
       setVersion(&next);
       emitMmaFragmentLoads(s, makeInt(0), nxt);
       close();

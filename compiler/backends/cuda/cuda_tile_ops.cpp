@@ -73,6 +73,11 @@ Expr product(const std::vector<Expr>& e) {
 
 }  // namespace
 
+// Copies to or from an mma accumulator held in registers. Register r of a
+// thread holds element (i, j) of mmaAccumulatorIndex; registers 2k and 2k + 1
+// hold two adjacent columns of one row, so stores to memory move them as one
+// pair (4 bytes of float16, 8 of float32) where both are inside the
+// destination and the address is aligned, and element by element otherwise.
 void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   BufferInfo& s = bufs_[c->src.buffer.get()];
   BufferInfo& d = bufs_[c->dst.buffer.get()];
@@ -81,32 +86,65 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   int64_t m, n;
   constInt(fb->shape[0], &m);
   constInt(fb->shape[1], &n);
+  const Region& other = s.fragment ? c->dst : c->src;
+  bool bothFragments = s.fragment && d.fragment;
+  DType td = c->dst.buffer->dtype;
+  auto dims = nonUnitDims(other);
+  auto extents = extentsOf(other, dims);
+  int64_t e0 = 0, e1 = 0;
+  // The other region is the fragment's [m, n] matrix: index it by (i, j)
+  // directly instead of through the flat element number.
+  bool matrix = dims.size() == 2 && constInt(extents[0], &e0) && constInt(extents[1], &e1) && e0 == m && e1 == n;
+  // Every (i, j) of the fragment lies inside a whole-buffer matrix region.
+  bool inside = matrix && isFullRegion(other);
+  int64_t pairBytes = 2 * dtypeBytes(td);
+  bool pairs = s.fragment && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
+               bufs_[other.buffer.get()].place != Placement::Register && (pairBytes == 4 || pairBytes == 8 || pairBytes == 16);
   Var r = makeVar("r");
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
-       std::to_string(frag.elems) + "; ++" + varName(r) + ")");
+       std::to_string(frag.elems) + "; " + (pairs ? varName(r) + " += 2" : "++" + varName(r)) + ")");
   auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r));
-  Expr flat = add(mul(i, makeInt(n)), j);
+  auto indexOf = [&, i = i, j = j](int64_t dj) {
+    if (matrix) return regionIndex(other, dims, {i, add(j, makeInt(dj))});
+    return regionIndex(other, dims, unflatten(add(mul(i, makeInt(n)), j), extents));
+  };
   fragmentRegister_[fb.get()] = makeVarRef(r);
-  const Region& other = s.fragment ? c->dst : c->src;
-  bool bothFragments = s.fragment && d.fragment;
   if (bothFragments) {
     fragmentRegister_[c->dst.buffer.get()] = makeVarRef(r);
-    line(access(c->dst.buffer, {}) + " = " + cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, {})) + ";");
-  } else {
-    auto dims = nonUnitDims(other);
-    auto idx = regionIndex(other, dims, unflatten(flat, extentsOf(other, dims)));
-    Expr in = inBounds(other.buffer, idx);
-    if (s.fragment) {
-      std::string v = cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, {}));
-      std::string store = access(c->dst.buffer, idx) + " = " + v + ";";
-      if (isAlwaysTrue(in)) line(store);
-      else line("if (" + expr(in) + ") " + store);
+    line(access(c->dst.buffer, {}) + " = " + cast(td, c->src.buffer->dtype, access(c->src.buffer, {})) + ";");
+  } else if (s.fragment) {
+    auto storeAt = [&](const std::vector<Expr>& idx, const std::string& reg) {
+      std::string store = access(c->dst.buffer, idx) + " = " + cast(td, c->src.buffer->dtype, reg) + ";";
+      Expr in = inside ? makeBool(true) : inBounds(c->dst.buffer, idx);
+      line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+    };
+    std::string reg = bufs_[fb.get()].name + "[" + varName(r) + "]";
+    if (!pairs) {
+      storeAt(indexOf(0), reg);
     } else {
-      std::string v = cast(c->dst.buffer->dtype, c->src.buffer->dtype, access(c->src.buffer, idx));
-      if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + cast(c->dst.buffer->dtype, DType::Int32, "0") + ")";
-      line(access(c->dst.buffer, {}) + " = " + v + ";");
+      auto first = indexOf(0), second = indexOf(1);
+      std::string ptr = fresh("pair_ptr"), T = typeName(td);
+      line(T + "* " + ptr + " = &" + access(c->dst.buffer, first) + ";");
+      std::string cond = "tlc::aligned(" + ptr + ", " + std::to_string(pairBytes) + ")";
+      Expr in = inside ? makeBool(true) : inBounds(c->dst.buffer, second);
+      if (!isAlwaysTrue(in)) cond = expr(in) + " && " + cond;
+      std::string next = bufs_[fb.get()].name + "[" + varName(r) + " + 1]";
+      open("if (" + cond + ")");
+      line("tlc::store_pair<" + T + ">(" + ptr + ", " + cast(td, c->src.buffer->dtype, reg) + ", " +
+           cast(td, c->src.buffer->dtype, next) + ");");
+      close("} else {");
+      ++indent_;
+      storeAt(first, reg);
+      storeAt(second, next);
+      close();
     }
+  } else {
+    auto idx = indexOf(0);
+    Expr in = inBounds(other.buffer, idx);
+    std::string v = cast(td, c->src.buffer->dtype, access(c->src.buffer, idx));
+    if (!isAlwaysTrue(in)) v = "(" + expr(in) + " ? " + v + " : " + cast(td, DType::Int32, "0") + ")";
+    line(access(c->dst.buffer, {}) + " = " + v + ";");
   }
   fragmentRegister_.clear();
   close();

@@ -40,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
     const int dst_off_7 = ((((((96 + tid) * 8) >> 5) * 32) + ((((((96 + tid) * 8) & 31) >> 3) ^ (((((96 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((96 + tid) * 8) & 31) & 7));
     for (int pre = 0; pre < 1; ++pre) {
       if (pre < n_iter) {
-        const int stage = (pre) % 2;
+        const int stage = pre;
         const int k = 0 + (pre);
         {
           if (((((((((by * 32) < M) && ((k * 32) < K)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((k * 32) + 32) - 1) < K)) && ((((k * 32) + 32) - 1) >= 0))) && ((K & 7) == 0)) && (((k * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(A, 16)) {
@@ -93,6 +93,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       }
       tlc::cp_async_commit();
     }
+    int stage_of_iter = 1;
     const int u_lane = tid % 32;
     const int warp_m = (tid / 32) / 1;
     const int warp_n = (tid / 32) % 1;
@@ -112,9 +113,10 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       b_frag[0][2][0] = b4_1[0]; b_frag[0][2][1] = b4_1[1]; b_frag[0][3][0] = b4_1[2]; b_frag[0][3][1] = b4_1[3];
     }
     for (int iter = 0; iter < n_iter; ++iter) {
+      stage_of_iter = stage_of_iter == 1 ? 0 : stage_of_iter + 1;
       {
         if (iter + 1 < n_iter) {
-          const int stage = (iter + 1) % 2;
+          const int stage = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
           const int k = 0 + (iter + 1);
           {
             if (((((((((by * 32) < M) && ((k * 32) < K)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((k * 32) + 32) - 1) < K)) && ((((k * 32) + 32) - 1) >= 0))) && ((K & 7) == 0)) && (((k * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(A, 16)) {
@@ -168,7 +170,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         tlc::cp_async_commit();
       }
       {
-        const int stage = iter % 2;
+        const int stage = stage_of_iter;
         const int k = 0 + iter;
         tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
         tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
@@ -189,7 +191,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         tlc::cp_async_wait<0>();
         __syncthreads();
         if (iter + 1 < n_iter) {
-          const int stage_next = (iter + 1) % 2;
+          const int stage_next = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
           tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
           tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
           unsigned b4_4[4];
@@ -211,9 +213,43 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
     }
     tlc::cp_async_wait<0>();
   }
+  float* C_f_stage = reinterpret_cast<float*>(tlc_smem + 0);
+  __syncthreads();
   #pragma unroll
-  for (int r = 0; r < 32; ++r) {
-    if (((((by * 32) + (((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 32) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1)))) >> 5)) < M) && (((bx * 32) + (((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 32) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1)))) & 31)) < N))) C[((((long long)(unsigned)(((by * 32) + (((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 32) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1)))) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 32) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1)))) & 31)))))] = C_f[r];
+  for (int r = 0; r < 32; r += 2) {
+    float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))))];
+    if (tlc::aligned(pair_ptr, 8)) {
+      tlc::store_pair<float>(pair_ptr, C_f[r], C_f[r + 1]);
+    } else {
+      C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))))] = C_f[r];
+      C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + ((((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))) + 1))] = C_f[r + 1];
+    }
+  }
+  __syncthreads();
+  {
+    if ((((((0 == 0) && (0 == 0)) && ((((by * 32) < M) && ((bx * 32) < N)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0)))) && ((N & 3) == 0)) && (((bx * 32) & 3) == 0)) && tlc::aligned(C, 16)) {
+      #pragma unroll
+      for (int k_5 = 0; k_5 < 8; ++k_5) {
+        const int chunk_4 = k_5 * 32 + tid;
+        const float* src_ptr_4 = C_f_stage + ((((chunk_4 * 4) >> 5) * 36) + ((chunk_4 * 4) & 31));
+        float* dst_ptr_4 = C + ((((long long)(unsigned)(((by * 32) + ((chunk_4 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_4 * 4) & 31)))));
+        tlc::copy_vec<float, 4>(dst_ptr_4, src_ptr_4);
+      }
+    } else {
+      #pragma unroll
+      for (int k_6 = 0; k_6 < 8; ++k_6) {
+        const int chunk_5 = k_6 * 32 + tid;
+        const float* src_ptr_5 = C_f_stage + ((((chunk_5 * 4) >> 5) * 36) + ((chunk_5 * 4) & 31));
+        float* dst_ptr_5 = C + ((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_5 * 4) & 31)))));
+        if ((((((chunk_5 * 4) >> 5) < 32) && (((chunk_5 * 4) & 31) < 32)) && ((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + 3) < 32))) && (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && (((bx * 32) + ((chunk_5 * 4) & 31)) < N)) && ((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + 3) < N))) && tlc::aligned(src_ptr_5, 16) && tlc::aligned(dst_ptr_5, 16)) {
+          tlc::copy_vec<float, 4>(dst_ptr_5, src_ptr_5);
+        } else {
+          for (int v_4 = 0; v_4 < 4; ++v_4) {
+            if (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4) < N))) C[((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4))))] = (((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + v_4) < 32)) ? C_f_stage[((((chunk_5 * 4) >> 5) * 36) + (((chunk_5 * 4) & 31) + v_4))] : tlc::cvt<float>(0));
+          }
+        }
+      }
+    }
   }
 }
 
