@@ -6,6 +6,8 @@
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 
+#include <optional>
+
 namespace tlc::cuda {
 
 using namespace ir;
@@ -175,6 +177,13 @@ int64_t KernelEmitter::vectorWidth(const CopyStmt* c) {
 // loop-invariant. Declares them once, before the loop; the copy's unchecked
 // path then adds them to the per-iteration bases instead of recomputing the
 // index arithmetic (which the GPU compiler tends to rematerialize).
+//
+// When a later chunk sits at a constant index step from the thread's first
+// chunk for every thread (the block's chunks cover whole rows, so each move
+// advances by the same rows), and its destination offset differs by a
+// constant too (a swizzle whose period divides the step), its offsets are
+// the first chunk's plus those constants: no registers of its own, and the
+// additions fold into the addressing.
 void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
   int64_t V = vectorWidth(c);
   const Region &src = c->src, &dst = c->dst;
@@ -195,12 +204,46 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
   for (auto& rg : origin.ranges) rg.min = makeInt(0, rg.min->dtype);
   Expr version = di.version;
   di.version = nullptr;
+  // The value of `e` for every thread of the block, or nothing if it is not
+  // a function of the thread index alone.
+  auto perThreadValues = [&](const Expr& e) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> v(threads_);
+    try {
+      for (int64_t t = 0; t < threads_; ++t) v[t] = layout::evalIndex(e, {{tid_, t}});
+    } catch (const InternalError&) {
+      return std::nullopt;
+    }
+    return v;
+  };
+  // The constant by which `later` exceeds `first` for every thread, if any.
+  auto constantStep = [&](const Expr& first, const Expr& later) -> std::optional<int64_t> {
+    auto a = perThreadValues(first), b = perThreadValues(later);
+    if (!a || !b) return std::nullopt;
+    for (int64_t t = 0; t < threads_; ++t)
+      if ((*b)[t] - (*a)[t] != (*b)[0] - (*a)[0]) return std::nullopt;
+    return (*b)[0] - (*a)[0];
+  };
   auto& names = hoistedCopyOffsets_[c];
+  auto firstLocals = unflatten(mul(threadIdx(), makeInt(V)), es);
+  Expr firstDst = offsetExpr(dst.buffer, regionIndex(dst, dd, firstLocals));
   for (int64_t j = 0; j < perThread; ++j) {
     auto locals = unflatten(mul(add(makeInt(j * threads_), threadIdx()), makeInt(V)), es);
+    Expr dstOff = offsetExpr(dst.buffer, regionIndex(dst, dd, locals));
+    if (j > 0) {
+      std::vector<Expr> step;
+      for (size_t d = 0; d < locals.size(); ++d)
+        if (auto delta = constantStep(firstLocals[d], locals[d])) step.push_back(makeInt(*delta));
+      auto dstStep = constantStep(firstDst, dstOff);
+      if (step.size() == locals.size() && dstStep) {
+        auto& [so, dof] = names.front();
+        names.emplace_back("(" + so + " + " + expr(offsetExpr(src.buffer, regionIndex(origin, sd, step))) + ")",
+                           "(" + dof + " + " + std::to_string(*dstStep) + ")");
+        continue;
+      }
+    }
     std::string so = fresh("src_off"), dof = fresh("dst_off");
     line("const long long " + so + " = " + expr(offsetExpr(src.buffer, regionIndex(origin, sd, locals))) + ";");
-    line("const int " + dof + " = " + expr(offsetExpr(dst.buffer, regionIndex(dst, dd, locals))) + ";");
+    line("const int " + dof + " = " + expr(dstOff) + ";");
     names.emplace_back(so, dof);
   }
   di.version = version;

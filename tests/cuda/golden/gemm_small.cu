@@ -24,20 +24,8 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
     const int n_iter = ((K + 31) >> 5);
     const long long src_off = ((((long long)(unsigned)(((tid * 8) >> 5))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((tid * 8) & 31))));
     const int dst_off = (((((tid * 8) >> 5) * 32) + (((((tid * 8) & 31) >> 3) ^ ((((tid * 8) >> 5) >> 1) & 3)) * 8)) + (((tid * 8) & 31) & 7));
-    const long long src_off_1 = ((((long long)(unsigned)((((32 + tid) * 8) >> 5))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((32 + tid) * 8) & 31))));
-    const int dst_off_1 = ((((((32 + tid) * 8) >> 5) * 32) + ((((((32 + tid) * 8) & 31) >> 3) ^ (((((32 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((32 + tid) * 8) & 31) & 7));
-    const long long src_off_2 = ((((long long)(unsigned)((((64 + tid) * 8) >> 5))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((64 + tid) * 8) & 31))));
-    const int dst_off_2 = ((((((64 + tid) * 8) >> 5) * 32) + ((((((64 + tid) * 8) & 31) >> 3) ^ (((((64 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((64 + tid) * 8) & 31) & 7));
-    const long long src_off_3 = ((((long long)(unsigned)((((96 + tid) * 8) >> 5))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((96 + tid) * 8) & 31))));
-    const int dst_off_3 = ((((((96 + tid) * 8) >> 5) * 32) + ((((((96 + tid) * 8) & 31) >> 3) ^ (((((96 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((96 + tid) * 8) & 31) & 7));
-    const long long src_off_4 = ((((long long)(unsigned)(((tid * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((tid * 8) & 31))));
-    const int dst_off_4 = (((((tid * 8) >> 5) * 32) + (((((tid * 8) & 31) >> 3) ^ ((((tid * 8) >> 5) >> 1) & 3)) * 8)) + (((tid * 8) & 31) & 7));
-    const long long src_off_5 = ((((long long)(unsigned)((((32 + tid) * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((32 + tid) * 8) & 31))));
-    const int dst_off_5 = ((((((32 + tid) * 8) >> 5) * 32) + ((((((32 + tid) * 8) & 31) >> 3) ^ (((((32 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((32 + tid) * 8) & 31) & 7));
-    const long long src_off_6 = ((((long long)(unsigned)((((64 + tid) * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((64 + tid) * 8) & 31))));
-    const int dst_off_6 = ((((((64 + tid) * 8) >> 5) * 32) + ((((((64 + tid) * 8) & 31) >> 3) ^ (((((64 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((64 + tid) * 8) & 31) & 7));
-    const long long src_off_7 = ((((long long)(unsigned)((((96 + tid) * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((96 + tid) * 8) & 31))));
-    const int dst_off_7 = ((((((96 + tid) * 8) >> 5) * 32) + ((((((96 + tid) * 8) & 31) >> 3) ^ (((((96 + tid) * 8) >> 5) >> 1) & 3)) * 8)) + ((((96 + tid) * 8) & 31) & 7));
+    const long long src_off_1 = ((((long long)(unsigned)(((tid * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((tid * 8) & 31))));
+    const int dst_off_1 = (((((tid * 8) >> 5) * 32) + (((((tid * 8) & 31) >> 3) ^ ((((tid * 8) >> 5) >> 1) & 3)) * 8)) + (((tid * 8) & 31) & 7));
     for (int pre = 0; pre < 1; ++pre) {
       if (pre < n_iter) {
         const int stage = pre;
@@ -47,9 +35,9 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
             const __half* src_base = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
             __half* dst_base = A_s + (stage * 1024);
             tlc::cp_async16(dst_base + dst_off, src_base + src_off, true);
-            tlc::cp_async16(dst_base + dst_off_1, src_base + src_off_1, true);
-            tlc::cp_async16(dst_base + dst_off_2, src_base + src_off_2, true);
-            tlc::cp_async16(dst_base + dst_off_3, src_base + src_off_3, true);
+            tlc::cp_async16(dst_base + (dst_off + 256), src_base + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base + (dst_off + 512), src_base + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base + (dst_off + 768), src_base + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
           } else {
             #pragma unroll 1
             for (int k_1 = 0; k_1 < 4; ++k_1) {
@@ -70,10 +58,10 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           if (((((((((k * 32) < K) && ((bx * 32) < N)) && (((((((k * 32) + 32) - 1) < K) && ((((k * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0))) && ((N & 7) == 0)) && (((bx * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(B, 16)) {
             const __half* src_base_1 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
             __half* dst_base_1 = B_s + (stage * 1024);
-            tlc::cp_async16(dst_base_1 + dst_off_4, src_base_1 + src_off_4, true);
-            tlc::cp_async16(dst_base_1 + dst_off_5, src_base_1 + src_off_5, true);
-            tlc::cp_async16(dst_base_1 + dst_off_6, src_base_1 + src_off_6, true);
-            tlc::cp_async16(dst_base_1 + dst_off_7, src_base_1 + src_off_7, true);
+            tlc::cp_async16(dst_base_1 + dst_off_1, src_base_1 + src_off_1, true);
+            tlc::cp_async16(dst_base_1 + (dst_off_1 + 256), src_base_1 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_1 + (dst_off_1 + 512), src_base_1 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_1 + (dst_off_1 + 768), src_base_1 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
           } else {
             #pragma unroll 1
             for (int k_2 = 0; k_2 < 4; ++k_2) {
@@ -123,9 +111,9 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
               const __half* src_base_2 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
               __half* dst_base_2 = A_s + (stage * 1024);
               tlc::cp_async16(dst_base_2 + dst_off, src_base_2 + src_off, true);
-              tlc::cp_async16(dst_base_2 + dst_off_1, src_base_2 + src_off_1, true);
-              tlc::cp_async16(dst_base_2 + dst_off_2, src_base_2 + src_off_2, true);
-              tlc::cp_async16(dst_base_2 + dst_off_3, src_base_2 + src_off_3, true);
+              tlc::cp_async16(dst_base_2 + (dst_off + 256), src_base_2 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_2 + (dst_off + 512), src_base_2 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_2 + (dst_off + 768), src_base_2 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
             } else {
               #pragma unroll 1
               for (int k_3 = 0; k_3 < 4; ++k_3) {
@@ -146,10 +134,10 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
             if (((((((((k * 32) < K) && ((bx * 32) < N)) && (((((((k * 32) + 32) - 1) < K) && ((((k * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0))) && ((N & 7) == 0)) && (((bx * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(B, 16)) {
               const __half* src_base_3 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
               __half* dst_base_3 = B_s + (stage * 1024);
-              tlc::cp_async16(dst_base_3 + dst_off_4, src_base_3 + src_off_4, true);
-              tlc::cp_async16(dst_base_3 + dst_off_5, src_base_3 + src_off_5, true);
-              tlc::cp_async16(dst_base_3 + dst_off_6, src_base_3 + src_off_6, true);
-              tlc::cp_async16(dst_base_3 + dst_off_7, src_base_3 + src_off_7, true);
+              tlc::cp_async16(dst_base_3 + dst_off_1, src_base_3 + src_off_1, true);
+              tlc::cp_async16(dst_base_3 + (dst_off_1 + 256), src_base_3 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_3 + (dst_off_1 + 512), src_base_3 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_3 + (dst_off_1 + 768), src_base_3 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
             } else {
               #pragma unroll 1
               for (int k_4 = 0; k_4 < 4; ++k_4) {
