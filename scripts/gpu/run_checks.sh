@@ -5,7 +5,8 @@
 #   1. every example against the reference interpreter on random inputs, at
 #      sizes the tiles divide and sizes they do not;
 #   2. compute-sanitizer memcheck and racecheck on gemm and softmax;
-#   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process);
+#   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process),
+#      compiled for runtime M, N, K (dynamic) and for the one shape (static);
 #   4. memory-bound examples against device-to-device copy bandwidth (same process).
 # Writes a Markdown summary to $OUT/gpu_results.md (OUT defaults to ./gpu-out)
 # and logs beside it. Exit code: 0 when every check passed.
@@ -99,12 +100,17 @@ echo >>"$report"
 echo '```' >>"$report"
 sizes="4096 8192"
 [ "$mode" = quick ] && sizes=4096
-for dtype in float16 bfloat16; do
-  for n in $sizes; do
-    echo "=== gemm $dtype $n" >>"$log"
-    "$runner" "$root/examples/gemm/gemm.tl" --arch "$arch" --bench --cublas -D dtype=$dtype $gemm_tiles \
-      --dim M=$n --dim N=$n --dim K=$n 2>>"$log" | grep -E '^(bench|cublas)' | tee -a "$log" >>"$report" ||
-      failures=$((failures + 1))
+for dims in dynamic static; do
+  for dtype in float16 bfloat16; do
+    for n in $sizes; do
+      echo "=== gemm $dtype $n ($dims)" | tee -a "$log" >>"$report"
+      shape="--dim M=$n --dim N=$n --dim K=$n"
+      [ "$dims" = static ] && shape="-D M=$n -D N=$n -D K=$n"
+      # shellcheck disable=SC2086
+      "$runner" "$root/examples/gemm/gemm.tl" --arch "$arch" --bench --cublas -D dtype=$dtype $gemm_tiles $shape \
+        2>>"$log" | grep -E '^(bench|cublas)' | tee -a "$log" >>"$report" ||
+        failures=$((failures + 1))
+    done
   done
 done
 echo '```' >>"$report"

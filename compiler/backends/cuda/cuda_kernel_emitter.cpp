@@ -3,6 +3,8 @@
 // Parallel loops), Parallel loop partitioning and software pipelining.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
+#include "compiler/passes/simplify.h"
+
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
 
@@ -83,8 +85,13 @@ std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx)
 
 std::string KernelEmitter::loadExpr(const Load* l) { return access(l->buffer, l->indices); }
 
-Expr KernelEmitter::inBounds(const Buffer& b, const std::vector<Expr>& idx) {
+// The condition that `idx` lies inside `b`, with the comparisons that hold
+// for every value left out: the indices are simplified first (folding
+// `x + 8 - 1` into `x + 7`, which is then known to be non-negative when x is).
+Expr KernelEmitter::inBounds(const Buffer& b, const std::vector<Expr>& idxIn) {
   Expr cond = makeBool(true);
+  std::vector<Expr> idx;
+  for (auto& e : idxIn) idx.push_back(passes::simplifyExpr(e));
   for (size_t d = 0; d < idx.size(); ++d) {
     int64_t i, n;
     if (constInt(idx[d], &i) && constInt(b->shape[d], &n) && i >= 0 && i < n) continue;

@@ -8,6 +8,8 @@
 
 #include <optional>
 
+#include "compiler/passes/simplify.h"
+
 namespace tlc::cuda {
 
 using namespace ir;
@@ -298,7 +300,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         alignChecks.push_back("tlc::aligned(" + bufs_[r->buffer.get()].name + ", " +
                               std::to_string(V * dtypeBytes(r->buffer->dtype)) + ")");
     }
-    std::string fastCond = expr(fast);
+    std::string fastCond = expr(passes::simplifyExpr(fast));
     for (auto& a : alignChecks) fastCond += " && " + a;
     bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);

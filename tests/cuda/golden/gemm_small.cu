@@ -31,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         const int stage = pre;
         const int k = 0 + (pre);
         {
-          if (((((((((by * 32) < M) && ((k * 32) < K)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((k * 32) + 32) - 1) < K)) && ((((k * 32) + 32) - 1) >= 0))) && ((K & 7) == 0)) && (((k * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(A, 16)) {
+          if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
             const __half* src_base = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
             __half* dst_base = A_s + (stage * 1024);
             tlc::cp_async16(dst_base + dst_off, src_base + src_off, true);
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           }
         }
         {
-          if (((((((((k * 32) < K) && ((bx * 32) < N)) && (((((((k * 32) + 32) - 1) < K) && ((((k * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0))) && ((N & 7) == 0)) && (((bx * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(B, 16)) {
+          if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
             const __half* src_base_1 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
             __half* dst_base_1 = B_s + (stage * 1024);
             tlc::cp_async16(dst_base_1 + dst_off_1, src_base_1 + src_off_1, true);
@@ -107,7 +107,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           const int stage = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
           const int k = 0 + (iter + 1);
           {
-            if (((((((((by * 32) < M) && ((k * 32) < K)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((k * 32) + 32) - 1) < K)) && ((((k * 32) + 32) - 1) >= 0))) && ((K & 7) == 0)) && (((k * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(A, 16)) {
+            if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
               const __half* src_base_2 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
               __half* dst_base_2 = A_s + (stage * 1024);
               tlc::cp_async16(dst_base_2 + dst_off, src_base_2 + src_off, true);
@@ -131,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
             }
           }
           {
-            if (((((((((k * 32) < K) && ((bx * 32) < N)) && (((((((k * 32) + 32) - 1) < K) && ((((k * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0))) && ((N & 7) == 0)) && (((bx * 32) & 7) == 0)) && (0 == 0)) && (0 == 0)) && tlc::aligned(B, 16)) {
+            if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
               const __half* src_base_3 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
               __half* dst_base_3 = B_s + (stage * 1024);
               tlc::cp_async16(dst_base_3 + dst_off_1, src_base_3 + src_off_1, true);
@@ -215,7 +215,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
   }
   __syncthreads();
   {
-    if ((((((0 == 0) && (0 == 0)) && ((((by * 32) < M) && ((bx * 32) < N)) && (((((((by * 32) + 32) - 1) < M) && ((((by * 32) + 32) - 1) >= 0)) && ((((bx * 32) + 32) - 1) < N)) && ((((bx * 32) + 32) - 1) >= 0)))) && ((N & 3) == 0)) && (((bx * 32) & 3) == 0)) && tlc::aligned(C, 16)) {
+    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 3) == 0)) && tlc::aligned(C, 16)) {
       #pragma unroll
       for (int k_5 = 0; k_5 < 8; ++k_5) {
         const int chunk_4 = k_5 * 32 + tid;
