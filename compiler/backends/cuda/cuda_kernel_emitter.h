@@ -107,6 +107,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitMmaSteps(const MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);
   int64_t vectorWidth(const ir::CopyStmt* c);
+  ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
 
   // register fragments with a row-group layout (cuda_register_tiles.cpp)

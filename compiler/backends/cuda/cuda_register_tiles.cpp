@@ -188,20 +188,7 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   // Whole tile inside the tensor with every run aligned: straight-line vector
   // accesses (no branch per run, so all loads are in flight together);
   // otherwise element by element with masks.
-  Expr fast = makeBool(true);
-  {
-    std::vector<Expr> first, last;
-    for (auto& rg : other.ranges) {
-      first.push_back(rg.min);
-      last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
-    }
-    fast = logicalAnd(inBounds(other.buffer, first), inBounds(other.buffer, last));
-    Expr lastShape = other.buffer->shape.back(), lastMin = other.ranges.back().min;
-    auto multiple = [&](const Expr& e) {
-      return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(l.vector, e->dtype)), makeInt(0, e->dtype));
-    };
-    fast = logicalAnd(fast, logicalAnd(multiple(lastShape), multiple(lastMin)));
-  }
+  Expr fast = wholeVectorRows(other, l.vector);
   std::string cond = expr(fast);
   if (pi.place == Placement::Global)
     cond = (cond == "true" ? "" : cond + " && ") + "tlc::aligned(" + pi.name + ", " + std::to_string(l.vector * dtypeBytes(tp)) + ")";

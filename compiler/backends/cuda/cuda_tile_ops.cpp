@@ -154,6 +154,24 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   close();
 }
 
+// The condition that region `r` lies inside its buffer and that its rows
+// start on multiples of V elements (the buffer's last extent and the
+// region's last origin are multiples of V), simplified: the test a copy makes
+// before moving whole V-element vectors without per-element checks.
+Expr KernelEmitter::wholeVectorRows(const Region& r, int64_t V) {
+  std::vector<Expr> first, last;
+  for (auto& rg : r.ranges) {
+    first.push_back(rg.min);
+    last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
+  }
+  auto multiple = [&](const Expr& e) {
+    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
+  };
+  Expr inside = logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, last));
+  return passes::simplifyExpr(
+      logicalAnd(inside, logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min))));
+}
+
 // Elements per vector move of a partitioned copy, or 0 for element-wise
 // moves: the innermost run must be the last (contiguous) dimension of both
 // buffers, in memory (not registers), with a constant extent.
@@ -287,20 +305,12 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     Expr fast = makeBool(true);
     std::vector<std::string> alignChecks;
     for (const Region* r : {&src, &dst}) {
-      std::vector<Expr> first, last;
-      for (auto& rg : r->ranges) {
-        first.push_back(rg.min);
-        last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
-      }
-      fast = logicalAnd(fast, logicalAnd(inBounds(r->buffer, first), inBounds(r->buffer, last)));
-      Expr lastShape = r->buffer->shape.back(), lastMin = r->ranges.back().min;
-      fast = logicalAnd(fast, makeBinary(BinaryOp::Eq, floorMod(lastShape, makeInt(V, lastShape->dtype)), makeInt(0, lastShape->dtype)));
-      fast = logicalAnd(fast, makeBinary(BinaryOp::Eq, floorMod(lastMin, makeInt(V, lastMin->dtype)), makeInt(0, lastMin->dtype)));
+      fast = logicalAnd(fast, wholeVectorRows(*r, V));
       if (bufs_[r->buffer.get()].place == Placement::Global)
         alignChecks.push_back("tlc::aligned(" + bufs_[r->buffer.get()].name + ", " +
                               std::to_string(V * dtypeBytes(r->buffer->dtype)) + ")");
     }
-    std::string fastCond = expr(passes::simplifyExpr(fast));
+    std::string fastCond = expr(fast);
     for (auto& a : alignChecks) fastCond += " && " + a;
     bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);

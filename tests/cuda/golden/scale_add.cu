@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
   // `Y_f`: registers, tile of a row-group layout (4 threads per row, runs of 8)
   float Y_f[8];
   {
-    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && (((N & 7) == 0) && (((bx * 32) & 7) == 0))) && tlc::aligned(X, 16)) {
+    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(X, 16)) {
       #pragma unroll
       for (int ri = 0; ri < 1; ++ri) {
         #pragma unroll
@@ -43,7 +43,7 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
     }
   }
   {
-    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && (((N & 7) == 0) && (((bx * 32) & 7) == 0))) && tlc::aligned(Y, 16)) {
+    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(Y, 16)) {
       #pragma unroll
       for (int ri_2 = 0; ri_2 < 1; ++ri_2) {
         #pragma unroll
@@ -89,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
     }
   }
   {
-    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && (((N & 7) == 0) && (((bx * 32) & 7) == 0))) && tlc::aligned(Z, 16)) {
+    if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(Z, 16)) {
       #pragma unroll
       for (int ri_5 = 0; ri_5 < 1; ++ri_5) {
         #pragma unroll
