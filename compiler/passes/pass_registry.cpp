@@ -1,5 +1,6 @@
 #include "compiler/passes/pass_registry.h"
 
+#include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
 
@@ -12,6 +13,8 @@ std::vector<Pass> registeredPasses() {
       {"simplify", "fold constants, apply exact algebraic identities, remove dead control flow",
        [](const ir::Module& m, PassContext&) { return simplify(m); }},
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
+      {"drop-layout-annotations", "remove annotate_layout statements (targets with plain row-major memory)",
+       [](const ir::Module& m, PassContext&) { return dropLayoutAnnotations(m); }},
       // Register new passes here: {"name", "summary", function}.
   };
 }
