@@ -170,3 +170,16 @@ TEST_CASE("emit --stage=llvm|asm prints the CPU backend's output") {
   REQUIRE(asmText.code == 0);
   CHECK(asmText.out.find("ret") != std::string::npos);
 }
+
+TEST_CASE("run --target=cpu --check ignores layout annotations: results equal the interpreter's") {
+  std::string dir = std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/annotated_layouts/";
+  for (const char* run : {"gemm_operands.tl --kernel gemm_operands --dim M=100 --dim N=70 --dim K=96",
+                          "gemm_operands.tl --kernel gemm_shared_accumulator --dim M=100 --dim N=70 --dim K=96",
+                          "row_groups.tl --kernel row_groups --dim M=77 --dim N=300",
+                          "shared_fallback.tl --dim M=77"}) {
+    Result r = tlc("run " + dir + run + " --target=cpu --check");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("check: PASS") != std::string::npos);
+  }
+}
