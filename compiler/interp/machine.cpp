@@ -287,6 +287,7 @@ void Machine::exec(const CStmt& s) {
     case StmtKind::Fill: execFill(s); return;
     case StmtKind::Reduce: execReduce(s); return;
     case StmtKind::Atomic: execAtomic(s); return;
+    case StmtKind::AnnotateLayout: return;  // a layout changes no value
   }
 }
 

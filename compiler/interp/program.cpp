@@ -317,6 +317,10 @@ class Compiler {
         c->exprs.push_back(expr(a->value));
         break;
       }
+      case StmtKind::AnnotateLayout:
+        // Layouts place elements in memory; they change no value.
+        useBuffer(static_cast<const AnnotateLayoutStmt*>(s.get())->buffer, s->loc);
+        break;
     }
     return c;
   }

@@ -101,6 +101,7 @@ void IRVisitor::visitAtomic(const AtomicStmt* n) {
   for (const Expr& i : n->indices) visit(i);
   visit(n->value);
 }
+void IRVisitor::visitAnnotateLayout(const AnnotateLayoutStmt*) {}
 
 // ---------------------------------------------------------------- mutator
 
@@ -264,5 +265,6 @@ Stmt IRMutator::mutateAtomic(const AtomicStmt* n, const Stmt& self) {
   if (!changed && v == n->value) return self;
   return std::make_shared<const AtomicStmt>(n->atomicKind, n->buffer, idx, v, n->loc);
 }
+Stmt IRMutator::mutateAnnotateLayout(const AnnotateLayoutStmt*, const Stmt& self) { return self; }
 
 }  // namespace tlc::ir

@@ -33,6 +33,7 @@ class IRVisitor {
   virtual void visitFill(const FillStmt* node);
   virtual void visitReduce(const ReduceStmt* node);
   virtual void visitAtomic(const AtomicStmt* node);
+  virtual void visitAnnotateLayout(const AnnotateLayoutStmt* node);
 };
 
 class IRMutator {
@@ -61,6 +62,7 @@ class IRMutator {
   virtual Stmt mutateFill(const FillStmt* node, const Stmt& self);
   virtual Stmt mutateReduce(const ReduceStmt* node, const Stmt& self);
   virtual Stmt mutateAtomic(const AtomicStmt* node, const Stmt& self);
+  virtual Stmt mutateAnnotateLayout(const AnnotateLayoutStmt* node, const Stmt& self);
 };
 
 }  // namespace tlc::ir

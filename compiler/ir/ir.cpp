@@ -89,6 +89,27 @@ const char* atomicKindName(AtomicKind k) {
   return "?";
 }
 
+const char* layoutKindName(LayoutKind k) {
+  switch (k) {
+    case LayoutKind::Swizzled: return "swizzled";
+    case LayoutKind::RowMajor: return "row_major";
+    case LayoutKind::RowGroups: return "row_groups";
+    case LayoutKind::SharedFallback: return "shared_fallback";
+  }
+  return "?";
+}
+
+MemScope layoutKindScope(LayoutKind k) {
+  return k == LayoutKind::Swizzled || k == LayoutKind::RowMajor ? MemScope::Shared : MemScope::Fragment;
+}
+
+std::string layoutSpecText(const LayoutSpec& l) {
+  std::string s = layoutKindName(l.kind);
+  if (l.kind == LayoutKind::RowGroups)
+    s += "(" + std::to_string(l.threadsPerRow) + ", " + std::to_string(l.vector) + ")";
+  return s;
+}
+
 Var makeVar(std::string name, DType dtype, SourceLoc loc) {
   return std::make_shared<const VarNode>(VarNode{std::move(name), dtype, loc});
 }

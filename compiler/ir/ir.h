@@ -373,6 +373,42 @@ struct AtomicStmt : StmtNode {
       : StmtNode(kKind, l), atomicKind(k), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
 };
 
+// A layout a shared or fragment buffer must have (T.annotate_layout). It
+// changes no value, only where elements live: the interpreter and the CPU
+// backend ignore it; the CUDA backend places the buffer as it says or reports
+// why it cannot.
+//   Swizzled        shared, [rows, cols] with rows of whole 16-byte chunks:
+//                   row-major with the 16-byte chunks of a row XOR-swizzled by
+//                   the row (layout::Layout::swizzled)
+//   RowMajor        shared: plain row-major, no swizzle
+//   RowGroups       fragment: registers, the row-group layout with
+//                   `threadsPerRow` (G) threads per row and runs of `vector`
+//                   (V) columns (compiler/backends/cuda/cuda_fragment_layout.h)
+//   SharedFallback  fragment: shared memory instead of registers
+enum class LayoutKind { Swizzled, RowMajor, RowGroups, SharedFallback };
+const char* layoutKindName(LayoutKind k);  // "swizzled", "row_major", "row_groups", "shared_fallback"
+// The memory scope a layout kind applies to (Shared or Fragment).
+MemScope layoutKindScope(LayoutKind k);
+
+struct LayoutSpec {
+  LayoutKind kind = LayoutKind::RowMajor;
+  int64_t threadsPerRow = 0, vector = 0;  // RowGroups only, positive powers of two
+  bool operator==(const LayoutSpec& o) const {
+    return kind == o.kind && threadsPerRow == o.threadsPerRow && vector == o.vector;
+  }
+};
+// As written in the tile IR: "swizzled", "row_groups(8, 4)".
+std::string layoutSpecText(const LayoutSpec& l);
+
+// Constrains the layout of `buffer` for its whole lifetime; where it stands
+// does not matter beyond scoping (it must see the allocation, outside loops).
+struct AnnotateLayoutStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AnnotateLayout;
+  Buffer buffer;
+  LayoutSpec layout;
+  AnnotateLayoutStmt(Buffer b, LayoutSpec spec, SourceLoc l) : StmtNode(kKind, l), buffer(std::move(b)), layout(spec) {}
+};
+
 template <class T>
 const T* as(const Stmt& s) {
   return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;

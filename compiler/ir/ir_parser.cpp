@@ -309,7 +309,8 @@ class IRParser {
     return out;
   }
 
-  // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic | store
+  // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
+  //         | annotate | store
   Stmt parseStmt() {
     DepthGuard depth(*this);
     const Token& t = cur();
@@ -325,6 +326,7 @@ class IRParser {
     if (w == "fill") return parseFill();
     if (w.rfind("reduce_", 0) == 0) return parseReduce();
     if (w.rfind("atomic_", 0) == 0) return parseAtomic();
+    if (w == "annotate_layout") return parseAnnotateLayout();
     if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
     fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
   }
@@ -598,6 +600,34 @@ class IRParser {
     expectPunct(")");
     parseOptLoc(loc);
     return std::make_shared<const AtomicStmt>(*kind, b, std::move(idx), v, loc);
+  }
+
+  // annotate := 'annotate_layout' '(' IDENT ',' layout ')' loc-suffix?
+  // layout   := 'swizzled' | 'row_major' | 'shared_fallback'
+  //           | 'row_groups' '(' NUMBER ',' NUMBER ')'
+  Stmt parseAnnotateLayout() {
+    SourceLoc loc = take().loc;
+    expectPunct("(");
+    Buffer b = lookupBuffer(expectName("a buffer name"));
+    expectPunct(",");
+    Token kindTok = take();
+    std::optional<LayoutKind> kind;
+    for (LayoutKind k : {LayoutKind::Swizzled, LayoutKind::RowMajor, LayoutKind::RowGroups, LayoutKind::SharedFallback})
+      if (kindTok.kind == TokKind::Ident && kindTok.text == layoutKindName(k)) kind = k;
+    if (!kind)
+      fail(DiagKind::IrSyntaxError, kindTok.loc,
+           "expected a layout (swizzled, row_major, row_groups(G, V), shared_fallback), found " + describe(kindTok));
+    LayoutSpec spec{*kind};
+    if (*kind == LayoutKind::RowGroups) {
+      expectPunct("(");
+      spec.threadsPerRow = parseSmallInt("the threads per row");
+      expectPunct(",");
+      spec.vector = parseSmallInt("the run length");
+      expectPunct(")");
+    }
+    expectPunct(")");
+    parseOptLoc(loc);
+    return std::make_shared<const AnnotateLayoutStmt>(b, spec, loc);
   }
 
   // store := IDENT '[' exprs? ']' '=' expr loc-suffix?

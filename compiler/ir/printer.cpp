@@ -497,6 +497,11 @@ class Printer {
                   "], ", expr(a->value), ")", locSuffix(s->loc)}));
         return;
       }
+      case StmtKind::AnnotateLayout: {
+        auto* a = as<AnnotateLayoutStmt>(s);
+        line(cat({"annotate_layout(", bufferName(a->buffer), ", ", layoutSpecText(a->layout), ")", locSuffix(s->loc)}));
+        return;
+      }
     }
   }
 };

@@ -102,6 +102,11 @@ class Substituter : public IRMutator {
     if (same(s, n->src) && same(d, n->dst)) return self;
     return std::make_shared<const ReduceStmt>(n->reduceKind, s, d, n->dim, n->clear, n->loc);
   }
+  Stmt mutateAnnotateLayout(const AnnotateLayoutStmt* n, const Stmt& self) override {
+    Buffer b = buffer(n->buffer);
+    if (b == n->buffer) return self;
+    return std::make_shared<const AnnotateLayoutStmt>(b, n->layout, n->loc);
+  }
 
  private:
   const VarMap& map_;

@@ -62,6 +62,9 @@ class Verifier {
   std::vector<Frame> frames_;
   std::unordered_set<const void*> reportedUnbound_;
   int kernelDepth_ = 0;
+  int loopDepth_ = 0;
+  // The layout annotation of each annotated buffer (one per buffer).
+  std::unordered_map<const BufferNode*, SourceLoc> annotated_;
 
   void report(DiagKind k, SourceLoc loc, const std::string& msg) { diags_.report(k, loc, msg); }
 
@@ -290,6 +293,49 @@ class Verifier {
     return out;
   }
 
+  // ------------------------------------------------------------ layout annotations
+
+  static bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+  // A kernel-level declaration about a shared or fragment buffer in scope:
+  // the layout kind fits the buffer's scope and shape, once per buffer.
+  void annotation(const AnnotateLayoutStmt* a) {
+    TLC_CHECK(a->buffer != nullptr, "null annotated buffer");
+    const BufferNode& b = *a->buffer;
+    const LayoutSpec& l = a->layout;
+    std::string what = "`annotate_layout(" + b.name + ", " + layoutSpecText(l) + ")`";
+    useBuffer(a->buffer, a->loc);
+    if (kernelDepth_ == 0 || loopDepth_ > 0) {
+      report(DiagKind::IrInvalidLayout, a->loc, what + " must be in a kernel body, outside every loop");
+      return;
+    }
+    MemScope want = layoutKindScope(l.kind);
+    if (b.scope != want) {
+      report(DiagKind::IrInvalidLayout, a->loc,
+             what + " applies to " + memScopeName(want) + " buffers, but `" + b.name + "` is " + memScopeName(b.scope));
+      return;
+    }
+    if (l.kind == LayoutKind::RowGroups) {
+      if (!powerOfTwo(l.threadsPerRow) || !powerOfTwo(l.vector))
+        report(DiagKind::IrInvalidLayout, a->loc, what + ": threads per row and run length must be positive powers of two");
+      if (b.shape.size() != 1 && b.shape.size() != 2)
+        report(DiagKind::IrInvalidLayout, a->loc,
+               what + ": a row-group layout holds tiles and vectors (1 or 2 dimensions), not " +
+                   std::to_string(b.shape.size()) + " dimensions");
+    }
+    if (l.kind == LayoutKind::Swizzled) {
+      std::optional<int64_t> cols = b.shape.size() == 2 ? constValue(b.shape[1]) : std::nullopt;
+      std::optional<int64_t> rows = b.shape.size() == 2 ? constValue(b.shape[0]) : std::nullopt;
+      if (!rows || !cols || *cols * dtypeBytes(b.dtype) % 16 != 0)
+        report(DiagKind::IrInvalidLayout, a->loc,
+               what + " needs a two-dimensional buffer of constant shape whose rows are whole 16-byte chunks");
+    }
+    auto [it, fresh] = annotated_.emplace(a->buffer.get(), a->loc);
+    if (!fresh)
+      diags_.report(DiagKind::IrInvalidLayout, a->loc, "`" + b.name + "` already has a layout annotation")
+          .note(it->second, "the first annotation is here");
+  }
+
   // ------------------------------------------------------------ statements
 
   void body(const Stmt& s) {
@@ -373,7 +419,9 @@ class Verifier {
                    "pipeline stage " + std::to_string(st) + " is outside [0, num_stages)");
         frames_.emplace_back();
         bindVar(f->var);
+        ++loopDepth_;
         body(f->body);
+        --loopDepth_;
         popFrame();
         return;
       }
@@ -479,6 +527,7 @@ class Verifier {
         sameDType(a->value, a->buffer->dtype, s->loc, "the atomic operand for `" + a->buffer->name + "`");
         return;
       }
+      case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;
     }
   }
 };

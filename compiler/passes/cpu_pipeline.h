@@ -1,7 +1,9 @@
 // The CPU lowering pipeline: tile IR -> tile IR the LLVM CPU backend consumes.
 //
 // Order and why:
-//   cpu-coarsen-k           first: matches gemm loops on the tile operations
+//   drop-layout-annotations first: layouts change no value, and CPU buffers
+//                           are plain row-major
+//   cpu-coarsen-k           matches gemm loops on the tile operations
 //   cpu-lower-gemm          first: clear_accum becomes a Fill, lowered next
 //   cpu-lower-copy-fill     copies and fills -> Parallel loops with masks
 //   cpu-lower-reduce        reductions -> loops over a local accumulator

@@ -1,5 +1,6 @@
 #include "compiler/passes/pass_registry.h"
 
+#include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
 #include "compiler/passes/stage_accumulator_stores.h"
@@ -15,6 +16,8 @@ std::vector<Pass> registeredPasses() {
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},
+      {"drop-layout-annotations", "remove annotate_layout statements (targets with plain row-major memory)",
+       [](const ir::Module& m, PassContext&) { return dropLayoutAnnotations(m); }},
       // Register new passes here: {"name", "summary", function}.
   };
 }

@@ -14,7 +14,9 @@ enum class BuiltinId {
   Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
-  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle,
+  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout,
+  // layout values (the second argument of T.annotate_layout)
+  SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback,
   // loop iterators
   Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
   // scalar functions
@@ -30,6 +32,7 @@ enum class BuiltinCategory {
   TileOp,     // a statement
   Loop,       // only as the iterator of a `for`
   Scalar,     // an expression
+  Layout,     // a layout value for T.annotate_layout
   Type,       // only in annotations
 };
 

@@ -473,6 +473,7 @@ Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
         case BuiltinCategory::Type:
           report(DiagKind::MisusedBuiltin, e.loc, "`Tensor[...]` is only allowed as a parameter's type");
           return Value::error(e.loc);
+        case BuiltinCategory::Layout: return callLayoutBuiltin(b, e);
       }
       return Value::error(e.loc);
     }

@@ -167,7 +167,9 @@ void Sema::lowerFor(const ast::Stmt& s) {
     body.let(user, value, vloc);
     bindName(s.names[0], vloc, Value::ofExpr(ir::makeVarRef(user, vloc), vloc));
   }
+  ++loopDepth_;
   lowerBlockInto(s.body);
+  --loopDepth_;
   builder_ = saved;
   ir::Stmt stmt = body.finish(s.loc);
   for (size_t i = nvars; i-- > 0;) {
@@ -254,6 +256,8 @@ void Sema::lowerWith(const ast::Stmt& s) {
   kernelLoc_ = ctx->loc;
   kernelSwizzle_ = 0;
   kernelSwizzleLoc_ = {};
+  kernelThreads_ = threads;
+  layoutAnnotations_.clear();
   StmtBuilder body;
   StmtBuilder* saved = builder_;
   builder_ = &body;

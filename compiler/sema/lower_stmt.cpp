@@ -71,7 +71,8 @@ void Sema::lowerExprStmt(const ast::Stmt& s) {
       return;
     }
     Value v = applyCall(callee, e);
-    if (v.isExpr()) report(DiagKind::UnusedExpression, e.loc, "the result of this call is unused");
+    if (v.isExpr() || v.kind == ValueKind::Layout)
+      report(DiagKind::UnusedExpression, e.loc, "the result of this call is unused");
     return;
   }
   // A string on its own line is a docstring.

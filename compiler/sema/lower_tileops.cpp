@@ -1,5 +1,5 @@
 // Tile operations and allocations: T.alloc_*, T.copy, T.gemm, T.fill,
-// T.clear, T.reduce_*, T.atomic_*.
+// T.clear, T.reduce_*, T.atomic_* (T.annotate_layout: lower_layout.cpp).
 //
 // Operands are buffers or regions. `A[i, j]` names a region that starts at
 // (i, j) and takes its extents from the other operand (TileLang style: the
@@ -174,6 +174,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       return;
     }
     case BuiltinId::Gemm: lowerGemm(b, call, args); return;
+    case BuiltinId::AnnotateLayout: lowerAnnotateLayout(call, args); return;
     case BuiltinId::UseSwizzle: {
       if (kernelSwizzleLoc_.known()) {
         report(DiagKind::MisusedBuiltin, loc, "`T.use_swizzle` is already given for this kernel")

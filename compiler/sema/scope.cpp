@@ -34,6 +34,7 @@ std::string describeValue(const Value& v) {
     case ValueKind::Module: return "a module";
     case ValueKind::Macro: return "a function";
     case ValueKind::Builtin: return "a builtin";
+    case ValueKind::Layout: return "a layout";
   }
   return "a value";
 }

@@ -13,6 +13,7 @@
 //   lower_stmt.cpp     statements: assignment, if, expression statements
 //   lower_loops.cpp    `for` loops and `with T.Kernel`
 //   lower_tileops.cpp  alloc_*, copy, gemm, fill, reduce, atomic
+//   lower_layout.cpp   layout values and annotate_layout
 //   macros.cpp         macro expansion
 // Assumes: the AST came from parseModule (errors already reported there are
 // tolerated: sema checks what it can). Guarantees: every user error is
@@ -139,6 +140,10 @@ class Sema {
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
   bool requireKernel(SourceLoc loc, const std::string& what);
 
+  // ---- layout annotations (lower_layout.cpp)
+  Value callLayoutBuiltin(const BuiltinInfo& b, const ast::Expr& call);
+  void lowerAnnotateLayout(const ast::Expr& call, const CallArgs& args);
+
   // ---- macros (macros.cpp)
   Value callMacro(const Value& callee, const ast::Expr& call);
 
@@ -167,6 +172,11 @@ class Sema {
   // T.use_swizzle in the kernel being lowered: the panel size (0: none).
   int64_t kernelSwizzle_ = 0;
   SourceLoc kernelSwizzleLoc_;
+  int64_t kernelThreads_ = 0;
+  // Loops around the statement being lowered.
+  int loopDepth_ = 0;
+  // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
+  std::map<const ir::BufferNode*, SourceLoc> layoutAnnotations_;
   struct MacroFrame {
     const ast::FuncDef* macro;
     SourceLoc callLoc;

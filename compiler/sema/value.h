@@ -2,10 +2,10 @@
 //
 // Sema evaluates every AST expression to a Value: a scalar IR expression
 // (compile-time constants are IntImm/FloatImm, folded as they are built), a
-// buffer, a region of a buffer, a dtype, a tuple, a string, a module, a macro
-// or a builtin. An Error value stands for an expression whose error was
-// already reported; operations on it yield Error again without new
-// diagnostics, so one mistake gives one message.
+// buffer, a region of a buffer, a dtype, a tuple, a string, a module, a
+// macro, a builtin or a layout (for T.annotate_layout). An Error value stands
+// for an expression whose error was already reported; operations on it yield
+// Error again without new diagnostics, so one mistake gives one message.
 #pragma once
 
 #include <string>
@@ -29,7 +29,7 @@ struct RegionValue {
   bool isPoint = false;
 };
 
-enum class ValueKind { Error, Expr, Buffer, Region, DType, Tuple, String, None, Module, Macro, Builtin };
+enum class ValueKind { Error, Expr, Buffer, Region, DType, Tuple, String, None, Module, Macro, Builtin, Layout };
 
 struct Value {
   ValueKind kind = ValueKind::Error;
@@ -47,6 +47,7 @@ struct Value {
   const ast::FuncDef* func = nullptr;   // Macro (or a kernel def, which is not callable)
   const ModuleInfo* funcModule = nullptr;  // the module that defines `func`
   const BuiltinInfo* builtin = nullptr;    // Builtin
+  ir::LayoutSpec layout;                   // Layout (T.swizzled_layout(), T.row_groups(8, 4), ...)
 
   bool isError() const { return kind == ValueKind::Error; }
   bool isExpr() const { return kind == ValueKind::Expr; }

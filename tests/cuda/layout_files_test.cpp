@@ -1,8 +1,12 @@
-// Data-driven tests of fragment layout inference on textual IR: every
-// tests/cuda/layouts/*.tir is parsed, the fragments of each kernel get their
-// layouts (inferFragmentLayouts; no fixed mma accumulators), and the plan as
-// printed by describeFragmentLayouts (also `--print-after-all` on cuda
-// targets) is checked against the file's CHECK lines.
+// Data-driven tests of layout planning on textual IR: every
+// tests/cuda/layouts/*.tir is parsed, the shared and fragment buffers of each
+// kernel get their layouts (planKernelLayouts, as the CUDA backend plans
+// them for sm_90a: mma accumulators, swizzles, row-group layouts, layout
+// annotations), and the plan as printed by describeKernelLayouts (also
+// `--print-after-all` on cuda targets), followed by its conflicts as
+//   error <line>:<col>: <message>
+//   note <line>:<col>: <message>
+// is checked against the file's CHECK lines.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/ir_parser.h"
 #include "tests/support/filecheck.h"
@@ -25,6 +29,32 @@ class Kernels : public ir::IRVisitor {
   std::vector<const ir::KernelStmt*> found;
   void visitKernel(const ir::KernelStmt* k) override { found.push_back(k); }
 };
+
+// The block-level gemms of a kernel (planMma's input).
+class Gemms : public ir::IRVisitor {
+ public:
+  std::vector<const ir::GemmStmt*> found;
+  void visitFor(const ir::ForStmt* f) override {
+    if (f->forKind != ir::ForKind::Parallel) ir::IRVisitor::visitFor(f);
+  }
+  void visitGemm(const ir::GemmStmt* g) override { found.push_back(g); }
+};
+
+std::string position(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+
+std::string describe(const ir::KernelStmt& k) {
+  Gemms gemms;
+  gemms.visit(k.body);
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  cuda::KernelLayoutPlan plan = cuda::planKernelLayouts(k, gemms.found, k.threads, options, {});
+  std::string out = cuda::describeKernelLayouts(k, plan);
+  for (const cuda::LayoutConflict& c : plan.conflicts) {
+    out += "error " + position(c.loc) + ": " + c.message + "\n";
+    for (const cuda::LayoutNote& n : c.notes) out += "note " + position(n.loc) + ": " + n.message + "\n";
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -49,7 +79,7 @@ TEST_CASE("every tests/cuda/layouts/*.tir file gets the layouts its CHECK lines 
       Kernels kernels;
       kernels.visit(f->body);
       for (const ir::KernelStmt* k : kernels.found)
-        printed += "kernel @" + f->name + ":\n" + cuda::describeFragmentLayouts(*k, cuda::inferFragmentLayouts(*k, k->threads, {}), {});
+        printed += "kernel @" + f->name + ":\n" + describe(*k);
     }
     auto check = testing::fileCheck(printed, text.str());
     CHECK_MESSAGE(check.ok, check.message);

@@ -23,12 +23,14 @@ inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager
   return *module;
 }
 
-// Runs every kernel of `module` in the emulator with --check; the exit code,
-// and the run's output and diagnostics in `log`.
+// Runs every kernel of `module`'s function `func` (empty: the first) in the
+// emulator with --check; the exit code, and the run's output and diagnostics
+// in `log`.
 inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, const std::map<std::string, int64_t>& dims,
-                            uint64_t seed, std::string* log) {
+                            uint64_t seed, std::string* log, const std::string& func = "") {
   std::ostringstream out;
   driver::RunSettings settings;
+  settings.kernel = func;
   settings.dims = dims;
   settings.seed = seed;
   settings.check = true;

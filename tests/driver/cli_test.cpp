@@ -39,11 +39,6 @@ fs::path writeTemp(const std::string& name, const std::string& text) {
   return p;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // A located error: "file:line:col: error: ... [kind]", the source line and a caret.
 void expectLocatedError(const Result& r, const std::string& kind, int line) {
   CHECK(r.code == 1);
@@ -169,4 +164,17 @@ TEST_CASE("emit --stage=llvm|asm prints the CPU backend's output") {
   Result asmText = tlc("emit --stage=asm " + example("elementwise_add/add.tl") + " -D M=64 -D N=64");
   REQUIRE(asmText.code == 0);
   CHECK(asmText.out.find("ret") != std::string::npos);
+}
+
+TEST_CASE("run --target=cpu --check ignores layout annotations: results equal the interpreter's") {
+  std::string dir = std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/annotated_layouts/";
+  for (const char* run : {"gemm_operands.tl --kernel gemm_operands --dim M=100 --dim N=70 --dim K=96",
+                          "gemm_operands.tl --kernel gemm_shared_accumulator --dim M=100 --dim N=70 --dim K=96",
+                          "row_groups.tl --kernel row_groups --dim M=77 --dim N=300",
+                          "shared_fallback.tl --dim M=77"}) {
+    Result r = tlc("run " + dir + run + " --target=cpu --check");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("check: PASS") != std::string::npos);
+  }
 }

@@ -364,3 +364,27 @@ TEST_CASE("an empty module prints as empty text and several functions are separa
   std::string text = checkRoundTrip(two);
   CHECK(text.find("}\n\nfunc @f() {\n}\n") != std::string::npos);
 }
+
+TEST_CASE("layout annotations print as annotate_layout statements and parse back with their layouts") {
+  Buffer S = makeBuffer("S", DType::Float16, {makeInt(64), makeInt(32)}, MemScope::Shared);
+  Buffer R = makeBuffer("R", DType::Float16, {makeInt(32), makeInt(64)}, MemScope::Shared);
+  Buffer F = makeBuffer("F", DType::Float32, {makeInt(64), makeInt(64)}, MemScope::Fragment);
+  Buffer G = makeBuffer("G", DType::Float32, {makeInt(64)}, MemScope::Fragment);
+  auto annotate = [](Buffer b, LayoutSpec l) { return std::make_shared<const AnnotateLayoutStmt>(b, l, SourceLoc{}); };
+  Stmt body = kernel({makeInt(1)}, {makeVar("bx")}, 128,
+                     seq({alloc(S), alloc(R), alloc(F), alloc(G), annotate(S, {LayoutKind::Swizzled}),
+                          annotate(R, {LayoutKind::RowMajor}), annotate(F, {LayoutKind::RowGroups, 8, 4}),
+                          annotate(G, {LayoutKind::SharedFallback})}));
+  std::string text = checkRoundTrip(moduleOf(funcWithBody(body)));
+  for (const char* s : {"annotate_layout(S, swizzled)\n", "annotate_layout(R, row_major)\n",
+                        "annotate_layout(F, row_groups(8, 4))\n", "annotate_layout(G, shared_fallback)\n"})
+    CHECK(text.find(s) != std::string::npos);
+  auto parsed = parseText(text);
+  REQUIRE(parsed->module);
+  auto* k = as<KernelStmt>(parsed->module->funcs[0]->body);
+  REQUIRE(k);
+  auto* a = as<AnnotateLayoutStmt>(as<SeqStmt>(k->body)->stmts[6]);
+  REQUIRE(a);
+  CHECK(a->buffer->name == "F");
+  CHECK(a->layout == LayoutSpec{LayoutKind::RowGroups, 8, 4});
+}

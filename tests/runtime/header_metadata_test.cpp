@@ -16,11 +16,6 @@ using namespace tlc;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 int sh(const std::string& cmd) {
   INFO(cmd);
   return std::system((cmd + " 2>&1").c_str());

@@ -5,7 +5,8 @@
 //   # expected-error: <kind>: <part of the message>
 // (or expected-warning) on a line must be matched by a diagnostic of that
 // printed kind located on that line, and every error must be expected on its
-// line. A diagnostic located in another file (an imported module) counts on
+// line; `# expected-note: <part of the message>` must be matched by a note
+// on its line (tests/support/expected_diagnostics.h). A diagnostic located in another file (an imported module) counts on
 // the line of its first note in the test file (the macro call); one about a
 // -D binding counts on the line of the `# defines: NAME=VALUE ...` comment
 // that passes the bindings.
@@ -19,11 +20,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include "tests/sema/sema_test_util.h"
+#include "tests/support/expected_diagnostics.h"
 
 using namespace tlc;
 using namespace tlc::test;
@@ -46,52 +47,21 @@ std::vector<fs::path> diagnosticFiles() {
   return files;
 }
 
-struct Expectation {
-  uint32_t line;
-  std::string severity;  // "error" or "warning"
-  std::string kind;
-  std::string substring;
-  bool matched = false;
-};
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t b = 0;
-  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  return s.substr(b);
-}
-
-// Expectations and defines written in a test file's comments.
-void parseComments(const std::string& text, std::vector<Expectation>& out, std::vector<Define>& defines,
-                   uint32_t& definesLine) {
+// The `# defines: NAME=VALUE ...` comment of a test file: the bindings and its line.
+void parseDefines(const std::string& text, std::vector<Define>& defines, uint32_t& definesLine) {
   std::istringstream in(text);
   std::string line;
   for (uint32_t n = 1; std::getline(in, line); ++n) {
-    if (size_t at = line.find("# defines:"); at != std::string::npos) {
-      definesLine = n;
-      std::istringstream words(line.substr(at + 10));
-      std::string w;
-      while (words >> w) {
-        if (w == "#") break;
-        size_t eq = w.find('=');
-        if (eq == std::string::npos) break;
-        defines.push_back({w.substr(0, eq), w.substr(eq + 1)});
-      }
-    }
-    // Each `# expected-<severity>: ...` runs to the next one or to the end of the line.
-    static const std::regex marker(R"(#\s*expected-(error|warning):\s*)");
-    std::vector<std::smatch> found;
-    for (std::sregex_iterator it(line.begin(), line.end(), marker), endIt; it != endIt; ++it) found.push_back(*it);
-    for (size_t k = 0; k < found.size(); ++k) {
-      size_t from = found[k].position(0) + found[k].length(0);
-      size_t to = k + 1 < found.size() ? static_cast<size_t>(found[k + 1].position(0)) : line.size();
-      std::string rest = trim(line.substr(from, to - from));
-      Expectation e{n, found[k][1].str(), rest, "", false};
-      if (size_t c = rest.find(": "); c != std::string::npos) {
-        e.kind = rest.substr(0, c);
-        e.substring = rest.substr(c + 2);
-      }
-      out.push_back(e);
+    size_t at = line.find("# defines:");
+    if (at == std::string::npos) continue;
+    definesLine = n;
+    std::istringstream words(line.substr(at + 10));
+    std::string w;
+    while (words >> w) {
+      if (w == "#") break;
+      size_t eq = w.find('=');
+      if (eq == std::string::npos) break;
+      defines.push_back({w.substr(0, eq), w.substr(eq + 1)});
     }
   }
 }
@@ -123,10 +93,10 @@ TEST_CASE("each negative test in tests/diagnostics gets exactly its expected dia
   REQUIRE(!files.empty());
   for (const fs::path& path : files) {
     std::string text = readFile(path);
-    std::vector<Expectation> expected;
+    std::vector<testing::ExpectedDiagnostic> expected = testing::parseExpectedDiagnostics(text);
     std::vector<Define> defines;
     uint32_t definesLine = 0;
-    parseComments(text, expected, defines, definesLine);
+    parseDefines(text, defines, definesLine);
     // Compile from the real path so that imports next to the file resolve.
     Compiled c = compileFile(path.string(), defines);
     INFO("file: " << path.filename().string() << "\ndiagnostics:\n" << c.rendered());
@@ -141,7 +111,7 @@ TEST_CASE("each negative test in tests/diagnostics gets exactly its expected dia
       CHECK_MESSAGE(d.loc.known(), "diagnostic without a location: " << d.message);
       uint32_t line = lineInFile(d, c.file, definesLine, *c.sources);
       bool ok = false;
-      for (Expectation& e : expected) {
+      for (testing::ExpectedDiagnostic& e : expected) {
         if (e.line == line && e.kind == kind && e.severity == severity &&
             d.message.find(e.substring) != std::string::npos) {
           e.matched = true;
@@ -150,7 +120,8 @@ TEST_CASE("each negative test in tests/diagnostics gets exactly its expected dia
       }
       CHECK_MESSAGE(ok, "line " << line << ": unexpected " << severity << " [" << kind << "] " << d.message);
     }
-    for (const Expectation& e : expected)
+    testing::matchExpectedNotes(expected, c.diags->diagnostics(), c.file);
+    for (const testing::ExpectedDiagnostic& e : expected)
       CHECK_MESSAGE(e.matched, "line " << e.line << ": expected " << e.severity << " [" << e.kind << "]"
                                        << (e.substring.empty() ? "" : " containing \"" + e.substring + "\"")
                                        << " was not reported");

@@ -229,6 +229,40 @@ def k[M](A: Tensor[(M, 8), float32]):
   CHECK(contains(ir, "* 1.4426950408889634"));
 }
 
+TEST_CASE("layout annotations lower to annotate_layout statements; layouts are values a macro can take") {
+  Compiled c = compileText(R"(
+macro registers(buf, layout):
+    T.annotate_layout(buf, layout)
+
+def k[M, G=8](A: Tensor[(M, 64), float16]):
+    with T.Kernel(T.ceildiv(M, 64), threads=128) as bx:
+        A_s = T.alloc_shared((64, 64), float16)
+        B_s = T.alloc_shared((64, 64), float16)
+        X_f = T.alloc_fragment((64, 64), float32)
+        Y_f = T.alloc_fragment((64, 64), float32)
+        T.annotate_layout(A_s, T.swizzled_layout())
+        T.annotate_layout(buffer=B_s, layout=T.row_major_layout())
+        groups = T.row_groups(G, 4)
+        registers(X_f, groups)
+        T.annotate_layout(Y_f, T.shared_fallback())
+        T.copy(A[bx * 64, 0], A_s)
+        T.copy(A_s, X_f)
+        T.copy(X_f, Y_f)
+        T.copy(Y_f, B_s)
+        T.copy(B_s, A[bx * 64, 0])
+)");
+  INFO(c.rendered());
+  REQUIRE(c.module.has_value());
+  std::string ir = ir::printModule(*c.module);
+  CHECK(contains(ir, "annotate_layout(A_s, swizzled)"));
+  CHECK(contains(ir, "annotate_layout(B_s, row_major)"));
+  CHECK(contains(ir, "annotate_layout(X_f, row_groups(8, 4))"));
+  CHECK(contains(ir, "annotate_layout(Y_f, shared_fallback)"));
+  auto annotations = collect<ir::AnnotateLayoutStmt>(c.func().body);
+  REQUIRE(annotations.size() == 4);
+  CHECK(annotations[2]->loc.line == 3);  // inside the macro, where the statement is written
+}
+
 TEST_CASE("range with a step binds the user variable from a hidden counter") {
   std::string ir = lowered(R"(
 def k[M](A: Tensor[(M,), int32]):

@@ -1,17 +1,17 @@
 // Layout inference for register fragments: collect the uses of every
-// candidate fragment, group the fragments that must share a layout, check
-// each group's uses, then choose the row-group parameters by the cost rule.
+// candidate fragment (cuda_fragment_uses.cpp), group the fragments that must
+// share a layout, check each group's uses and annotations, then take the
+// annotated row-group parameters or choose them by the cost rule.
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 
-#include <numeric>
+#include <algorithm>
 
+#include "compiler/backends/cuda/cuda_fragment_uses.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
 
 using namespace ir;
-
-std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body);  // cuda_mma.cpp
 
 // ---------------------------------------------------------------------------
 // The layouts as Fragment values
@@ -68,336 +68,9 @@ int64_t RegisterTile::registers() const {
 }
 
 // ---------------------------------------------------------------------------
-// Use collection
+// Inference
 
 namespace {
-
-bool constShape(const BufferNode* b, std::vector<int64_t>* shape) {
-  shape->clear();
-  for (auto& d : b->shape) {
-    int64_t v;
-    if (!constInt(d, &v) || v <= 0) return false;
-    shape->push_back(v);
-  }
-  return true;
-}
-
-bool wholeBuffer(const Region& r) {
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t mn, ext, shape;
-    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
-    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
-  }
-  return true;
-}
-
-bool isVar(const Expr& e, const Var& v) {
-  auto* r = as<VarRef>(e);
-  return r && r->var == v;
-}
-
-enum class Role { Unknown, Tile, Rows, Columns };
-
-struct Candidate {
-  const BufferNode* buffer;
-  std::vector<int64_t> shape;
-  Role role = Role::Unknown;
-  std::string fallback;       // non-empty: cannot live in registers
-  int64_t globalBytes = 0;    // narrowest element of a global/shared copy partner
-};
-
-// A Parallel nest that touches candidates.
-struct NestUse {
-  const ForStmt* loop;
-  std::vector<int64_t> extents;
-  std::vector<const BufferNode*> buffers;  // the candidates it touches
-  Role kind = Role::Unknown;               // Tile for 2-D nests; 1-D: the members' role
-};
-
-class UseCollector {
- public:
-  std::unordered_map<const BufferNode*, Candidate> cands;
-  std::vector<NestUse> nests;
-  // Pairs that must share a group; `sameRole` also the role.
-  struct Link {
-    const BufferNode *a, *b;
-    bool sameRole;
-  };
-  std::vector<Link> links;
-  std::unordered_set<const BufferNode*> fixed;
-
-  void reject(const BufferNode* b, const std::string& why) {
-    auto it = cands.find(b);
-    if (it != cands.end() && it->second.fallback.empty()) it->second.fallback = why;
-  }
-  void setRole(const BufferNode* b, Role r) {
-    auto it = cands.find(b);
-    if (it == cands.end()) return;
-    if (it->second.role != Role::Unknown && it->second.role != r)
-      reject(b, "used both as a row vector and as a column vector");
-    else
-      it->second.role = r;
-  }
-
-  // Any element access of a candidate in `e` (outside a Parallel nest) sends it to shared memory.
-  void scalarUses(const Expr& e) {
-    if (e) visitAccesses(e, "an element access outside a Parallel loop");
-  }
-  void scalarUses(const Region& r) {
-    for (auto& rg : r.ranges) {
-      scalarUses(rg.min);
-      scalarUses(rg.extent);
-    }
-  }
-
-  void block(const Stmt& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case StmtKind::Seq:
-        for (auto& c : as<SeqStmt>(s)->stmts) block(c);
-        return;
-      case StmtKind::Let:
-        scalarUses(as<LetStmt>(s)->value);
-        block(as<LetStmt>(s)->body);
-        return;
-      case StmtKind::If: {
-        auto* i = as<IfStmt>(s);
-        scalarUses(i->cond);
-        block(i->thenBody);
-        block(i->elseBody);
-        return;
-      }
-      case StmtKind::For: {
-        auto* f = as<ForStmt>(s);
-        scalarUses(f->min);
-        scalarUses(f->extent);
-        if (f->forKind == ForKind::Parallel) nest(f);
-        else block(f->body);
-        return;
-      }
-      case StmtKind::Copy: copy(as<CopyStmt>(s)); return;
-      case StmtKind::Fill: {
-        auto* f = as<FillStmt>(s);
-        scalarUses(f->value);
-        scalarUses(f->dst);
-        if (!wholeBuffer(f->dst)) reject(f->dst.buffer.get(), "a fill of part of the buffer");
-        return;
-      }
-      case StmtKind::Reduce: reduce(as<ReduceStmt>(s)); return;
-      case StmtKind::Gemm: {
-        auto* g = as<GemmStmt>(s);
-        for (auto* r : {&g->a, &g->b, &g->c}) {
-          scalarUses(*r);
-          reject(r->buffer.get(), "a gemm operand");
-        }
-        return;
-      }
-      default: {
-        // Stores, atomics, evaluates at block level: any candidate they touch is a scalar use.
-        TouchAll all(this, "an element access outside a Parallel loop");
-        all.visit(s);
-        return;
-      }
-    }
-  }
-
- private:
-  // Rejects every candidate accessed in a subtree.
-  class TouchAll : public IRVisitor {
-   public:
-    TouchAll(UseCollector* c, std::string why) : c_(c), why_(std::move(why)) {}
-    void visitLoad(const Load* l) override {
-      c_->reject(l->buffer.get(), why_);
-      IRVisitor::visitLoad(l);
-    }
-    void visitStore(const StoreStmt* s) override {
-      c_->reject(s->buffer.get(), why_);
-      IRVisitor::visitStore(s);
-    }
-    void visitAtomic(const AtomicStmt* a) override {
-      c_->reject(a->buffer.get(), why_);
-      IRVisitor::visitAtomic(a);
-    }
-    void visitCopy(const CopyStmt* c) override {
-      c_->reject(c->src.buffer.get(), why_);
-      c_->reject(c->dst.buffer.get(), why_);
-      IRVisitor::visitCopy(c);
-    }
-    void visitFill(const FillStmt* f) override {
-      c_->reject(f->dst.buffer.get(), why_);
-      IRVisitor::visitFill(f);
-    }
-    void visitReduce(const ReduceStmt* r) override {
-      c_->reject(r->src.buffer.get(), why_);
-      c_->reject(r->dst.buffer.get(), why_);
-      IRVisitor::visitReduce(r);
-    }
-    void visitGemm(const GemmStmt* g) override {
-      for (auto* r : {&g->a, &g->b, &g->c}) c_->reject(r->buffer.get(), why_);
-      IRVisitor::visitGemm(g);
-    }
-
-   private:
-    UseCollector* c_;
-    std::string why_;
-  };
-
-  void visitAccesses(const Expr& e, const std::string& why) {
-    TouchAll all(this, why);
-    all.visit(e);
-  }
-
-  void copy(const CopyStmt* c) {
-    scalarUses(c->src);
-    scalarUses(c->dst);
-    const BufferNode *s = c->src.buffer.get(), *d = c->dst.buffer.get();
-    bool sc = cands.count(s), dc = cands.count(d);
-    if (sc && !wholeBuffer(c->src)) reject(s, "a copy of part of the buffer");
-    if (dc && !wholeBuffer(c->dst)) reject(d, "a copy into part of the buffer");
-    if (sc && dc) {
-      if (s == d) reject(s, "a copy onto itself");
-      if (c->src.buffer->shape.size() != c->dst.buffer->shape.size()) {
-        reject(s, "a copy between fragments of different rank");
-        reject(d, "a copy between fragments of different rank");
-      }
-      links.push_back({s, d, true});
-      return;
-    }
-    if (sc) partner(s, c->dst.buffer);
-    if (dc) partner(d, c->src.buffer);
-    if (fixed.count(s) || fixed.count(d)) {
-      reject(s, "a copy to or from an mma accumulator");
-      reject(d, "a copy to or from an mma accumulator");
-    }
-  }
-  void partner(const BufferNode* cand, const Buffer& other) {
-    auto& c = cands[cand];
-    // A thread-private buffer would see only this thread's elements.
-    if (other->scope == MemScope::Local || other->scope == MemScope::Var) reject(cand, "a copy to or from a local buffer");
-    if (other->scope == MemScope::Global || other->scope == MemScope::Shared) {
-      int64_t bytes = dtypeBytes(other->dtype);
-      c.globalBytes = c.globalBytes ? std::min(c.globalBytes, bytes) : bytes;
-    }
-  }
-
-  void reduce(const ReduceStmt* r) {
-    scalarUses(r->src);
-    scalarUses(r->dst);
-    const BufferNode *s = r->src.buffer.get(), *d = r->dst.buffer.get();
-    bool ok = cands.count(s) && cands.count(d) && r->src.buffer->shape.size() == 2 && r->dim == 1 &&
-              r->dst.buffer->shape.size() == 1 && wholeBuffer(r->src) && wholeBuffer(r->dst) &&
-              cands[s].shape[0] == cands[d].shape[0];
-    if (!ok) {
-      reject(s, "a reduction other than along the last dimension into a fragment row vector");
-      reject(d, "a reduction other than along the last dimension of a register fragment");
-      return;
-    }
-    setRole(s, Role::Tile);
-    setRole(d, Role::Rows);
-    links.push_back({s, d, false});
-  }
-
-  // Accesses inside a Parallel nest.
-  class NestScan : public IRVisitor {
-   public:
-    NestScan(UseCollector* c, NestUse* n, const std::vector<const ForStmt*>& loops) : c_(c), n_(n), loops_(loops) {}
-    bool writesOther = false, fixedTouched = false;
-    void access(const Buffer& b, const std::vector<Expr>& idx) {
-      const BufferNode* p = b.get();
-      if (c_->fixed.count(p)) fixedTouched = true;
-      if (!c_->cands.count(p)) return;
-      if (std::find(n_->buffers.begin(), n_->buffers.end(), p) == n_->buffers.end()) n_->buffers.push_back(p);
-      auto& shape = c_->cands[p].shape;
-      if (loops_.size() == 2 && idx.size() == 2 && isVar(idx[0], loops_[0]->var) && isVar(idx[1], loops_[1]->var) &&
-          shape == n_->extents) {
-        c_->setRole(p, Role::Tile);
-      } else if (loops_.size() == 2 && idx.size() == 1 && isVar(idx[0], loops_[0]->var) && shape[0] == n_->extents[0]) {
-        c_->setRole(p, Role::Rows);
-      } else if (loops_.size() == 2 && idx.size() == 1 && isVar(idx[0], loops_[1]->var) && shape[0] == n_->extents[1]) {
-        c_->setRole(p, Role::Columns);
-      } else if (loops_.size() == 1 && idx.size() == 1 && isVar(idx[0], loops_[0]->var) && shape[0] == n_->extents[0]) {
-        // role decided by the group
-      } else {
-        c_->reject(p, "an access that is not indexed by the Parallel loop variables in order");
-      }
-    }
-    void visitLoad(const Load* l) override {
-      access(l->buffer, l->indices);
-      IRVisitor::visitLoad(l);
-    }
-    void visitStore(const StoreStmt* s) override {
-      access(s->buffer, s->indices);
-      if (!c_->cands.count(s->buffer.get())) writesOther = true;
-      IRVisitor::visitStore(s);
-    }
-    void visitAtomic(const AtomicStmt* a) override {
-      c_->reject(a->buffer.get(), "an atomic update");
-      writesOther = true;
-      IRVisitor::visitAtomic(a);
-    }
-    void visitAlloc(const AllocStmt* a) override {
-      writesOther = true;  // thread-local buffers: keep such nests on the generic path
-      IRVisitor::visitAlloc(a);
-    }
-    void visitCopy(const CopyStmt* c) override { tileOp(c->dst.buffer, c->src.buffer); }
-    void visitFill(const FillStmt* f) override { tileOp(f->dst.buffer, f->dst.buffer); }
-    void visitReduce(const ReduceStmt* r) override { tileOp(r->dst.buffer, r->src.buffer); }
-    void visitGemm(const GemmStmt* g) override { tileOp(g->c.buffer, g->a.buffer); c_->reject(g->b.buffer.get(), kWhy); }
-
-   private:
-    static constexpr const char* kWhy = "a tile operation inside a Parallel loop";
-    void tileOp(const Buffer& a, const Buffer& b) {
-      c_->reject(a.get(), kWhy);
-      c_->reject(b.get(), kWhy);
-      writesOther = true;
-    }
-    UseCollector* c_;
-    NestUse* n_;
-    const std::vector<const ForStmt*>& loops_;
-  };
-
-  void nest(const ForStmt* f) {
-    Stmt body;
-    auto loops = parallelNest(f, &body);
-    NestUse use{f, {}, {}, Role::Unknown};
-    bool shapeOk = loops.size() <= 2;
-    for (auto* l : loops) {
-      int64_t mn, ext;
-      shapeOk &= constInt(l->min, &mn) && mn == 0 && constInt(l->extent, &ext) && ext > 0;
-      use.extents.push_back(shapeOk ? ext : 0);
-    }
-    NestScan scan(this, &use, loops);
-    scan.visit(body);
-    if (use.buffers.empty()) return;
-    auto rejectAll = [&](const std::string& why) {
-      for (auto* b : use.buffers) reject(b, why);
-    };
-    if (!shapeOk) rejectAll("a Parallel loop nest that is not one or two loops of constant extent from 0");
-    if (scan.fixedTouched) rejectAll("a Parallel loop that also accesses an mma accumulator");
-    if (loops.size() == 1 && scan.writesOther)
-      rejectAll("a one-dimensional Parallel loop that writes memory other threads see");
-    if (loops.size() == 2) use.kind = Role::Tile;
-    for (size_t k = 1; k < use.buffers.size(); ++k) links.push_back({use.buffers[0], use.buffers[k], false});
-    if (loops.size() == 1)
-      for (size_t k = 1; k < use.buffers.size(); ++k) links.push_back({use.buffers[0], use.buffers[k], true});
-    nests.push_back(use);
-  }
-};
-
-class AllocScan : public IRVisitor {
- public:
-  int depth = 0;
-  std::vector<const BufferNode*> fragments;
-  void visitFor(const ForStmt* f) override {
-    bool par = f->forKind == ForKind::Parallel;
-    depth += par;
-    IRVisitor::visitFor(f);
-    depth -= par;
-  }
-  void visitAlloc(const AllocStmt* a) override {
-    if (depth == 0 && a->buffer->scope == MemScope::Fragment) fragments.push_back(a->buffer.get());
-  }
-};
 
 // Union-find over candidate buffers.
 struct Groups {
@@ -431,25 +104,117 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
   return false;
 }
 
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Why a row-group layout with the given parameters does not tile its
+// [R, C] over its threads; empty when it does.
+std::string rowGroupMismatch(const RowGroupLayout& l) {
+  std::string tile = "the [" + num(l.rows) + ", " + num(l.cols) + "] tile";
+  if (l.threads % 32)
+    return "the kernel runs " + num(l.threads) + " threads, not whole warps, which register layouts need";
+  if (l.threads % l.group)
+    return num(l.group) + " threads per row do not divide the kernel's " + num(l.threads) + " threads";
+  if (l.rows % l.rowSlots())
+    return num(l.threads) + " threads with " + num(l.group) + " per row handle " + num(l.rowSlots()) +
+           " rows at a time, which does not divide the " + num(l.rows) + " rows of " + tile;
+  if (l.cols % (l.group * l.vector))
+    return num(l.group) + " threads with runs of " + num(l.vector) + " cover " + num(l.group * l.vector) +
+           " columns at a time, which does not divide the " + num(l.cols) + " columns of " + tile;
+  return "";
+}
+
+FragmentRole roleOf(Role r) { return static_cast<FragmentRole>(static_cast<int>(r) - 1); }
+
+std::string annotationText(const AnnotateLayoutStmt* a) { return layoutSpecText(a->layout); }
+
+bool sameLoc(SourceLoc a, SourceLoc b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+// Notes on the statements that tie `from` and `to` into one group: the
+// shortest chain of links, one note per statement.
+std::vector<LayoutNote> linkPath(const FragmentUses& uses, const BufferNode* from, const BufferNode* to) {
+  std::unordered_map<const BufferNode*, const FragmentLink*> via;  // how each buffer was reached
+  std::vector<const BufferNode*> queue{from};
+  via[from] = nullptr;
+  for (size_t k = 0; k < queue.size() && !via.count(to); ++k)
+    for (const FragmentLink& l : uses.links)
+      for (auto [x, y] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
+        if (x == queue[k] && !via.count(y)) {
+          via[y] = &l;
+          queue.push_back(y);
+        }
+  std::vector<LayoutNote> notes;
+  if (!via.count(to)) return notes;
+  std::vector<std::pair<const BufferNode*, const FragmentLink*>> steps;  // from `to` back to `from`
+  for (const BufferNode* b = to; via[b]; b = via[b]->a == b ? via[b]->b : via[b]->a) steps.push_back({b, via[b]});
+  // Consecutive links of one statement make one note.
+  for (size_t i = steps.size(); i-- > 0;) {
+    const FragmentLink* l = steps[i].second;
+    const BufferNode* start = l->a == steps[i].first ? l->b : l->a;
+    size_t j = i;
+    while (j > 0 && sameLoc(steps[j - 1].second->loc, l->loc)) --j;
+    notes.push_back({l->loc, "`" + start->name + "` and `" + steps[j].first->name + "` share a layout through this " +
+                                 l->how});
+    i = j;
+  }
+  return notes;
+}
+
+// Registers per thread that a group's members take with `layout`.
+int64_t registersOf(FragmentUses& uses, const std::vector<const BufferNode*>& list, const RowGroupLayout& layout) {
+  int64_t regs = 0;
+  for (auto* b : list) regs += RegisterTile{0, roleOf(uses.cands[b].role), layout}.registers();
+  return regs;
+}
+
+// Records a group kept in registers with `layout`, and the nests over it.
+void addGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
+              const std::vector<const BufferNode*>& list, const RowGroupLayout& layout) {
+  int index = (int)plan.groups.size();
+  plan.groups.push_back(layout);
+  for (auto* b : list) plan.buffers[b] = RegisterTile{index, roleOf(uses.cands[b].role), layout};
+  for (auto& n : uses.nests)
+    if (!n.buffers.empty() && groups.find(n.buffers[0]) == root)
+      plan.nests[n.loop] = RegisterNest{roleOf(n.kind), index, layout};
+}
+
+// The gemms of `kernel` that accumulate into `b`.
+std::vector<const GemmStmt*> gemmsInto(const KernelStmt& kernel, const BufferNode* b) {
+  struct Scan : IRVisitor {
+    const BufferNode* target;
+    std::vector<const GemmStmt*> found;
+    void visitGemm(const GemmStmt* g) override {
+      if (g->c.buffer.get() == target) found.push_back(g);
+    }
+  } scan;
+  scan.target = b;
+  scan.visit(kernel.body);
+  return scan.found;
+}
+
 }  // namespace
 
 FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads,
-                                        const std::unordered_set<const BufferNode*>& fixed) {
+                                        const std::unordered_set<const BufferNode*>& fixed,
+                                        const LayoutAnnotations& annotations) {
   FragmentLayoutPlan plan;
-  AllocScan allocs;
-  allocs.visit(kernel.body);
-  UseCollector uses;
-  uses.fixed = fixed;
-  for (auto* b : allocs.fragments) {
-    if (fixed.count(b)) continue;
-    Candidate c;
-    c.buffer = b;
-    if (!constShape(b, &c.shape)) continue;  // reported by the placement
-    if (c.shape.size() > 2) c.fallback = "a fragment of more than two dimensions";
-    if (c.shape.size() == 2) c.role = Role::Tile;
-    uses.cands[b] = c;
+  FragmentUses uses = collectFragmentUses(kernel, fixed);
+  auto annotationOf = [&](const BufferNode* b) -> const AnnotateLayoutStmt* {
+    auto it = annotations.find(b);
+    return it == annotations.end() ? nullptr : it->second;
+  };
+
+  // An mma accumulator keeps the mma layout: a row-group annotation cannot hold.
+  for (const BufferNode* b : uses.fragments) {
+    const AnnotateLayoutStmt* a = annotationOf(b);
+    if (!a || !fixed.count(b) || a->layout.kind != LayoutKind::RowGroups) continue;
+    LayoutConflict c{b, a->loc,
+                     "no layout fits `" + b->name + "`: it is annotated with " + annotationText(a) +
+                         ", but a tensor-core gemm accumulates into it, which fixes the mma.sync accumulator "
+                         "layout; remove the annotation (or annotate it shared_fallback to keep it in shared memory)",
+                     {}};
+    for (const GemmStmt* g : gemmsInto(kernel, b)) c.notes.push_back({g->loc, "this gemm accumulates into `" + b->name + "`"});
+    plan.conflicts.push_back(c);
   }
-  uses.block(kernel.body);
 
   Groups groups;
   for (auto& l : uses.links) groups.join(l.a, l.b);
@@ -463,47 +228,145 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       if (ra == Role::Unknown) uses.cands[l.a].role = rb, changed = true;
       else if (rb == Role::Unknown) uses.cands[l.b].role = ra, changed = true;
       else {
-        uses.reject(l.a, "copied to or from a fragment with another role");
-        uses.reject(l.b, "copied to or from a fragment with another role");
+        uses.reject(l.a, "copied to or from a fragment with another role", l.loc);
+        uses.reject(l.b, "copied to or from a fragment with another role", l.loc);
       }
     }
   }
   for (auto& n : uses.nests)
     if (n.kind == Role::Unknown && !n.buffers.empty()) n.kind = uses.cands[n.buffers[0]].role;
 
-  // Per group: members, the tile shape, and whether every member fits.
+  // Per group, in allocation order: members, the tile shape, and whether every member fits.
+  std::vector<const BufferNode*> roots;
   std::unordered_map<const BufferNode*, std::vector<const BufferNode*>> members;
-  for (auto& [b, c] : uses.cands) members[groups.find(b)].push_back(b);
-  for (auto& [root, list] : members) {
+  for (const BufferNode* b : uses.fragments) {
+    if (!uses.cands.count(b)) continue;
+    auto& list = members[groups.find(b)];
+    if (list.empty()) roots.push_back(groups.find(b));
+    list.push_back(b);
+  }
+  for (const BufferNode* root : roots) {
+    const std::vector<const BufferNode*>& list = members[root];
     std::string why;
     const BufferNode* culprit = nullptr;
+    LayoutNote whyNote;  // where the reason shows
+    bool whyIsUse = false;  // a use needs shared memory (otherwise the group's shapes fit no layout)
+    auto fail = [&](const std::string& w, const BufferNode* b, LayoutNote note, bool use = false) {
+      if (!why.empty()) return;
+      why = w;
+      culprit = b;
+      whyNote = std::move(note);
+      whyIsUse = use;
+    };
     std::vector<int64_t> tileShape;
     int64_t bytes = 0;
     for (auto* b : list) {
       auto& c = uses.cands[b];
-      if (!c.fallback.empty() && why.empty()) why = c.fallback, culprit = b;
+      if (!c.fallback.empty())
+        fail(c.fallback, b, {c.fallbackLoc, "this use needs `" + b->name + "` in shared memory"}, true);
       if (c.role == Role::Tile) {
-        if (!tileShape.empty() && tileShape != c.shape && why.empty()) why = "tiles of different shapes in one loop nest", culprit = b;
+        if (!tileShape.empty() && tileShape != c.shape)
+          fail("tiles of different shapes in one loop nest", b, {b->loc, "`" + b->name + "` has another shape"});
         tileShape = c.shape;
       }
       if (c.globalBytes) bytes = bytes ? std::min(bytes, c.globalBytes) : c.globalBytes;
     }
-    if (why.empty() && tileShape.empty()) why = "no two-dimensional fragment to take the layout from";
+    if (tileShape.empty())
+      fail("no two-dimensional fragment to take the layout from", list[0],
+           {list[0]->loc, "`" + list[0]->name + "` is allocated here"});
     if (why.empty()) {
       for (auto* b : list) {
         auto& c = uses.cands[b];
         bool fits = (c.role == Role::Rows && c.shape[0] == tileShape[0]) ||
                     (c.role == Role::Columns && c.shape[0] == tileShape[1]) || c.role == Role::Tile;
-        if (!fits) why = "its shape does not follow a tile of its loop nests", culprit = b;
+        if (!fits)
+          fail("its shape does not follow a tile of its loop nests", b, {b->loc, "`" + b->name + "` is allocated here"});
       }
       for (auto& n : uses.nests)
-        if (why.empty() && !n.buffers.empty() && groups.find(n.buffers[0]) == root) {
+        if (!n.buffers.empty() && groups.find(n.buffers[0]) == root) {
           bool fits = (n.kind == Role::Tile && n.extents == tileShape) ||
                       (n.kind == Role::Rows && n.extents[0] == tileShape[0]) ||
                       (n.kind == Role::Columns && n.extents[0] == tileShape[1]);
-          if (!fits) why = "a Parallel loop nest whose extents are not the tile's", culprit = n.buffers[0];
+          if (!fits)
+            fail("a Parallel loop nest whose extents are not the tile's", n.buffers[0],
+                 {n.loop->loc, "this Parallel loop"});
         }
     }
+
+    // Annotations: every annotated member of a group has the same one, and
+    // the group's uses must allow it.
+    const AnnotateLayoutStmt* annotated = nullptr;
+    bool disagree = false;
+    for (auto* b : list) {
+      const AnnotateLayoutStmt* a = annotationOf(b);
+      if (!a || disagree) continue;
+      if (!annotated) {
+        annotated = a;
+        continue;
+      }
+      if (a->layout == annotated->layout) continue;
+      const BufferNode* first = annotated->buffer.get();
+      LayoutConflict c{b, a->loc,
+                       "no layout fits `" + b->name + "`: it is annotated with " + annotationText(a) + ", but `" +
+                           first->name + "`, which shares its layout, is annotated with " + annotationText(annotated) +
+                           "; fragments used together have one layout: give them the same annotation",
+                       {{annotated->loc, "`" + first->name + "` is annotated here"}}};
+      for (auto& n : linkPath(uses, first, b)) c.notes.push_back(n);
+      plan.conflicts.push_back(c);
+      disagree = true;
+    }
+    if (disagree) continue;
+    if (annotated && annotated->layout.kind == LayoutKind::SharedFallback) {
+      why = "annotated shared_fallback";
+      culprit = annotated->buffer.get();
+    } else if (annotated) {
+      const BufferNode* held = annotated->buffer.get();
+      std::string prefix = "no layout fits `" + held->name + "`: it is annotated with " + annotationText(annotated) +
+                           " to stay in registers, but ";
+      if (!why.empty()) {
+        bool self = culprit == held;
+        std::string who = self ? "it" : "`" + culprit->name + "`, which shares its layout,";
+        LayoutConflict c{held, annotated->loc,
+                         prefix +
+                             (whyIsUse ? who + " has a use that needs shared memory (" + why +
+                                             "); remove the annotation (the fragment then lives in shared memory) "
+                                             "or change that use"
+                                       : "its group of fragments fits no register layout (" + why +
+                                             "); remove the annotation (the fragment then lives in shared memory) "
+                                             "or use the group as tiles of one shape with their row and column "
+                                             "vectors") +
+                             " (see \"How uses decide the layout\" in docs/cuda-backend.md)",
+                         {whyNote}};
+        if (!self)
+          for (auto& n : linkPath(uses, held, culprit)) c.notes.push_back(n);
+        plan.conflicts.push_back(c);
+        continue;
+      }
+      RowGroupLayout layout{tileShape[0], tileShape[1], threads, annotated->layout.threadsPerRow, annotated->layout.vector};
+      std::string mismatch = rowGroupMismatch(layout);
+      std::string fix = "; choose threads per row and a run length that divide the tile over the threads, or remove "
+                        "the annotation";
+      if (threads % 32) fix = "; run the kernel with a multiple of 32 threads, or remove the annotation";
+      int64_t regs = registersOf(uses, list, layout);
+      if (mismatch.empty() && regs > kMaxRegisterElems) {
+        mismatch = "its group would need " + num(regs) + " registers per thread (at most " + num(kMaxRegisterElems) + ")";
+        fix = "; use smaller tiles or more threads, or remove the annotation (the group then lives in shared memory)";
+      }
+      if (!mismatch.empty()) {
+        LayoutConflict c{held, annotated->loc, prefix + mismatch + fix, {}};
+        for (auto* b : list)
+          if (b != held && uses.cands[b].role == Role::Tile) {
+            c.notes.push_back({b->loc, "`" + b->name + "` is the tile whose layout `" + held->name + "` shares"});
+            for (auto& n : linkPath(uses, held, b)) c.notes.push_back(n);
+            break;
+          }
+        plan.conflicts.push_back(c);
+        continue;
+      }
+      addGroup(plan, uses, groups, root, list, layout);
+      continue;
+    }
+
     RowGroupLayout layout;
     if (why.empty()) {
       const BufferNode* any = nullptr;
@@ -511,88 +374,22 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         if (uses.cands[b].role == Role::Tile) any = b;
       if (!bytes) bytes = dtypeBytes(any->dtype);
       if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, &layout))
-        why = "no row-group layout of [" + std::to_string(tileShape[0]) + ", " + std::to_string(tileShape[1]) +
-              "] over " + std::to_string(threads) + " threads";
+        why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
+              " threads";
     }
     if (why.empty()) {
-      int64_t regs = 0;
-      for (auto* b : list) {
-        RegisterTile t;
-        t.role = static_cast<FragmentRole>(static_cast<int>(uses.cands[b].role) - 1);
-        t.layout = layout;
-        regs += t.registers();
-      }
+      int64_t regs = registersOf(uses, list, layout);
       if (regs > kMaxRegisterElems)
-        why = "the group needs " + std::to_string(regs) + " registers per thread (at most " +
-              std::to_string(kMaxRegisterElems) + ")";
+        why = "the group needs " + num(regs) + " registers per thread (at most " + num(kMaxRegisterElems) + ")";
     }
     if (!why.empty()) {
       for (auto* b : list)
         plan.fallback[b] = b == culprit || !culprit ? why : "shares a loop nest with `" + culprit->name + "`: " + why;
       continue;
     }
-    int index = (int)plan.groups.size();
-    plan.groups.push_back(layout);
-    for (auto* b : list) {
-      RegisterTile t;
-      t.group = index;
-      t.role = static_cast<FragmentRole>(static_cast<int>(uses.cands[b].role) - 1);
-      t.layout = layout;
-      plan.buffers[b] = t;
-    }
-    for (auto& n : uses.nests)
-      if (!n.buffers.empty() && groups.find(n.buffers[0]) == root)
-        plan.nests[n.loop] = RegisterNest{static_cast<FragmentRole>(static_cast<int>(n.kind) - 1), index, layout};
+    addGroup(plan, uses, groups, root, list, layout);
   }
   return plan;
-}
-
-namespace {
-
-class FragmentAllocs : public ir::IRVisitor {
- public:
-  std::vector<const ir::BufferNode*> buffers;
-  void visitAlloc(const ir::AllocStmt* a) override {
-    if (a->buffer->scope == ir::MemScope::Fragment) buffers.push_back(a->buffer.get());
-    ir::IRVisitor::visitAlloc(a);
-  }
-};
-
-std::string shapeText(const ir::BufferNode* b) {
-  std::string s = "[";
-  for (size_t d = 0; d < b->shape.size(); ++d) {
-    int64_t v;
-    s += (d ? ", " : "") + (ir::constInt(b->shape[d], &v) ? std::to_string(v) : std::string("?"));
-  }
-  return s + "]";
-}
-
-}  // namespace
-
-std::string describeFragmentLayouts(const ir::KernelStmt& kernel, const FragmentLayoutPlan& plan,
-                                    const std::unordered_set<const ir::BufferNode*>& fixed) {
-  static const char* roles[] = {"tile", "row vector", "column vector"};
-  FragmentAllocs allocs;
-  allocs.visit(kernel.body);
-  std::string out;
-  for (const ir::BufferNode* b : allocs.buffers) {
-    out += b->name + " " + shapeText(b) + ": ";
-    if (fixed.count(b)) {
-      out += "registers, fixed layout\n";
-    } else if (auto it = plan.buffers.find(b); it != plan.buffers.end()) {
-      const RegisterTile& t = it->second;
-      const RowGroupLayout& l = t.layout;
-      out += "registers, " + std::string(roles[(int)t.role]) + " of group " + std::to_string(t.group) + " (";
-      if (t.role == FragmentRole::Tile)
-        out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
-               " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
-      out += std::to_string(t.registers()) + " registers)\n";
-    } else {
-      auto why = plan.fallback.find(b);
-      out += "shared memory" + (why != plan.fallback.end() ? " (" + why->second + ")" : std::string()) + "\n";
-    }
-  }
-  return out;
 }
 
 }  // namespace tlc::cuda

@@ -35,11 +35,22 @@
 // when R < T / 32, as for a kernel that gives each row the whole block) (whole cache lines from global memory; a conflict-free
 // phase of 8 threads for 16-byte shared memory accesses). Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
+//
+// Layout annotations (T.annotate_layout) are strict constraints: a group
+// with an annotated member takes the annotated G and V (every annotated
+// member must have the same annotation) or, for shared_fallback, lives in
+// shared memory. When the annotation cannot hold (the group's uses need
+// shared memory, the parameters do not divide the tile over the threads, the
+// registers exceed the budget, the fragment is an mma accumulator, members
+// disagree) the plan records a conflict instead: a located error at the
+// annotation with notes at the uses involved. An annotated group never
+// falls back silently.
 #pragma once
 
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "compiler/ir/ir.h"
 #include "compiler/passes/layout.h"
@@ -65,6 +76,23 @@ struct RowGroupLayout {
 
 enum class FragmentRole { Tile, Rows, Columns };
 
+// The layout annotation of each annotated buffer of a kernel.
+using LayoutAnnotations = std::unordered_map<const ir::BufferNode*, const ir::AnnotateLayoutStmt*>;
+
+struct LayoutNote {
+  SourceLoc loc;
+  std::string message;
+};
+
+// A layout annotation that cannot hold: reported as an error at `loc` (the
+// annotation) with notes at the uses and annotations involved.
+struct LayoutConflict {
+  const ir::BufferNode* buffer;
+  SourceLoc loc;
+  std::string message;
+  std::vector<LayoutNote> notes;
+};
+
 struct RegisterTile {
   int group = 0;  // index into FragmentLayoutPlan::groups
   FragmentRole role = FragmentRole::Tile;
@@ -85,23 +113,18 @@ struct FragmentLayoutPlan {
   std::vector<RowGroupLayout> groups;
   // Fragments left in shared memory, with the reason (for tests and --verbose output).
   std::unordered_map<const ir::BufferNode*, std::string> fallback;
+  // Annotations that no layout satisfies; the plan is not usable when there are any.
+  std::vector<LayoutConflict> conflicts;
 };
 
 // Most register elements per thread that one group of fragments may take.
 constexpr int64_t kMaxRegisterElems = 128;
 
 // Infers the layouts of the fragments of `kernel` run by `threads` threads;
-// `fixed` are the fragments that already have a layout (mma accumulators).
+// `fixed` are the fragments that already have a layout (mma accumulators),
+// `annotations` the kernel's layout annotations.
 FragmentLayoutPlan inferFragmentLayouts(const ir::KernelStmt& kernel, int64_t threads,
-                                        const std::unordered_set<const ir::BufferNode*>& fixed);
-
-// The plan as text, one line per fragment the kernel allocates, in order:
-//   X_f [64, 128]: registers, tile of group 0 (64 x 128 over 128 threads: 8 threads per row, runs of 4; 64 registers)
-//   m [64]: registers, row vector of group 0 (4 registers)
-//   S [32, 32]: shared memory (<why>)
-// Fragments in `fixed` print as "registers, fixed layout". Printed by
-// `--print-after-all` on cuda targets and checked by tests/cuda/layouts/*.tir.
-std::string describeFragmentLayouts(const ir::KernelStmt& kernel, const FragmentLayoutPlan& plan,
-                                    const std::unordered_set<const ir::BufferNode*>& fixed);
+                                        const std::unordered_set<const ir::BufferNode*>& fixed,
+                                        const LayoutAnnotations& annotations = {});
 
 }  // namespace tlc::cuda

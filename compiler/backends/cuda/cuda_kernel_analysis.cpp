@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/functor.h"
@@ -399,21 +400,19 @@ bool KernelEmitter::planBuffers() {
       }
 
   // Tensor-core gemms decide the accumulator fragments kept in registers
-  // and the swizzled operand buffers.
-  MmaPlan mma = planMma(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
-  // The other fragments get an inferred register layout or stay in shared memory.
-  std::unordered_set<const BufferNode*> fixed;
-  for (auto& [b, f] : mma.registerFragments) fixed.insert(b);
-  tiles_ = inferFragmentLayouts(kernel_, threads_, fixed);
+  // and the swizzled operand buffers, the other fragments get an inferred
+  // register layout or stay in shared memory; layout annotations constrain both.
+  KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
   if (options_.printAfterAll)
-    std::cerr << "// -----// fragment layouts of " << name_ << " //----- //\n"
-              << describeFragmentLayouts(kernel_, tiles_, fixed);
+    std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
+  if (reportLayoutConflicts(layouts, diags_)) return false;
+  tiles_ = std::move(layouts.fragments);
 
   // Shared buffers that mma accumulators are stored to (see
   // stage-accumulator-stores) take the padded row-major layout: the pairs of
   // columns a warp stores at once lie on 8 rows, which the pad spreads over
   // all the banks.
-  CopyTargets accumulatorStores([&](const BufferNode* b) { return mma.registerFragments.count(b) > 0; });
+  CopyTargets accumulatorStores([&](const BufferNode* b) { return layouts.accumulators.count(b) > 0; });
   accumulatorStores.visit(kernel_.body);
 
   for (auto* a : scan.threadAllocs) {
@@ -450,7 +449,7 @@ bool KernelEmitter::planBuffers() {
         break;
       case MemScope::Global: info.place = Placement::Global; break;
     }
-    if (auto it = mma.registerFragments.find(b.get()); it != mma.registerFragments.end()) {
+    if (auto it = layouts.accumulators.find(b.get()); it != layouts.accumulators.end()) {
       info.place = Placement::Register;
       info.fragment = it->second.fragment;
       info.warpsM = it->second.warpsM;
@@ -464,7 +463,7 @@ bool KernelEmitter::planBuffers() {
     }
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
-      if (auto it = mma.swizzled.find(b.get()); it != mma.swizzled.end()) info.layout = it->second;
+      if (auto it = layouts.sharedLayouts.find(b.get()); it != layouts.sharedLayouts.end()) info.layout = it->second;
       // Compiler-placed buffers (fragments, locals) and the targets of
       // accumulator stores get one 16-byte pad per row when rows are whole
       // multiples of 128 bytes: row-wise reductions then read consecutive

@@ -213,6 +213,7 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       return;
     }
     case StmtKind::Alloc: emitAlloc(as<AllocStmt>(s), true); return;
+    case StmtKind::AnnotateLayout: return;  // honoured by the layout plan (planBuffers)
     case StmtKind::Kernel:
       diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
       failed_ = true;
@@ -352,6 +353,7 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Fill: emitFill(as<FillStmt>(s), false); return;
     case StmtKind::Reduce: emitReduce(as<ReduceStmt>(s), false); return;
     case StmtKind::Gemm: emitGemmScalar(as<GemmStmt>(s), false); return;
+    case StmtKind::AnnotateLayout: return;  // kernel-level only (the verifier keeps it out of loops)
     case StmtKind::Kernel:
       diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
       failed_ = true;

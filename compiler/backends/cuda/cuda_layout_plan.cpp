@@ -1,0 +1,120 @@
+// Layout planning of one kernel: mma planning, shared-buffer annotations,
+// fragment layout inference, and the plan's description and conflicts.
+#include "compiler/backends/cuda/cuda_layout_plan.h"
+
+#include "compiler/ir/functor.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+namespace {
+
+class AnnotationScan : public IRVisitor {
+ public:
+  LayoutAnnotations found;
+  void visitAnnotateLayout(const AnnotateLayoutStmt* a) override { found.emplace(a->buffer.get(), a); }
+};
+
+// The shared and fragment buffers allocated at block level (outside Parallel loops), in order.
+class BlockAllocs : public IRVisitor {
+ public:
+  std::vector<const BufferNode*> buffers;
+  void visitFor(const ForStmt* f) override {
+    if (f->forKind != ForKind::Parallel) IRVisitor::visitFor(f);
+  }
+  void visitAlloc(const AllocStmt* a) override {
+    if (a->buffer->scope == MemScope::Shared || a->buffer->scope == MemScope::Fragment) buffers.push_back(a->buffer.get());
+  }
+};
+
+std::string shapeText(const BufferNode* b) {
+  std::string s = "[";
+  for (size_t d = 0; d < b->shape.size(); ++d) {
+    int64_t v;
+    s += (d ? ", " : "") + (constInt(b->shape[d], &v) ? std::to_string(v) : std::string("?"));
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+LayoutAnnotations collectLayoutAnnotations(const KernelStmt& kernel) {
+  AnnotationScan scan;
+  scan.visit(kernel.body);
+  return scan.found;
+}
+
+KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms,
+                                   int64_t threads, const CudaOptions& options,
+                                   const std::unordered_set<const BufferNode*>& writtenInParallel) {
+  KernelLayoutPlan plan;
+  plan.annotations = collectLayoutAnnotations(kernel);
+  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel);
+  plan.sharedLayouts = std::move(mma.swizzled);
+  for (auto& [b, frag] : mma.registerFragments) {
+    auto it = plan.annotations.find(b);
+    if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
+      plan.accumulators.emplace(b, frag);
+  }
+  for (auto& [b, a] : plan.annotations) {
+    if (b->scope != MemScope::Shared) continue;
+    plan.sharedLayouts.erase(b);
+    if (a->layout.kind != LayoutKind::Swizzled) continue;
+    int64_t rows = 0, cols = 0;
+    if (b->shape.size() == 2 && constInt(b->shape[0], &rows) && constInt(b->shape[1], &cols) &&
+        (cols * dtypeBytes(b->dtype)) % 16 == 0)
+      plan.sharedLayouts.emplace(b, layout::Layout::swizzled(rows, cols, dtypeBytes(b->dtype)));
+    else
+      plan.conflicts.push_back({b, a->loc,
+                                "`" + b->name + "` cannot be swizzled: the swizzle permutes the 16-byte chunks of "
+                                "each row of a two-dimensional buffer of constant shape; annotate it row_major",
+                                {{b->loc, "`" + b->name + "` is allocated here"}}});
+  }
+  std::unordered_set<const BufferNode*> fixed;
+  for (auto& [b, f] : plan.accumulators) fixed.insert(b);
+  plan.fragments = inferFragmentLayouts(kernel, threads, fixed, plan.annotations);
+  for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
+  return plan;
+}
+
+bool reportLayoutConflicts(const KernelLayoutPlan& plan, DiagnosticEngine& diags) {
+  for (const LayoutConflict& c : plan.conflicts) {
+    Diagnostic& d = diags.report(DiagKind::CudaLayoutConflict, c.loc, c.message);
+    for (const LayoutNote& n : c.notes) d.note(n.loc, n.message);
+  }
+  return !plan.conflicts.empty();
+}
+
+std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPlan& plan) {
+  static const char* roles[] = {"tile", "row vector", "column vector"};
+  BlockAllocs allocs;
+  allocs.visit(kernel.body);
+  const FragmentLayoutPlan& frags = plan.fragments;
+  std::string out;
+  for (const BufferNode* b : allocs.buffers) {
+    out += b->name + " " + shapeText(b) + ": ";
+    if (b->scope == MemScope::Shared) {
+      out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
+    } else if (plan.accumulators.count(b)) {
+      out += "registers, fixed layout";
+    } else if (auto it = frags.buffers.find(b); it != frags.buffers.end()) {
+      const RegisterTile& t = it->second;
+      const RowGroupLayout& l = t.layout;
+      out += "registers, " + std::string(roles[(int)t.role]) + " of group " + std::to_string(t.group) + " (";
+      if (t.role == FragmentRole::Tile)
+        out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
+               " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
+      out += std::to_string(t.registers()) + " registers)";
+    } else {
+      auto why = frags.fallback.find(b);
+      out += "shared memory" + (why != frags.fallback.end() ? " (" + why->second + ")" : std::string());
+    }
+    if (auto a = plan.annotations.find(b); a != plan.annotations.end())
+      out += " [annotated: " + layoutSpecText(a->second->layout) + "]";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace tlc::cuda
