@@ -3,7 +3,8 @@
 # (an H200 here) from the repository root, after scripts/gpu/prepare.sh made
 # build-gpu/ on the build machine:
 #   1. every example against the reference interpreter on random inputs, at
-#      sizes the tiles divide and sizes they do not;
+#      sizes the tiles divide and sizes they do not, and every kernel of the
+#      emulator's test programs (tests/cuda_emu_examples) at sizes they do not;
 #   2. compute-sanitizer memcheck and racecheck on gemm and softmax;
 #   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process),
 #      compiled for runtime M, N, K (dynamic) and for the one shape (static);
@@ -51,9 +52,17 @@ run() {  # run LABEL ARGS...: records PASS/FAIL in the report
   fi
 }
 
-# The dynamic dimensions of an example: bracket parameters without a default.
+# The functions of a .tl file with their bracket parameters, one per line:
+# "name[M, N, block=32]".
+defs_of() {
+  tr '\n' ' ' <"$1" | grep -o -E 'def [A-Za-z_0-9]+\[[^]]*\]' | sed -E 's/^def //'
+}
+# The dynamic dimensions of a function (default: the file's first): bracket
+# parameters without a default.
 dims_of() {
-  tr '\n' ' ' <"$1" | grep -o -E 'def [A-Za-z_0-9]+\[[^]]*\]' | head -1 | sed -E 's/^def [A-Za-z_0-9]+\[(.*)\]$/\1/' | tr ',' '\n' |
+  local def
+  if [ -n "${2:-}" ]; then def=$(defs_of "$1" | grep -E "^$2\[" | head -1); else def=$(defs_of "$1" | head -1); fi
+  echo "$def" | sed -E 's/^[A-Za-z_0-9]+\[(.*)\]$/\1/' | tr ',' '\n' |
     grep -v '=' | tr -d ' ' | grep -E '^[A-Za-z_][A-Za-z_0-9]*$' || true
 }
 
@@ -76,6 +85,22 @@ for f in $(find "$root/examples" -name '*.tl' | sort); do
   done
 done
 
+# The kernels of the emulator's test programs (register fragments, layout
+# annotations, shared-memory reuse) on the GPU, at sizes their tiles do not
+# divide, each against the interpreter.
+for f in $(find "$root/tests/cuda_emu_examples" -name '*.tl' | sort); do
+  for fn in $(defs_of "$f" | sed -E 's/\[.*//'); do
+    args=()
+    vals=(333 517 251)
+    i=0
+    for d in $(dims_of "$f" "$fn"); do
+      args+=(--dim "$d=${vals[$((i % 3))]}")
+      i=$((i + 1))
+    done
+    run "$(basename "$f" .tl):$fn ${args[*]}" "$runner" "$f" --kernel "$fn" --arch "$arch" --check --seed 7 "${args[@]}"
+  done
+done
+
 echo >>"$report"
 echo "## 2. compute-sanitizer" >>"$report"
 echo >>"$report"
@@ -87,6 +112,9 @@ for tool in memcheck racecheck synccheck; do
     --dim M=256 --dim N=200 --dim K=160
   run "softmax $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$root/examples/softmax/softmax.tl" --arch "$arch" \
     --check --dim M=130 --dim N=300
+  run "gemm_operands (annotated layouts) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
+    "$root/tests/cuda_emu_examples/annotated_layouts/gemm_operands.tl" --kernel gemm_operands --arch "$arch" --check \
+    --dim M=200 --dim N=136 --dim K=96
 done
 
 echo >>"$report"
