@@ -95,6 +95,7 @@ const char* layoutKindName(LayoutKind k) {
     case LayoutKind::RowMajor: return "row_major";
     case LayoutKind::RowGroups: return "row_groups";
     case LayoutKind::SharedFallback: return "shared_fallback";
+    case LayoutKind::MmaAccumulator: return "mma_accumulator";
   }
   return "?";
 }

@@ -385,8 +385,11 @@ struct AtomicStmt : StmtNode {
 //                   `threadsPerRow` (G) threads per row and runs of `vector`
 //                   (V) columns (compiler/backends/cuda/cuda_fragment_layout.h)
 //   SharedFallback  fragment: shared memory instead of registers
-enum class LayoutKind { Swizzled, RowMajor, RowGroups, SharedFallback };
-const char* layoutKindName(LayoutKind k);  // "swizzled", "row_major", "row_groups", "shared_fallback"
+// MmaAccumulator is written by the CUDA backend's layout inference (the
+// mma.sync accumulator layout of a tensor-core gemm's fragment), not by users.
+enum class LayoutKind { Swizzled, RowMajor, RowGroups, SharedFallback, MmaAccumulator };
+// "swizzled", "row_major", "row_groups", "shared_fallback", "mma_accumulator"
+const char* layoutKindName(LayoutKind k);
 // The memory scope a layout kind applies to (Shared or Fragment).
 MemScope layoutKindScope(LayoutKind k);
 

@@ -603,7 +603,7 @@ class IRParser {
   }
 
   // annotate := 'annotate_layout' '(' IDENT ',' layout ')' loc-suffix?
-  // layout   := 'swizzled' | 'row_major' | 'shared_fallback'
+  // layout   := 'swizzled' | 'row_major' | 'shared_fallback' | 'mma_accumulator'
   //           | 'row_groups' '(' NUMBER ',' NUMBER ')'
   Stmt parseAnnotateLayout() {
     SourceLoc loc = take().loc;
@@ -612,11 +612,12 @@ class IRParser {
     expectPunct(",");
     Token kindTok = take();
     std::optional<LayoutKind> kind;
-    for (LayoutKind k : {LayoutKind::Swizzled, LayoutKind::RowMajor, LayoutKind::RowGroups, LayoutKind::SharedFallback})
+    for (LayoutKind k : {LayoutKind::Swizzled, LayoutKind::RowMajor, LayoutKind::RowGroups, LayoutKind::SharedFallback,
+                         LayoutKind::MmaAccumulator})
       if (kindTok.kind == TokKind::Ident && kindTok.text == layoutKindName(k)) kind = k;
     if (!kind)
       fail(DiagKind::IrSyntaxError, kindTok.loc,
-           "expected a layout (swizzled, row_major, row_groups(G, V), shared_fallback), found " + describe(kindTok));
+           "expected a layout (swizzled, row_major, row_groups(G, V), shared_fallback, mma_accumulator), found " + describe(kindTok));
     LayoutSpec spec{*kind};
     if (*kind == LayoutKind::RowGroups) {
       expectPunct("(");

@@ -323,6 +323,8 @@ class Verifier {
                what + ": a row-group layout holds tiles and vectors (1 or 2 dimensions), not " +
                    std::to_string(b.shape.size()) + " dimensions");
     }
+    if (l.kind == LayoutKind::MmaAccumulator && b.shape.size() != 2)
+      report(DiagKind::IrInvalidLayout, a->loc, what + ": an mma accumulator is a two-dimensional tile");
     if (l.kind == LayoutKind::Swizzled) {
       std::optional<int64_t> cols = b.shape.size() == 2 ? constValue(b.shape[1]) : std::nullopt;
       std::optional<int64_t> rows = b.shape.size() == 2 ? constValue(b.shape[0]) : std::nullopt;

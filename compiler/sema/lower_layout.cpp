@@ -29,6 +29,7 @@ std::string layoutSource(const ir::LayoutSpec& l) {
     case ir::LayoutKind::RowGroups:
       return "`T.row_groups(" + std::to_string(l.threadsPerRow) + ", " + std::to_string(l.vector) + ")`";
     case ir::LayoutKind::SharedFallback: return "`T.shared_fallback()`";
+    case ir::LayoutKind::MmaAccumulator: return "the mma accumulator layout";
   }
   return "a layout";
 }

@@ -6,7 +6,9 @@
 // `--print-after-all` on cuda targets), followed by its conflicts as
 //   error <line>:<col>: <message>
 //   note <line>:<col>: <message>
-// is checked against the file's CHECK lines.
+// is checked against the file's CHECK lines. A file whose first line is
+// `// RUN: cuda-layout-inference` runs that pass instead, and its CHECK lines
+// read the module it prints (or the errors, when the pass stops).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,9 +16,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/backends/cuda/cuda_layout_inference.h"
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/ir_parser.h"
+#include "compiler/ir/printer.h"
 #include "tests/support/filecheck.h"
 
 using namespace tlc;
@@ -30,24 +34,16 @@ class Kernels : public ir::IRVisitor {
   void visitKernel(const ir::KernelStmt* k) override { found.push_back(k); }
 };
 
-// The block-level gemms of a kernel (planMma's input).
-class Gemms : public ir::IRVisitor {
- public:
-  std::vector<const ir::GemmStmt*> found;
-  void visitFor(const ir::ForStmt* f) override {
-    if (f->forKind != ir::ForKind::Parallel) ir::IRVisitor::visitFor(f);
-  }
-  void visitGemm(const ir::GemmStmt* g) override { found.push_back(g); }
-};
-
 std::string position(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
 
-std::string describe(const ir::KernelStmt& k) {
-  Gemms gemms;
-  gemms.visit(k.body);
+cuda::CudaOptions sm90a() {
   cuda::CudaOptions options;
   options.arch = "sm_90a";
-  cuda::KernelLayoutPlan plan = cuda::planKernelLayouts(k, gemms.found, k.threads, options, {});
+  return options;
+}
+
+std::string describe(const ir::KernelStmt& k) {
+  cuda::KernelLayoutPlan plan = cuda::planKernelLayouts(k, sm90a());
   std::string out = cuda::describeKernelLayouts(k, plan);
   for (const cuda::LayoutConflict& c : plan.conflicts) {
     out += "error " + position(c.loc) + ": " + c.message + "\n";
@@ -75,11 +71,21 @@ TEST_CASE("every tests/cuda/layouts/*.tir file gets the layouts its CHECK lines 
     auto module = ir::parseIRModule(sources, diags, file);
     REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
     std::string printed;
-    for (const ir::Func& f : module->funcs) {
-      Kernels kernels;
-      kernels.visit(f->body);
-      for (const ir::KernelStmt* k : kernels.found)
-        printed += "kernel @" + f->name + ":\n" + describe(*k);
+    if (text.str().rfind("// RUN: cuda-layout-inference", 0) == 0) {
+      passes::PassContext ctx(diags);
+      ir::Module out = cuda::inferLayouts(*module, ctx, sm90a());
+      printed = ir::printModule(out);
+      for (const Diagnostic& d : diags.diagnostics()) {
+        printed += "error " + position(d.loc) + ": " + d.message + "\n";
+        for (const auto& n : d.notes) printed += "note " + position(n.loc) + ": " + n.message + "\n";
+      }
+    } else {
+      for (const ir::Func& f : module->funcs) {
+        Kernels kernels;
+        kernels.visit(f->body);
+        for (const ir::KernelStmt* k : kernels.found)
+          printed += "kernel @" + f->name + ":\n" + describe(*k);
+      }
     }
     auto check = testing::fileCheck(printed, text.str());
     CHECK_MESSAGE(check.ok, check.message);

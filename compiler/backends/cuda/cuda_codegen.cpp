@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_layout_inference.h"
 
 namespace tlc::cuda {
 
@@ -61,6 +62,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.timePasses = options.timePasses;
   p.add(*passes::findPass("pipeline-planning"));
   p.add(*passes::findPass("stage-accumulator-stores"));
+  p.add(layoutInferencePass(options));
   return p;
 }
 

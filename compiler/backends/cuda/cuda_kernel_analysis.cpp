@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/buffer_access.h"
@@ -29,34 +30,6 @@ bool Accesses::conflictsWith(const Accesses& later) const {
 }
 
 namespace {
-
-// Buffers written inside Parallel loops, allocations and their nesting.
-class PlacementScan : public BufferAccessVisitor {
- public:
-  int depth = 0;
-  std::vector<const AllocStmt*> blockAllocs, threadAllocs;
-  std::unordered_set<const BufferNode*> writtenInParallel;
-  std::vector<const GemmStmt*> gemms;
-  std::vector<const ForStmt*> pipelined;
-
-  void visitFor(const ForStmt* f) override {
-    if (f->forKind == ForKind::Pipelined && depth == 0) pipelined.push_back(f);
-    bool par = f->forKind == ForKind::Parallel;
-    depth += par;
-    BufferAccessVisitor::visitFor(f);
-    depth -= par;
-  }
-  void visitAlloc(const AllocStmt* a) override { (depth ? threadAllocs : blockAllocs).push_back(a); }
-  void visitGemm(const GemmStmt* g) override {
-    if (depth == 0) gemms.push_back(g);
-    BufferAccessVisitor::visitGemm(g);
-  }
-
- protected:
-  void write(const Buffer& b) override {
-    if (depth > 0) writtenInParallel.insert(b.get());
-  }
-};
 
 // The destinations of copies out of the given buffers.
 class CopyTargets : public IRVisitor {
@@ -257,7 +230,7 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
     dsts.insert(c->dst.buffer.get());
   }
   // The rest of the body must not write the producers' buffers.
-  PlacementScan rest;
+  KernelScan rest;
   for (size_t i = k; i < body.size(); ++i) {
     rest.depth = 1;  // count every write
     rest.visit(body[i]);
@@ -289,7 +262,7 @@ const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop) {
   UsesVars uses(bound.vars);
   uses.visitRegion(c->src);
   if (uses.found || uses.loads) return nullptr;
-  PlacementScan rest;
+  KernelScan rest;
   for (size_t i = 1; i < seq->stmts.size(); ++i) {
     rest.depth = 1;  // count every write
     rest.visit(seq->stmts[i]);
@@ -380,7 +353,7 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
 }
 
 bool KernelEmitter::planBuffers() {
-  PlacementScan scan;
+  KernelScan scan;
   scan.visit(kernel_.body);
   writtenInParallel_ = scan.writtenInParallel;
   for (auto& p : func_.params)

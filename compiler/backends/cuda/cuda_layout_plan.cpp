@@ -2,6 +2,8 @@
 // fragment layout inference, and the plan's description and conflicts.
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 
+#include "compiler/backends/cuda/cuda_kernel_scan.h"
+
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -57,6 +59,22 @@ KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<c
     if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
       plan.accumulators.emplace(b, frag);
   }
+  // The mma accumulator layout (written by cuda-layout-inference) holds only
+  // for a fragment that a tensor-core gemm keeps in registers; it says
+  // nothing more to the row-group inference.
+  LayoutAnnotations rowGroupAnnotations;
+  for (auto& [b, a] : plan.annotations) {
+    if (a->layout.kind != LayoutKind::MmaAccumulator) {
+      rowGroupAnnotations.emplace(b, a);
+      continue;
+    }
+    if (plan.accumulators.count(b)) continue;
+    LayoutConflict c{b, a->loc,
+                     "no layout fits `" + b->name + "`: it is annotated mma_accumulator, but no tensor-core gemm "
+                     "accumulates into it in registers; remove the annotation",
+                     {{b->loc, "`" + b->name + "` is allocated here"}}};
+    plan.conflicts.push_back(c);
+  }
   for (auto& [b, a] : plan.annotations) {
     if (b->scope != MemScope::Shared) continue;
     plan.sharedLayouts.erase(b);
@@ -73,9 +91,15 @@ KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<c
   }
   std::unordered_set<const BufferNode*> fixed;
   for (auto& [b, f] : plan.accumulators) fixed.insert(b);
-  plan.fragments = inferFragmentLayouts(kernel, threads, fixed, plan.annotations);
+  plan.fragments = inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations);
   for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
   return plan;
+}
+
+KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const CudaOptions& options) {
+  KernelScan scan;
+  scan.visit(kernel.body);
+  return planKernelLayouts(kernel, scan.gemms, kernel.threads, options, scan.writtenInParallel);
 }
 
 bool reportLayoutConflicts(const KernelLayoutPlan& plan, DiagnosticEngine& diags) {

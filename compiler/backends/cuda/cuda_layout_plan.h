@@ -52,6 +52,10 @@ KernelLayoutPlan planKernelLayouts(const ir::KernelStmt& kernel, const std::vect
                                    int64_t threads, const CudaOptions& options,
                                    const std::unordered_set<const ir::BufferNode*>& writtenInParallel);
 
+// The same for a whole kernel: its block-level gemms and the buffers its
+// Parallel loops write are found by a walk over its body (KernelScan).
+KernelLayoutPlan planKernelLayouts(const ir::KernelStmt& kernel, const CudaOptions& options);
+
 // Reports every conflict as a `cuda-layout-conflict` error with its notes;
 // true when there was any.
 bool reportLayoutConflicts(const KernelLayoutPlan& plan, DiagnosticEngine& diags);
