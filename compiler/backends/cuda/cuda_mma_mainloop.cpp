@@ -13,6 +13,7 @@
 // them.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/ir/var_uses.h"
 
 namespace tlc::cuda {
 
@@ -118,7 +119,13 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
   issueAhead(px, it);
   open("");
   line("const int " + varName(version) + " = " + px.stageCounter + ";");
-  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+  // The loop variable, where the gemm's regions use it (they usually name
+  // whole stage buffers).
+  std::unordered_set<const VarNode*> loopVar{f->var.get()};
+  UsesVars uses(loopVar);
+  for (const Region* r : {&g->a, &g->b, &g->c}) uses.visitRegion(*r);
+  if (uses.found)
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
   Var next = makeVar("stage_next");
   markNonNegative(next);
   for (int64_t k = 0; k < steps; ++k) {

@@ -159,7 +159,6 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       }
       {
         const int stage = stage_of_iter;
-        const int k = 0 + iter;
         tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
         tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
         unsigned b4_2[4];
