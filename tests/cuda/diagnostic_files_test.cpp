@@ -14,25 +14,23 @@
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/sema/frontend.h"
 #include "tests/support/expected_diagnostics.h"
+#include "tests/support/test_files.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
 
 TEST_CASE("every tests/cuda/diagnostics/*.tl gets exactly its expected CUDA backend diagnostics") {
-  std::vector<fs::path> files;
-  for (auto& e : fs::directory_iterator(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "diagnostics"))
-    if (e.path().extension() == ".tl") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  auto files = testing::readTestFiles(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "diagnostics", ".tl");
   REQUIRE(!files.empty());
-  for (const fs::path& path : files) {
+  for (const testing::TestFile& f : files) {
     SourceManager sources;
     DiagnosticEngine diags(sources);
     std::string error;
-    uint32_t file = sources.addFile(path.string(), error);
+    uint32_t file = sources.addFile(f.path.string(), error);
     REQUIRE_MESSAGE(file != 0, error);
     std::vector<testing::ExpectedDiagnostic> expected = testing::parseExpectedDiagnostics(std::string(sources.text(file)));
     auto module = compileSource(sources, diags, file, {});
-    INFO("file: " << path.filename().string() << "\ndiagnostics:\n" << diags.renderAll());
+    INFO("file: " << f.name << "\ndiagnostics:\n" << diags.renderAll());
     REQUIRE(module);
     REQUIRE(diags.diagnostics().empty());
     cuda::CudaOptions options;

@@ -22,6 +22,7 @@
 #include "compiler/ir/ir_parser.h"
 #include "compiler/ir/printer.h"
 #include "tests/support/filecheck.h"
+#include "tests/support/test_files.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
@@ -55,23 +56,16 @@ std::string describe(const ir::KernelStmt& k) {
 }  // namespace
 
 TEST_CASE("every tests/cuda/layouts/*.tir file gets the layouts its CHECK lines expect") {
-  std::vector<fs::path> files;
-  for (auto& e : fs::directory_iterator(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "layouts"))
-    if (e.path().extension() == ".tir") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  auto files = testing::readTestFiles(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "layouts", ".tir");
   REQUIRE(!files.empty());
-  for (const fs::path& path : files) {
-    INFO("file: " << path.filename().string());
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
+  for (const testing::TestFile& f : files) {
+    INFO("file: " << f.name);
     SourceManager sources;
     DiagnosticEngine diags(sources);
-    uint32_t file = sources.addBuffer(path.filename().string(), text.str());
-    auto module = ir::parseIRModule(sources, diags, file);
+    auto module = ir::parseIRModule(sources, diags, sources.addBuffer(f.name, f.text));
     REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
     std::string printed;
-    if (text.str().rfind("// RUN: cuda-layout-inference", 0) == 0) {
+    if (f.text.rfind("// RUN: cuda-layout-inference", 0) == 0) {
       passes::PassContext ctx(diags);
       ir::Module out = cuda::inferLayouts(*module, ctx, sm90a());
       printed = ir::printModule(out);
@@ -87,7 +81,7 @@ TEST_CASE("every tests/cuda/layouts/*.tir file gets the layouts its CHECK lines 
           printed += "kernel @" + f->name + ":\n" + describe(*k);
       }
     }
-    auto check = testing::fileCheck(printed, text.str());
+    auto check = testing::fileCheck(printed, f.text);
     CHECK_MESSAGE(check.ok, check.message);
   }
 }

@@ -14,23 +14,18 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pass_registry.h"
 #include "tests/support/filecheck.h"
+#include "tests/support/test_files.h"
 
 using namespace tlc;
 
 namespace fs = std::filesystem;
 
 TEST_CASE("every tests/passes/*.tir file passes its RUN line and CHECK lines") {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(TLC_SOURCE_DIR) / "tests" / "passes"))
-    if (entry.path().extension() == ".tir") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  auto files = testing::readTestFiles(fs::path(TLC_SOURCE_DIR) / "tests" / "passes", ".tir");
   REQUIRE(!files.empty());
-  for (const fs::path& path : files) {
-    INFO("file: " << path.filename().string());
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+  for (const testing::TestFile& f : files) {
+    INFO("file: " << f.name);
+    const std::string& text = f.text;
     const std::string run = "// RUN: ";
     REQUIRE_MESSAGE(text.rfind(run, 0) == 0, "the first line must be `// RUN: <passes>`");
     std::string names = text.substr(run.size(), text.find('\n') - run.size());
@@ -40,7 +35,7 @@ TEST_CASE("every tests/passes/*.tir file passes its RUN line and CHECK lines") {
 
     SourceManager sources;
     DiagnosticEngine diags(sources);
-    uint32_t file = sources.addBuffer(path.filename().string(), text);
+    uint32_t file = sources.addBuffer(f.name, text);
     auto module = ir::parseIRModule(sources, diags, file);
     REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
     passes::PassContext ctx(diags);
