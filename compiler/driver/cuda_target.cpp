@@ -311,7 +311,9 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
     }
     return true;
   };
-  return runTarget(module, settings, diags, "cuda:" + options.arch, runner);
+  RunSettings cuda = settings;
+  cuda.tf32Gemm = true;  // float32 gemms run on the tensor cores in tf32
+  return runTarget(module, cuda, diags, "cuda:" + options.arch, runner);
 }
 
 }  // namespace tlc::driver

@@ -302,7 +302,9 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
     }
     return ok;
   };
-  return runTarget(module, settings, diags, "cuda:" + arch + " (emulated)", runner);
+  RunSettings cuda = settings;
+  cuda.tf32Gemm = true;  // the code compiled for the GPU multiplies float32 gemm operands in tf32
+  return runTarget(module, cuda, diags, "cuda:" + arch + " (emulated)", runner);
 }
 
 }  // namespace tlc::driver

@@ -36,9 +36,10 @@ struct RunSettings {
   uint64_t seed = 0;                     // --seed N
   bool check = false;                    // --check: compare with the interpreter
   bool bench = false;                    // --bench: the target times its runs
-  // Set by targets that multiply float32 gemm operands in tf32 (CUDA tensor
-  // cores): float32 results of kernels that accumulate are then compared with
-  // float16-like tolerances, tf32 having float16's 10-bit mantissa.
+  // Set by the targets that multiply float32 gemm operands in tf32 (runOnCuda
+  // and runCudaEmulated set it for every caller): float32 results of kernels
+  // that accumulate are then compared with float16-like tolerances, tf32
+  // having float16's 10-bit mantissa.
   bool tf32Gemm = false;
   std::string saveDir;                   // --save DIR: write every tensor as DIR/<param>.npy after
                                          // the run (and DIR/<param>.interp.npy from the oracle)

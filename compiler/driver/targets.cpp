@@ -78,12 +78,10 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
   if (std::string arch = cudaArch(request.target); !arch.empty()) {
-    RunSettings cuda = settings;
-    cuda.tf32Gemm = true;  // float32 gemm runs on tensor cores in tf32
 #ifdef TLC_HAVE_CUDA_EMULATOR
-    if (request.emulate) return runCudaEmulated(module, cuda, arch, diags);
+    if (request.emulate) return runCudaEmulated(module, settings, arch, diags);
 #endif
-    return runOnCuda(module, cuda, cudaOptions(request, arch), diags);
+    return runOnCuda(module, settings, cudaOptions(request, arch), diags);
   }
 #endif
   return unknownTarget(request.target);

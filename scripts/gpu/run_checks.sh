@@ -85,6 +85,16 @@ for f in $(find "$root/examples" -name '*.tl' | sort); do
   done
 done
 
+# The gemm's other tensor-core kinds (bfloat16; float32 in tf32, compared at
+# tf32 precision; int8 into int32) and the benchmark tiles, at sizes the
+# tiles do not divide.
+for variant in "-D dtype=bfloat16" "-D dtype=float32" "-D dtype=int8 -D accum=int32 -D block_K=64" \
+  "-D block_M=128 -D block_N=256 -D threads=256"; do
+  # shellcheck disable=SC2086
+  run "gemm $variant --dim M=333 --dim N=517 --dim K=251" "$runner" "$root/examples/gemm/gemm.tl" --arch "$arch" \
+    --check --seed 7 $variant --dim M=333 --dim N=517 --dim K=251
+done
+
 # The kernels of the emulator's test programs (register fragments, layout
 # annotations, shared-memory reuse) on the GPU, at sizes their tiles do not
 # divide, each against the interpreter.
