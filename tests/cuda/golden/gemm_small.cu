@@ -223,7 +223,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         tlc::copy_vec<float, 4>(dst_ptr_4, src_ptr_4);
       }
     } else {
-      #pragma unroll 1
+      #pragma unroll
       for (int k_6 = 0; k_6 < 8; ++k_6) {
         const int chunk_5 = k_6 * 32 + tid;
         const float* src_ptr_5 = C_f_stage + ((((chunk_5 * 4) >> 5) * 36) + ((chunk_5 * 4) & 31));
