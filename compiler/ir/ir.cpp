@@ -260,6 +260,11 @@ Expr logicalAnd(Expr a, Expr b) {
   return makeBinary(BinaryOp::And, std::move(a), std::move(b));
 }
 
+std::vector<Stmt> seqStmts(const Stmt& s) {
+  if (auto* seq = as<SeqStmt>(s)) return seq->stmts;
+  return {s};
+}
+
 Stmt makeSeq(std::vector<Stmt> stmts, SourceLoc loc) {
   std::vector<Stmt> flat;
   for (Stmt& s : stmts) {

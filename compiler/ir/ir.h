@@ -419,6 +419,8 @@ const T* as(const Stmt& s) {
 
 // Flattens nested Seqs; a single statement is returned unwrapped.
 Stmt makeSeq(std::vector<Stmt> stmts, SourceLoc loc = {});
+// The statements of a body: a Seq's, in order, or the statement itself.
+std::vector<Stmt> seqStmts(const Stmt& s);
 
 // ---------------------------------------------------------------------------
 // Functions and modules

@@ -105,9 +105,7 @@ class Matcher : public IRVisitor {
  private:
   std::optional<Plan> match(const ForStmt* f) {
     if (f->forKind != ForKind::Serial && f->forKind != ForKind::Pipelined) return std::nullopt;
-    std::vector<Stmt> stmts;
-    if (auto* seq = as<SeqStmt>(f->body)) stmts = seq->stmts;
-    else stmts = {f->body};
+    std::vector<Stmt> stmts = seqStmts(f->body);
     if (stmts.size() != 3) return std::nullopt;
     auto* g = as<GemmStmt>(stmts[2]);
     if (!g || g->clearAccum) return std::nullopt;

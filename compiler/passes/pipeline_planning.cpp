@@ -31,11 +31,6 @@ bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& va
   return uses.found || uses.loads;
 }
 
-std::vector<Stmt> bodyStatements(const ForStmt* f) {
-  if (auto* seq = as<SeqStmt>(f->body)) return seq->stmts;
-  return {f->body};
-}
-
 std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body) {
   BoundVars bound;
   bound.visit(f->body);
@@ -66,7 +61,7 @@ class Planner : public IRMutator {
     Stmt s = IRMutator::mutateFor(n, self);
     auto* f = as<ForStmt>(s);
     if (f->forKind != ForKind::Pipelined || f->numStages < 2) return s;
-    std::vector<Stmt> body = bodyStatements(f);
+    std::vector<Stmt> body = seqStmts(f->body);
     if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body)) return s;
     auto planned = std::make_shared<ForStmt>(*f);
     if (planned->stage.empty()) planned->stage = defaultStages(f, body);

@@ -71,7 +71,7 @@ class Stager : public IRMutator {
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelScan scan;
     scan.visit(k->body);
-    std::vector<Stmt> body = as<SeqStmt>(k->body) ? as<SeqStmt>(k->body)->stmts : std::vector<Stmt>{k->body};
+    std::vector<Stmt> body = seqStmts(k->body);
     bool changed = false;
     for (size_t i = 0; i < body.size(); ++i) {
       auto* c = as<CopyStmt>(body[i]);

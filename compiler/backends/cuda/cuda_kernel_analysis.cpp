@@ -186,9 +186,7 @@ Accesses KernelEmitter::loopCarried(const ForStmt* f) {
 // cp.async producers, into stage + 1 versions of their buffers.
 PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   PipelineSchedule s;
-  std::vector<Stmt> body;
-  if (auto* seq = as<SeqStmt>(loop->body)) body = seq->stmts;
-  else body = {loop->body};
+  std::vector<Stmt> body = seqStmts(loop->body);
   if (loop->stage.size() != body.size() || loop->order.size() != body.size()) return s;
   size_t k = 0;
   while (k < body.size() && loop->stage[k] == 0) ++k;

@@ -560,9 +560,7 @@ void KernelEmitter::setProducerVersion(const PipelineExpansion& px, const Var* v
 
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
   const auto& producers = sched.producers;
-  std::vector<Stmt> stmts;
-  if (auto* seq = as<SeqStmt>(f->body)) stmts = seq->stmts;
-  else stmts = {f->body};
+  std::vector<Stmt> stmts = seqStmts(f->body);
   std::vector<Stmt> consumers(stmts.begin() + producers.size(), stmts.end());
   int64_t stages = sched.depth;
   if (consumers.size() == 1 && stages >= 2)

@@ -39,10 +39,9 @@ class Annotator : public IRMutator {
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelLayoutPlan plan = planKernelLayouts(*k, options_);
     if (reportLayoutConflicts(plan, ctx_.diags)) return self;
-    std::vector<Stmt> body = as<SeqStmt>(k->body) ? as<SeqStmt>(k->body)->stmts : std::vector<Stmt>{k->body};
     std::vector<Stmt> out;
     bool changed = false;
-    for (const Stmt& s : body) {
+    for (const Stmt& s : seqStmts(k->body)) {
       out.push_back(s);
       auto* a = as<AllocStmt>(s);
       if (!a || (a->buffer->scope != MemScope::Shared && a->buffer->scope != MemScope::Fragment) ||
