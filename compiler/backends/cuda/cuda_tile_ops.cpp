@@ -235,24 +235,30 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
     }
     return v;
   };
-  // The constant by which `later` exceeds `first` for every thread, if any.
-  auto constantStep = [&](const Expr& first, const Expr& later) -> std::optional<int64_t> {
-    auto a = perThreadValues(first), b = perThreadValues(later);
-    if (!a || !b) return std::nullopt;
+  // The constant by which `later` exceeds the per-thread values `first` for
+  // every thread, if any.
+  auto constantStep = [&](const std::optional<std::vector<int64_t>>& first,
+                          const Expr& later) -> std::optional<int64_t> {
+    auto b = perThreadValues(later);
+    if (!first || !b) return std::nullopt;
+    const std::vector<int64_t>& a = *first;
     for (int64_t t = 0; t < threads_; ++t)
-      if ((*b)[t] - (*a)[t] != (*b)[0] - (*a)[0]) return std::nullopt;
-    return (*b)[0] - (*a)[0];
+      if ((*b)[t] - a[t] != (*b)[0] - a[0]) return std::nullopt;
+    return (*b)[0] - a[0];
   };
   auto& names = hoistedCopyOffsets_[c];
+  // The first chunk's indices and destination offset, for every thread.
   auto firstLocals = unflatten(mul(threadIdx(), makeInt(V)), es);
-  Expr firstDst = offsetExpr(dst.buffer, regionIndex(dst, dd, firstLocals));
+  std::vector<std::optional<std::vector<int64_t>>> firstIndex;
+  for (const Expr& e : firstLocals) firstIndex.push_back(perThreadValues(e));
+  auto firstDst = perThreadValues(offsetExpr(dst.buffer, regionIndex(dst, dd, firstLocals)));
   for (int64_t j = 0; j < perThread; ++j) {
     auto locals = unflatten(mul(add(makeInt(j * threads_), threadIdx()), makeInt(V)), es);
     Expr dstOff = offsetExpr(dst.buffer, regionIndex(dst, dd, locals));
     if (j > 0) {
       std::vector<Expr> step;
       for (size_t d = 0; d < locals.size(); ++d)
-        if (auto delta = constantStep(firstLocals[d], locals[d])) step.push_back(makeInt(*delta));
+        if (auto delta = constantStep(firstIndex[d], locals[d])) step.push_back(makeInt(*delta));
       auto dstStep = constantStep(firstDst, dstOff);
       if (step.size() == locals.size() && dstStep) {
         auto& [so, dof] = names.front();
