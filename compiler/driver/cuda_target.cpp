@@ -110,6 +110,10 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+int sustainedRuns(double oneMs, int atLeast) {
+  return (int)std::clamp(500.0 / std::max(oneMs, 1e-3), (double)atLeast, 1000.0);
+}
+
 const std::optional<CudaBenchResult>& lastCudaBench() { return gLastBench; }
 
 std::optional<std::string> compileForCuda(const Module& module, const CudaOptions& options, bool ptx,
@@ -287,7 +291,7 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
       // Warm up, then time batches of launches until ~0.5 s have passed (at least 5).
       double one = drv->time(launchAll);
       if (one < 0) return fail(drv->lastError());
-      int runs = options.benchRuns > 0 ? options.benchRuns : (int)std::clamp(500.0 / std::max(one, 1e-3), 5.0, 1000.0);
+      int runs = options.benchRuns > 0 ? options.benchRuns : sustainedRuns(one);
       std::vector<double> times;
       for (int r = 0; r < runs; ++r) {
         double ms = drv->time(launchAll);

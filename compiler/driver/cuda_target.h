@@ -44,6 +44,10 @@ struct CudaBenchResult {
   double bytes = 0;             // tensor argument bytes, once each
 };
 const std::optional<CudaBenchResult>& lastCudaBench();
+// How many timed launches --bench makes when one takes `oneMs`: about 0.5 s
+// of them, at least `atLeast` and at most 1000, so that the median is taken
+// at the clocks the GPU sustains.
+int sustainedRuns(double oneMs, int atLeast = 5);
 
 // Generates and compiles to a .cubin (or PTX); reports cuda-build-failed.
 std::optional<std::string> compileForCuda(const ir::Module& module, const CudaOptions& options, bool ptx,

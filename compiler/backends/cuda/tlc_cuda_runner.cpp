@@ -97,7 +97,7 @@ double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, bool b
   // Timed like the kernel (--bench): launches for about 0.5 s, so that both
   // run at the clocks the GPU sustains, not only at its first boost.
   double one = drv->time(run);
-  int runs = (int)std::clamp(500.0 / std::max(one, 1e-3), 20.0, 1000.0);
+  int runs = driver::sustainedRuns(one, 20);
   std::vector<double> times;
   for (int i = 0; i < runs; ++i) times.push_back(drv->time(run));
   std::sort(times.begin(), times.end());
