@@ -32,15 +32,6 @@ bool constShape(const BufferNode* b, std::vector<int64_t>* shape) {
   return true;
 }
 
-bool wholeBuffer(const Region& r) {
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t mn, ext, shape;
-    if (!constInt(r.ranges[d].min, &mn) || mn != 0) return false;
-    if (!constInt(r.ranges[d].extent, &ext) || !constInt(r.buffer->shape[d], &shape) || ext != shape) return false;
-  }
-  return true;
-}
-
 bool isVar(const Expr& e, const Var& v) {
   auto* r = as<VarRef>(e);
   return r && r->var == v;
@@ -109,7 +100,7 @@ class UseCollector {
         auto* f = as<FillStmt>(s);
         scalarUses(f->value, loc);
         scalarUses(f->dst, loc);
-        if (!wholeBuffer(f->dst)) reject(f->dst.buffer.get(), "a fill of part of the buffer", loc);
+        if (!isFullRegion(f->dst)) reject(f->dst.buffer.get(), "a fill of part of the buffer", loc);
         return;
       }
       case StmtKind::Reduce: reduce(as<ReduceStmt>(s)); return;
@@ -184,8 +175,8 @@ class UseCollector {
     scalarUses(c->dst, loc);
     const BufferNode *s = c->src.buffer.get(), *d = c->dst.buffer.get();
     bool sc = uses.cands.count(s), dc = uses.cands.count(d);
-    if (sc && !wholeBuffer(c->src)) reject(s, "a copy of part of the buffer", loc);
-    if (dc && !wholeBuffer(c->dst)) reject(d, "a copy into part of the buffer", loc);
+    if (sc && !isFullRegion(c->src)) reject(s, "a copy of part of the buffer", loc);
+    if (dc && !isFullRegion(c->dst)) reject(d, "a copy into part of the buffer", loc);
     if (sc && dc) {
       if (s == d) reject(s, "a copy onto itself", loc);
       if (c->src.buffer->shape.size() != c->dst.buffer->shape.size()) {
@@ -219,7 +210,7 @@ class UseCollector {
     scalarUses(r->dst, loc);
     const BufferNode *s = r->src.buffer.get(), *d = r->dst.buffer.get();
     bool ok = uses.cands.count(s) && uses.cands.count(d) && r->src.buffer->shape.size() == 2 && r->dim == 1 &&
-              r->dst.buffer->shape.size() == 1 && wholeBuffer(r->src) && wholeBuffer(r->dst) &&
+              r->dst.buffer->shape.size() == 1 && isFullRegion(r->src) && isFullRegion(r->dst) &&
               uses.cands[s].shape[0] == uses.cands[d].shape[0];
     if (!ok) {
       reject(s, "a reduction other than along the last dimension into a fragment row vector", loc);
