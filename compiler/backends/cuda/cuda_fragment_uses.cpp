@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -312,31 +313,17 @@ class UseCollector {
   }
 };
 
-class AllocScan : public IRVisitor {
- public:
-  int depth = 0;
-  std::vector<const BufferNode*> fragments;
-  void visitFor(const ForStmt* f) override {
-    bool par = f->forKind == ForKind::Parallel;
-    depth += par;
-    IRVisitor::visitFor(f);
-    depth -= par;
-  }
-  void visitAlloc(const AllocStmt* a) override {
-    if (depth == 0 && a->buffer->scope == MemScope::Fragment) fragments.push_back(a->buffer.get());
-  }
-};
-
 }  // namespace
 
 FragmentUses collectFragmentUses(const KernelStmt& kernel, const std::unordered_set<const BufferNode*>& fixed) {
   FragmentUses uses;
-  AllocScan allocs;
-  allocs.visit(kernel.body);
-  uses.fragments = allocs.fragments;
+  KernelScan scan;
+  scan.visit(kernel.body);
+  for (const AllocStmt* a : scan.blockAllocs)
+    if (a->buffer->scope == MemScope::Fragment) uses.fragments.push_back(a->buffer.get());
   UseCollector collector(uses);
   collector.fixed = fixed;
-  for (auto* b : allocs.fragments) {
+  for (auto* b : uses.fragments) {
     if (fixed.count(b)) continue;
     Candidate c;
     c.buffer = b;

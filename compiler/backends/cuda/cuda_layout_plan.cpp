@@ -18,18 +18,6 @@ class AnnotationScan : public IRVisitor {
   void visitAnnotateLayout(const AnnotateLayoutStmt* a) override { found.emplace(a->buffer.get(), a); }
 };
 
-// The shared and fragment buffers allocated at block level (outside Parallel loops), in order.
-class BlockAllocs : public IRVisitor {
- public:
-  std::vector<const BufferNode*> buffers;
-  void visitFor(const ForStmt* f) override {
-    if (f->forKind != ForKind::Parallel) IRVisitor::visitFor(f);
-  }
-  void visitAlloc(const AllocStmt* a) override {
-    if (a->buffer->scope == MemScope::Shared || a->buffer->scope == MemScope::Fragment) buffers.push_back(a->buffer.get());
-  }
-};
-
 std::string shapeText(const BufferNode* b) {
   std::string s = "[";
   for (size_t d = 0; d < b->shape.size(); ++d) {
@@ -112,11 +100,13 @@ bool reportLayoutConflicts(const KernelLayoutPlan& plan, DiagnosticEngine& diags
 
 std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPlan& plan) {
   static const char* roles[] = {"tile", "row vector", "column vector"};
-  BlockAllocs allocs;
-  allocs.visit(kernel.body);
+  KernelScan scan;
+  scan.visit(kernel.body);
   const FragmentLayoutPlan& frags = plan.fragments;
   std::string out;
-  for (const BufferNode* b : allocs.buffers) {
+  for (const AllocStmt* a : scan.blockAllocs) {
+    const BufferNode* b = a->buffer.get();
+    if (b->scope != MemScope::Shared && b->scope != MemScope::Fragment) continue;
     out += b->name + " " + shapeText(b) + ": ";
     if (b->scope == MemScope::Shared) {
       out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
