@@ -189,7 +189,11 @@ int main(int argc, char** argv) {
     }
     driver::CudaOptions options;
     options.arch = arch;
-    if (emit) return driver::emitCuda(*module, false, options, std::cout, diags);
+    if (emit) {
+      rc = driver::emitCuda(*module, false, options, std::cout, diags);
+      std::cerr << diags.renderAll();
+      return rc;
+    }
     // cuBLAS is timed before and after the kernel, each time for as long as
     // the kernel (about 0.5 s of launches), and the faster median is the
     // reference: both then run at the clocks the GPU sustains, and the
