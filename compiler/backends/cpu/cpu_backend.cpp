@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "compiler/backends/cpu/llvm_codegen.h"
+#include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/backends/cpu/target.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
 
@@ -67,6 +68,7 @@ std::unique_ptr<llvm::Module> compileToLLVM(const ir::Module& lowered, llvm::LLV
   {
     StageTimer t(options.timePasses, "llvm-codegen");
     m = generateLLVM(lowered, ctx, target);
+    defineBFloatLibcalls(*m);
   }
   if (optimize) {
     StageTimer t(options.timePasses, "llvm-optimize");

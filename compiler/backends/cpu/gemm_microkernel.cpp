@@ -129,6 +129,7 @@ class GemmGenerator {
     if (to == compute_) return v;
     auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
     llvm::Type* dst = llvm::FixedVectorType::get(storageType(ctx_, to), vt->getNumElements());
+    if (to == DType::BFloat16 && isFloat(compute_)) return truncToBFloat(b_, v);
     if (isFloat(to) && isFloat(compute_)) return b_.CreateFPTrunc(v, dst);
     return b_.CreateIntCast(v, dst, isSigned(compute_));
   }

@@ -66,14 +66,78 @@ llvm::Value* valueToStored(llvm::IRBuilder<>& b, llvm::Value* v, DType t) {
   return v;
 }
 
+// The same shape (scalar or vector) as `like`, with elements of type `elem`.
+static llvm::Type* sameShape(llvm::Type* like, llvm::Type* elem) {
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(like)) return llvm::VectorType::get(elem, vt->getElementCount());
+  return elem;
+}
+
+static llvm::Value* splat(llvm::IRBuilder<>& b, llvm::Type* ty, uint64_t c) {
+  return llvm::ConstantInt::get(ty, c);  // splats for vector types
+}
+
+// float/double (scalar or vector) -> bfloat, rounded to nearest even, in
+// integer arithmetic. LLVM lowers `fptrunc ... to bfloat` to a libcall
+// (__truncsfbf2) on x86 without AVX-512 BF16, which older C runtimes lack and
+// the JIT cannot resolve; this sequence needs nothing and vectorizes. A double
+// is first narrowed to float rounding to odd (toward zero, then the lowest bit
+// set when inexact), so that the second rounding gives the correctly rounded
+// bfloat of the double.
+llvm::Value* truncToBFloat(llvm::IRBuilder<>& b, llvm::Value* v) {
+  llvm::Type* ty = v->getType();
+  llvm::Type* f32 = sameShape(ty, b.getFloatTy());
+  llvm::Type* i32 = sameShape(ty, b.getInt32Ty());
+  llvm::Value* bits;
+  if (ty->getScalarType()->isDoubleTy()) {
+    llvm::Value* near = b.CreateFPTrunc(v, f32);
+    llvm::Value* back = b.CreateFPExt(near, ty);
+    llvm::Value* nearBits = b.CreateBitCast(near, i32);
+    // |near| > |v|: step one unit toward zero (the bits of a float are sign-magnitude).
+    llvm::Value* absV = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
+    llvm::Value* absBack = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back);
+    llvm::Value* tooBig = b.CreateFCmpOGT(absBack, absV);
+    llvm::Value* towardZero = b.CreateSelect(tooBig, b.CreateSub(nearBits, splat(b, i32, 1)), nearBits);
+    llvm::Value* inexact = b.CreateZExt(b.CreateFCmpONE(back, v), i32);
+    bits = b.CreateOr(towardZero, inexact);
+    // NaN stays NaN through the float's bits.
+    bits = b.CreateSelect(b.CreateFCmpUNO(v, v), nearBits, bits);
+  } else {
+    bits = b.CreateBitCast(ty->getScalarType()->isFloatTy() ? v : b.CreateFPExt(v, f32), i32);
+  }
+  llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, splat(b, i32, 16)), splat(b, i32, 1));
+  llvm::Value* rounded = b.CreateAdd(bits, b.CreateAdd(lsb, splat(b, i32, 0x7fff)));
+  // A NaN keeps its sign and top payload bits and stays quiet.
+  llvm::Value* isNaN = b.CreateICmpUGT(b.CreateAnd(bits, splat(b, i32, 0x7fffffff)), splat(b, i32, 0x7f800000));
+  llvm::Value* result = b.CreateSelect(isNaN, b.CreateOr(bits, splat(b, i32, 0x00400000)), rounded);
+  llvm::Type* i16 = sameShape(ty, b.getInt16Ty());
+  return b.CreateBitCast(b.CreateTrunc(b.CreateLShr(result, splat(b, i32, 16)), i16), sameShape(ty, b.getBFloatTy()));
+}
+
+void defineBFloatLibcalls(llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  for (auto [name, arg] : {std::pair{"__truncsfbf2", llvm::Type::getFloatTy(ctx)},
+                           std::pair{"__truncdfbf2", llvm::Type::getDoubleTy(ctx)}}) {
+    if (llvm::Function* existing = m.getFunction(name); existing && !existing->isDeclaration()) continue;
+    auto* fty = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx), {arg}, false);
+    auto* f = llvm::cast<llvm::Function>(m.getOrInsertFunction(name, fty).getCallee());
+    f->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
+    f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    f->setDoesNotThrow();
+    f->setDoesNotAccessMemory();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRet(truncToBFloat(b, f->getArg(0)));
+  }
+}
+
 // Float conversions between LLVM float types (half <-> bfloat via float).
 static llvm::Value* convertFloat(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Type* to) {
   llvm::Type* from = v->getType();
   if (from == to) return v;
-  if ((from->isHalfTy() && to->isBFloatTy()) || (from->isBFloatTy() && to->isHalfTy()))
-    v = b.CreateFPExt(v, b.getFloatTy());
+  if (to->getScalarType()->isBFloatTy()) return truncToBFloat(b, v);
+  if (from->getScalarType()->isBFloatTy() && to->getScalarType()->isHalfTy())
+    v = b.CreateFPExt(v, sameShape(from, b.getFloatTy()));
   if (v->getType() == to) return v;
-  if (v->getType()->getPrimitiveSizeInBits() < to->getPrimitiveSizeInBits()) return b.CreateFPExt(v, to);
+  if (v->getType()->getScalarSizeInBits() < to->getScalarSizeInBits()) return b.CreateFPExt(v, to);
   return b.CreateFPTrunc(v, to);
 }
 

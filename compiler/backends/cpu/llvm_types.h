@@ -21,6 +21,17 @@ bool isFloat8(DType t);
 // compares with zero; float8 results are rounded to the float8 format).
 llvm::Value* castValue(llvm::IRBuilder<>& b, llvm::Value* v, DType from, DType to);
 
+// float, double or half (scalars or vectors) -> bfloat, rounded to nearest
+// even, without the runtime library call LLVM would otherwise emit.
+llvm::Value* truncToBFloat(llvm::IRBuilder<>& b, llvm::Value* v);
+
+// Defines, in `m`, the float -> bfloat conversion routines that LLVM's x86
+// code generator calls when the target has no bfloat instructions
+// (__truncsfbf2, __truncdfbf2): C runtimes before GCC 13's lack them, so the
+// JIT could not resolve them and shared objects would not link. Weak and
+// hidden, so each module keeps its own copy to itself.
+void defineBFloatLibcalls(llvm::Module& m);
+
 // Memory <-> register forms.
 llvm::Value* loadedToValue(llvm::IRBuilder<>& b, llvm::Value* stored, DType t);
 llvm::Value* valueToStored(llvm::IRBuilder<>& b, llvm::Value* v, DType t);
