@@ -52,28 +52,28 @@ bool checkElf(const unsigned char* p, size_t size, std::string* error) {
     return false;
   }
   if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || !fits(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr), size)) {
-    *error = "its program headers are damaged or lie past the end of the file (truncated?)";
+    *error = "it is truncated or damaged: its program headers lie past the end of the file";
     return false;
   }
   for (uint16_t i = 0; i < eh.e_phnum; ++i) {
     Elf64_Phdr ph;
     std::memcpy(&ph, p + eh.e_phoff + uint64_t(i) * sizeof ph, sizeof ph);
     if (ph.p_type == PT_LOAD && (ph.p_filesz > ph.p_memsz || !fits(ph.p_offset, 1, ph.p_filesz, size))) {
-      *error = "it is truncated: segment " + std::to_string(i) + " needs bytes up to offset " +
+      *error = "it is truncated or damaged: segment " + std::to_string(i) + " needs bytes up to offset " +
                std::to_string(ph.p_offset + ph.p_filesz) + " but the file has " + std::to_string(size);
       return false;
     }
   }
   if (eh.e_shnum != 0) {
     if (eh.e_shentsize != sizeof(Elf64_Shdr) || !fits(eh.e_shoff, eh.e_shnum, sizeof(Elf64_Shdr), size)) {
-      *error = "it is truncated: its section headers lie past the end of the file";
+      *error = "it is truncated or damaged: its section headers lie past the end of the file";
       return false;
     }
     for (uint16_t i = 0; i < eh.e_shnum; ++i) {
       Elf64_Shdr sh;
       std::memcpy(&sh, p + eh.e_shoff + uint64_t(i) * sizeof sh, sizeof sh);
       if (sh.sh_type != SHT_NOBITS && !fits(sh.sh_offset, 1, sh.sh_size, size)) {
-        *error = "it is truncated: section " + std::to_string(i) + " lies past the end of the file";
+        *error = "it is truncated or damaged: section " + std::to_string(i) + " lies past the end of the file";
         return false;
       }
     }
