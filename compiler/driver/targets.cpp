@@ -10,6 +10,7 @@
 #include "compiler/driver/cpu_target.h"
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
+#include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/driver/cuda_target.h"
 #endif
 #ifdef TLC_HAVE_CUDA_EMULATOR
@@ -59,18 +60,13 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
 
 }  // namespace
 
-const std::vector<std::string>& supportedCudaArchs() {
-  static const std::vector<std::string> archs = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
-  return archs;
-}
-
 std::vector<std::string> availableTargets() {
   std::vector<std::string> out = {"interp"};
 #ifdef TLC_HAVE_CPU_TARGET
   out.push_back("cpu");
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
-  for (const std::string& arch : supportedCudaArchs()) out.push_back("cuda:" + arch);
+  for (const std::string& arch : cuda::supportedCudaArchs()) out.push_back("cuda:" + arch);
 #endif
   return out;
 }

@@ -2,8 +2,9 @@
 //
 // Targets: `interp` (the reference interpreter), `cpu` (LLVM, this machine's
 // CPU unless --cpu/--features say otherwise), `cuda:ARCH` for the
-// architectures in supportedCudaArchs() (NVRTC; running needs a GPU, or
-// --emulate to run in the CPU emulator). An unknown or unavailable target is
+// architectures in cuda::supportedCudaArchs() (compiler/backends/cuda/
+// cuda_archs.h; NVRTC; running needs a GPU, or --emulate to run in the CPU
+// emulator). An unknown or unavailable target is
 // reported with the list of known ones and the closest name.
 #pragma once
 
@@ -29,10 +30,6 @@ struct TargetRequest {
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.
 std::string defaultRunTarget();
 
-// The CUDA architectures the backend generates code for: its tensor-core
-// (mma.sync, ldmatrix) and asynchronous-copy (cp.async) code needs sm_80 or
-// newer; newer architectures than these are refused until tested.
-const std::vector<std::string>& supportedCudaArchs();
 // Every target this build of tlc has, in --help order.
 std::vector<std::string> availableTargets();
 // "interp | cpu | cuda:sm_80 | ...", for --help.
