@@ -199,10 +199,6 @@ class BuildCommand : public Subcommand {
   }
   int run() override {
     if (!checkTargetName(target_.target)) return kExitUsage;
-    if (target_.target == "interp") {
-      std::cerr << "tlc: error: the interpreter runs programs but builds nothing: use --target=cpu or cuda:sm_XX\n";
-      return kExitUsage;
-    }
     std::vector<OutputFile> outputs = {{"-o", output_}};
     if (!header_.empty()) outputs.push_back({"--header", header_});
     if (!embed_.empty()) outputs.push_back({"--embed", embed_});

@@ -84,7 +84,7 @@ bool checkTargetName(const std::string& target) {
   for (const std::string& t : known) list += (list.empty() ? "" : ", ") + t;
   std::cerr << "tlc: error: unknown target `" << target << "`";
   std::string arch = startsWith(target, "cuda:") ? target.substr(5) : target;
-  static const std::regex smArch("sm_([0-9]+)a?");
+  static const std::regex smArch("sm_([0-9]{1,4})a?");
   std::smatch m;
 #ifdef TLC_HAVE_CUDA_TARGET
   if (std::regex_match(arch, m, smArch)) {

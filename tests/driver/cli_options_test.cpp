@@ -42,6 +42,9 @@ TEST_CASE("an unknown target lists the targets and suggests the closest") {
   CHECK(typo.code == 2);
   CHECK(typo.out.find("unknown target `cpuu`; did you mean `cpu`?") != std::string::npos);
   CHECK(typo.out.find("the targets are: interp, cpu") != std::string::npos);
+  Result huge = tlc("run " + example("elementwise_add/add.tl") + " --target=cuda:sm_99999999999999999999");
+  CHECK(huge.code == 2);
+  CHECK(huge.out.find("unknown target") != std::string::npos);
   Result bare = tlc("build " + example("elementwise_add/add.tl") + " --target=sm_90 -o /tmp/tlc_bare.cubin");
   CHECK(bare.code == 2);
   INFO(bare.out);
