@@ -14,7 +14,9 @@
 # where <name> is `k` for cpu and `k_cuda_sm_90` for cuda:sm_90. The target
 # gets the include directory and links tlc::runtime: #include "k.h" and call
 #   k_launch(k_module(), A, B, C, M, N, stream)   // see the header
-# The kernels are rebuilt when a source, the tlc executable or the arguments change.
+# The kernels are rebuilt when a source, a module it imports (through the
+# depfile `tlc build --depfile` writes; Ninja and Makefile generators), the
+# tlc executable or the arguments change.
 include_guard(GLOBAL)
 
 function(tlc_add_kernel target)
@@ -53,6 +55,11 @@ function(tlc_add_kernel target)
   if(TARGET tlc)
     set(tlc_dep tlc)
   endif()
+  # DEPFILE is supported by these generators (Makefiles since CMake 3.20).
+  set(use_depfile OFF)
+  if(CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+    set(use_depfile ON)
+  endif()
 
   foreach(src IN LISTS ARG_SOURCES)
     get_filename_component(src_abs ${src} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
@@ -75,11 +82,18 @@ function(tlc_add_kernel target)
       set(bin ${outdir}/${name}.${ext})
       set(header ${outdir}/${name}.h)
       set(embed ${outdir}/${name}_embed.c)
+      set(depfile_args)
+      set(depfile_option)
+      if(use_depfile)
+        set(depfile_args --depfile ${outdir}/${name}.d)
+        set(depfile_option DEPFILE ${outdir}/${name}.d)
+      endif()
       add_custom_command(
         OUTPUT ${bin} ${header} ${embed}
         COMMAND ${env} ${TLC_EXECUTABLE} build ${src_abs} --target=${tgt} ${defines} ${ARG_OPTIONS}
-                -o ${bin} --header ${header} --embed ${embed}
+                -o ${bin} --header ${header} --embed ${embed} ${depfile_args}
         DEPENDS ${src_abs} ${tlc_dep}
+        ${depfile_option}
         COMMENT "tlc: building ${src} for ${tgt}"
         VERBATIM)
       target_sources(${target} PRIVATE ${embed} ${header})

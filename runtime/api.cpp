@@ -2,13 +2,11 @@
 // bytes), kernel lookup, checked launches, per-thread error messages and
 // introspection. Every entry point catches C++ exceptions and turns them into
 // a status: nothing here aborts the host program.
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <new>
-#include <sstream>
 
+#include "compiler/support/file_io.h"
+#include "compiler/support/module_image.h"
 #include "runtime_internal.h"
 
 namespace tlc::rt {
@@ -31,10 +29,8 @@ ImageKind detect(const unsigned char* p, size_t n) {
 }
 
 bool readFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
+  std::string error;
+  return readRegularFile(path, out, &error) == ReadStatus::Ok;
 }
 
 tlc_status finishLoad(std::unique_ptr<tlc_module> m, tlc_module** out) {
@@ -73,7 +69,12 @@ tlc_status load(const void* image, size_t size, const char* metadata, const std:
                                               "or PTX, or a HIP .hsaco");
   if (kind == ImageKind::CpuSharedObject) {
     m->backend = TLC_BACKEND_CPU;
-    if (tlc_status st = cpuLoad(m.get(), image, size, path)) return st;
+    // Checked before dlopen, which trusts the file's headers: a truncated or
+    // altered library could crash the host program inside the loader.
+    std::string why;
+    if (!checkCpuModuleImage(image, size, &why))
+      return fail(TLC_ERROR_INVALID_MODULE, "module " + origin + " cannot be loaded: " + why);
+    if (tlc_status st = cpuLoad(m.get(), image, size)) return st;
     if (metadata) m->metadata = metadata;  // an explicit description wins
   } else {
     m->backend = kind == ImageKind::Hsaco ? TLC_BACKEND_HIP : TLC_BACKEND_CUDA;
@@ -138,8 +139,9 @@ tlc_status tlcLoadModule(const char* path, tlc_module** module) {
   return guarded([&] {
     if (!path || !module) return fail(TLC_ERROR_INVALID_VALUE, "tlcLoadModule: path and module must not be null");
     *module = nullptr;
-    std::string bytes;
-    if (!readFile(path, &bytes)) return fail(TLC_ERROR_FILE, std::string("cannot read module ") + path + ": " + std::strerror(errno));
+    std::string bytes, error;
+    if (tlc::readRegularFile(path, &bytes, &error) != tlc::ReadStatus::Ok)
+      return fail(TLC_ERROR_FILE, std::string("cannot read module ") + path + ": " + error);
     return load(bytes.data(), bytes.size(), nullptr, path, path, module);
   });
 }

@@ -1,5 +1,6 @@
 // CPU modules: shared objects built by `tlc build --target=cpu`, opened with
-// dlopen (from a file, or from memory through a memfd). The metadata is the
+// dlopen from a memfd holding the image checked by checkCpuModuleImage
+// (compiler/support/module_image.h). The metadata is the
 // exported char array `tlc_module_metadata`; kernel `f` is the exported
 //   void tlc_f(void* const* args, const int64_t* shape_vars)
 // (compiler/backends/cpu/cpu_backend.h): args[i] is a tensor's data pointer
@@ -8,47 +9,82 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 
+#include "compiler/support/module_image.h"
 #include "runtime_internal.h"
 
 namespace tlc::rt {
 
 using CpuKernelFn = void (*)(void* const*, const int64_t*);
 
-tlc_status cpuLoad(tlc_module* m, const void* image, size_t size, const std::string& path) {
-  std::string openPath;
-  if (!path.empty()) {
-    char resolved[PATH_MAX];
-    if (!realpath(path.c_str(), resolved))
-      return fail(TLC_ERROR_FILE, "cannot resolve module path " + path + ": " + std::strerror(errno));
-    openPath = resolved;
-  } else {
-    int fd = memfd_create("tlc-module", MFD_CLOEXEC);
-    if (fd < 0) return fail(TLC_ERROR_FILE, std::string("cannot create an in-memory file for the module: ") + std::strerror(errno));
-    const char* p = static_cast<const char*>(image);
-    size_t left = size;
-    while (left > 0) {
-      ssize_t w = ::write(fd, p, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        ::close(fd);
-        return fail(TLC_ERROR_FILE, std::string("cannot write the in-memory module: ") + std::strerror(errno));
-      }
-      p += w;
-      left -= (size_t)w;
-    }
-    m->memfd = fd;
-    openPath = "/proc/self/fd/" + std::to_string(fd);
+namespace {
+
+std::mutex imageFilesMutex;
+std::map<std::string, int> imageFiles;  // by the image's integrity trailer (its SHA-256 and size)
+
+// The memfd holding `image`: one per distinct image, open for the life of the
+// process. A library opened with RTLD_NODELETE stays mapped after dlclose,
+// and the loader recognizes a loaded library by its path and file, so a
+// closed memfd whose number came back for another image would hand back the
+// old library; the same image loaded twice shares one library, as one path did.
+int imageFile(const void* image, size_t size, bool* fresh, std::string* error) {
+  const char* p = static_cast<const char*>(image);
+  std::string key(p + size - kModuleTrailerBytes, kModuleTrailerBytes);
+  std::lock_guard<std::mutex> lock(imageFilesMutex);
+  *fresh = false;
+  if (auto it = imageFiles.find(key); it != imageFiles.end()) return it->second;
+  int fd = memfd_create("tlc-module", MFD_CLOEXEC);
+  if (fd < 0) {
+    *error = std::string("cannot create an in-memory file for the module: ") + std::strerror(errno);
+    return -1;
   }
+  size_t left = size;
+  while (left > 0) {
+    ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      *error = std::string("cannot write the in-memory module: ") + std::strerror(errno);
+      ::close(fd);
+      return -1;
+    }
+    p += w;
+    left -= (size_t)w;
+  }
+  imageFiles[key] = fd;
+  *fresh = true;
+  return fd;
+}
+
+void forgetImageFile(int fd) {
+  std::lock_guard<std::mutex> lock(imageFilesMutex);
+  for (auto it = imageFiles.begin(); it != imageFiles.end(); ++it)
+    if (it->second == fd) {
+      imageFiles.erase(it);
+      ::close(fd);
+      return;
+    }
+}
+
+}  // namespace
+
+tlc_status cpuLoad(tlc_module* m, const void* image, size_t size) {
+  // Always from the checked bytes (api.cpp), never from the path again: the
+  // file could change between the check and dlopen.
+  std::string error;
+  bool fresh = false;
+  int fd = imageFile(image, size, &fresh, &error);
+  if (fd < 0) return fail(TLC_ERROR_FILE, error);
+  std::string openPath = "/proc/self/fd/" + std::to_string(fd);
   // RTLD_NODELETE: the kernel's thread pool (runtime/cpu) keeps worker
   // threads that run the library's code, so its code must never be unmapped.
   m->dl = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!m->dl) {
     const char* e = dlerror();
-    cpuUnload(m);
+    if (fresh) forgetImageFile(fd);  // nothing was mapped from it
     return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " cannot be opened: " + (e ? e : "dlopen failed"));
   }
   dlerror();
@@ -96,8 +132,6 @@ tlc_status cpuLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& chec
 void cpuUnload(tlc_module* m) {
   if (m->dl) dlclose(m->dl);
   m->dl = nullptr;
-  if (m->memfd >= 0) ::close(m->memfd);
-  m->memfd = -1;
 }
 
 }  // namespace tlc::rt

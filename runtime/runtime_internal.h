@@ -94,7 +94,6 @@ struct tlc_module {
   std::vector<std::unique_ptr<tlc_kernel>> kernels;
   // CPU
   void* dl = nullptr;
-  int memfd = -1;
   // CUDA / HIP
   void* deviceModule = nullptr;  // CUmodule / hipModule_t
   void* deviceContext = nullptr; // the CUcontext the module was loaded in
@@ -114,7 +113,7 @@ tlc_status checkArguments(const tlc_kernel& k, const tlc_arg* args, int32_t narg
 tlc_status convertScalar(const tlc_scalar& s, tlc_dtype dtype, const std::string& what, uint64_t* storage);
 
 // Backends.
-tlc_status cpuLoad(tlc_module* m, const void* image, size_t size, const std::string& path);
+tlc_status cpuLoad(tlc_module* m, const void* image, size_t size);
 tlc_status cpuResolveKernels(tlc_module* m);
 tlc_status cpuLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& checked);
 void cpuUnload(tlc_module* m);

@@ -37,7 +37,7 @@ std::optional<std::vector<Define>> Compilation::parseDefines(const std::vector<s
 uint32_t Compilation::load(const std::string& path) {
   std::string error;
   uint32_t id = sources_.addFile(path, error);
-  if (id == 0) diags_.report(DiagKind::FileNotReadable, {}, error + ": check the path and permissions");
+  if (id == 0) diags_.report(DiagKind::FileNotReadable, {}, error);
   return id;
 }
 

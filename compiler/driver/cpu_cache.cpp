@@ -5,6 +5,7 @@
 
 #include "compiler/driver/cpu_target.h"
 #include "compiler/ir/printer.h"
+#include "compiler/support/module_image.h"
 
 namespace tlc::driver {
 namespace {
@@ -49,7 +50,9 @@ std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module,
         }
         return true;
       },
-      &error, hit);
+      &error, hit, [](const std::string& bytes, std::string* why) {
+        return checkCpuModuleImage(bytes.data(), bytes.size(), why);
+      });
   if (!path) {
     if (!built || !error.empty())
       diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,

@@ -18,10 +18,15 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/support/sha256.h"
+
 namespace tlc::driver {
 
-// Hex SHA-256 of `data`.
-std::string sha256Hex(const std::string& data);
+using tlc::sha256Hex;
+
+// A check of an entry's bytes beyond its checksum (for CPU modules,
+// checkCpuModuleImage); false and *why when the bytes must not be used.
+using EntryCheck = std::function<bool(const std::string& bytes, std::string* why)>;
 
 // What a kernel build depends on. Every field takes part in the key.
 struct CacheKeyParts {
@@ -46,7 +51,7 @@ class KernelCache {
 
   // The path of the verified bytes for `key`, or nullopt (miss, disabled,
   // or a corrupt entry, which is removed).
-  std::optional<std::string> lookup(const std::string& key) const;
+  std::optional<std::string> lookup(const std::string& key, const EntryCheck& check = {}) const;
   // Stores `bytes` under `key`; returns the entry's path, or nullopt and sets
   // *error (a disabled cache returns nullopt with an empty error).
   std::optional<std::string> store(const std::string& key, const std::string& bytes, std::string* error) const;
@@ -62,8 +67,9 @@ class KernelCache {
 // bytes, and returns the path of the cached entry (or of the freshly built
 // file when the cache is disabled or cannot be written). Returns nullopt and
 // sets *error when the build fails. *hit tells whether the cache answered.
+// `check` is passed to lookup.
 std::optional<std::string> cachedBuild(const KernelCache& cache, const std::string& key,
                                        const std::function<bool(const std::string& path, std::string* error)>& build,
-                                       std::string* error, bool* hit = nullptr);
+                                       std::string* error, bool* hit = nullptr, const EntryCheck& check = {});
 
 }  // namespace tlc::driver

@@ -4,7 +4,8 @@
 //   tlc emit --stage=tokens|ast|tir FILE [-D ...]
 //   tlc run FILE --target=interp|cpu|cuda:sm_XX [-D ...] [--dim NAME=VALUE]... [--seed N]
 //           [--check] [--bench] [--emulate]
-//   tlc build FILE --target=cpu|cuda:sm_XX -o OUT [-D ...]
+//   tlc build FILE --target=cpu|cuda:sm_XX -o OUT [-D ...] [--header H] [--embed C] [--depfile D]
+//   tlc --version
 //
 // Exit codes: 0 success; 1 errors in the user's program (diagnostics were
 // printed); 2 bad command line; 70 internal compiler error.
@@ -17,6 +18,7 @@
 #include "compiler/driver/exit_codes.h"
 #include "compiler/driver/subcommands.h"
 #include "compiler/support/diagnostics.h"
+#include "runtime/include/tlc/runtime.h"
 
 using namespace tlc;
 using namespace tlc::driver;
@@ -24,7 +26,8 @@ using namespace tlc::driver;
 int main(int argc, char** argv) {
   CLI::App app{"tlc: a compiler for tile-language kernels"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("tlc ") + kTlcVersion);
+  app.set_version_flag("--version", std::string("tlc ") + TLC_VERSION_STRING + " (runtime ABI version " +
+                                        std::to_string(TLC_RUNTIME_ABI_VERSION) + ")");
 
   std::vector<std::unique_ptr<Subcommand>> commands = makeSubcommands();
   for (auto& c : commands) c->attach(app);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "compiler/driver/progress.h"
 #include "compiler/interp/float_convert.h"
 #include "compiler/interp/npy_io.h"
 #include "compiler/interp/shape_eval.h"
@@ -273,6 +274,7 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
   std::optional<RunArgs> oracle;
   if (settings.check) {
     oracle = cloneArguments(*args);
+    Progress progress("--check: running the reference interpreter");
     if (!runOracle(*func, *oracle, diags)) return 1;
   }
   if (!runner(*func, *args, settings, diags)) return 1;

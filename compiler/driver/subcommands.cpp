@@ -1,16 +1,19 @@
 #include "compiler/driver/subcommands.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "compiler/driver/compile.h"
 #include "compiler/driver/exit_codes.h"
 #include "compiler/driver/header_gen.h"
+#include "compiler/driver/output_paths.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/driver/targets.h"
 #include "compiler/ir/printer.h"
 #include "compiler/lexer/lexer.h"
 #include "compiler/parser/ast_dump.h"
 #include "compiler/parser/parser.h"
+#include "compiler/support/suggest.h"
 
 namespace tlc::driver {
 namespace {
@@ -36,7 +39,7 @@ struct TargetOptions {
   std::string features;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
-    cmd->add_option("--target", target, "interp | cpu | cuda:sm_80|sm_86|sm_89|sm_90")->default_val(defaultTarget);
+    cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
     cmd->add_flag("--print-after-all", printAfterAll, "print the tile IR after every lowering pass (stderr)");
     cmd->add_flag("--time-passes", timePasses, "print the time spent in each pass (stderr)");
     cmd->add_option("--cpu", cpu, "CPU to generate code for (default: this machine's), e.g. znver4");
@@ -54,6 +57,24 @@ struct TargetOptions {
 };
 
 int exitFor(const Compilation& c) { return c.hasErrors() ? kExitUserError : kExitOk; }
+
+const std::vector<std::string> kStages = {"tokens", "ast", "tir", "cuda", "ptx", "llvm", "asm"};
+
+bool checkStageName(const std::string& stage) {
+  if (std::find(kStages.begin(), kStages.end(), stage) != kStages.end()) return true;
+  std::string list;
+  for (const std::string& s : kStages) list += (list.empty() ? "" : ", ") + s;
+  std::cerr << "tlc: error: unknown stage `" << stage << "`" << didYouMean(stage, kStages)
+            << "\n  the stages are: " << list << "\n";
+  return false;
+}
+
+// Every file the compilation read: the program and the modules it imports.
+std::vector<std::string> sourceFiles(Compilation& c) {
+  std::vector<std::string> out;
+  for (uint32_t id = 1; c.sources().hasFile(id); ++id) out.push_back(c.sources().name(id));
+  return out;
+}
 
 class CheckCommand : public Subcommand {
  public:
@@ -78,11 +99,11 @@ class EmitCommand : public Subcommand {
     program_.attach(cmd_);
     cmd_->add_option("--stage", stage_,
                      "tokens | ast | tir | cuda | ptx (for --target=cuda:sm_XX, default sm_80) | llvm | asm (cpu)")
-        ->check(CLI::IsMember({"tokens", "ast", "tir", "cuda", "ptx", "llvm", "asm"}))
         ->default_val("tir");
     target_.attach(cmd_, "cpu");
   }
   int run() override {
+    if (!checkStageName(stage_) || !checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
     if (stage_ == "tokens" || stage_ == "ast") {
       if (endsWith(program_.file, ".tir")) {
@@ -132,6 +153,7 @@ class RunCommand : public Subcommand {
     cmd_->add_flag("--emulate", emulate_, "run CUDA code in the CPU emulator (with --target=cuda:sm_XX)");
   }
   int run() override {
+    if (!checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
     for (const std::string& d : dims_) {
       auto parsed = parseDimSetting(d);
@@ -139,7 +161,12 @@ class RunCommand : public Subcommand {
         std::cerr << "tlc: error: malformed `--dim " << d << "`: write `--dim NAME=SIZE`, e.g. `--dim M=1000`\n";
         return kExitUsage;
       }
-      settings_.dims[parsed->first] = parsed->second;
+      auto [it, inserted] = settings_.dims.emplace(parsed->first, parsed->second);
+      if (!inserted) {
+        std::cerr << "tlc: error: `--dim " << parsed->first << "` is given twice (" << parsed->first << "="
+                  << it->second << " and " << d << "): give each dimension once\n";
+        return kExitUsage;
+      }
     }
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
@@ -167,16 +194,30 @@ class BuildCommand : public Subcommand {
     cmd_->add_option("-o,--output", output_, "output file")->required();
     cmd_->add_option("--header", header_, "also write a C header with a typed launch function per kernel");
     cmd_->add_option("--embed", embed_, "also write a C source embedding the built binary (no files needed at run time)");
+    cmd_->add_option("--depfile", depfile_,
+                     "also write a Makefile-syntax depfile: the output depends on the source and every imported module");
   }
   int run() override {
+    if (!checkTargetName(target_.target)) return kExitUsage;
+    std::vector<OutputFile> outputs = {{"-o", output_}};
+    if (!header_.empty()) outputs.push_back({"--header", header_});
+    if (!embed_.empty()) outputs.push_back({"--embed", embed_});
+    if (!depfile_.empty()) outputs.push_back({"--depfile", depfile_});
+    if (!checkOutputs(outputs, {program_.file})) return kExitUsage;
     Compilation c;
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
+    std::vector<std::string> sources = sourceFiles(c);
+    if (!checkOutputs(outputs, sources)) return kExitUsage;  // the imported modules too
     int code = buildForTarget(*module, output_, target_.request(), c.diags());
     c.flush();
-    if (code != kExitOk || (header_.empty() && embed_.empty())) return code;
+    if (code != kExitOk) return code;
     std::string error;
-    if (!writeHostFiles(*module, output_, header_, embed_, &error)) {
+    if ((!header_.empty() || !embed_.empty()) && !writeHostFiles(*module, output_, header_, embed_, &error)) {
+      std::cerr << "tlc: error: " << error << "\n";
+      return kExitUserError;
+    }
+    if (!depfile_.empty() && !writeTextFile(depfile_, depfileText(output_, sources), &error)) {
       std::cerr << "tlc: error: " << error << "\n";
       return kExitUserError;
     }
@@ -189,6 +230,7 @@ class BuildCommand : public Subcommand {
   std::string output_;
   std::string header_;
   std::string embed_;
+  std::string depfile_;
 };
 
 }  // namespace

@@ -1,12 +1,16 @@
 #include "compiler/driver/targets.h"
 
+#include <algorithm>
 #include <iostream>
+#include <regex>
 
 #include "compiler/driver/exit_codes.h"
+#include "compiler/support/suggest.h"
 #ifdef TLC_HAVE_CPU_TARGET
 #include "compiler/driver/cpu_target.h"
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
+#include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/driver/cuda_target.h"
 #endif
 #ifdef TLC_HAVE_CUDA_EMULATOR
@@ -18,15 +22,13 @@ namespace {
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+bool isAvailableTarget(const std::string& target) {
+  std::vector<std::string> known = availableTargets();
+  return std::find(known.begin(), known.end(), target) != known.end();
+}
+
 int unknownTarget(const std::string& target) {
-  std::cerr << "tlc: error: unknown target `" << target << "`: use one of interp";
-#ifdef TLC_HAVE_CPU_TARGET
-  std::cerr << ", cpu";
-#endif
-#ifdef TLC_HAVE_CUDA_TARGET
-  std::cerr << ", cuda:sm_80, cuda:sm_86, cuda:sm_89, cuda:sm_90";
-#endif
-  std::cerr << "\n";
+  checkTargetName(target);
   return kExitUsage;
 }
 
@@ -57,6 +59,53 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
 #endif
 
 }  // namespace
+
+std::vector<std::string> availableTargets() {
+  std::vector<std::string> out = {"interp"};
+#ifdef TLC_HAVE_CPU_TARGET
+  out.push_back("cpu");
+#endif
+#ifdef TLC_HAVE_CUDA_TARGET
+  for (const std::string& arch : cuda::supportedCudaArchs()) out.push_back("cuda:" + arch);
+#endif
+  return out;
+}
+
+std::string targetsHelp() {
+  std::string out;
+  for (const std::string& t : availableTargets()) out += (out.empty() ? "" : " | ") + t;
+  return out;
+}
+
+bool checkTargetName(const std::string& target) {
+  if (isAvailableTarget(target)) return true;
+  std::vector<std::string> known = availableTargets();
+  std::string list;
+  for (const std::string& t : known) list += (list.empty() ? "" : ", ") + t;
+  std::cerr << "tlc: error: unknown target `" << target << "`";
+  std::string arch = startsWith(target, "cuda:") ? target.substr(5) : target;
+  static const std::regex smArch("sm_([0-9]{1,4})a?");
+  std::smatch m;
+#ifdef TLC_HAVE_CUDA_TARGET
+  if (std::regex_match(arch, m, smArch)) {
+    if (std::stoi(m[1].str()) < 80)
+      std::cerr << ": the CUDA backend needs sm_80 or newer (its tensor-core and cp.async code)";
+    else if (!startsWith(target, "cuda:") && isAvailableTarget("cuda:" + arch))
+      std::cerr << "; did you mean `cuda:" << arch << "`?";
+    else
+      std::cerr << ": tlc does not generate code for " << arch << " yet";
+  } else {
+    std::cerr << didYouMean(target, known);
+  }
+#else
+  if (std::regex_match(arch, m, smArch))
+    std::cerr << ": this tlc was built without the CUDA backend (it needs the CUDA toolkit's NVRTC)";
+  else
+    std::cerr << didYouMean(target, known);
+#endif
+  std::cerr << "\n  the targets are: " << list << "\n";
+  return false;
+}
 
 std::string defaultRunTarget() {
 #ifdef TLC_HAVE_CPU_TARGET

@@ -1,13 +1,16 @@
 // Dispatch from the driver's --target string to the backends.
 //
 // Targets: `interp` (the reference interpreter), `cpu` (LLVM, this machine's
-// CPU unless --cpu/--features say otherwise), `cuda:sm_80|sm_86|sm_89|sm_90`
-// (NVRTC; running needs a GPU, or --emulate to run in the CPU emulator).
-// An unknown or unavailable target is reported with the list of known ones.
+// CPU unless --cpu/--features say otherwise), `cuda:ARCH` for the
+// architectures in cuda::supportedCudaArchs() (compiler/backends/cuda/
+// cuda_archs.h; NVRTC; running needs a GPU, or --emulate to run in the CPU
+// emulator). An unknown or unavailable target is
+// reported with the list of known ones and the closest name.
 #pragma once
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "compiler/driver/run_common.h"
 #include "compiler/ir/ir.h"
@@ -26,6 +29,14 @@ struct TargetRequest {
 
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.
 std::string defaultRunTarget();
+
+// Every target this build of tlc has, in --help order.
+std::vector<std::string> availableTargets();
+// "interp | cpu | cuda:sm_80 | ...", for --help.
+std::string targetsHelp();
+// True when `target` is one of availableTargets(); otherwise prints why to
+// stderr (with a did-you-mean) and returns false: the caller exits with 2.
+bool checkTargetName(const std::string& target);
 
 // `tlc run`: returns the process exit code.
 int runOnTarget(const ir::Module& module, const RunSettings& settings, const TargetRequest& request,

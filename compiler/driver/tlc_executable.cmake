@@ -2,8 +2,11 @@
 # library exists, so the optional targets (cpu, cuda, the CUDA emulator) are
 # linked in when they were built.
 set(_driver ${CMAKE_CURRENT_LIST_DIR})
-add_executable(tlc ${_driver}/main.cpp ${_driver}/compile.cpp ${_driver}/subcommands.cpp ${_driver}/targets.cpp)
+add_executable(tlc ${_driver}/main.cpp ${_driver}/compile.cpp ${_driver}/subcommands.cpp ${_driver}/targets.cpp
+  ${_driver}/output_paths.cpp)
 target_link_libraries(tlc PRIVATE tlc_sema tlc_ir tlc_run_common tlc_header_gen CLI11::CLI11)
+# `tlc --version` prints the project version.
+target_compile_definitions(tlc PRIVATE TLC_VERSION_STRING="${PROJECT_VERSION}")
 if(TARGET tlc_cpu_target)
   target_link_libraries(tlc PRIVATE tlc_cpu_target)
   target_compile_definitions(tlc PRIVATE TLC_HAVE_CPU_TARGET)

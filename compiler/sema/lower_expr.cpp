@@ -5,6 +5,7 @@
 
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
+#include "compiler/support/suggest.h"
 
 namespace tlc::sema {
 
@@ -121,37 +122,19 @@ std::string Sema::sourceText(SourceLoc loc, const std::string& fallback) const {
   return std::string(line.substr(loc.col - 1, loc.len));
 }
 
-static size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string Sema::suggestName(const std::string& name) const {
   std::vector<std::string> candidates;
   for (const Scope* s = scope_; s; s = s->parent()) s->names(candidates);
   for (const BuiltinInfo& b : allBuiltins()) candidates.push_back(b.name);
-  std::sort(candidates.begin(), candidates.end());  // ties go to the first name, deterministically
-  std::string best;
-  size_t bestDist = std::max<size_t>(1, name.size() / 3) + 1;
-  for (const std::string& c : candidates) {
-    if (c == name || c.size() > name.size() + bestDist || name.size() > c.size() + bestDist) continue;
-    size_t d = editDistance(name, c);
-    if (d < bestDist) {
-      bestDist = d;
-      best = c;
-    }
-  }
-  return best.empty() ? "" : "; did you mean `" + best + "`?";
+  return didYouMean(name, candidates);
+}
+
+// "; did you mean `T.copy`?" for a misspelled `T.<name>`, or "".
+static std::string suggestBuiltin(const std::string& name) {
+  std::vector<std::string> candidates;
+  for (const BuiltinInfo& b : allBuiltins()) candidates.push_back(b.name);
+  std::string best = closestMatch(name, candidates);
+  return best.empty() ? "" : "; did you mean `T." + best + "`?";
 }
 
 Value Sema::evalAttribute(const ast::Expr& e) {
@@ -164,7 +147,8 @@ Value Sema::evalAttribute(const ast::Expr& e) {
       if (!obj.module) {
         if (auto t = parseDType(attr)) return Value::ofDType(*t, e.loc);
         if (const BuiltinInfo* b = findBuiltin(attr)) return builtinValue(b, e.loc);
-        report(DiagKind::UndefinedName, e.loc, "`T." + attr + "` is not a builtin (see docs/builtins.md)");
+        report(DiagKind::UndefinedName, e.loc,
+               "`T." + attr + "` is not a builtin (see docs/builtins.md)" + suggestBuiltin(attr));
         return Value::error(e.loc);
       }
       const Symbol* sym = obj.module->scope->lookupLocal(attr);
@@ -391,11 +375,6 @@ Value Sema::evalTuple(const ast::Expr& e) {
   return t;
 }
 
-static std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool Sema::matchArgs(const ast::Expr& call, const std::string& callee, const std::vector<const char*>& params,
                      int required, bool variadic, CallArgs& out) {
   out.slots.assign(params.size(), nullptr);
@@ -419,9 +398,8 @@ bool Sema::matchArgs(const ast::Expr& call, const std::string& callee, const std
     size_t k = 0;
     while (k < params.size() && kw.name != params[k]) ++k;
     if (k == params.size()) {
-      std::string msg = "`" + callee + "` has no parameter `" + kw.name + "`";
-      for (const char* p : params)
-        if (lower(p) == lower(kw.name)) msg += "; did you mean `" + std::string(p) + "`?";
+      std::string msg = "`" + callee + "` has no parameter `" + kw.name + "`" +
+                        didYouMean(kw.name, std::vector<std::string>(params.begin(), params.end()));
       if (params.empty()) msg += "; it takes no keyword arguments";
       report(DiagKind::UnknownKeyword, kw.loc, msg);
       ok = false;

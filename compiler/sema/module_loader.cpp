@@ -9,6 +9,7 @@
 
 #include "compiler/parser/parser.h"
 #include "compiler/sema/sema.h"
+#include "compiler/support/suggest.h"
 
 namespace tlc::sema {
 
@@ -144,7 +145,10 @@ void Sema::declareModule(ModuleInfo& m) {
       for (const std::string& n : imp.names) {
         const BuiltinInfo* b = findBuiltin(n);
         if (!b) {
-          report(DiagKind::UndefinedName, imp.loc, "`" + imp.module + "` has no builtin `" + n + "`");
+          std::vector<std::string> builtins;
+          for (const BuiltinInfo& info : allBuiltins()) builtins.push_back(info.name);
+          report(DiagKind::UndefinedName, imp.loc,
+                 "`" + imp.module + "` has no builtin `" + n + "`" + didYouMean(n, builtins));
           continue;
         }
         Value v;

@@ -1,7 +1,6 @@
 #include "compiler/support/source.h"
 
-#include <fstream>
-#include <sstream>
+#include "compiler/support/file_io.h"
 
 namespace tlc {
 
@@ -23,14 +22,9 @@ uint32_t SourceManager::addBuffer(std::string name, std::string text) {
 }
 
 uint32_t SourceManager::addFile(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return 0;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return addBuffer(path, ss.str());
+  std::string text;
+  if (readRegularFile(path, &text, &error) != ReadStatus::Ok) return 0;
+  return addBuffer(path, std::move(text));
 }
 
 std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {

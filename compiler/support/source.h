@@ -31,7 +31,7 @@ class SourceManager {
   SourceManager();
   // Registers a buffer under a display name; returns its id.
   uint32_t addBuffer(std::string name, std::string text);
-  // Reads a file from disk; returns 0 and sets `error` when it cannot be read.
+  // Reads a regular file (readRegularFile); returns 0 and sets `error` when it cannot.
   uint32_t addFile(const std::string& path, std::string& error);
 
   bool hasFile(uint32_t file) const { return file != 0 && file < files_.size(); }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Prepares what a GPU run needs, on the build machine: builds tlc_cuda_runner
-# (front end + CUDA backend + interpreter, no LLVM) and bundles it, stripped,
+# (tools/tlc_cuda_runner.cpp: front end + CUDA backend + interpreter, no LLVM)
+# and bundles it, stripped,
 # with the shared libraries it needs that a GPU host may lack, into
 # build-gpu/ at the repository root (ignored by git; carry it to the GPU host).
 #

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "compiler/support/module_image.h"
 #include "tests/runtime/build_helpers.h"
 #include "tlc/runtime.h"
 
@@ -240,6 +241,10 @@ TEST_CASE("unknown kernel, unreadable file, not a module, a .so without metadata
   std::string src = (dir / "plain.c").string(), so = (dir / "plain.so").string();
   std::ofstream(src) << "int plain(void) { return 1; }\n";
   REQUIRE(std::system(("cc -shared -fPIC -o " + so + " " + src).c_str()) == 0);
+  CHECK(tlcLoadModule(so.c_str(), &m) == TLC_ERROR_INVALID_MODULE);
+  CHECK(lastError().find("no tlc integrity trailer") != std::string::npos);
+  std::string why;
+  REQUIRE(tlc::appendModuleTrailer(so, &why));  // intact now, but still not a tlc module
   CHECK(tlcLoadModule(so.c_str(), &m) == TLC_ERROR_INVALID_MODULE);
   CHECK(lastError().find("without `tlc_module_metadata`") != std::string::npos);
 

@@ -27,6 +27,7 @@
 #include "compiler/backends/cpu/llvm_codegen.h"
 #include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/backends/cpu/target.h"
+#include "compiler/support/module_image.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
 
 namespace tlc::cpu {
@@ -222,6 +223,8 @@ bool buildSharedObject(const ir::Module& lowered, const std::string& path, const
       if (rc != 0) {
         *error = "linking " + path + " failed" + (msg.empty() ? "" : ": " + msg);
         ok = false;
+      } else {
+        ok = appendModuleTrailer(path, error);  // checked by the runtime before dlopen
       }
     }
   }

@@ -47,7 +47,8 @@ class CpuJitModule {
 std::unique_ptr<CpuJitModule> jitCompile(const ir::Module& lowered, const CpuOptions& options, std::string* error);
 
 // Compiles a lowered module to a shared library at `path` (object emission,
-// then a link with the CPU runtime). Returns false and sets *error on failure.
+// then a link with the CPU runtime, then the integrity trailer of
+// compiler/support/module_image.h). Returns false and sets *error on failure.
 bool buildSharedObject(const ir::Module& lowered, const std::string& path, const CpuOptions& options,
                        std::string* error);
 

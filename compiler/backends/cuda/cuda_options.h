@@ -6,7 +6,7 @@
 namespace tlc::cuda {
 
 struct CudaOptions {
-  std::string arch = "sm_90";  // sm_80, sm_86, sm_89, sm_90, sm_90a
+  std::string arch = "sm_90";  // one of supportedCudaArchs() (cuda_archs.h)
   bool tensorCores = true;     // ldmatrix + mma.sync for eligible gemms
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory

@@ -2,7 +2,10 @@
  * or C++ host code.
  *
  * A module is a built binary plus its kernel metadata (JSON written by tlc):
- *   - a CPU shared object (.so) exporting `tlc_module_metadata`;
+ *   - a CPU shared object (.so) exporting `tlc_module_metadata` and ending
+ *     with tlc's integrity trailer (SHA-256 of the file), verified with the
+ *     ELF headers before the library is opened: a truncated or altered .so is
+ *     TLC_ERROR_INVALID_MODULE, never a crash in the dynamic loader;
  *   - a CUDA .cubin (or PTX) with its metadata in `<file>.json` beside it;
  *   - a HIP .hsaco with `<file>.json` beside it.
  * The kind is detected from the file's contents. The CUDA driver
@@ -118,7 +121,8 @@ typedef struct tlc_module tlc_module;
 typedef struct tlc_kernel tlc_kernel;
 
 /* Loads a module from a file. On success *module is set; release it with
- * tlcUnloadModule. */
+ * tlcUnloadModule. Only regular files of at most 1 GiB are read: anything
+ * else (a directory, a device, a FIFO) is TLC_ERROR_FILE at once. */
 tlc_status tlcLoadModule(const char* path, tlc_module** module);
 
 /* Loads a module from an image in memory (the bytes of a .so, .cubin, PTX or

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/backends/cuda/cuda_driver.h"
 #include "compiler/driver/cuda_target.h"
 #include "compiler/sema/frontend.h"
@@ -153,6 +154,12 @@ int main(int argc, char** argv) {
       settings.seed = std::stoull(value("--seed"));
     } else if (is("--arch")) {
       if (!cuda::parseCudaTarget(value("--arch"), &arch)) return usage();
+      if (!cuda::isSupportedCudaArch(arch)) {
+        std::string list;
+        for (const std::string& a : cuda::supportedCudaArchs()) list += (list.empty() ? "" : ", ") + a;
+        std::cerr << "tlc_cuda_runner: --arch " << arch << " is not supported; use one of " << list << "\n";
+        return 2;
+      }
     } else if (a == "--check") {
       settings.check = true;
     } else if (a == "--bench") {

@@ -1,0 +1,96 @@
+// Option values on the `tlc` command line: --version, the list of targets
+// with did-you-mean hints, --stage, and the --check progress line.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Result tlc(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " " + std::string(TLC_BINARY_DIR) + "/bin/tlc " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string example(const std::string& rel) { return std::string(TLC_SOURCE_DIR) + "/examples/" + rel; }
+
+}  // namespace
+
+TEST_CASE("--version prints the project version and the runtime ABI version") {
+  Result r = tlc("--version");
+  CHECK(r.code == 0);
+  CHECK(r.out == std::string("tlc ") + TLC_TEST_VERSION + " (runtime ABI version 1)\n");
+}
+
+TEST_CASE("an unknown target lists the targets and suggests the closest") {
+  Result typo = tlc("run " + example("elementwise_add/add.tl") + " --target=cpuu");
+  INFO(typo.out);
+  CHECK(typo.code == 2);
+  CHECK(typo.out.find("unknown target `cpuu`; did you mean `cpu`?") != std::string::npos);
+  CHECK(typo.out.find("the targets are: interp, cpu") != std::string::npos);
+  Result huge = tlc("run " + example("elementwise_add/add.tl") + " --target=cuda:sm_99999999999999999999");
+  CHECK(huge.code == 2);
+  CHECK(huge.out.find("unknown target") != std::string::npos);
+  Result bare = tlc("build " + example("elementwise_add/add.tl") + " --target=sm_90 -o /tmp/tlc_bare.cubin");
+  CHECK(bare.code == 2);
+  INFO(bare.out);
+#ifdef TLC_TEST_HAVE_CUDA
+  CHECK(bare.out.find("did you mean `cuda:sm_90`?") != std::string::npos);
+  CHECK(bare.out.find("cuda:sm_90a") != std::string::npos);
+  Result old = tlc("build " + example("elementwise_add/add.tl") + " --target=cuda:sm_75 -o /tmp/tlc_old.cubin");
+  INFO(old.out);
+  CHECK(old.code == 2);
+  CHECK(old.out.find("needs sm_80 or newer") != std::string::npos);
+  CHECK(old.out.find("ptxas") == std::string::npos);
+  Result newer = tlc("emit --stage=cuda --target=cuda:sm_100 " + example("elementwise_add/add.tl"));
+  CHECK(newer.code == 2);
+  CHECK(newer.out.find("does not generate code for sm_100 yet") != std::string::npos);
+  Result misspelled = tlc("run " + example("elementwise_add/add.tl") + " --target=cuda:sm90 --emulate");
+  CHECK(misspelled.code == 2);
+  CHECK(misspelled.out.find("did you mean `cuda:sm_90`?") != std::string::npos);
+#endif
+}
+
+TEST_CASE("the help lists every target") {
+  Result r = tlc("run --help");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("interp | cpu") != std::string::npos);
+#ifdef TLC_TEST_HAVE_CUDA
+  CHECK(r.out.find("cuda:sm_90a") != std::string::npos);
+#endif
+}
+
+TEST_CASE("an unknown --stage suggests the closest") {
+  Result r = tlc("emit --stage=tirr " + example("elementwise_add/add.tl"));
+  CHECK(r.code == 2);
+  CHECK(r.out.find("unknown stage `tirr`; did you mean `tir`?") != std::string::npos);
+  CHECK(r.out.find("the stages are: tokens, ast, tir") != std::string::npos);
+}
+
+TEST_CASE("run --check prints a progress line only when asked to on a pipe, and keeps stdout clean") {
+  std::string run = "run " + example("elementwise_add/add.tl") + " -D M=64 -D N=64 --target=interp --check";
+  Result quiet = tlc(run);
+  CHECK(quiet.code == 0);
+  CHECK(quiet.out.find("tlc: --check") == std::string::npos);
+  Result forced = tlc(run, "TLC_PROGRESS=1 TLC_PROGRESS_DELAY_MS=0");
+  INFO(forced.out);
+  CHECK(forced.code == 0);
+  CHECK(forced.out.rfind("tlc: --check: running the reference interpreter (0 s)\n", 0) == 0);
+  CHECK(forced.out.find("check: PASS") != std::string::npos);
+  Result off = tlc(run, "TLC_PROGRESS=0 TLC_PROGRESS_DELAY_MS=0");
+  CHECK(off.out.find("tlc: --check") == std::string::npos);
+}
