@@ -24,13 +24,14 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "compiler/backends/c_names.h"
 #include "compiler/backends/cpu/llvm_codegen.h"
 #include "compiler/backends/cpu/target.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
 
 namespace tlc::cpu {
 
-std::string cpuKernelSymbol(const std::string& funcName) { return "tlc_" + funcName; }
+std::string cpuKernelSymbol(const std::string& funcName) { return "tlc_kernel_" + backend::cName(funcName); }
 
 namespace {
 
