@@ -11,7 +11,9 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isAlnum(char c) { return isLetter(c) || isDigit(c); }
 
 bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool endsWith(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
+bool endsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
 
 // An identifier that needs no escaping: letters, digits and single `_`
 // between them, starting with a letter.

@@ -133,8 +133,9 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
 
   for (const ir::Func& f : module.funcs) {
     ir::BufferWrites writes = ir::collectBufferWrites(f->body);
-    std::string fn = (options.functionPrefix.empty() ? "" : backend::cIdentifierFromFileName(options.functionPrefix) + "_") +
-                     backend::cName(f->name) + "_launch";
+    std::string prefix = options.functionPrefix;
+    if (!prefix.empty()) prefix = backend::cIdentifierFromFileName(prefix) + "_";
+    std::string fn = prefix + backend::cName(f->name) + "_launch";
     // Signature.
     std::vector<std::string> params = {"tlc_module* module"};
     for (const ir::Param& p : f->params) {

@@ -8,6 +8,7 @@
 
 #include "compiler/passes/simplify.h"
 
+#include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
 
@@ -21,11 +22,12 @@ KernelEmitter::KernelEmitter(const PrimFunc& func, const KernelStmt& kernel, con
                              DiagnosticEngine& diags, std::string name, const std::vector<KernelArg>& args)
     : func_(func), kernel_(kernel), options_(options), diags_(diags), name_(std::move(name)), args_(args) {
   threads_ = kernel.threads;
-  // Identifiers the CUDA emitter writes as they are; variables named so get
+  // Identifiers the CUDA emitter writes as they are, in scopes where it also
+  // writes variables' names (loop counters around register accesses, the
+  // block rasterization, helpers called unqualified): variables named so get
   // another spelling.
   for (const char* n : {"tid", "tlc_smem", "tlc_block", "tlc_rows", "tlc_group_blocks", "tlc_group", "tlc_in_group",
-                        "tlc_first_row", "tlc_group_rows", "r", "r_", "ri", "c", "w", "in_v", "out_v", "min",
-                        "max"})
+                        "tlc_first_row", "tlc_group_rows", "r", "ri", "c", "in_v", "out_v", "min", "max"})
     reserveName(n);
   tid_ = makeVar("tid");
   bindName(tid_.get(), "tid");
@@ -162,7 +164,7 @@ void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
 // Where a fragment lives and why, as a comment for readers of the generated code.
 std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferInfo& info) const {
   static const char* roles[] = {"tile", "row vector", "column vector"};
-  std::string s = "`" + b->name + "`: ";
+  std::string s = "`" + backend::cCommentText(b->name) + "`: ";
   if (info.fragment) return s + "registers, mma accumulator layout";
   if (info.tile) {
     const RowGroupLayout& l = info.tile->layout;
