@@ -3,47 +3,28 @@
 #include <cmath>
 #include <cstdio>
 
+#include "compiler/backends/c_names.h"
 #include "compiler/support/diagnostics.h"
 
 namespace tlc::backend {
 
 using namespace ir;
 
-namespace {
+CEmitter::CEmitter() { reserveName("floorf"); }
 
-bool isCKeyword(const std::string& s) {
-  static const std::unordered_set<std::string> kw = {
-      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "class", "new", "delete", "this", "template", "typename", "namespace", "using", "true", "false", "min",
-      "max", "abs", "exp", "log", "half", "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-      "tid", "lane", "asm", "operator", "private", "public", "protected", "virtual", "friend", "try", "catch",
-      "throw", "near", "far", "signed", "alignas", "alignof", "constexpr", "decltype", "noexcept", "nullptr"};
-  return kw.count(s) > 0;
-}
-
-std::string sanitize(const std::string& hint) {
-  std::string s;
-  for (char c : hint) s += (std::isalnum((unsigned char)c) || c == '_') ? c : '_';
-  if (s.empty() || std::isdigit((unsigned char)s[0])) s = "v" + s;
-  if (s.rfind("tlc", 0) == 0 || s[0] == '_' || isCKeyword(s)) s = "u_" + s;
-  return s;
-}
-
-}  // namespace
 
 std::string CEmitter::fresh(const std::string& hint) {
-  std::string base = sanitize(hint), name = base;
+  const std::string& base = hint;
+  std::string name = base;
   for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
   used_.insert(name);
   return name;
 }
 
-std::string CEmitter::nameOf(const void* node, const std::string& hint) {
+std::string CEmitter::nameOf(const void* node, const std::string& userName) {
   auto it = names_.find(node);
   if (it != names_.end()) return it->second;
-  std::string n = fresh(hint);
+  std::string n = fresh(cName(userName));
   names_[node] = n;
   return n;
 }
@@ -233,20 +214,15 @@ std::string CEmitter::callExpr(const Call* c) {
       a = cast(c->dtype, c->args[i]->dtype, a);
     args += (i ? ", " : "") + a;
   }
-  std::string callee = n == "fabs" ? "abs" : n;
+  // The callee is spelled through cName too: a .tir callee may be any quoted text.
+  std::string callee = n == "fabs" ? "abs" : cName(n);
   if (callee == "min" || callee == "max" || callee == "clamp") return ns + callee + "<" + typeName(c->dtype) + ">(" + args + ")";
   return ns + callee + "(" + args + ")";
 }
 
 void CEmitter::line(const std::string& s) {
-  if (lineSources_ && loc_.known() && lineSources_->hasFile(loc_.file)) {
-    std::string name;
-    for (char c : lineSources_->name(loc_.file)) {
-      if (c == '"' || c == '\\') name += '\\';
-      name += c;
-    }
-    out_ << "#line " << loc_.line << " \"" << name << "\"\n";
-  }
+  if (lineSources_ && loc_.known() && lineSources_->hasFile(loc_.file))
+    out_ << lineDirective((int)loc_.line, lineSources_->name(loc_.file)) << "\n";
   out_ << std::string(indent_ * 2, ' ') << s << "\n";
 }
 void CEmitter::open(const std::string& head) {

@@ -20,6 +20,7 @@ namespace tlc::backend {
 
 class CEmitter {
  public:
+  CEmitter();
   virtual ~CEmitter() = default;
 
   // The C spelling of a scalar type ("float", "__half", ...).
@@ -38,14 +39,23 @@ class CEmitter {
   std::string literal(const ir::Expr& e) const;
   bool isLowPrecisionFloat(DType t) const;
 
-  // Identifiers: one unique C name per variable / buffer node.
-  std::string nameOf(const void* node, const std::string& hint);
+  // Identifiers: one unique C name per variable / buffer node, spelled from
+  // the user's name through backend::cName (c_names.h), with `_1`, `_2`, ...
+  // appended when a name is taken.
+  std::string nameOf(const void* node, const std::string& userName);
   // Keeps the variable alive so its address is never reused by another node.
   std::string varName(const ir::Var& v) {
     keepAlive_.push_back(v);
     return nameOf(v.get(), v->name);
   }
+  // A new identifier for the emitter's own use: `hint` (a C identifier that is
+  // no C or CUDA reserved word, possibly built from names this emitter gave)
+  // or, when taken, `hint_1`, `hint_2`, ...
   std::string fresh(const std::string& hint);
+  // Keeps `name` from ever being given to a variable: for the identifiers
+  // the emitter writes literally (loop counters, `tid`, helpers it calls
+  // unqualified).
+  void reserveName(const std::string& name) { used_.insert(name); }
   // Gives `node` exactly the identifier `exact` (for fixed names such as tid).
   void bindName(const void* node, const std::string& exact) {
     names_[node] = exact;
@@ -64,7 +74,8 @@ class CEmitter {
   // Source attribution. With a SourceManager set, each emitted line is
   // preceded by `#line N "file"` for the statement being emitted (the
   // innermost LocationScope), so the compiler's line table, profilers and
-  // the emulator's findings name the .tl line.
+  // the emulator's findings name the .tl line (backend::lineDirective spells
+  // the file name).
   void setLineSources(const SourceManager* sources) { lineSources_ = sources; }
   class LocationScope {
    public:

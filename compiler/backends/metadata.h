@@ -10,7 +10,7 @@
 //     "tlc_version": "0.1.0", "target": "cpu" | "cuda:sm_90" | ...,
 //     "binary": "so" | "cubin" | "hsaco",
 //     "kernels": [ {
-//        "name": "gemm", "symbol": "tlc_gemm",
+//        "name": "gemm", "symbol": "tlc_kernel_gemm",
 //        "params": [ {"name": "A", "kind": "tensor", "dtype": "float16",
 //                     "shape": [ "M", 64, {"expr": "M 2 *", "text": "M * 2"} ],
 //                     "shape_names": [ null, "K", null ]},

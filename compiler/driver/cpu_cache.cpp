@@ -30,7 +30,9 @@ std::string cpuCacheKey(const ir::Module& module, const cpu::CpuOptions& options
   parts.sources = {ir::printModule(module)};  // bindings and imports are resolved in the IR
   parts.target = "cpu";
   parts.options = cpu::describeTarget(options) + "|cpu=" + options.cpu + "|features=" + options.features +
-                  "|O" + std::to_string(options.optLevel);
+                  "|O" + std::to_string(options.optLevel) +
+                  // Entries are opened by symbol: one built with other symbol names is not a hit.
+                  "|entry=" + cpu::cpuKernelSymbol("k");
   return cacheKey(parts);
 }
 

@@ -10,7 +10,9 @@
 //       const float* B, float* C, int64_t M, int64_t N, void* stream);
 // Tensor parameters become pointers to their element type (const when the
 // kernel never writes them); every dynamic shape symbol is an int64_t after
-// them; scalar parameters keep their position among the tensors. The
+// them; scalar parameters keep their position among the tensors. Every name
+// is spelled through backend::cName (compiler/backends/c_names.h): `int`
+// becomes `tlc_int`, and the comment above the function shows both. The
 // function builds the dense row-major tensor descriptions from the symbols
 // and calls tlcLaunch, which checks them (null, alignment) and launches.
 // With an embedded module the header also declares
@@ -25,12 +27,13 @@
 namespace tlc::driver {
 
 struct HeaderOptions {
-  // C identifier naming the module: `<moduleName>_module()` and the include
-  // guard. Sanitized (non-identifier characters become '_').
+  // Names the module: `<moduleName>_module()` and the include guard, spelled
+  // by backend::cIdentifierFromFileName (`my-kernels` -> `my_kernels`).
   std::string moduleName = "tlc_kernels";
   // Declare `<moduleName>_module()` (defined by generateEmbedSource).
   bool embedded = false;
-  // Prefix of every launch function (`<prefix><kernel>_launch`).
+  // Prefix of every launch function (`<prefix>_<kernel>_launch`), spelled
+  // like moduleName.
   std::string functionPrefix;
   // A comment line naming what the header was generated from.
   std::string sourceName;
@@ -48,9 +51,6 @@ struct EmbedOptions {
 // empty for a CPU shared object, which carries its own metadata.
 std::string generateEmbedSource(const std::string& binary, const std::string& metadataJson,
                                 const EmbedOptions& options);
-
-// The C identifier a name sanitizes to.
-std::string cIdentifier(const std::string& name);
 
 // What `tlc build` calls after writing the binary at `binaryPath`: writes the
 // header (when `headerPath` is not empty) and the embed source (when

@@ -226,6 +226,9 @@ class IRParser {
     Token name = take();
     if (name.kind != TokKind::Ident && name.kind != TokKind::String)
       fail(DiagKind::IrSyntaxError, name.loc, "expected a function name after `@`, found " + describe(name));
+    if (name.text.find('\0') != std::string::npos)
+      fail(DiagKind::IrInvalidCharacter, name.loc,
+           "a function name cannot contain a NUL character: the runtime looks kernels up by C string");
     f->name = name.text;
     if (acceptPunct("[")) {
       do {

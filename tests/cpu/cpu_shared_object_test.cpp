@@ -37,7 +37,7 @@ TEST_CASE("the gemm example builds into a .so that dlopen loads and runs") {
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO(dlerror());
   REQUIRE(lib != nullptr);
-  auto fn = reinterpret_cast<cpu::CpuKernelFn>(dlsym(lib, "tlc_gemm"));
+  auto fn = reinterpret_cast<cpu::CpuKernelFn>(dlsym(lib, cpu::cpuKernelSymbol("gemm").c_str()));
   REQUIRE(reinterpret_cast<void*>(fn) != nullptr);
 
   const ir::PrimFunc& func = *c.module->funcs[0];
@@ -63,7 +63,7 @@ TEST_CASE("a kernel with dynamic dimensions takes them through shape_vars") {
   REQUIRE(driver::buildForCpu(*c.module, so, {}, *c.diags) == 0);
   void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   REQUIRE(lib != nullptr);
-  auto fn = reinterpret_cast<cpu::CpuKernelFn>(dlsym(lib, "tlc_elementwise_add"));
+  auto fn = reinterpret_cast<cpu::CpuKernelFn>(dlsym(lib, cpu::cpuKernelSymbol("elementwise_add").c_str()));
   REQUIRE(reinterpret_cast<void*>(fn) != nullptr);
   // Plain arrays, as a C host would pass them.
   const int64_t M = 45, N = 70;

@@ -25,3 +25,16 @@ TEST_CASE("a swizzled gemm grid covers every block once") {
     CHECK(rc == 0);
   }
 }
+
+TEST_CASE("swizzle panels far taller than the grid neither divide by zero nor write out of bounds") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/swizzle_panels.tl", sm, diags);
+  for (const char* func : {"panel_2_30", "panel_int32_max", "panel_int64_max", "panel_3"}) {
+    CAPTURE(func);
+    std::string log;
+    int rc = test::runEmulatedCheck(module, diags, {}, 1, &log, func);
+    INFO(log);
+    CHECK(rc == 0);
+  }
+}

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "compiler/backends/c_names.h"
 #include "compiler/backends/cpu/llvm_codegen.h"
 #include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/backends/cpu/target.h"
@@ -32,7 +33,7 @@
 
 namespace tlc::cpu {
 
-std::string cpuKernelSymbol(const std::string& funcName) { return "tlc_" + funcName; }
+std::string cpuKernelSymbol(const std::string& funcName) { return "tlc_kernel_" + backend::cName(funcName); }
 
 namespace {
 

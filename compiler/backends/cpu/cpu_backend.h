@@ -32,7 +32,10 @@ struct CpuOptions {
 
 using CpuKernelFn = void (*)(void* const* args, const int64_t* shapeVars);
 
-// The exported symbol of a kernel.
+// The exported symbol of a kernel: `tlc_kernel_` and the C spelling of its
+// name (backend::cName), so no kernel name meets the runtime's `tlc_cpu_*`
+// functions or `tlc_module_metadata`; a kernel's internal functions add
+// `.blocks<N>` (no C spelling contains a dot).
 std::string cpuKernelSymbol(const std::string& funcName);
 
 // Kernels compiled into this process with ORC LLJIT.

@@ -394,8 +394,8 @@ class StmtEmitter : public ExprEmitter {
     // The block function: void(ptr ctx, i64 begin, i64 end).
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     auto* blockFn = llvm::Function::Create(fty, llvm::Function::InternalLinkage,
-                                           kernelPrefix_ + "_blocks" + std::to_string(kernelCount_++), &mod_);
-    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + "_k", *writeOnly_);
+                                           kernelPrefix_ + ".blocks" + std::to_string(kernelCount_++), &mod_);
+    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + ".k", *writeOnly_);
     inner.kernelCount_ = kernelCount_ * 100;
     llvm::IRBuilder<>& ib = inner.b_;
     llvm::Value* ctxArg = blockFn->getArg(0);

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_layout_inference.h"
 
@@ -94,7 +95,7 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
     for (auto& [v, e] : launch.hostLets) launch.args.push_back({KernelArg::Kind::HostLet, -1, v, v->dtype});
     for (size_t k = 0; k < kernels.size(); ++k) {
       KernelLaunch kl;
-      kl.name = f->name + "_kernel" + std::to_string(k);
+      kl.name = backend::cName(f->name) + "_kernel" + std::to_string(k);
       kl.grid = kernels[k]->grid;
       kl.threads = kernels[k]->threads;
       KernelEmitter emitter(*f, *kernels[k], options, diags, kl.name, launch.args);

@@ -3,8 +3,12 @@
 // Parallel loops), Parallel loop partitioning and software pipelining.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "compiler/passes/simplify.h"
 
+#include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
 
@@ -18,6 +22,13 @@ KernelEmitter::KernelEmitter(const PrimFunc& func, const KernelStmt& kernel, con
                              DiagnosticEngine& diags, std::string name, const std::vector<KernelArg>& args)
     : func_(func), kernel_(kernel), options_(options), diags_(diags), name_(std::move(name)), args_(args) {
   threads_ = kernel.threads;
+  // Identifiers the CUDA emitter writes as they are, in scopes where it also
+  // writes variables' names (loop counters around register accesses, the
+  // block rasterization, helpers called unqualified): variables named so get
+  // another spelling.
+  for (const char* n : {"tid", "tlc_smem", "tlc_block", "tlc_rows", "tlc_group_blocks", "tlc_group", "tlc_in_group",
+                        "tlc_first_row", "tlc_group_rows", "r", "ri", "c", "in_v", "out_v", "min", "max"})
+    reserveName(n);
   tid_ = makeVar("tid");
   bindName(tid_.get(), "tid");
   markNonNegative(tid_);
@@ -153,7 +164,7 @@ void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
 // Where a fragment lives and why, as a comment for readers of the generated code.
 std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferInfo& info) const {
   static const char* roles[] = {"tile", "row vector", "column vector"};
-  std::string s = "`" + b->name + "`: ";
+  std::string s = "`" + backend::cCommentText(b->name) + "`: ";
   if (info.fragment) return s + "registers, mma accumulator layout";
   if (info.tile) {
     const RowGroupLayout& l = info.tile->layout;
@@ -623,13 +634,18 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   if (kernel_.swizzle > 0 && kernel_.blockVars.size() == 2) {
     // Block rasterization: the launch order walks groups of `swizzle` grid
     // rows, column by column within a group (the last group may be shorter).
-    std::string G = std::to_string(kernel_.swizzle);
-    line("const int tlc_block = blockIdx.y * gridDim.x + blockIdx.x;");
-    line("const int tlc_group_blocks = " + G + " * gridDim.x;");
-    line("const int tlc_first_row = tlc_block / tlc_group_blocks * " + G + ";");
-    line("const int tlc_group_rows = min((int)gridDim.y - tlc_first_row, " + G + ");");
-    line("const int " + varName(kernel_.blockVars[1]) + " = tlc_first_row + tlc_block % tlc_group_blocks % tlc_group_rows;");
-    line("const int " + varName(kernel_.blockVars[0]) + " = tlc_block % tlc_group_blocks / tlc_group_rows;");
+    // A panel taller than the grid is one group of all its rows; block
+    // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
+    std::string panel = std::to_string(std::min<int64_t>(kernel_.swizzle, UINT32_MAX)) + "u";
+    line("const unsigned tlc_rows = min(gridDim.y, " + panel + ");");
+    line("const unsigned long long tlc_block = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x;");
+    line("const unsigned long long tlc_group_blocks = (unsigned long long)tlc_rows * gridDim.x;");
+    line("const unsigned long long tlc_group = tlc_block / tlc_group_blocks;");
+    line("const unsigned long long tlc_in_group = tlc_block - tlc_group * tlc_group_blocks;");
+    line("const unsigned tlc_first_row = (unsigned)(tlc_group * tlc_rows);");
+    line("const unsigned tlc_group_rows = min(gridDim.y - tlc_first_row, tlc_rows);");
+    line("const int " + varName(kernel_.blockVars[1]) + " = (int)(tlc_first_row + tlc_in_group % tlc_group_rows);");
+    line("const int " + varName(kernel_.blockVars[0]) + " = (int)(tlc_in_group / tlc_group_rows);");
   } else {
     for (size_t d = 0; d < kernel_.blockVars.size(); ++d)
       line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +

@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/backends/c_names.h"
+
 namespace tlc::cuda_emu {
 
 namespace {
@@ -86,7 +88,7 @@ HostSource toHostSource(const std::string& cuda, const std::string& sourceName) 
   static const std::regex align(R"(__align__\s*\(\s*\w+\s*\)|alignas\s*\(\s*\w+\s*\)|__attribute__\s*\(\(\s*aligned\s*\(\s*\w+\s*\)\s*\)\))");
   // Lines of the CUDA source keep their numbers (and the emitter's own #line
   // directives, if any, map them further to the .tl file).
-  std::string text = "#line 1 \"" + sourceName + "\"\n";
+  std::string text = backend::lineDirective(1, sourceName) + "\n";
   auto begin = std::sregex_iterator(cuda.begin(), cuda.end(), ext);
   size_t last = 0;
   for (auto it = begin; it != std::sregex_iterator(); ++it) {

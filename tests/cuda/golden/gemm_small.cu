@@ -4,12 +4,15 @@
 extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __restrict__ A, __half* __restrict__ B, float* __restrict__ C, int M, int K, int N) {
   extern __shared__ __align__(128) unsigned char tlc_smem[];
   const int tid = threadIdx.x;
-  const int tlc_block = blockIdx.y * gridDim.x + blockIdx.x;
-  const int tlc_group_blocks = 4 * gridDim.x;
-  const int tlc_first_row = tlc_block / tlc_group_blocks * 4;
-  const int tlc_group_rows = min((int)gridDim.y - tlc_first_row, 4);
-  const int by = tlc_first_row + tlc_block % tlc_group_blocks % tlc_group_rows;
-  const int bx = tlc_block % tlc_group_blocks / tlc_group_rows;
+  const unsigned tlc_rows = min(gridDim.y, 4u);
+  const unsigned long long tlc_block = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x;
+  const unsigned long long tlc_group_blocks = (unsigned long long)tlc_rows * gridDim.x;
+  const unsigned long long tlc_group = tlc_block / tlc_group_blocks;
+  const unsigned long long tlc_in_group = tlc_block - tlc_group * tlc_group_blocks;
+  const unsigned tlc_first_row = (unsigned)(tlc_group * tlc_rows);
+  const unsigned tlc_group_rows = min(gridDim.y - tlc_first_row, tlc_rows);
+  const int by = (int)(tlc_first_row + tlc_in_group % tlc_group_rows);
+  const int bx = (int)(tlc_in_group / tlc_group_rows);
   __half* A_s = reinterpret_cast<__half*>(tlc_smem + 0);
   __half* B_s = reinterpret_cast<__half*>(tlc_smem + 4096);
   // `C_f`: registers, mma accumulator layout
@@ -82,7 +85,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       tlc::cp_async_commit();
     }
     int stage_of_iter = 1;
-    const int u_lane = tid % 32;
+    const int lane = tid % 32;
     const int warp_m = (tid / 32) / 1;
     const int warp_n = (tid / 32) % 1;
     unsigned a_frag[2][2][4];
@@ -91,13 +94,13 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
     __syncthreads();
     if (0 < n_iter) {
       const int stage = 0;
-      tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage * 1024))]);
-      tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage * 1024))]);
+      tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage * 1024))]);
+      tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage * 1024))]);
       unsigned b4[4];
-      tlc::ldmatrix_x4_trans(b4, &B_s[((((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) * 32) + (((((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ ((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
+      tlc::ldmatrix_x4_trans(b4, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
       b_frag[0][0][0] = b4[0]; b_frag[0][0][1] = b4[1]; b_frag[0][1][0] = b4[2]; b_frag[0][1][1] = b4[3];
       unsigned b4_1[4];
-      tlc::ldmatrix_x4_trans(b4_1, &B_s[((((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ ((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
+      tlc::ldmatrix_x4_trans(b4_1, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
       b_frag[0][2][0] = b4_1[0]; b_frag[0][2][1] = b4_1[1]; b_frag[0][3][0] = b4_1[2]; b_frag[0][3][1] = b4_1[3];
     }
     for (int iter = 0; iter < n_iter; ++iter) {
@@ -159,13 +162,13 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       }
       {
         const int stage = stage_of_iter;
-        tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
-        tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + ((((16 + ((u_lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((u_lane >> 4) * 8)) & 7)) + (stage * 1024))]);
+        tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage * 1024))]);
+        tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage * 1024))]);
         unsigned b4_2[4];
-        tlc::ldmatrix_x4_trans(b4_2, &B_s[(((((16 + ((((u_lane >> 3) & 1) * 8) + (u_lane & 7))) * 32) + (((((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((u_lane >> 3) & 1) * 8) + (u_lane & 7))) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
+        tlc::ldmatrix_x4_trans(b4_2, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
         b_frag[1][0][0] = b4_2[0]; b_frag[1][0][1] = b4_2[1]; b_frag[1][1][0] = b4_2[2]; b_frag[1][1][1] = b4_2[3];
         unsigned b4_3[4];
-        tlc::ldmatrix_x4_trans(b4_3, &B_s[(((((16 + ((((u_lane >> 3) & 1) * 8) + (u_lane & 7))) * 32) + ((((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((u_lane >> 3) & 1) * 8) + (u_lane & 7))) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
+        tlc::ldmatrix_x4_trans(b4_3, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
         b_frag[1][2][0] = b4_3[0]; b_frag[1][2][1] = b4_3[1]; b_frag[1][3][0] = b4_3[2]; b_frag[1][3][1] = b4_3[3];
         tlc::mma_m16n8k16_f16(&C_f[0], a_frag[0][0], b_frag[0][0]);
         tlc::mma_m16n8k16_f16(&C_f[16], a_frag[0][1], b_frag[0][0]);
@@ -179,13 +182,13 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         __syncthreads();
         if (iter + 1 < n_iter) {
           const int stage_next = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
-          tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
-          tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (u_lane & 15)) * 32) + (((((u_lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (u_lane & 15)) >> 1) & 3)) * 8)) + (((u_lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
+          tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
+          tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
           unsigned b4_4[4];
-          tlc::ldmatrix_x4_trans(b4_4, &B_s[((((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) * 32) + (((((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ ((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
+          tlc::ldmatrix_x4_trans(b4_4, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
           b_frag[0][0][0] = b4_4[0]; b_frag[0][0][1] = b4_4[1]; b_frag[0][1][0] = b4_4[2]; b_frag[0][1][1] = b4_4[3];
           unsigned b4_5[4];
-          tlc::ldmatrix_x4_trans(b4_5, &B_s[((((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) >> 3) ^ ((((((u_lane >> 3) & 1) * 8) + (u_lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((u_lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
+          tlc::ldmatrix_x4_trans(b4_5, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
           b_frag[0][2][0] = b4_5[0]; b_frag[0][2][1] = b4_5[1]; b_frag[0][3][0] = b4_5[2]; b_frag[0][3][1] = b4_5[3];
         }
         tlc::mma_m16n8k16_f16(&C_f[0], a_frag[1][0], b_frag[1][0]);
@@ -203,13 +206,13 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
   float* C_f_stage = reinterpret_cast<float*>(tlc_smem + 0);
   __syncthreads();
   #pragma unroll
-  for (int r = 0; r < 32; r += 2) {
-    float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))))];
+  for (int r_1 = 0; r_1 < 32; r_1 += 2) {
+    float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))];
     if (tlc::aligned(pair_ptr, 8)) {
-      tlc::store_pair<float>(pair_ptr, C_f[r], C_f[r + 1]);
+      tlc::store_pair<float>(pair_ptr, C_f[r_1], C_f[r_1 + 1]);
     } else {
-      C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))))] = C_f[r];
-      C_f_stage[((((((tid >> 5) * 32) + (((r >> 2) >> 2) * 16)) + ((((r & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + ((((((tid >> 5) & 0) * 32) + (((r >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r & 3) & 1))) + 1))] = C_f[r + 1];
+      C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))] = C_f[r_1];
+      C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + ((((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))) + 1))] = C_f[r_1 + 1];
     }
   }
   __syncthreads();

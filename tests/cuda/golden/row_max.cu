@@ -8,30 +8,30 @@ extern "C" __global__ void __launch_bounds__(64) row_max_kernel0(float* __restri
   // `X_f`: registers, tile of a row-group layout (8 threads per row, runs of 4)
   float X_f[8];
   // `r`: registers, row vector of a row-group layout (8 threads per row, runs of 4)
-  float r[1];
+  float r_1[1];
   {
     if ((((bx * 8) < M) && (((bx * 8) + 7) < M)) && tlc::aligned(X, 16)) {
       #pragma unroll
-      for (int ri = 0; ri < 1; ++ri) {
+      for (int ri_1 = 0; ri_1 < 1; ++ri_1) {
         #pragma unroll
         for (int chunk = 0; chunk < 2; ++chunk) {
-          const float* run_ptr = X + ((((long long)(unsigned)(((bx * 8) + ((ri * 8) + (tid >> 3))))) * ((long long)(unsigned)(64))) + ((long long)(unsigned)((((chunk * 8) + (tid & 7)) * 4))));
+          const float* run_ptr = X + ((((long long)(unsigned)(((bx * 8) + ((ri_1 * 8) + (tid >> 3))))) * ((long long)(unsigned)(64))) + ((long long)(unsigned)((((chunk * 8) + (tid & 7)) * 4))));
           __align__(16) float run[4];
           tlc::copy_vec<float, 4>(run, run_ptr);
-          X_f[((ri * 8) + (chunk * 4))] = run[0];
-          X_f[(((ri * 8) + (chunk * 4)) + 1)] = run[1];
-          X_f[(((ri * 8) + (chunk * 4)) + 2)] = run[2];
-          X_f[(((ri * 8) + (chunk * 4)) + 3)] = run[3];
+          X_f[((ri_1 * 8) + (chunk * 4))] = run[0];
+          X_f[(((ri_1 * 8) + (chunk * 4)) + 1)] = run[1];
+          X_f[(((ri_1 * 8) + (chunk * 4)) + 2)] = run[2];
+          X_f[(((ri_1 * 8) + (chunk * 4)) + 3)] = run[3];
         }
       }
     } else {
       #pragma unroll
-      for (int ri_1 = 0; ri_1 < 1; ++ri_1) {
+      for (int ri_2 = 0; ri_2 < 1; ++ri_2) {
         #pragma unroll
         for (int chunk_1 = 0; chunk_1 < 2; ++chunk_1) {
           #pragma unroll
           for (int v = 0; v < 4; ++v) {
-            X_f[((ri_1 * 8) + ((chunk_1 * 4) + v))] = (((((bx * 8) + ((ri_1 * 8) + (tid >> 3))) < M) && (((((chunk_1 * 8) + (tid & 7)) * 4) + v) < 64)) ? X[((((long long)(unsigned)(((bx * 8) + ((ri_1 * 8) + (tid >> 3))))) * ((long long)(unsigned)(64))) + ((long long)(unsigned)(((((chunk_1 * 8) + (tid & 7)) * 4) + v))))] : tlc::cvt<float>(0));
+            X_f[((ri_2 * 8) + ((chunk_1 * 4) + v))] = (((((bx * 8) + ((ri_2 * 8) + (tid >> 3))) < M) && (((((chunk_1 * 8) + (tid & 7)) * 4) + v) < 64)) ? X[((((long long)(unsigned)(((bx * 8) + ((ri_2 * 8) + (tid >> 3))))) * ((long long)(unsigned)(64))) + ((long long)(unsigned)(((((chunk_1 * 8) + (tid & 7)) * 4) + v))))] : tlc::cvt<float>(0));
           }
         }
       }
@@ -39,21 +39,21 @@ extern "C" __global__ void __launch_bounds__(64) row_max_kernel0(float* __restri
   }
   {
     #pragma unroll
-    for (int ri_2 = 0; ri_2 < 1; ++ri_2) {
+    for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
       float acc = tlc::lowest<float>();
       #pragma unroll
       for (int c = 0; c < 8; ++c) {
-        acc = tlc::max<float>(acc, X_f[ri_2 * 8 + c]);
+        acc = tlc::max<float>(acc, X_f[ri_3 * 8 + c]);
       }
       acc = tlc::group_allreduce<8>(acc, tlc::MaxOp());
-      r[ri_2] = acc;
+      r_1[ri_3] = acc;
     }
   }
   {
     #pragma unroll
-    for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
+    for (int ri_4 = 0; ri_4 < 1; ++ri_4) {
       if (tid % 8 == 0) {
-        if ((((bx * 8) + ((ri_3 * 8) + (tid >> 3))) < M)) R[((long long)(unsigned)(((bx * 8) + ((ri_3 * 8) + (tid >> 3)))))] = r[ri_3];
+        if ((((bx * 8) + ((ri_4 * 8) + (tid >> 3))) < M)) R[((long long)(unsigned)(((bx * 8) + ((ri_4 * 8) + (tid >> 3)))))] = r_1[ri_4];
       }
     }
   }

@@ -13,30 +13,30 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
   {
     if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(X, 16)) {
       #pragma unroll
-      for (int ri = 0; ri < 1; ++ri) {
+      for (int ri_1 = 0; ri_1 < 1; ++ri_1) {
         #pragma unroll
         for (int chunk = 0; chunk < 1; ++chunk) {
-          const __half* run_ptr = X + ((((long long)(unsigned)(((by * 32) + ((ri * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk * 4) + (tid & 3)) * 8)))));
+          const __half* run_ptr = X + ((((long long)(unsigned)(((by * 32) + ((ri_1 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk * 4) + (tid & 3)) * 8)))));
           __align__(16) __half run[8];
           tlc::copy_vec<__half, 8>(run, run_ptr);
-          X_f[((ri * 8) + (chunk * 8))] = tlc::cvt<float>(run[0]);
-          X_f[(((ri * 8) + (chunk * 8)) + 1)] = tlc::cvt<float>(run[1]);
-          X_f[(((ri * 8) + (chunk * 8)) + 2)] = tlc::cvt<float>(run[2]);
-          X_f[(((ri * 8) + (chunk * 8)) + 3)] = tlc::cvt<float>(run[3]);
-          X_f[(((ri * 8) + (chunk * 8)) + 4)] = tlc::cvt<float>(run[4]);
-          X_f[(((ri * 8) + (chunk * 8)) + 5)] = tlc::cvt<float>(run[5]);
-          X_f[(((ri * 8) + (chunk * 8)) + 6)] = tlc::cvt<float>(run[6]);
-          X_f[(((ri * 8) + (chunk * 8)) + 7)] = tlc::cvt<float>(run[7]);
+          X_f[((ri_1 * 8) + (chunk * 8))] = tlc::cvt<float>(run[0]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 1)] = tlc::cvt<float>(run[1]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 2)] = tlc::cvt<float>(run[2]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 3)] = tlc::cvt<float>(run[3]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 4)] = tlc::cvt<float>(run[4]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 5)] = tlc::cvt<float>(run[5]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 6)] = tlc::cvt<float>(run[6]);
+          X_f[(((ri_1 * 8) + (chunk * 8)) + 7)] = tlc::cvt<float>(run[7]);
         }
       }
     } else {
       #pragma unroll
-      for (int ri_1 = 0; ri_1 < 1; ++ri_1) {
+      for (int ri_2 = 0; ri_2 < 1; ++ri_2) {
         #pragma unroll
         for (int chunk_1 = 0; chunk_1 < 1; ++chunk_1) {
           #pragma unroll
           for (int v = 0; v < 8; ++v) {
-            X_f[((ri_1 * 8) + ((chunk_1 * 8) + v))] = (((((by * 32) + ((ri_1 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_1 * 4) + (tid & 3)) * 8) + v)) < N)) ? tlc::cvt<float>(X[((((long long)(unsigned)(((by * 32) + ((ri_1 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_1 * 4) + (tid & 3)) * 8) + v)))))]) : tlc::cvt<float>(0));
+            X_f[((ri_2 * 8) + ((chunk_1 * 8) + v))] = (((((by * 32) + ((ri_2 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_1 * 4) + (tid & 3)) * 8) + v)) < N)) ? tlc::cvt<float>(X[((((long long)(unsigned)(((by * 32) + ((ri_2 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_1 * 4) + (tid & 3)) * 8) + v)))))]) : tlc::cvt<float>(0));
           }
         }
       }
@@ -45,30 +45,30 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
   {
     if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(Y, 16)) {
       #pragma unroll
-      for (int ri_2 = 0; ri_2 < 1; ++ri_2) {
+      for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
         #pragma unroll
         for (int chunk_2 = 0; chunk_2 < 1; ++chunk_2) {
-          const __half* run_ptr_1 = Y + ((((long long)(unsigned)(((by * 32) + ((ri_2 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk_2 * 4) + (tid & 3)) * 8)))));
+          const __half* run_ptr_1 = Y + ((((long long)(unsigned)(((by * 32) + ((ri_3 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk_2 * 4) + (tid & 3)) * 8)))));
           __align__(16) __half run_1[8];
           tlc::copy_vec<__half, 8>(run_1, run_ptr_1);
-          Y_f[((ri_2 * 8) + (chunk_2 * 8))] = tlc::cvt<float>(run_1[0]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 1)] = tlc::cvt<float>(run_1[1]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 2)] = tlc::cvt<float>(run_1[2]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 3)] = tlc::cvt<float>(run_1[3]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 4)] = tlc::cvt<float>(run_1[4]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 5)] = tlc::cvt<float>(run_1[5]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 6)] = tlc::cvt<float>(run_1[6]);
-          Y_f[(((ri_2 * 8) + (chunk_2 * 8)) + 7)] = tlc::cvt<float>(run_1[7]);
+          Y_f[((ri_3 * 8) + (chunk_2 * 8))] = tlc::cvt<float>(run_1[0]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 1)] = tlc::cvt<float>(run_1[1]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 2)] = tlc::cvt<float>(run_1[2]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 3)] = tlc::cvt<float>(run_1[3]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 4)] = tlc::cvt<float>(run_1[4]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 5)] = tlc::cvt<float>(run_1[5]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 6)] = tlc::cvt<float>(run_1[6]);
+          Y_f[(((ri_3 * 8) + (chunk_2 * 8)) + 7)] = tlc::cvt<float>(run_1[7]);
         }
       }
     } else {
       #pragma unroll
-      for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
+      for (int ri_4 = 0; ri_4 < 1; ++ri_4) {
         #pragma unroll
         for (int chunk_3 = 0; chunk_3 < 1; ++chunk_3) {
           #pragma unroll
           for (int v_1 = 0; v_1 < 8; ++v_1) {
-            Y_f[((ri_3 * 8) + ((chunk_3 * 8) + v_1))] = (((((by * 32) + ((ri_3 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_3 * 4) + (tid & 3)) * 8) + v_1)) < N)) ? tlc::cvt<float>(Y[((((long long)(unsigned)(((by * 32) + ((ri_3 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_3 * 4) + (tid & 3)) * 8) + v_1)))))]) : tlc::cvt<float>(0));
+            Y_f[((ri_4 * 8) + ((chunk_3 * 8) + v_1))] = (((((by * 32) + ((ri_4 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_3 * 4) + (tid & 3)) * 8) + v_1)) < N)) ? tlc::cvt<float>(Y[((((long long)(unsigned)(((by * 32) + ((ri_4 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_3 * 4) + (tid & 3)) * 8) + v_1)))))]) : tlc::cvt<float>(0));
           }
         }
       }
@@ -76,14 +76,14 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
   }
   {
     #pragma unroll
-    for (int ri_4 = 0; ri_4 < 1; ++ri_4) {
+    for (int ri_5 = 0; ri_5 < 1; ++ri_5) {
       #pragma unroll
       for (int chunk_4 = 0; chunk_4 < 1; ++chunk_4) {
         #pragma unroll
         for (int v_2 = 0; v_2 < 8; ++v_2) {
-          const int i = ((ri_4 * 32) + (tid >> 2));
+          const int i = ((ri_5 * 32) + (tid >> 2));
           const int j = ((((chunk_4 * 4) + (tid & 3)) * 8) + v_2);
-          X_f[((ri_4 * 8) + ((chunk_4 * 8) + v_2))] = ((X_f[((ri_4 * 8) + ((chunk_4 * 8) + v_2))] * 2.0f) + Y_f[((ri_4 * 8) + ((chunk_4 * 8) + v_2))]);
+          X_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))] = ((X_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))] * 2.0f) + Y_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))]);
         }
       }
     }
@@ -91,30 +91,30 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
   {
     if ((((((by * 32) < M) && ((bx * 32) < N)) && ((((by * 32) + 31) < M) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(Z, 16)) {
       #pragma unroll
-      for (int ri_5 = 0; ri_5 < 1; ++ri_5) {
+      for (int ri_6 = 0; ri_6 < 1; ++ri_6) {
         #pragma unroll
         for (int chunk_5 = 0; chunk_5 < 1; ++chunk_5) {
-          __half* run_ptr_2 = Z + ((((long long)(unsigned)(((by * 32) + ((ri_5 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk_5 * 4) + (tid & 3)) * 8)))));
+          __half* run_ptr_2 = Z + ((((long long)(unsigned)(((by * 32) + ((ri_6 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((chunk_5 * 4) + (tid & 3)) * 8)))));
           __align__(16) __half run_2[8];
-          run_2[0] = tlc::cvt<__half>(X_f[((ri_5 * 8) + (chunk_5 * 8))]);
-          run_2[1] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 1)]);
-          run_2[2] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 2)]);
-          run_2[3] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 3)]);
-          run_2[4] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 4)]);
-          run_2[5] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 5)]);
-          run_2[6] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 6)]);
-          run_2[7] = tlc::cvt<__half>(X_f[(((ri_5 * 8) + (chunk_5 * 8)) + 7)]);
+          run_2[0] = tlc::cvt<__half>(X_f[((ri_6 * 8) + (chunk_5 * 8))]);
+          run_2[1] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 1)]);
+          run_2[2] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 2)]);
+          run_2[3] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 3)]);
+          run_2[4] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 4)]);
+          run_2[5] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 5)]);
+          run_2[6] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 6)]);
+          run_2[7] = tlc::cvt<__half>(X_f[(((ri_6 * 8) + (chunk_5 * 8)) + 7)]);
           tlc::copy_vec<__half, 8>(run_ptr_2, run_2);
         }
       }
     } else {
       #pragma unroll
-      for (int ri_6 = 0; ri_6 < 1; ++ri_6) {
+      for (int ri_7 = 0; ri_7 < 1; ++ri_7) {
         #pragma unroll
         for (int chunk_6 = 0; chunk_6 < 1; ++chunk_6) {
           #pragma unroll
           for (int v_3 = 0; v_3 < 8; ++v_3) {
-            if (((((by * 32) + ((ri_6 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_6 * 4) + (tid & 3)) * 8) + v_3)) < N))) Z[((((long long)(unsigned)(((by * 32) + ((ri_6 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_6 * 4) + (tid & 3)) * 8) + v_3)))))] = tlc::cvt<__half>(X_f[((ri_6 * 8) + ((chunk_6 * 8) + v_3))]);
+            if (((((by * 32) + ((ri_7 * 32) + (tid >> 2))) < M) && (((bx * 32) + ((((chunk_6 * 4) + (tid & 3)) * 8) + v_3)) < N))) Z[((((long long)(unsigned)(((by * 32) + ((ri_7 * 32) + (tid >> 2))))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((((chunk_6 * 4) + (tid & 3)) * 8) + v_3)))))] = tlc::cvt<__half>(X_f[((ri_7 * 8) + ((chunk_6 * 8) + v_3))]);
           }
         }
       }
