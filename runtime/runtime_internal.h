@@ -95,6 +95,7 @@ struct tlc_module {
   // CPU
   void* dl = nullptr;
   int memfd = -1;
+  void* cpuFailure = nullptr;  // tlc_module_last_failure, when its kernels can fail
   // CUDA / HIP
   void* deviceModule = nullptr;  // CUmodule / hipModule_t
   void* deviceContext = nullptr; // the CUcontext the module was loaded in
