@@ -15,6 +15,7 @@ namespace {
 // The largest block-local storage of one kernel: each thread that runs its
 // blocks holds this much.
 constexpr int64_t kMaxBlockLocalBytes = int64_t(1) << 30;
+constexpr int64_t kSaturated = int64_t(1) << 62;  // byte counts stop growing here
 
 std::string formatBytes(int64_t bytes) {
   if (bytes >= (int64_t(1) << 30) && bytes % (int64_t(1) << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
@@ -96,13 +97,13 @@ class BlockLocalStorage : public IRMutator {
     int64_t bytes = dtypeBytes(a->buffer->dtype);
     for (const Expr& e : a->buffer->shape) {
       int64_t v = as<IntImm>(e)->value;
-      bytes = v <= 0 ? 0 : (bytes > kMaxBlockLocalBytes / v ? kMaxBlockLocalBytes + 1 : bytes * v);
+      bytes = v <= 0 ? 0 : (bytes > kSaturated / v ? kSaturated : bytes * v);
     }
     if (!largest_ || bytes > largestBytes_) {
       largest_ = a;
       largestBytes_ = bytes;
     }
-    bytes_ = std::min(bytes_ + bytes, kMaxBlockLocalBytes + 1);
+    bytes_ = std::min(bytes_ + bytes, kSaturated);
   }
 
   void checkSize(SourceLoc loc) {
@@ -113,8 +114,8 @@ class BlockLocalStorage : public IRMutator {
                                       " per block, the CPU target's limit; use smaller tiles");
     if (largest_ && largest_->buffer->loc.known())
       d.note(largest_->buffer->loc, "`" + largest_->buffer->name + "` alone needs " +
-                                        (largestBytes_ > kMaxBlockLocalBytes ? "more than " + formatBytes(kMaxBlockLocalBytes)
-                                                                             : formatBytes(largestBytes_)));
+                                        (largestBytes_ == kSaturated ? "more than " + formatBytes(kSaturated)
+                                                                     : formatBytes(largestBytes_)));
   }
 
   DiagnosticEngine& diags_;
