@@ -177,25 +177,35 @@ int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions
   // Built kernels are reused across runs through the kernel cache (TLC_CACHE=0
   // disables it), except when the user asked to see the compilation.
   bool showsCompilation = options.printAfterAll || options.timePasses || options.dumpLLVM;
-  std::unique_ptr<cpu::CpuJitModule> jit =
-      showsCompilation ? compileForCpu(module, options, diags)
-                       : compileForCpuCached(module, options, diags, KernelCache::fromEnvironment());
+  auto compile = [&](const CpuOptions& o) {
+    return showsCompilation ? compileForCpu(module, o, diags)
+                            : compileForCpuCached(module, o, diags, KernelCache::fromEnvironment());
+  };
+  std::unique_ptr<cpu::CpuJitModule> jit = compile(options);
   if (!jit) return 1;
+  // --bench times the kernel as built without --check's bounds checks.
+  std::unique_ptr<cpu::CpuJitModule> timed;
+  if (settings.bench && options.checkBounds != requested.checkBounds) {
+    timed = compile(requested);
+    if (!timed) return 1;
+  }
   return runTarget(module, settings, diags, "cpu",
                    [&](const PrimFunc& func, RunArgs& args, const RunSettings& s, DiagnosticEngine& d) {
                      cpu::CpuKernelFn fn = jit->kernel(func.name);
-                     if (!fn) {
+                     cpu::CpuKernelFn timedFn = timed ? timed->kernel(func.name) : fn;
+                     if (!fn || !timedFn) {
                        d.report(DiagKind::CpuBuildFailed, func.loc,
                                 "the compiled module has no kernel `" + func.name + "`");
                        return false;
                      }
-                     if (s.bench) {
-                       // Time on a copy so the checked results come from one clean run.
-                       RunArgs scratch = cloneArguments(args);
-                       benchmark(fn, func, scratch, s.out ? *s.out : std::cout);
-                     }
+                     // Time on a copy so the checked results come from one clean
+                     // run, and only after that run found no failure.
+                     std::optional<RunArgs> scratch;
+                     if (s.bench) scratch = cloneArguments(args);
                      callCpuKernel(fn, func, args);
-                     return !reportCpuFailure(*jit, func, d);
+                     if (reportCpuFailure(*jit, func, d)) return false;
+                     if (scratch) benchmark(timedFn, func, *scratch, s.out ? *s.out : std::cout);
+                     return true;
                    });
 }
 
