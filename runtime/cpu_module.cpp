@@ -5,6 +5,9 @@
 //   void tlc_f(void* const* args, const int64_t* shape_vars)
 // (compiler/backends/cpu/cpu_backend.h): args[i] is a tensor's data pointer
 // or a pointer to a scalar's value; shape_vars in the metadata's order.
+// A module built with bounds checks (or with block-local buffers on the heap)
+// also exports tlc_module_last_failure: a launch that failed that way
+// returns TLC_ERROR_LAUNCH with the kernel's report.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include <mutex>
 
 #include "compiler/support/module_image.h"
+#include "cpu/tlc_cpu_runtime.h"
 #include "runtime_internal.h"
 
 namespace tlc::rt {
@@ -96,6 +100,7 @@ tlc_status cpuLoad(tlc_module* m, const void* image, size_t size) {
                                               "by `tlc build --target=cpu`, or by an older tlc");
   }
   m->metadata = meta;
+  m->cpuFailure = dlsym(m->dl, "tlc_module_last_failure");
   return TLC_SUCCESS;
 }
 
@@ -126,6 +131,15 @@ tlc_status cpuLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& chec
   }
   auto fn = reinterpret_cast<CpuKernelFn>(k->cpuEntry);
   fn(ptrs.data(), checked.shapeVars.empty() ? nullptr : checked.shapeVars.data());
+  if (k->module->cpuFailure) {
+    using FailureFn = const tlc_cpu_report* (*)();
+    if (const tlc_cpu_report* r = reinterpret_cast<FailureFn>(k->module->cpuFailure)()) {
+      std::string where = r->file && r->file[0] ? std::string(r->file) + ":" + std::to_string(r->line) + ":" +
+                                                      std::to_string(r->column) + ": "
+                                                : "";
+      return fail(TLC_ERROR_LAUNCH, "kernel `" + k->info.name + "`: " + where + r->message + " (" + r->detail + ")");
+    }
+  }
   return TLC_SUCCESS;
 }
 

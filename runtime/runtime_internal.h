@@ -94,6 +94,7 @@ struct tlc_module {
   std::vector<std::unique_ptr<tlc_kernel>> kernels;
   // CPU
   void* dl = nullptr;
+  void* cpuFailure = nullptr;  // tlc_module_last_failure, when its kernels can fail
   // CUDA / HIP
   void* deviceModule = nullptr;  // CUmodule / hipModule_t
   void* deviceContext = nullptr; // the CUcontext the module was loaded in

@@ -18,6 +18,9 @@ class SharedObjectModule : public cpu::CpuJitModule {
   cpu::CpuKernelFn kernel(const std::string& funcName) override {
     return reinterpret_cast<cpu::CpuKernelFn>(dlsym(handle_, cpu::cpuKernelSymbol(funcName).c_str()));
   }
+  cpu::CpuFailureFn failureAccessor() override {
+    return reinterpret_cast<cpu::CpuFailureFn>(dlsym(handle_, cpu::kCpuFailureSymbol));
+  }
 
  private:
   void* handle_;
@@ -27,10 +30,14 @@ class SharedObjectModule : public cpu::CpuJitModule {
 
 std::string cpuCacheKey(const ir::Module& module, const cpu::CpuOptions& options) {
   CacheKeyParts parts;
-  parts.sources = {ir::printModule(module)};  // bindings and imports are resolved in the IR
+  // Bindings and imports are resolved in the IR. Bounds checks name source
+  // lines, so their modules are told apart by their locations too.
+  ir::PrintOptions print;
+  if (options.checkBounds) print.locations = options.sources;
+  parts.sources = {ir::printModule(module, print)};
   parts.target = "cpu";
   parts.options = cpu::describeTarget(options) + "|cpu=" + options.cpu + "|features=" + options.features +
-                  "|O" + std::to_string(options.optLevel) +
+                  "|O" + std::to_string(options.optLevel) + (options.checkBounds ? "|check-bounds" : "") +
                   // Entries are opened by symbol: one built with other symbol names is not a hit.
                   "|entry=" + cpu::cpuKernelSymbol("k");
   return cacheKey(parts);

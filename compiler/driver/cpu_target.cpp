@@ -10,6 +10,7 @@
 
 #include "compiler/backends/metadata.h"
 #include "compiler/driver/cpu_cache.h"
+#include "compiler/driver/exit_codes.h"
 #include "compiler/interp/float_convert.h"
 #include "compiler/interp/shape_eval.h"
 #include "compiler/ir/functor.h"
@@ -33,13 +34,17 @@ static SourceLoc moduleLoc(const Module& m) { return m.funcs.empty() ? SourceLoc
 
 // Reports a bad --cpu / --features before any work; true when the target is usable.
 static bool checkTarget(const Module& module, const CpuOptions& options, DiagnosticEngine& diags) {
-  std::string described = cpu::describeTarget(options);
-  if (described.rfind("error: ", 0) == 0) {
-    diags.report(DiagKind::CpuInvalidTarget, moduleLoc(module),
-                 described.substr(7) + "; pass a CPU name LLVM knows (e.g. `--cpu=x86-64-v3`) or omit --cpu for the host");
-    return false;
-  }
-  return true;
+  std::string problem = cpu::checkCpuOptions(options);
+  if (problem.empty()) return true;
+  diags.report(DiagKind::CpuInvalidTarget, moduleLoc(module), problem);
+  return false;
+}
+
+bool cpuOptionsUsable(const CpuOptions& options) {
+  std::string problem = cpu::checkCpuOptions(options);
+  if (problem.empty()) return true;
+  std::cerr << "tlc: error: " << problem << "\n";
+  return false;
 }
 
 std::unique_ptr<cpu::CpuJitModule> compileForCpu(const Module& module, const CpuOptions& options,
@@ -48,7 +53,9 @@ std::unique_ptr<cpu::CpuJitModule> compileForCpu(const Module& module, const Cpu
   std::optional<Module> lowered = lowerModuleForCpu(module, options, diags);
   if (!lowered) return nullptr;
   std::string error;
-  auto jit = cpu::jitCompile(*lowered, options, &error);
+  CpuOptions named = options;
+  named.sources = &diags.sources();
+  auto jit = cpu::jitCompile(*lowered, named, &error);
   if (!jit) diags.report(DiagKind::CpuBuildFailed, moduleLoc(module), "JIT compilation failed: " + error);
   return jit;
 }
@@ -98,6 +105,26 @@ void callCpuKernel(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args) {
   fn(ptrs.data(), dims.empty() ? nullptr : dims.data());
 }
 
+// The file id `path` has in `sources`, or 0.
+static uint32_t fileNamed(const SourceManager& sources, const std::string& path) {
+  if (path.empty()) return 0;
+  for (uint32_t id = 1; sources.hasFile(id); ++id)
+    if (sources.name(id) == path) return id;
+  return 0;
+}
+
+bool reportCpuFailure(cpu::CpuJitModule& jit, const PrimFunc& func, DiagnosticEngine& diags) {
+  cpu::CpuFailureFn last = jit.failureAccessor();
+  const tlc_cpu_report* r = last ? last() : nullptr;
+  if (!r) return false;
+  SourceLoc loc = func.loc;
+  if (uint32_t file = fileNamed(diags.sources(), r->file ? r->file : ""); file != 0 && r->line > 0)
+    loc = SourceLoc{file, uint32_t(r->line), uint32_t(r->column), 1};
+  DiagKind kind = r->kind == TLC_CPU_FAILURE_BOUNDS ? DiagKind::InterpOutOfBounds : DiagKind::CpuOutOfMemory;
+  diags.report(kind, loc, r->message).note(func.loc, r->detail);
+  return true;
+}
+
 std::optional<double> gemmFlops(const PrimFunc& func, const RunArgs& args) {
   interp::VarValues values;
   for (const Var& v : func.shapeVars) {
@@ -141,40 +168,56 @@ static void benchmark(cpu::CpuKernelFn fn, const PrimFunc& func, RunArgs& args, 
   os << line;
 }
 
-int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions& options, DiagnosticEngine& diags) {
+int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions& requested,
+             DiagnosticEngine& diags) {
+  if (!cpuOptionsUsable(requested)) return kExitUsage;
+  CpuOptions options = requested;
+  options.checkBounds |= settings.check;  // --check checks the backend's accesses too
+  options.sources = &diags.sources();
   // Built kernels are reused across runs through the kernel cache (TLC_CACHE=0
   // disables it), except when the user asked to see the compilation.
   bool showsCompilation = options.printAfterAll || options.timePasses || options.dumpLLVM;
-  std::unique_ptr<cpu::CpuJitModule> jit =
-      showsCompilation ? compileForCpu(module, options, diags)
-                       : compileForCpuCached(module, options, diags, KernelCache::fromEnvironment());
+  auto compile = [&](const CpuOptions& o) {
+    return showsCompilation ? compileForCpu(module, o, diags)
+                            : compileForCpuCached(module, o, diags, KernelCache::fromEnvironment());
+  };
+  std::unique_ptr<cpu::CpuJitModule> jit = compile(options);
   if (!jit) return 1;
+  // --bench times the kernel as built without --check's bounds checks.
+  std::unique_ptr<cpu::CpuJitModule> timed;
+  if (settings.bench && options.checkBounds != requested.checkBounds) {
+    timed = compile(requested);
+    if (!timed) return 1;
+  }
   return runTarget(module, settings, diags, "cpu",
                    [&](const PrimFunc& func, RunArgs& args, const RunSettings& s, DiagnosticEngine& d) {
                      cpu::CpuKernelFn fn = jit->kernel(func.name);
-                     if (!fn) {
+                     cpu::CpuKernelFn timedFn = timed ? timed->kernel(func.name) : fn;
+                     if (!fn || !timedFn) {
                        d.report(DiagKind::CpuBuildFailed, func.loc,
                                 "the compiled module has no kernel `" + func.name + "`");
                        return false;
                      }
-                     if (s.bench) {
-                       // Time on a copy so the checked results come from one clean run.
-                       RunArgs scratch = cloneArguments(args);
-                       benchmark(fn, func, scratch, s.out ? *s.out : std::cout);
-                     }
+                     // Time on a copy so the checked results come from one clean
+                     // run, and only after that run found no failure.
+                     std::optional<RunArgs> scratch;
+                     if (s.bench) scratch = cloneArguments(args);
                      callCpuKernel(fn, func, args);
+                     if (reportCpuFailure(*jit, func, d)) return false;
+                     if (scratch) benchmark(timedFn, func, *scratch, s.out ? *s.out : std::cout);
                      return true;
                    });
 }
 
 int buildForCpu(const Module& module, const std::string& outPath, const CpuOptions& options, DiagnosticEngine& diags) {
-  if (!checkTarget(module, options, diags)) return 1;
+  if (!cpuOptionsUsable(options)) return kExitUsage;
   auto start = std::chrono::steady_clock::now();
   std::optional<Module> lowered = lowerModuleForCpu(module, options, diags);
   if (!lowered) return 1;
   std::string error;
   // Kernel metadata for the host runtime, described from the module before lowering.
   CpuOptions withMetadata = options;
+  withMetadata.sources = &diags.sources();
   meta::MetadataOptions metaOptions;
   metaOptions.target = "cpu";
   metaOptions.binary = "so";

@@ -3,8 +3,9 @@
 //   tlc check FILE [-D NAME=VALUE]...
 //   tlc emit --stage=tokens|ast|tir FILE [-D ...]
 //   tlc run FILE --target=interp|cpu|cuda:sm_XX [-D ...] [--dim NAME=VALUE]... [--seed N]
-//           [--check] [--bench] [--emulate]
+//           [--check] [--bench] [--emulate] [--cpu=NAME] [--features=+F,-F] [--check-bounds]
 //   tlc build FILE --target=cpu|cuda:sm_XX -o OUT [-D ...] [--header H] [--embed C] [--depfile D]
+//           [--cpu=NAME] [--features=...] [--check-bounds]
 //   tlc --version
 //
 // Exit codes: 0 success; 1 errors in the user's program (diagnostics were

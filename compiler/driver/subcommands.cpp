@@ -37,6 +37,7 @@ struct TargetOptions {
   bool timePasses = false;
   std::string cpu;
   std::string features;
+  bool checkBounds = false;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
     cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
@@ -44,6 +45,8 @@ struct TargetOptions {
     cmd->add_flag("--time-passes", timePasses, "print the time spent in each pass (stderr)");
     cmd->add_option("--cpu", cpu, "CPU to generate code for (default: this machine's), e.g. znver4");
     cmd->add_option("--features", features, "CPU features to add or remove, e.g. +avx2,-avx512f");
+    cmd->add_flag("--check-bounds", checkBounds,
+                  "cpu: test every access against its buffer's shape (always on with run --check)");
   }
   TargetRequest request() const {
     TargetRequest r;
@@ -52,6 +55,7 @@ struct TargetOptions {
     r.timePasses = timePasses;
     r.cpu = cpu;
     r.features = features;
+    r.checkBounds = checkBounds;
     return r;
   }
 };

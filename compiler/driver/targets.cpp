@@ -37,6 +37,7 @@ CpuOptions cpuOptions(const TargetRequest& r) {
   CpuOptions o;
   o.cpu = r.cpu;
   o.features = r.features;
+  o.checkBounds = r.checkBounds;
   o.printAfterAll = r.printAfterAll;
   o.timePasses = r.timePasses;
   return o;
@@ -164,6 +165,7 @@ int emitForTarget(const ir::Module& module, const std::string& stage, const Targ
 #ifdef TLC_HAVE_CPU_TARGET
   if (stage == "llvm" || stage == "asm") {
     CpuOptions options = cpuOptions(request);
+    if (!cpuOptionsUsable(options)) return kExitUsage;
     auto lowered = lowerModuleForCpu(module, options, diags);
     if (!lowered) return kExitUserError;
     os << (stage == "llvm" ? cpu::emitLLVMText(*lowered, options, /*optimized=*/true)

@@ -25,6 +25,7 @@ struct TargetRequest {
   bool timePasses = false;
   std::string cpu;
   std::string features;
+  bool checkBounds = false;  // --check-bounds (cpu)
 };
 
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.

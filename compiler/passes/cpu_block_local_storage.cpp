@@ -12,15 +12,32 @@ using namespace ir;
 
 namespace {
 
+// The largest block-local storage of one kernel: each thread that runs its
+// blocks holds this much.
+constexpr int64_t kMaxBlockLocalBytes = int64_t(1) << 30;
+constexpr int64_t kSaturated = int64_t(1) << 62;  // byte counts stop growing here
+
+std::string formatBytes(int64_t bytes) {
+  if (bytes >= (int64_t(1) << 30) && bytes % (int64_t(1) << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (int64_t(1) << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 class BlockLocalStorage : public IRMutator {
  public:
-  Stmt run(const Stmt& body) { return hoistInto(body); }
+  explicit BlockLocalStorage(DiagnosticEngine& diags) : diags_(diags) {}
+  Stmt run(const Stmt& body, SourceLoc funcLoc) {
+    Stmt out = hoistInto(body);
+    checkSize(funcLoc);
+    return out;
+  }
 
  protected:
   Stmt mutateAlloc(const AllocStmt* node, const Stmt&) override {
     const Buffer& b = node->buffer;
     for (const Expr& e : b->shape)
       TLC_CHECK(as<IntImm>(e) != nullptr, "block-local buffer `" + b->name + "` needs a constant shape");
+    addBytes(node);
     Buffer local = b->scope == MemScope::Local ? b : makeBuffer(b->name, b->dtype, b->shape, MemScope::Local, b->loc);
     renamed_[b.get()] = local;
     hoisted_.push_back(std::make_shared<const AllocStmt>(local, node->loc));
@@ -28,7 +45,14 @@ class BlockLocalStorage : public IRMutator {
   }
 
   Stmt mutateKernel(const KernelStmt* node, const Stmt&) override {
+    int64_t outerBytes = bytes_;
+    const AllocStmt* outerLargest = largest_;
+    bytes_ = 0;
+    largest_ = nullptr;
     Stmt body = hoistInto(node->body);
+    checkSize(node->loc);
+    bytes_ = outerBytes;
+    largest_ = outerLargest;
     return std::make_shared<const KernelStmt>(node->grid, node->blockVars, node->threads, body, node->loc,
                                               node->swizzle);
   }
@@ -68,14 +92,44 @@ class BlockLocalStorage : public IRMutator {
     return it == renamed_.end() ? b : it->second;
   }
 
+  // Adds the bytes of `a` (saturating, so no shape overflows the count).
+  void addBytes(const AllocStmt* a) {
+    int64_t bytes = dtypeBytes(a->buffer->dtype);
+    for (const Expr& e : a->buffer->shape) {
+      int64_t v = as<IntImm>(e)->value;
+      bytes = v <= 0 ? 0 : (bytes > kSaturated / v ? kSaturated : bytes * v);
+    }
+    if (!largest_ || bytes > largestBytes_) {
+      largest_ = a;
+      largestBytes_ = bytes;
+    }
+    bytes_ = std::min(bytes_ + bytes, kSaturated);
+  }
+
+  void checkSize(SourceLoc loc) {
+    if (bytes_ <= kMaxBlockLocalBytes) return;
+    Diagnostic& d = diags_.report(DiagKind::CpuBlockLocalTooLarge, loc,
+                                  "the shared and fragment buffers of this kernel need more than " +
+                                      formatBytes(kMaxBlockLocalBytes) +
+                                      " per block, the CPU target's limit; use smaller tiles");
+    if (largest_ && largest_->buffer->loc.known())
+      d.note(largest_->buffer->loc, "`" + largest_->buffer->name + "` alone needs " +
+                                        (largestBytes_ == kSaturated ? "more than " + formatBytes(kSaturated)
+                                                                     : formatBytes(largestBytes_)));
+  }
+
+  DiagnosticEngine& diags_;
+  int64_t bytes_ = 0;
+  const AllocStmt* largest_ = nullptr;
+  int64_t largestBytes_ = 0;
   std::unordered_map<const BufferNode*, Buffer> renamed_;
   std::vector<Stmt> hoisted_;
 };
 
 }  // namespace
 
-Module makeBlockLocalStorage(const Module& m) {
-  return rewriteBodies(m, [](const PrimFunc& f) { return BlockLocalStorage().run(f.body); });
+Module makeBlockLocalStorage(const Module& m, passes::PassContext& ctx) {
+  return rewriteBodies(m, [&](const PrimFunc& f) { return BlockLocalStorage(ctx.diags).run(f.body, f.loc); });
 }
 
 }  // namespace tlc::cpu

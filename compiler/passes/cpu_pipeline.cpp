@@ -30,7 +30,7 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
   p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));
   p.add(wrap("cpu-map-loops", "innermost Parallel -> Vectorized, Pipelined -> Serial", mapLoopsForCpu));
-  p.add(wrap("cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage));
+  p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});
   return p;
 }
 

@@ -24,13 +24,15 @@ std::optional<ir::Module> compileTl(SourceManager& sources, DiagnosticEngine& di
   return compileSource(sources, diags, file, ds);
 }
 
-bool buildCpuModule(const std::string& tlFile, const std::vector<std::string>& defines, const std::string& outSo) {
+bool buildCpuModule(const std::string& tlFile, const std::vector<std::string>& defines, const std::string& outSo,
+                    bool checkBounds) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   auto module = compileTl(sources, diags, tlFile, defines);
   INFO(diags.renderAll());
   REQUIRE(module.has_value());
   cpu::CpuOptions options;
+  options.checkBounds = checkBounds;
   int rc = driver::buildForCpu(*module, outSo, options, diags);
   INFO(diags.renderAll());
   REQUIRE(rc == 0);

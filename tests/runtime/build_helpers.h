@@ -20,7 +20,9 @@ std::optional<ir::Module> compileTl(SourceManager& sources, DiagnosticEngine& di
                                     const std::vector<std::string>& defines);
 
 // Builds `tlFile` (relative to the source tree) with `defines` (NAME=VALUE)
-// into `outSo`; fails the current test with the diagnostics on error.
-bool buildCpuModule(const std::string& tlFile, const std::vector<std::string>& defines, const std::string& outSo);
+// into `outSo` (with bounds checks when asked); fails the current test with
+// the diagnostics on error.
+bool buildCpuModule(const std::string& tlFile, const std::vector<std::string>& defines, const std::string& outSo,
+                    bool checkBounds = false);
 
 }  // namespace tlc::test

@@ -69,7 +69,7 @@ std::unique_ptr<llvm::Module> compileToLLVM(const ir::Module& lowered, llvm::LLV
   std::unique_ptr<llvm::Module> m;
   {
     StageTimer t(options.timePasses, "llvm-codegen");
-    m = generateLLVM(lowered, ctx, target);
+    m = generateLLVM(lowered, ctx, target, CodegenOptions{options.checkBounds, options.sources});
     defineBFloatLibcalls(*m);
   }
   if (optimize) {
@@ -92,6 +92,14 @@ class LLJitModule : public CpuJitModule {
       return nullptr;
     }
     return sym->toPtr<CpuKernelFn>();
+  }
+  CpuFailureFn failureAccessor() override {
+    auto sym = jit_->lookup(kCpuFailureSymbol);
+    if (!sym) {
+      llvm::consumeError(sym.takeError());
+      return nullptr;
+    }
+    return sym->toPtr<CpuFailureFn>();
   }
 
  private:
@@ -143,6 +151,13 @@ std::unique_ptr<CpuJitModule> jitCompile(const ir::Module& lowered, const CpuOpt
   add("tlc_cpu_f32_to_f8e4m3", &tlc_cpu_f32_to_f8e4m3);
   add("tlc_cpu_f8e5m2_to_f32", &tlc_cpu_f8e5m2_to_f32);
   add("tlc_cpu_f32_to_f8e5m2", &tlc_cpu_f32_to_f8e5m2);
+  add("tlc_cpu_failure_begin", &tlc_cpu_failure_begin);
+  add("tlc_cpu_fail_bounds", &tlc_cpu_fail_bounds);
+  add("tlc_cpu_fail_memory", &tlc_cpu_fail_memory);
+  add("tlc_cpu_failure_end", &tlc_cpu_failure_end);
+  add("tlc_cpu_last_failure", &tlc_cpu_last_failure);
+  add("tlc_cpu_alloc_local", &tlc_cpu_alloc_local);
+  add("tlc_cpu_free_local", &tlc_cpu_free_local);
   if (auto err = jd.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     *error = llvm::toString(std::move(err));
     return nullptr;

@@ -8,6 +8,12 @@
 // pointer to the value of scalar parameter i (in the parameter's dtype);
 // shape_vars[j] is the value of f.shapeVars[j] (may be null when there are
 // none). The grid's blocks run on the thread pool of runtime/cpu.
+//
+// A module whose kernels can fail at run time (bounds checks, block-local
+// buffers on the heap) also exports
+//     const tlc_cpu_report* tlc_module_last_failure(void);
+// the calling thread's last kernel call's failure, or null
+// (runtime/cpu/tlc_cpu_runtime.h).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,11 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
+#include "runtime/cpu/tlc_cpu_runtime.h"
+
+namespace tlc {
+class SourceManager;
+}
 
 namespace tlc::cpu {
 
@@ -25,12 +36,19 @@ struct CpuOptions {
   bool printAfterAll = false;  // print the tile IR after every lowering pass
   bool timePasses = false;     // time the lowering passes and the LLVM stages
   bool dumpLLVM = false;       // print the optimized LLVM IR to stderr
+  // Test every load, store, atomic and gemm operand against its buffer's
+  // shape; the first access outside stops the kernel and is reported through
+  // tlc_module_last_failure. Off: the code is what it is without the option.
+  bool checkBounds = false;
+  // Names the source files in bounds-check reports (null: no file names).
+  const SourceManager* sources = nullptr;
   // Kernel metadata (compiler/backends/metadata.h); when set, buildSharedObject
   // exports it as the NUL-terminated char array `tlc_module_metadata`.
   std::string moduleMetadata;
 };
 
 using CpuKernelFn = void (*)(void* const* args, const int64_t* shapeVars);
+using CpuFailureFn = const tlc_cpu_report* (*)();
 
 // The exported symbol of a kernel: `tlc_kernel_` and the C spelling of its
 // name (backend::cName), so no kernel name meets the runtime's `tlc_cpu_*`
@@ -38,12 +56,17 @@ using CpuKernelFn = void (*)(void* const* args, const int64_t* shapeVars);
 // `.blocks<N>` (no C spelling contains a dot).
 std::string cpuKernelSymbol(const std::string& funcName);
 
+// The exported symbol of the module's failure accessor (see above).
+inline constexpr const char* kCpuFailureSymbol = "tlc_module_last_failure";
+
 // Kernels compiled into this process with ORC LLJIT.
 class CpuJitModule {
  public:
   virtual ~CpuJitModule() = default;
   // The entry point of the kernel `funcName`, or nullptr.
   virtual CpuKernelFn kernel(const std::string& funcName) = 0;
+  // The module's failure accessor, or nullptr when its kernels cannot fail.
+  virtual CpuFailureFn failureAccessor() = 0;
 };
 
 // JIT-compiles a lowered module. Returns null and sets *error on failure.
@@ -63,5 +86,11 @@ std::string emitAssembly(const ir::Module& lowered, const CpuOptions& options);
 
 // The CPU name and feature string that `options` resolve to on this host.
 std::string describeTarget(const CpuOptions& options);
+
+// "" when LLVM can generate code for options.cpu / options.features on this
+// host; else the problem, with the valid choices (an unknown CPU or feature,
+// with a close name when there is one; a 32-bit CPU, or SSE/SSE2 turned off,
+// for x86-64).
+std::string checkCpuOptions(const CpuOptions& options);
 
 }  // namespace tlc::cpu

@@ -9,6 +9,7 @@
 #include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
+#include "runtime/cpu/tlc_cpu_runtime.h"
 
 namespace tlc::cpu {
 
@@ -92,7 +93,7 @@ llvm::Value* ExprEmitter::emitExpr(const Expr& e) {
     case ExprKind::Call: return emitCall(as<Call>(e));
     case ExprKind::Load: {
       auto* l = as<Load>(e);
-      llvm::Value* ptr = emitAddress(l->buffer, l->indices);
+      llvm::Value* ptr = accessAddress(l->buffer, l->indices, TLC_CPU_ACCESS_LOAD, l->loc);
       auto* ld = b_.CreateAlignedLoad(storageType(ctx_, l->buffer->dtype), ptr, llvm::Align(dtypeBytes(l->buffer->dtype)),
                                       l->buffer->name);
       markParallelAccess(ld);

@@ -21,6 +21,7 @@
 #include "compiler/backends/cpu/streaming_stores.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
+#include "runtime/cpu/tlc_cpu_runtime.h"
 
 namespace tlc::cpu {
 
@@ -28,15 +29,78 @@ using namespace ir;
 
 namespace {
 
+// Block-local buffers up to this many bytes in all live in the frame of the
+// function that runs the blocks; the rest share one heap allocation made once
+// per call of that function (a chunk of blocks on one thread).
+constexpr int64_t kStackLocalBytes = int64_t(512) << 10;
+
+// The Allocs at the top of a kernel's (or function's) body, where
+// cpu-block-local-storage puts them all.
+void leadingAllocs(const Stmt& s, std::vector<const AllocStmt*>& out) {
+  if (!s) return;
+  if (s->kind == StmtKind::Alloc) out.push_back(as<AllocStmt>(s));
+  if (s->kind == StmtKind::Seq)
+    for (const Stmt& c : as<SeqStmt>(s)->stmts) leadingAllocs(c, out);
+}
+
+struct LocalPlan {
+  std::vector<std::pair<const AllocStmt*, int64_t>> heap;  // buffer, byte offset in the allocation
+  int64_t heapBytes = 0;
+};
+
+LocalPlan planLocals(const Stmt& body, const llvm::DataLayout& layout, llvm::LLVMContext& ctx) {
+  std::vector<const AllocStmt*> allocs;
+  leadingAllocs(body, allocs);
+  LocalPlan plan;
+  int64_t stack = 0;
+  for (const AllocStmt* a : allocs) {
+    int64_t n = 1;
+    for (const Expr& e : a->buffer->shape) {
+      int64_t v = 0;
+      TLC_CHECK(constInt(e, &v), "local buffer `" + a->buffer->name + "` needs a constant shape");
+      n *= v;
+    }
+    int64_t bytes = (std::max<int64_t>(n, 1) * int64_t(layout.getTypeAllocSize(storageType(ctx, a->buffer->dtype))) + 63) / 64 * 64;
+    if (stack + bytes <= kStackLocalBytes) {
+      stack += bytes;
+      continue;
+    }
+    plan.heap.push_back({a, plan.heapBytes});
+    plan.heapBytes += bytes;
+  }
+  return plan;
+}
+
+// Whether some part of `s` (the function itself or one of its kernels) keeps
+// block-local buffers on the heap.
+bool usesHeapLocals(const Stmt& s, const llvm::DataLayout& layout, llvm::LLVMContext& ctx) {
+  if (!s) return false;
+  switch (s->kind) {
+    case StmtKind::Seq:
+      for (const Stmt& c : as<SeqStmt>(s)->stmts)
+        if (usesHeapLocals(c, layout, ctx)) return true;
+      return false;
+    case StmtKind::Kernel: return planLocals(as<KernelStmt>(s)->body, layout, ctx).heapBytes > 0;
+    case StmtKind::For: return usesHeapLocals(as<ForStmt>(s)->body, layout, ctx);
+    case StmtKind::Let: return usesHeapLocals(as<LetStmt>(s)->body, layout, ctx);
+    case StmtKind::If:
+      return usesHeapLocals(as<IfStmt>(s)->thenBody, layout, ctx) || usesHeapLocals(as<IfStmt>(s)->elseBody, layout, ctx);
+    default: return false;
+  }
+}
+
 class StmtEmitter : public ExprEmitter {
  public:
   StmtEmitter(llvm::Module& m, const CpuTarget& target, llvm::Function* fn, const std::string& kernelPrefix,
-              const BufferSet& writeOnly)
+              const BufferSet& writeOnly, const FailureReporting& reporting)
       : ExprEmitter(m, fn),
         target_(target),
         kernelPrefix_(kernelPrefix),
         writeOnly_(&writeOnly),
-        streamingAllowed_(llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64) {}
+        // Streamed lines are written past the stores that bounds checks test.
+        streamingAllowed_(llvm::Triple(target.triple).getArch() == llvm::Triple::x86_64 && !reporting.checkBounds) {
+    reporting_ = reporting;
+  }
 
   void emit(const Stmt& s) {
     if (!s) return;
@@ -65,6 +129,7 @@ class StmtEmitter : public ExprEmitter {
  private:
   void emitAlloc(const AllocStmt* a) {
     const Buffer& buf = a->buffer;
+    if (bufs_.count(buf.get())) return;  // on the heap (allocateHeapLocals)
     int64_t n = 1;
     for (const Expr& e : buf->shape) {
       int64_t v = 0;
@@ -80,7 +145,7 @@ class StmtEmitter : public ExprEmitter {
 
   void emitStore(const StoreStmt* s) {
     llvm::Value* v = valueToStored(b_, emitExpr(s->value), s->buffer->dtype);
-    llvm::Value* ptr = emitAddress(s->buffer, s->indices);
+    llvm::Value* ptr = accessAddress(s->buffer, s->indices, TLC_CPU_ACCESS_STORE, s->loc);
     auto* st = b_.CreateAlignedStore(v, ptr, llvm::Align(dtypeBytes(s->buffer->dtype)));
     markParallelAccess(st);
   }
@@ -334,9 +399,9 @@ class StmtEmitter : public ExprEmitter {
     ops.a = a->buffer->dtype;
     ops.b = bb->buffer->dtype;
     ops.c = cc->buffer->dtype;
-    ops.A = emitAddress(a->buffer, a->indices);
-    ops.B = emitAddress(bb->buffer, bb->indices);
-    ops.C = emitAddress(cc->buffer, cc->indices);
+    ops.A = accessAddress(a->buffer, a->indices, TLC_CPU_ACCESS_GEMM, a->loc.known() ? a->loc : c->loc);
+    ops.B = accessAddress(bb->buffer, bb->indices, TLC_CPU_ACCESS_GEMM, bb->loc.known() ? bb->loc : c->loc);
+    ops.C = accessAddress(cc->buffer, cc->indices, TLC_CPU_ACCESS_GEMM, cc->loc.known() ? cc->loc : c->loc);
     ops.M = i64(c->args[3]);
     ops.N = i64(c->args[4]);
     ops.K = i64(c->args[5]);
@@ -352,7 +417,8 @@ class StmtEmitter : public ExprEmitter {
     const Load* target = addressedLoad(c->args[0]);
     DType t = target->buffer->dtype;
     TLC_CHECK(t != DType::Bool && !isFloat8(t), "atomics on bool and float8 are not supported on the CPU");
-    llvm::Value* ptr = emitAddress(target->buffer, target->indices);
+    llvm::Value* ptr = accessAddress(target->buffer, target->indices, TLC_CPU_ACCESS_ATOMIC,
+                                     target->loc.known() ? target->loc : c->loc);
     llvm::Value* v = emitExpr(c->args[1]);
     using Op = llvm::AtomicRMWInst::BinOp;
     Op op;
@@ -377,7 +443,7 @@ class StmtEmitter : public ExprEmitter {
     for (const Expr& g : k->grid) grid.push_back(i64(g));
     while (grid.size() < 3) grid.push_back(b_.getInt64(1));
 
-    size_t slots = capturedVars.size() + capturedBufs.size() + 3;
+    size_t slots = capturedVars.size() + capturedBufs.size() + 3 + (failure_ ? 1 : 0);
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     auto* ctxArr = entry.CreateAlloca(llvm::ArrayType::get(b_.getInt64Ty(), slots), nullptr, "kernel.ctx");
     auto slotPtr = [&](llvm::IRBuilder<>& bld, llvm::Value* base, size_t i) {
@@ -390,12 +456,13 @@ class StmtEmitter : public ExprEmitter {
     }
     for (auto& [buf, ptr] : capturedBufs) b_.CreateStore(ptr, slotPtr(b_, ctxArr, slot++));
     for (int d = 0; d < 3; ++d) b_.CreateStore(grid[d], slotPtr(b_, ctxArr, slot++));
+    if (failure_) b_.CreateStore(failure_, slotPtr(b_, ctxArr, slot++));
 
     // The block function: void(ptr ctx, i64 begin, i64 end).
     auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     auto* blockFn = llvm::Function::Create(fty, llvm::Function::InternalLinkage,
                                            kernelPrefix_ + ".blocks" + std::to_string(kernelCount_++), &mod_);
-    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + ".k", *writeOnly_);
+    StmtEmitter inner(mod_, target_, blockFn, kernelPrefix_ + ".k", *writeOnly_, reporting_);
     inner.kernelCount_ = kernelCount_ * 100;
     llvm::IRBuilder<>& ib = inner.b_;
     llvm::Value* ctxArg = blockFn->getArg(0);
@@ -411,17 +478,24 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* gy = ib.CreateLoad(ib.getInt64Ty(), slotPtr(ib, ctxArg, slot++), "grid.y");
     llvm::Value* gz = ib.CreateLoad(ib.getInt64Ty(), slotPtr(ib, ctxArg, slot++), "grid.z");
     (void)gz;
+    auto* exit = llvm::BasicBlock::Create(ctx_, "block.end", blockFn);
+    if (failure_) {
+      inner.failure_ = ib.CreateLoad(ib.getPtrTy(), slotPtr(ib, ctxArg, slot++), "failure");
+      inner.failureExit_ = exit;
+    }
+    for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) inner.blockVars_.push_back(k->blockVars[d].get());
+    llvm::Value* heap = inner.allocateHeapLocals(k->body);
 
     // for (blk = begin; blk < end; ++blk) { bx = blk % gx; by = blk / gx % gy; bz = blk / (gx * gy); body }
     llvm::BasicBlock* pre = ib.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "block.loop", blockFn);
     auto* body = llvm::BasicBlock::Create(ctx_, "block.body", blockFn);
-    auto* exit = llvm::BasicBlock::Create(ctx_, "block.end", blockFn);
+    exit->moveAfter(body);
     ib.CreateBr(header);
     ib.SetInsertPoint(header);
     llvm::PHINode* blk = ib.CreatePHI(ib.getInt64Ty(), 2, "blk");
     blk->addIncoming(blockFn->getArg(1), pre);
-    ib.CreateCondBr(ib.CreateICmpSLT(blk, blockFn->getArg(2)), body, exit);
+    ib.CreateCondBr(inner.andNoFailure(ib.CreateICmpSLT(blk, blockFn->getArg(2))), body, exit);
     ib.SetInsertPoint(body);
     llvm::Value* idx[3];
     idx[0] = ib.CreateURem(blk, gx);
@@ -434,7 +508,6 @@ class StmtEmitter : public ExprEmitter {
     for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) {
       const Var& v = k->blockVars[d];
       inner.vars_[v.get()] = ib.CreateIntCast(idx[d], valueType(ctx_, v->dtype), false, v->name);
-      inner.blockVars_.push_back(v.get());
       inner.nextBlockValues_.push_back(ib.CreateIntCast(nextIdx[d], valueType(ctx_, v->dtype), false, v->name + ".next"));
     }
     inner.emit(k->body);
@@ -442,6 +515,7 @@ class StmtEmitter : public ExprEmitter {
     ib.CreateBr(header);
     blk->addIncoming(next, ib.GetInsertBlock());
     ib.SetInsertPoint(exit);
+    inner.freeHeapLocals(heap);
     inner.fenceStreamedStores();
     ib.CreateRetVoid();
     kernelCount_ = inner.kernelCount_;
@@ -451,6 +525,12 @@ class StmtEmitter : public ExprEmitter {
     auto* pfTy = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty()}, false);
     llvm::FunctionCallee pf = mod_.getOrInsertFunction("tlc_cpu_parallel_for", pfTy);
     b_.CreateCall(pf, {blockFn, ctxArr, total});
+    if (failure_) {
+      // A failed kernel skips the rest of the function.
+      auto* next = llvm::BasicBlock::Create(ctx_, "kernel.ok", fn_);
+      b_.CreateCondBr(andNoFailure(b_.getTrue()), next, failureExit_);
+      b_.SetInsertPoint(next);
+    }
   }
 
   const CpuTarget& target_;
@@ -460,12 +540,41 @@ class StmtEmitter : public ExprEmitter {
   bool streamingAllowed_;
   llvm::Value* streamMinBytes_ = nullptr;
   bool streamed_ = false;
-  // In block functions: the kernel's block index variables and their values
+  // In block functions: the values of the kernel's block index variables
   // for the next block (for next_block_prefetch.h).
-  std::vector<const VarNode*> blockVars_;
   std::vector<llvm::Value*> nextBlockValues_;
+  llvm::Value* heapLocals_ = nullptr;  // the exported function's own heap locals
+
+  // Binds the buffers of `body`'s leading Allocs that planLocals puts on the
+  // heap to parts of one allocation made here; returns it (null: none).
+  llvm::Value* allocateHeapLocals(const Stmt& body) {
+    LocalPlan plan = planLocals(body, mod_.getDataLayout(), ctx_);
+    if (plan.heap.empty()) return nullptr;
+    TLC_CHECK(failure_ != nullptr, "heap block-local buffers without a failure record");
+    llvm::FunctionCallee alloc = mod_.getOrInsertFunction(
+        "tlc_cpu_alloc_local", llvm::FunctionType::get(b_.getPtrTy(), {b_.getInt64Ty()}, false));
+    llvm::Value* heap = b_.CreateCall(alloc, {b_.getInt64(plan.heapBytes)}, "locals.heap");
+    checkLocalAllocation(heap, plan.heapBytes);
+    for (auto& [a, offset] : plan.heap)
+      bufs_[a->buffer.get()] = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), heap, uint64_t(offset), a->buffer->name);
+    return heap;
+  }
+
+  void freeHeapLocals(llvm::Value* heap) {
+    if (!heap) return;
+    llvm::FunctionCallee release = mod_.getOrInsertFunction(
+        "tlc_cpu_free_local", llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false));
+    b_.CreateCall(release, {heap});
+  }
 
  public:
+  // The function's failure record, when its kernels can fail.
+  bool startFailureRecord(const PrimFunc& f) {
+    if (!reporting_.checkBounds && !usesHeapLocals(f.body, mod_.getDataLayout(), ctx_)) return false;
+    createFailureRecord();
+    failureExit_ = llvm::BasicBlock::Create(ctx_, "done", fn_);
+    return true;
+  }
   void bindParams(const PrimFunc& f) {
     llvm::Value* args = fn_->getArg(0);
     llvm::Value* dims = fn_->getArg(1);
@@ -485,8 +594,16 @@ class StmtEmitter : public ExprEmitter {
       llvm::Value* x = b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), dims, j), v->name);
       vars_[v.get()] = b_.CreateIntCast(x, valueType(ctx_, v->dtype), true);
     }
+    if (failure_) heapLocals_ = allocateHeapLocals(f.body);
   }
   void finish() {
+    if (failure_) {
+      b_.CreateBr(failureExit_);
+      failureExit_->moveAfter(b_.GetInsertBlock());
+      b_.SetInsertPoint(failureExit_);
+      freeHeapLocals(heapLocals_);
+      endFailureRecord();
+    }
     fenceStreamedStores();
     b_.CreateRetVoid();
   }
@@ -494,10 +611,12 @@ class StmtEmitter : public ExprEmitter {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVMContext& ctx, const CpuTarget& target) {
+std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVMContext& ctx, const CpuTarget& target,
+                                           const CodegenOptions& options) {
   auto m = std::make_unique<llvm::Module>("tlc", ctx);
   m->setTargetTriple(target.triple);
   m->setDataLayout(target.machine->createDataLayout());
+  bool canFail = false;
   for (const Func& f : lowered.funcs) {
     llvm::IRBuilder<> tb(ctx);
     auto* fty = llvm::FunctionType::get(tb.getVoidTy(), {tb.getPtrTy(), tb.getPtrTy()}, false);
@@ -506,10 +625,23 @@ std::unique_ptr<llvm::Module> generateLLVM(const ir::Module& lowered, llvm::LLVM
     fn->getArg(0)->setName("args");
     fn->getArg(1)->setName("shape_vars");
     BufferSet writeOnly = writeOnlyTensors(*f);
-    StmtEmitter e(*m, target, fn, sym, writeOnly);
+    FailureReporting reporting{options.checkBounds, options.sources, f->name};
+    StmtEmitter e(*m, target, fn, sym, writeOnly, reporting);
+    canFail |= e.startFailureRecord(*f);
     e.bindParams(*f);
     e.emit(f->body);
     e.finish();
+  }
+  if (canFail) {
+    // tlc_module_last_failure: the runtime's, exported (the runtime itself
+    // stays private to a built library).
+    llvm::IRBuilder<> tb(ctx);
+    auto* accessor = llvm::Function::Create(llvm::FunctionType::get(tb.getPtrTy(), false),
+                                            llvm::Function::ExternalLinkage, kCpuFailureSymbol, m.get());
+    tb.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", accessor));
+    llvm::FunctionCallee last =
+        m->getOrInsertFunction("tlc_cpu_last_failure", llvm::FunctionType::get(tb.getPtrTy(), false));
+    tb.CreateRet(tb.CreateCall(last, {}));
   }
   std::string err;
   llvm::raw_string_ostream os(err);

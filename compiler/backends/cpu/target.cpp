@@ -11,6 +11,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -63,6 +64,81 @@ static bool featureOn(const llvm::TargetMachine& tm, const std::string& features
   return sti && sti->checkFeatures("+" + name);
 }
 
+// The name in `names` closest to `name`, or "" when none is close.
+static std::string closest(const std::string& name, const std::vector<std::string>& names) {
+  std::string best;
+  unsigned bestDistance = ~0u;
+  for (const std::string& n : names) {
+    unsigned d = llvm::StringRef(n).edit_distance(name, /*AllowReplacements=*/true);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = n;
+    }
+  }
+  return bestDistance <= std::max<unsigned>(2, unsigned(name.size() / 3)) ? best : "";
+}
+
+static std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Whether a subtarget can generate code for the triple: x86-64 code needs a
+// 64-bit CPU, and SSE2 (the ABI passes floating-point values in SSE
+// registers).
+static std::string subtargetProblem(const llvm::MCSubtargetInfo& sti, const llvm::Triple& triple) {
+  if (triple.getArch() != llvm::Triple::x86_64) return "";
+  if (!sti.checkFeatures("+64bit")) return "it cannot run 64-bit x86 code";
+  if (!sti.checkFeatures("+sse2")) return "x86-64 code needs SSE and SSE2 (the ABI passes floating-point values in SSE registers)";
+  return "";
+}
+
+// An empty string when `options` name a CPU and features LLVM can generate
+// code for on this host; else what is wrong and the valid choices.
+static std::string checkOptions(const llvm::Target& target, const std::string& triple, const CpuOptions& options,
+                                bool hostCpu, const std::string& cpu, const std::string& features) {
+  llvm::Triple tt(triple);
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target.createMCSubtargetInfo(triple, "", ""));
+  if (!hostCpu) {
+    std::vector<std::string> usable;
+    for (const llvm::SubtargetSubTypeKV& kv : generic->getAllProcessorDescriptions()) {
+      std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, kv.Key, ""));
+      if (subtargetProblem(*sti, tt).empty()) usable.push_back(kv.Key);
+    }
+    if (!generic->isCPUStringValid(cpu)) {
+      std::string near = closest(cpu, usable);
+      return "unknown CPU `--cpu=" + cpu + "` for " + triple + (near.empty() ? "" : "; did you mean `" + near + "`?") +
+             " (omit --cpu for this machine's; the CPUs LLVM knows: " + joined(usable) + ")";
+    }
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, cpu, ""));
+    if (std::string problem = subtargetProblem(*sti, tt); !problem.empty())
+      return "`--cpu=" + cpu + "` cannot be used for " + triple + ": " + problem +
+             " (omit --cpu for this machine's; the CPUs that can: " + joined(usable) + ")";
+  }
+  std::vector<std::string> known;
+  for (const llvm::SubtargetFeatureKV& kv : generic->getAllProcessorFeatures()) known.push_back(kv.Key);
+  std::stringstream ss(options.features);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::string name = !item.empty() && (item[0] == '+' || item[0] == '-') ? item.substr(1) : item;
+    if (item.empty() || std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string near = closest(name, known);
+    return "unknown CPU feature `" + name + "` in `--features=" + options.features + "`" +
+           (near.empty() ? "" : "; did you mean `" + near + "`?") + " (features are +NAME or -NAME, comma-separated; " +
+           "the features LLVM knows for " + triple + ": " + joined(known) + ")";
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, cpu, features));
+  if (std::string problem = subtargetProblem(*sti, tt); !problem.empty())
+    return "`--features=" + options.features + "` leaves a CPU LLVM cannot generate code for: " + problem;
+  return "";
+}
+
+std::string checkCpuOptions(const CpuOptions& options) {
+  std::string error;
+  return createCpuTarget(options, &error) ? "" : error;
+}
+
 std::unique_ptr<CpuTarget> createCpuTarget(const CpuOptions& options, std::string* error) {
   initializeLLVMOnce();
   auto t = std::make_unique<CpuTarget>();
@@ -76,12 +152,11 @@ std::unique_ptr<CpuTarget> createCpuTarget(const CpuOptions& options, std::strin
     *error = "no LLVM target for " + t->triple + ": " + err;
     return nullptr;
   }
-  if (!hostCpu) {
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(t->triple, "", ""));
-    if (!sti->isCPUStringValid(t->cpu)) {
-      *error = "unknown CPU `" + t->cpu + "` for " + t->triple;
-      return nullptr;
-    }
+  // LLVM aborts the process on a subtarget it cannot generate code for.
+  if (std::string problem = checkOptions(*target, t->triple, options, hostCpu, t->cpu, t->features);
+      !problem.empty()) {
+    *error = problem;
+    return nullptr;
   }
   llvm::TargetOptions to;
   to.AllowFPOpFusion = llvm::FPOpFusion::Fast;  // fused multiply-add, as GPUs do
