@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "compiler/driver/compile.h"
 #include "compiler/driver/exit_codes.h"
 #include "compiler/driver/subcommands.h"
 #include "compiler/support/diagnostics.h"
+#include "compiler/support/suggest.h"
 #include "runtime/include/tlc/runtime.h"
 
 using namespace tlc;
@@ -33,6 +35,17 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Subcommand>> commands = makeSubcommands();
   for (auto& c : commands) c->attach(app);
 
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      std::cerr << "tlc: error: unknown command `" << argv[1] << "`" << didYouMean(argv[1], names)
+                << "\n  the commands are: " << list << " (tlc --help describes them)\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -74,6 +74,13 @@ TEST_CASE("the help lists every target") {
 #endif
 }
 
+TEST_CASE("an unknown command suggests the closest") {
+  Result r = tlc("chek " + example("elementwise_add/add.tl"));
+  CHECK(r.code == 2);
+  CHECK(r.out.find("unknown command `chek`; did you mean `check`?") != std::string::npos);
+  CHECK(r.out.find("the commands are: check, emit, run, build") != std::string::npos);
+}
+
 TEST_CASE("an unknown --stage suggests the closest") {
   Result r = tlc("emit --stage=tirr " + example("elementwise_add/add.tl"));
   CHECK(r.code == 2);

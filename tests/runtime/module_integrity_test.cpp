@@ -125,3 +125,31 @@ TEST_CASE("readRegularFile reads files and refuses directories, devices and over
   CHECK(why.find("character device") != std::string::npos);
   CHECK(tlc::readRegularFile((dir / "none").string(), &out, &why) == tlc::ReadStatus::CannotOpen);
 }
+
+TEST_CASE("modules loaded one after another are each their own library") {
+  std::string add = (scratchDir("module-sequence") / "add.so").string();
+  REQUIRE(buildCpuModule("examples/elementwise_add/add.tl", {"dtype=float32"}, add));
+  // Unloading frees the first module's in-memory file number for reuse: the
+  // second load must still get its own library, not the first one again.
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [path, kernel] : {std::pair<std::string, std::string>{scaleModule(), "scale"},
+                                       std::pair<std::string, std::string>{add, "elementwise_add"}}) {
+      INFO(path);
+      tlc_module* m = nullptr;
+      REQUIRE(tlcLoadModule(path.c_str(), &m) == TLC_SUCCESS);
+      tlc_kernel* k = nullptr;
+      CHECK(tlcGetKernel(m, kernel.c_str(), &k) == TLC_SUCCESS);
+      CHECK(tlcModuleNumKernels(m) == 1);
+      tlcUnloadModule(m);
+    }
+  }
+  // The same bytes loaded twice at once share one library and both work.
+  tlc_module *a = nullptr, *b = nullptr;
+  REQUIRE(tlcLoadModule(add.c_str(), &a) == TLC_SUCCESS);
+  REQUIRE(tlcLoadModule(add.c_str(), &b) == TLC_SUCCESS);
+  tlc_kernel* k = nullptr;
+  CHECK(tlcGetKernel(b, "elementwise_add", &k) == TLC_SUCCESS);
+  tlcUnloadModule(a);
+  CHECK(tlcGetKernel(b, "elementwise_add", &k) == TLC_SUCCESS);
+  tlcUnloadModule(b);
+}
