@@ -129,3 +129,10 @@ TEST_CASE("--cpu and --features that LLVM cannot generate code for are command-l
   CHECK(contains(typo.out, "did you mean `znver"));
   CHECK(contains(typo.out, "x86-64-v3"));
 }
+
+TEST_CASE("--check-bounds with another target is a command-line error") {
+  Result r = tlc("run --target=interp --check-bounds " + add() + " --dim M=4 --dim N=4");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "tlc: error: --check-bounds is an option of --target=cpu"));
+}

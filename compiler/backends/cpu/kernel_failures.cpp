@@ -12,6 +12,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "compiler/backends/cpu/expr_codegen.h"
