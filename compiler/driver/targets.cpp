@@ -18,15 +18,6 @@ namespace {
 
 bool startsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-// --check-bounds builds checks into CPU code; the other targets check always
-// (interpreter, CUDA emulator) or not at all (CUDA).
-bool checkBoundsMisplaced(const TargetRequest& r) {
-  if (!r.checkBounds || r.target == "cpu") return false;
-  std::cerr << "tlc: error: --check-bounds is an option of --target=cpu (the interpreter and the CUDA emulator "
-               "always check bounds)\n";
-  return true;
-}
-
 int unknownTarget(const std::string& target) {
   std::cerr << "tlc: error: unknown target `" << target << "`: use one of interp";
 #ifdef TLC_HAVE_CPU_TARGET
@@ -65,6 +56,15 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
   return o;
 }
 #endif
+
+// --check-bounds builds checks into CPU code; the other targets check always
+// (interpreter, CUDA emulator) or not at all (CUDA).
+bool checkBoundsMisplaced(const TargetRequest& r) {
+  if (!r.checkBounds || r.target == "cpu") return false;
+  std::cerr << "tlc: error: --check-bounds is an option of --target=cpu (the interpreter and the CUDA emulator "
+               "always check bounds)\n";
+  return true;
+}
 
 }  // namespace
 
