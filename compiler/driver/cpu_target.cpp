@@ -119,9 +119,14 @@ bool reportCpuFailure(cpu::CpuJitModule& jit, const PrimFunc& func, DiagnosticEn
   if (!r) return false;
   SourceLoc loc = func.loc;
   if (uint32_t file = fileNamed(diags.sources(), r->file ? r->file : ""); file != 0 && r->line > 0)
-    loc = SourceLoc{file, uint32_t(r->line), uint32_t(r->column), 1};
+    loc = SourceLoc{file, uint32_t(r->line), uint32_t(r->column), uint32_t(std::max(r->length, 1))};
   DiagKind kind = r->kind == TLC_CPU_FAILURE_BOUNDS ? DiagKind::InterpOutOfBounds : DiagKind::CpuOutOfMemory;
-  diags.report(kind, loc, r->message).note(func.loc, r->detail);
+  Diagnostic& d = diags.report(kind, loc, r->message);
+  // As the interpreter reports it: where the tensor is declared, then where in the grid.
+  for (const Param& p : func.params)
+    if (p.buffer && r->buffer && p.name == r->buffer && p.buffer->loc.known())
+      d.note(p.buffer->loc, "`" + p.name + "` is declared here");
+  d.note(func.loc, r->detail);
   return true;
 }
 

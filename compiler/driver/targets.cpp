@@ -59,6 +59,15 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
 }
 #endif
 
+// --check-bounds builds checks into CPU code; the other targets check always
+// (interpreter, CUDA emulator) or not at all (CUDA).
+bool checkBoundsMisplaced(const TargetRequest& r) {
+  if (!r.checkBounds || r.target == "cpu") return false;
+  std::cerr << "tlc: error: --check-bounds is an option of --target=cpu (the interpreter and the CUDA emulator "
+               "always check bounds)\n";
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> availableTargets() {
@@ -122,6 +131,7 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
     std::cerr << "tlc: error: --emulate runs CUDA code: use it with --target=cuda:sm_XX\n";
     return kExitUsage;
   }
+  if (checkBoundsMisplaced(request)) return kExitUsage;
   if (request.target == "interp") return runWithInterpreter(module, settings, diags);
 #ifdef TLC_HAVE_CPU_TARGET
   if (request.target == "cpu") return runOnCpu(module, settings, cpuOptions(request), diags);
@@ -139,6 +149,7 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
 
 int buildForTarget(const ir::Module& module, const std::string& output, const TargetRequest& request,
                    DiagnosticEngine& diags) {
+  if (checkBoundsMisplaced(request)) return kExitUsage;
 #ifdef TLC_HAVE_CPU_TARGET
   if (request.target == "cpu") return buildForCpu(module, output, cpuOptions(request), diags);
 #endif
@@ -165,6 +176,7 @@ int emitForTarget(const ir::Module& module, const std::string& stage, const Targ
 #ifdef TLC_HAVE_CPU_TARGET
   if (stage == "llvm" || stage == "asm") {
     CpuOptions options = cpuOptions(request);
+    options.sources = &diags.sources();  // names the files of --check-bounds sites
     if (!cpuOptionsUsable(options)) return kExitUsage;
     auto lowered = lowerModuleForCpu(module, options, diags);
     if (!lowered) return kExitUserError;

@@ -45,9 +45,11 @@ void tlc_cpu_fail_bounds(tlc_cpu_failure* f, const tlc_cpu_site* site, const int
   tlc_cpu_report* r = &f->report;
   r->kind = TLC_CPU_FAILURE_BOUNDS;
   r->kernel = site->kernel;
+  r->buffer = site->buffer;
   r->file = site->file;
   r->line = site->line;
   r->column = site->column;
+  r->length = site->length;
   int32_t dim = 0;
   while (dim + 1 < site->rank && index[dim] >= 0 && index[dim] < shape[dim]) ++dim;
   snprintf(r->message, sizeof r->message, "index %lld is out of bounds for dimension %d of `%s` (size %lld)",
@@ -80,6 +82,7 @@ void tlc_cpu_fail_memory(tlc_cpu_failure* f, const char* kernel, int64_t bytes) 
   tlc_cpu_report* r = &f->report;
   r->kind = TLC_CPU_FAILURE_MEMORY;
   r->kernel = kernel;
+  r->buffer = "";
   r->file = "";
   snprintf(r->message, sizeof r->message, "cannot allocate the %lld bytes of block-local buffers that `%s` needs per thread",
            (long long)bytes, kernel);

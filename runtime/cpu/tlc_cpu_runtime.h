@@ -65,6 +65,7 @@ typedef struct tlc_cpu_site {
   int32_t column;
   int32_t rank;            /* dimensions of the buffer */
   int32_t access;          /* TLC_CPU_ACCESS_* */
+  int32_t length;          /* of the access's source span, in columns */
   const char* block_vars;  /* the kernel's block variables, comma-separated ("" outside kernels) */
 } tlc_cpu_site;
 
@@ -76,9 +77,11 @@ enum { TLC_CPU_FAILURE_NONE = 0, TLC_CPU_FAILURE_BOUNDS = 1, TLC_CPU_FAILURE_MEM
 typedef struct tlc_cpu_report {
   int32_t kind;        /* TLC_CPU_FAILURE_* */
   const char* kernel;  /* point into the module's constant data */
+  const char* buffer;  /* the buffer accessed (bounds failures) */
   const char* file;
   int32_t line;
   int32_t column;
+  int32_t length;
   char message[512];   /* "index 1000 is out of bounds for dimension 0 of `B` (size 64)" */
   char detail[512];    /* "the store's index is (1000) and `B` has shape (64); in block (bx=0)" */
 } tlc_cpu_report;

@@ -53,8 +53,11 @@ TEST_CASE("an out-of-bounds store is reported at its line with the index, the sh
   CHECK(r.diags[0].loc.line == 4);
   CHECK(r.diags[0].loc.col == 13);
   CHECK(r.diags[0].message == "index 1000 is out of bounds for dimension 0 of `B` (size 64)");
-  REQUIRE(r.diags[0].notes.size() == 1);
-  const std::string& note = r.diags[0].notes[0].message;
+  CHECK(r.diags[0].loc.len == std::string("B[i * 1000] = A[i]").size());
+  REQUIRE(r.diags[0].notes.size() == 2);
+  CHECK(r.diags[0].notes[0].message == "`B` is declared here");
+  CHECK(r.diags[0].notes[0].loc.line == 1);
+  const std::string& note = r.diags[0].notes[1].message;
   CHECK(note.find("the store's index is (1000) and `B` has shape (64); in block (bx=") == 0);
   CHECK(note.find("of the grid of `k`") != std::string::npos);
   CHECK(r.log.find("test.tl:4:13: error: index 1000 is out of bounds") != std::string::npos);
@@ -70,7 +73,7 @@ TEST_CASE("a negative index, a 2-D load and an atomic are checked too") {
   REQUIRE(neg.diags.size() == 1);
   CHECK(neg.diags[0].message.find("index -") == 0);
   CHECK(neg.diags[0].message.find("is out of bounds for dimension 0 of `A` (size 8)") != std::string::npos);
-  CHECK(neg.diags[0].notes[0].message.find("the load's index is (-") == 0);
+  CHECK(neg.diags[0].notes.back().message.find("the load's index is (-") == 0);
 
   Checked twoD = runChecked(
       "def k(A: Tensor[(4, 16), float32], B: Tensor[(4, 16), float32]):\n"
@@ -81,9 +84,9 @@ TEST_CASE("a negative index, a 2-D load and an atomic are checked too") {
   REQUIRE(twoD.diags.size() == 1);
   CHECK(twoD.diags[0].message == "index 4 is out of bounds for dimension 0 of `A` (size 4)");
   CHECK(twoD.diags[0].loc.line == 4);
-  CHECK(twoD.diags[0].notes[0].message.find("the load's index is (4, ") == 0);
-  CHECK(twoD.diags[0].notes[0].message.find("`A` has shape (4, 16); in block (bx=") != std::string::npos);
-  CHECK(twoD.diags[0].notes[0].message.find("by=2)") != std::string::npos);
+  CHECK(twoD.diags[0].notes.back().message.find("the load's index is (4, ") == 0);
+  CHECK(twoD.diags[0].notes.back().message.find("`A` has shape (4, 16); in block (bx=") != std::string::npos);
+  CHECK(twoD.diags[0].notes.back().message.find("by=2)") != std::string::npos);
 
   Checked atomic = runChecked(
       "def k(A: Tensor[(8,), float32], S: Tensor[(2,), float32]):\n"
@@ -93,7 +96,7 @@ TEST_CASE("a negative index, a 2-D load and an atomic are checked too") {
   INFO(atomic.log);
   REQUIRE(atomic.diags.size() == 1);
   CHECK(atomic.diags[0].message == "index 3 is out of bounds for dimension 0 of `S` (size 2)");
-  CHECK(atomic.diags[0].notes[0].message.find("the atomic's index is (3)") == 0);
+  CHECK(atomic.diags[0].notes.back().message.find("the atomic's index is (3)") == 0);
 }
 
 TEST_CASE("a fragment indexed past its end is reported, not written past") {
@@ -108,6 +111,7 @@ TEST_CASE("a fragment indexed past its end is reported, not written past") {
   REQUIRE(r.diags.size() == 1);
   CHECK(r.diags[0].message == "index 66 is out of bounds for dimension 0 of `F` (size 64)");
   CHECK(r.diags[0].loc.line == 5);
+  CHECK(r.diags[0].notes.size() == 1);  // a tile, not a parameter: no declaration note
 }
 
 TEST_CASE("masked edge tiles are not reported: ragged gemm, add and row sums pass the oracle with checks on") {

@@ -61,7 +61,8 @@ TEST_CASE("run --target=cpu --check-bounds stops an out-of-bounds store with a l
   CHECK(r.code == 1);
   CHECK(contains(r.out, p.string() + ":4:13: error: index 1000 is out of bounds for dimension 0 of `B` (size 64) "
                                      "[out-of-bounds-access]"));
-  CHECK(contains(r.out, "B[i * 1000] = A[i]"));
+  CHECK(contains(r.out, "B[i * 1000] = A[i]\n   |             ^~~~~~~~~~~~~~~~~~\n"));
+  CHECK(contains(r.out, ":1:39: note: `B` is declared here"));
   CHECK(contains(r.out, "note: the store's index is (1000) and `B` has shape (64); in block (bx=0) of the grid of `k`"));
 }
 
@@ -128,4 +129,11 @@ TEST_CASE("--cpu and --features that LLVM cannot generate code for are command-l
   Result typo = tlc("run " + add() + " --dim M=4 --dim N=4 --cpu=znver9");
   CHECK(contains(typo.out, "did you mean `znver"));
   CHECK(contains(typo.out, "x86-64-v3"));
+}
+
+TEST_CASE("--check-bounds with another target is a command-line error") {
+  Result r = tlc("run --target=interp --check-bounds " + add() + " --dim M=4 --dim N=4");
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(contains(r.out, "tlc: error: --check-bounds is an option of --target=cpu"));
 }

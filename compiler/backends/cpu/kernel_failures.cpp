@@ -12,6 +12,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "compiler/backends/cpu/expr_codegen.h"
@@ -40,11 +41,11 @@ llvm::Value* ExprEmitter::entryArray(llvm::Type* elem, size_t n, const char* nam
   return entry.CreateAlloca(llvm::ArrayType::get(elem, std::max<size_t>(n, 1)), nullptr, name);
 }
 
-// { ptr kernel, ptr buffer, ptr file, i32 line, i32 column, i32 rank, i32 access, ptr block_vars }
+// { ptr kernel, ptr buffer, ptr file, i32 line, i32 column, i32 rank, i32 access, i32 length, ptr block_vars }
 llvm::Constant* ExprEmitter::failureSite(const Buffer& buf, int access, SourceLoc loc) {
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i32 = b_.getInt32Ty();
-  auto* siteTy = llvm::StructType::get(ctx_, {ptr, ptr, ptr, i32, i32, i32, i32, ptr});
+  auto* siteTy = llvm::StructType::get(ctx_, {ptr, ptr, ptr, i32, i32, i32, i32, i32, ptr});
   std::string file;
   if (loc.known() && reporting_.sources && reporting_.sources->hasFile(loc.file))
     file = reporting_.sources->name(loc.file);
@@ -57,6 +58,7 @@ llvm::Constant* ExprEmitter::failureSite(const Buffer& buf, int access, SourceLo
                               b_.getInt32(loc.known() ? loc.col : 0),
                               b_.getInt32(int32_t(buf->shape.size())),
                               b_.getInt32(access),
+                              b_.getInt32(loc.known() ? loc.len : 0),
                               constantString(blockNames)};
   auto* gv = new llvm::GlobalVariable(mod_, siteTy, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
                                       llvm::ConstantStruct::get(siteTy, fields), "tlc.site." + buf->name);
