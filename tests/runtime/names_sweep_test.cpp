@@ -49,7 +49,7 @@ const std::vector<std::string> kNames = {
     "tlc_module", "tlc_floordiv_", "module", "stream", "kernel_", "status_", "args_", "A_shape_", "tid", "r",
     "r_", "ri", "c", "v", "w", "in_v", "out_v", "iter", "acc",
     // Ordinary names.
-    "main", "printf", "std", "x", "A", "M", "i", "k_kernel0"};
+    "main", "printf", "std", "x", "A", "M", "i", "k_kernel0", std::string(300, 'x')};
 
 // One function per name: the names from position `i` on take the roles.
 const char* kTemplate = R"(def @K[@D, @N=64](@P: Tensor[(@D, @N), float32], out_fixed: Tensor[(@D, @N), float32], @S: float32):
@@ -255,4 +255,25 @@ int main(void) {
                               " -ltlc_runtime -Wl,-rpath," + lib) == 0,
                   slurp(dir / "cmd.log"));
   CHECK_MESSAGE(sh(dir, "./main") == 0, slurp(dir / "cmd.log"));
+}
+
+TEST_CASE("module names from any file name give a header and an embed source that compile together") {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto m = compile(sources, diags, "one.tl", sweepSource({"k", "M", "N", "A", "s", "bx", "S", "F", "i", "t"}, 1));
+  REQUIRE(m);
+  auto dir = test::scratchDir("module-names");
+  for (std::string name : {"tlc", "tlc_embedded", "1x", "my-kernels", "int", "--", "a\"b"}) {
+    CAPTURE(name);
+    driver::HeaderOptions h;
+    h.moduleName = name;
+    h.embedded = true;
+    std::ofstream(dir / "k.h") << driver::generateHeader(*m, h);
+    driver::EmbedOptions e;
+    e.moduleName = name;
+    e.headerName = "k.h";
+    std::ofstream(dir / "k_embed.c") << driver::generateEmbedSource("\x7f" "ELF", "{\"x\": \"?\\\"\"}", e);
+    CHECK_MESSAGE(sh(dir, "cc -std=c99 -Wall -Werror -pedantic -c -I" + kRuntimeInclude + " -I. k_embed.c") == 0,
+                  slurp(dir / "cmd.log"));
+  }
 }
