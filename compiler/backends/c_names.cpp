@@ -152,9 +152,7 @@ std::string cIdentifierFromFileName(std::string_view fileName) {
     else if (!out.empty() && out.back() != '_') out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
-  if (out.empty()) return "tlc_kernels";
-  if (isDigit(out[0])) out = "tlc_" + out;
-  return out;
+  return cName(out.empty() ? "kernels" : out);
 }
 
 std::string lineDirective(int line, std::string_view fileName) {

@@ -45,9 +45,9 @@ std::string cCommentText(std::string_view text);
 
 // A readable C identifier for a file name (module names of generated
 // headers): runs of characters other than letters and digits become one `_`,
-// leading and trailing ones are dropped; `tlc_` is put in front of a result
-// that starts with a digit, and an empty result is `tlc_kernels`. Not one-to-one (`a-b`, `a_b` and
-// `a.b` give `a_b`).
+// leading and trailing ones are dropped, an empty result is `kernels`, and
+// the result is spelled by cName (`tlc.h` gives `tlc_tlc`: `tlc_module` is
+// the runtime's type). Not one-to-one (`a-b`, `a_b` and `a.b` give `a_b`).
 std::string cIdentifierFromFileName(std::string_view fileName);
 
 // `#line N "file"`: the file name with `%`, `"`, control characters and DEL

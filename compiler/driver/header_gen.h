@@ -29,7 +29,7 @@ namespace tlc::driver {
 struct HeaderOptions {
   // Names the module: `<moduleName>_module()` and the include guard, spelled
   // by backend::cIdentifierFromFileName (`my-kernels` -> `my_kernels`).
-  std::string moduleName = "tlc_kernels";
+  std::string moduleName = "kernels";
   // Declare `<moduleName>_module()` (defined by generateEmbedSource).
   bool embedded = false;
   // Prefix of every launch function (`<prefix>_<kernel>_launch`), spelled
@@ -42,7 +42,7 @@ struct HeaderOptions {
 std::string generateHeader(const ir::Module& module, const HeaderOptions& options);
 
 struct EmbedOptions {
-  std::string moduleName = "tlc_kernels";  // as in HeaderOptions
+  std::string moduleName = "kernels";  // as in HeaderOptions
   std::string headerName;                  // #included when set ("gemm.h")
 };
 

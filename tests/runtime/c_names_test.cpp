@@ -86,8 +86,10 @@ TEST_CASE("comments, #line file names and file-name identifiers") {
   CHECK(backend::cIdentifierFromFileName("my-kernels") == "my_kernels");
   CHECK(backend::cIdentifierFromFileName("gemm_cuda_sm_90") == "gemm_cuda_sm_90");
   CHECK(backend::cIdentifierFromFileName("__a..b__") == "a_b");
-  CHECK(backend::cIdentifierFromFileName("1x") == "tlc_1x");
-  CHECK(backend::cIdentifierFromFileName("--") == "tlc_kernels");
+  CHECK(backend::cIdentifierFromFileName("1x") == "tlcx1x");
+  CHECK(backend::cIdentifierFromFileName("--") == "kernels");
+  CHECK(backend::cIdentifierFromFileName("tlc") == "tlc_tlc");
+  CHECK(backend::cIdentifierFromFileName("tlc_embedded") == "tlc_tlc_embedded");
 }
 
 TEST_CASE("C string literals read back as every byte, through the C compiler") {

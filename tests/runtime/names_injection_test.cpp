@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/backends/metadata.h"
 #include "compiler/driver/cpu_target.h"
 #include "compiler/driver/header_gen.h"
 #include "compiler/ir/ir_parser.h"
@@ -64,7 +65,16 @@ TEST_CASE("a .tir function name cannot add a kernel: CPU symbols and metadata ke
   INFO(diags.renderAll());
   REQUIRE(m);
   REQUIRE(m->funcs[0]->name == kInjectedCudaName);
-  CHECK(cpu::cpuKernelSymbol(kInjectedCudaName).find_first_of(" (){}*\"") == std::string::npos);
+  // The metadata keeps the user's name and records the mangled symbol.
+  meta::MetadataOptions o;
+  o.symbolFor = cpu::cpuKernelSymbol;
+  meta::ParsedModule pm;
+  std::string err;
+  REQUIRE(meta::parseModuleMetadata(meta::moduleMetadataJson(*m, o), &pm, &err));
+  REQUIRE(pm.kernels.size() == 1);
+  CHECK(pm.kernels[0].name == kInjectedCudaName);
+  CHECK(pm.kernels[0].symbol.rfind("tlc_kernel_tlcxevil_28float_2A_20A_29", 0) == 0);
+  CHECK(pm.kernels[0].symbol.find_first_of(" (){}*\"") == std::string::npos);
   driver::RunSettings s;
   s.kernel = kInjectedCudaName;
   s.check = true;

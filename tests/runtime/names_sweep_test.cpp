@@ -49,7 +49,7 @@ const std::vector<std::string> kNames = {
     "tlc_module", "tlc_floordiv_", "module", "stream", "kernel_", "status_", "args_", "A_shape_", "tid", "r",
     "r_", "ri", "c", "v", "w", "in_v", "out_v", "iter", "acc",
     // Ordinary names.
-    "main", "printf", "std", "x", "A", "M", "i", "k_kernel0"};
+    "main", "printf", "std", "x", "A", "M", "i", "k_kernel0", std::string(300, 'x')};
 
 // One function per name: the names from position `i` on take the roles.
 const char* kTemplate = R"(def @K[@D, @N=64](@P: Tensor[(@D, @N), float32], out_fixed: Tensor[(@D, @N), float32], @S: float32):
@@ -65,11 +65,33 @@ const char* kTemplate = R"(def @K[@D, @N=64](@P: Tensor[(@D, @N), float32], out_
 )";
 const std::vector<std::string> kRoles = {"@K", "@D", "@N", "@P", "@S", "@X", "@H", "@F", "@L", "@V"};
 
-std::string instantiate(const std::vector<std::string>& names, size_t first) {
-  std::string s = kTemplate;
-  for (size_t r = 0; r < kRoles.size(); ++r) {
+// Block rasterization, a pipelined loop, a converting copy and a row
+// reduction across warps: where the CUDA emitter writes identifiers of its
+// own (loop counters, staging arrays) next to variables' names.
+const char* kRowsTemplate = R"(def rows_fixed[@M, @N](@A: Tensor[(@M, @N), float16], @C: Tensor[(@M, @N), float32], sums_fixed: Tensor[(@M,), float32]):
+    with T.Kernel(T.ceildiv(@N, 256), T.ceildiv(@M, 2), threads=128) as (@X, @Y):
+        T.use_swizzle(4)
+        @H = T.alloc_shared((2, 256), float16)
+        @S = T.alloc_shared((2, 256), float32)
+        @F = T.alloc_fragment((2, 256), float32)
+        @R = T.alloc_fragment((2,), float32)
+        T.clear(@F)
+        for @L in T.Pipelined(2, num_stages=2):
+            T.copy(@A[@Y * 2, @X * 256], @H)
+            T.copy(@H, @S)
+            T.copy(@S, @F)
+        T.reduce_sum(@F, @R, dim=1)
+        T.copy(@F, @C[@Y * 2, @X * 256])
+        T.copy(@R, sums_fixed[@Y * 2])
+)";
+const std::vector<std::string> kRowsRoles = {"@M", "@N", "@A", "@C", "@X", "@Y", "@H", "@S", "@F", "@R", "@L"};
+
+std::string instantiate(const std::vector<std::string>& names, size_t first, const char* text = kTemplate,
+                        const std::vector<std::string>& roles = kRoles) {
+  std::string s = text;
+  for (size_t r = 0; r < roles.size(); ++r) {
     const std::string& n = names[(first + r) % names.size()];
-    for (size_t at; (at = s.find(kRoles[r])) != std::string::npos;) s.replace(at, kRoles[r].size(), n);
+    for (size_t at; (at = s.find(roles[r])) != std::string::npos;) s.replace(at, roles[r].size(), n);
   }
   return s;
 }
@@ -145,6 +167,22 @@ TEST_CASE("reserved and ordinary names in every role: headers compile as C99 and
   CHECK_MESSAGE(sh(dir, "cc -std=gnu11" + flags + " use.c") == 0, slurp(dir / "cmd.log"));
 
 #ifdef TLC_TEST_HAVE_CUDA
+  // The emitter's own identifiers, and names of C and CUDA, in the roles of
+  // the second template (its kernels are rows_fixed_<i>: kernel names are
+  // swept above).
+  std::vector<std::string> internal = {"tid",  "r",     "ri",     "c",     "v",    "w",        "in_v",     "out_v",
+                                       "lane", "iter",  "acc",    "chunk", "k",    "stage",    "run",      "min",
+                                       "max",  "floorf", "tlc_smem", "threadIdx", "NULL", "xor", "int64_t", "__x"};
+  std::string rowsSource;
+  for (size_t i = 0; i < internal.size(); ++i) {
+    std::string f = instantiate(internal, i, kRowsTemplate, kRowsRoles);
+    rowsSource += f.replace(f.find("rows_fixed"), 10, "rows_fixed_" + std::to_string(i)) + "\n";
+  }
+  auto rows = compile(sources, diags, "sweep_rows.tl", rowsSource);
+  INFO(diags.renderAll());
+  REQUIRE(rows);
+  for (const ir::Func& f : rows->funcs) m->funcs.push_back(f);
+
   driver::CudaOptions options;
   options.arch = "sm_80";
   cuda::CudaModule generated;
@@ -160,7 +198,7 @@ TEST_CASE("reserved and ordinary names in every role: headers compile as C99 and
   std::set<std::string> symbols;
   for (const auto& f : generated.funcs)
     for (const auto& k : f.kernels) symbols.insert(k.name);
-  CHECK(symbols.size() == names.size());
+  CHECK(symbols.size() == names.size() + internal.size());
 #endif
 }
 
@@ -217,4 +255,25 @@ int main(void) {
                               " -ltlc_runtime -Wl,-rpath," + lib) == 0,
                   slurp(dir / "cmd.log"));
   CHECK_MESSAGE(sh(dir, "./main") == 0, slurp(dir / "cmd.log"));
+}
+
+TEST_CASE("module names from any file name give a header and an embed source that compile together") {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto m = compile(sources, diags, "one.tl", sweepSource({"k", "M", "N", "A", "s", "bx", "S", "F", "i", "t"}, 1));
+  REQUIRE(m);
+  auto dir = test::scratchDir("module-names");
+  for (std::string name : {"tlc", "tlc_embedded", "1x", "my-kernels", "int", "--", "a\"b"}) {
+    CAPTURE(name);
+    driver::HeaderOptions h;
+    h.moduleName = name;
+    h.embedded = true;
+    std::ofstream(dir / "k.h") << driver::generateHeader(*m, h);
+    driver::EmbedOptions e;
+    e.moduleName = name;
+    e.headerName = "k.h";
+    std::ofstream(dir / "k_embed.c") << driver::generateEmbedSource("\x7f" "ELF", "{\"x\": \"?\\\"\"}", e);
+    CHECK_MESSAGE(sh(dir, "cc -std=c99 -Wall -Werror -pedantic -c -I" + kRuntimeInclude + " -I. k_embed.c") == 0,
+                  slurp(dir / "cmd.log"));
+  }
 }
