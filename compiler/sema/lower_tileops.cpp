@@ -301,10 +301,13 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
 // dimension one ends before the other starts.
 static bool provablyDisjoint(const Value& a, const Value& b) {
   if (a.kind != ValueKind::Region || b.kind != ValueKind::Region) return false;
+  auto end = [](const RegionValue& r, size_t d) {
+    const ir::Expr& lo = r.mins[d];
+    return foldBinary(ir::BinaryOp::Add, lo, foldCast(lo->dtype, r.extents[d], lo->loc), lo->loc);
+  };
   for (size_t d = 0; d < a.region.mins.size(); ++d) {
-    const ir::Expr &amin = a.region.mins[d], &bmin = b.region.mins[d];
-    auto gapAB = constantDifference(bmin, foldBinary(ir::BinaryOp::Add, amin, foldCast(amin->dtype, a.region.extents[d], amin->loc), amin->loc));
-    auto gapBA = constantDifference(amin, foldBinary(ir::BinaryOp::Add, bmin, foldCast(bmin->dtype, b.region.extents[d], bmin->loc), bmin->loc));
+    auto gapAB = constantDifference(b.region.mins[d], end(a.region, d));
+    auto gapBA = constantDifference(a.region.mins[d], end(b.region, d));
     if ((gapAB && *gapAB >= 0) || (gapBA && *gapBA >= 0)) return true;
   }
   return false;

@@ -50,7 +50,8 @@ TEST_CASE("copy regions in the CUDA emulator match loops over the inputs") {
   for (const CopyRegionCase& k : copyRegionCases()) {
     CAPTURE(k.kernel);
     CAPTURE(k.dims.begin()->second);
-    runSaved(module, diags, k, "copy" + std::to_string(n++), [&](const std::string& dir) { checkCopyRegionOutputs(k, dir); });
+    runSaved(module, diags, k, "copy" + std::to_string(n++),
+             [&](const std::string& dir) { checkCopyRegionOutputs(k, dir); });
   }
 }
 
