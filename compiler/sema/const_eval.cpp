@@ -298,11 +298,40 @@ Linear linearize(const Expr& e) {
 }  // namespace
 
 Equality compareExtents(const Expr& a, const Expr& b) {
+  auto d = constantDifference(a, b);
+  if (!d) return Equality::Unknown;
+  return *d == 0 ? Equality::Equal : Equality::Different;
+}
+
+std::optional<int64_t> constantDifference(const Expr& a, const Expr& b) {
   Linear d = linearize(a);
   addScaled(d, linearize(b), -1);
   for (auto& [k, c] : d.terms)
-    if (c != 0) return Equality::Unknown;
-  return d.constant == 0 ? Equality::Equal : Equality::Different;
+    if (c != 0) return std::nullopt;
+  return d.constant;
+}
+
+bool provablyMultipleOf(const Expr& e, const Expr& m) {
+  Linear x = linearize(e), y = linearize(m);
+  std::erase_if(x.terms, [](const auto& t) { return t.second == 0; });
+  std::erase_if(y.terms, [](const auto& t) { return t.second == 0; });
+  if (x.terms.empty() && x.constant == 0) return true;
+  if (y.terms.empty()) {
+    if (y.constant == 0) return false;
+    if (x.constant % y.constant != 0) return false;
+    for (auto& [k, c] : x.terms)
+      if (c % y.constant != 0) return false;
+    return true;
+  }
+  // e = q * m for one integer q: q comes from any term of m, then every term and the constant must match.
+  const auto& [key, cm] = *y.terms.begin();
+  auto it = x.terms.find(key);
+  if (it == x.terms.end() || it->second % cm != 0) return false;
+  int64_t q = it->second / cm;
+  addScaled(x, y, -q);
+  for (auto& [k, c] : x.terms)
+    if (c != 0) return false;
+  return x.constant == 0;
 }
 
 // ---------------------------------------------------------------------------

@@ -36,6 +36,12 @@ ir::Expr foldMathCall(const std::string& callee, std::vector<ir::Expr> args, DTy
 // coefficients); Unknown when neither could be shown.
 enum class Equality { Equal, Different, Unknown };
 Equality compareExtents(const ir::Expr& a, const ir::Expr& b);
+// a - b when it is one constant for every value of the shape variables.
+std::optional<int64_t> constantDifference(const ir::Expr& a, const ir::Expr& b);
+// Whether e is q * m, for one integer q, for every value of the shape
+// variables (0 is a multiple of everything; `k * 64` of 64 and of 32;
+// `by * bm` of `bm`).
+bool provablyMultipleOf(const ir::Expr& e, const ir::Expr& m);
 
 // Source-like text of an expression or a shape, for messages: "(block_M, 32)".
 std::string formatExpr(const ir::Expr& e);

@@ -168,7 +168,10 @@ void Sema::lowerFor(const ast::Stmt& s) {
     bindName(s.names[0], vloc, Value::ofExpr(ir::makeVarRef(user, vloc), vloc));
   }
   ++loopDepth_;
+  SourceLoc outerParallel = parallelLoc_;
+  if (kind == ir::ForKind::Parallel && !parallelLoc_.known()) parallelLoc_ = iter->loc;
   lowerBlockInto(s.body);
+  parallelLoc_ = outerParallel;
   --loopDepth_;
   builder_ = saved;
   ir::Stmt stmt = body.finish(s.loc);

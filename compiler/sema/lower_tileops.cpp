@@ -1,12 +1,13 @@
 // Tile operations and allocations: T.alloc_*, T.copy, T.gemm, T.fill,
 // T.clear, T.reduce_*, T.atomic_* (T.annotate_layout: lower_layout.cpp).
 //
-// Operands are buffers or regions. `A[i, j]` names a region that starts at
-// (i, j) and takes its extents from the other operand (TileLang style: the
-// other operand's trailing dimensions line up with the last dimensions of A,
-// the leading ones get extent 1). Shapes are compared after dropping unit
-// dimensions, symbolically: extents must be provably equal.
+// Operands are buffers or regions. A point `A[i, j]` of `T.copy` names a
+// region that starts at (i, j) and takes its extents from the other operand
+// (placePoint, point_region.h); the other tile operations take whole
+// buffers or slices, and the atomics one element. Shapes are compared after
+// dropping unit dimensions, symbolically: extents must be provably equal.
 #include "compiler/sema/const_eval.h"
+#include "compiler/sema/point_region.h"
 #include "compiler/sema/sema.h"
 
 namespace tlc::sema {
@@ -119,14 +120,54 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
   return Value::ofBuffer(buf, nameLoc);
 }
 
-// Extents for a point operand from the other operand's extents: trailing
-// dimensions line up; extra leading unit extents are dropped, missing leading
-// dimensions get extent 1.
-static std::optional<std::vector<ir::Expr>> alignExtents(std::vector<ir::Expr> ext, size_t rank, SourceLoc loc) {
-  while (ext.size() > rank && isUnit(ext.front())) ext.erase(ext.begin());
-  if (ext.size() > rank) return std::nullopt;
-  while (ext.size() < rank) ext.insert(ext.begin(), ir::makeInt(1, DType::Int32, loc));
-  return ext;
+// Tile operations on more than one element run once for the whole block; a
+// `T.Parallel` body runs once per element, so they cannot be inside one.
+bool Sema::outsideParallel(const std::string& op, SourceLoc loc) {
+  if (!parallelLoc_.known()) return true;
+  report(DiagKind::ScopeViolation, loc,
+         "`" + op + "` works on whole tiles and cannot be inside a `T.Parallel` loop, whose body runs once per "
+         "element; move it out of the loop")
+      .note(parallelLoc_, "the `T.Parallel` loop starts here");
+  return false;
+}
+
+// The extents of the point `point` from the other operand's `tile`, or none
+// after an error.
+std::optional<std::vector<ir::Expr>> Sema::pointExtents(const Value& point, const std::vector<ir::Expr>& tile,
+                                                         SourceLoc loc) {
+  const ir::Buffer& buf = bufferOf(point);
+  PointPlacement p = placePoint(buf, point.region.mins, tile, loc);
+  if (p.outcome == PointPlacement::Outcome::Placed) return p.extents;
+  if (p.outcome == PointPlacement::Outcome::TooFewDims) {
+    Diagnostic& d = report(DiagKind::CopyShapeMismatch, point.loc,
+                           "the region starting at this element of " + quoted(buf->name) + " has " +
+                               std::to_string(point.region.mins.size()) +
+                               " dimensions, too few for the other operand's shape " + formatShape(tile));
+    declaredHere(d, buf);
+    return std::nullopt;
+  }
+  std::string list;
+  for (size_t i = 0; i < p.candidates.size(); ++i) {
+    if (i) list += i + 1 == p.candidates.size() && !p.moreCandidates ? " or " : ", ";
+    list += quoted(formatSlice(buf, point.region.mins, p.candidates[i]));
+  }
+  if (p.moreCandidates) list += ", ...";
+  Diagnostic& d = report(DiagKind::AmbiguousRegion, point.loc,
+                         "the region starting at this element of " + quoted(buf->name) + " is ambiguous: the shape " +
+                             formatShape(tile) + " can be placed as " + list +
+                             (p.aligned ? ", each tile-aligned" : ", none tile-aligned") + "; write the slice you mean");
+  declaredHere(d, buf);
+  return std::nullopt;
+}
+
+// The element types every target updates atomically (CUDA has no atomics on
+// 8- or 16-bit integers, none of the targets on float8 or bool).
+static bool atomicDType(DType t) {
+  switch (t) {
+    case DType::Int32: case DType::UInt32: case DType::Int64: case DType::UInt64:
+    case DType::Float16: case DType::BFloat16: case DType::Float32: case DType::Float64: return true;
+    default: return false;
+  }
 }
 
 void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
@@ -141,24 +182,16 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       Value src = evalTileArg(*args.slots[0], b.name);
       Value dst = evalTileArg(*args.slots[1], b.name);
       if (src.isError() || dst.isError()) return;
+      if (!(isPoint(src) && isPoint(dst)) && !outsideParallel(fname, loc)) return;
       std::vector<ir::Expr> se = extentsOf(src), de = extentsOf(dst);
       if (isPoint(src) && isPoint(dst)) {
         for (auto& e : se) e = ir::makeInt(1, DType::Int32, loc);
         for (auto& e : de) e = ir::makeInt(1, DType::Int32, loc);
       } else if (isPoint(src) || isPoint(dst)) {
         bool srcPoint = isPoint(src);
-        const Value& point = srcPoint ? src : dst;
-        auto aligned = alignExtents(srcPoint ? de : se, point.region.extents.size(), loc);
-        if (!aligned) {
-          Diagnostic& d = report(DiagKind::CopyShapeMismatch, point.loc,
-                                 "the region starting at this element of " + quoted(bufferOf(point)->name) + " has " +
-                                     std::to_string(point.region.extents.size()) +
-                                     " dimensions, too few for the other operand's shape " +
-                                     formatShape(srcPoint ? de : se));
-          declaredHere(d, bufferOf(point));
-          return;
-        }
-        (srcPoint ? se : de) = *aligned;
+        auto extents = pointExtents(srcPoint ? src : dst, srcPoint ? de : se, loc);
+        if (!extents) return;
+        (srcPoint ? se : de) = *extents;
       }
       if (!shapesAgree(se, de)) {
         Diagnostic& d = report(DiagKind::CopyShapeMismatch, loc,
@@ -201,7 +234,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::Fill:
     case BuiltinId::Clear: {
       Value dst = evalTileArg(*args.slots[0], b.name);
-      if (dst.isError()) return;
+      if (dst.isError() || !outsideParallel(fname, loc)) return;
       if (isPoint(dst)) {
         report(DiagKind::TypeMismatch, dst.loc,
                "`" + fname + "` fills a buffer or a slice such as `A[0:4, :]`, not a single element (assign it instead)");
@@ -246,8 +279,11 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       }
       Value v = eval(*args.slots[1]);
       if (!expectScalar(v, "the value of `" + fname + "`")) return;
-      if (buf->dtype == DType::Bool) {
-        report(DiagKind::TypeMismatch, dst.loc, "`" + fname + "` needs a numeric buffer, but " + quoted(buf->name) + " is bool");
+      if (!atomicDType(buf->dtype)) {
+        Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
+                               "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "
+                               "float64 elements, but " + quoted(buf->name) + " is " + std::string(dtypeName(buf->dtype)));
+        declaredHere(d, buf);
         return;
       }
       ir::AtomicKind k = b.id == BuiltinId::AtomicAdd   ? ir::AtomicKind::Add
@@ -261,6 +297,22 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
   }
 }
 
+// Two regions of one buffer that provably share no element: in some
+// dimension one ends before the other starts.
+static bool provablyDisjoint(const Value& a, const Value& b) {
+  if (a.kind != ValueKind::Region || b.kind != ValueKind::Region) return false;
+  auto end = [](const RegionValue& r, size_t d) {
+    const ir::Expr& lo = r.mins[d];
+    return foldBinary(ir::BinaryOp::Add, lo, foldCast(lo->dtype, r.extents[d], lo->loc), lo->loc);
+  };
+  for (size_t d = 0; d < a.region.mins.size(); ++d) {
+    auto gapAB = constantDifference(b.region.mins[d], end(a.region, d));
+    auto gapBA = constantDifference(a.region.mins[d], end(b.region, d));
+    if ((gapAB && *gapAB >= 0) || (gapBA && *gapBA >= 0)) return true;
+  }
+  return false;
+}
+
 void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args) {
   Value ops[3];
   bool ok = true;
@@ -268,7 +320,7 @@ void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs
     ops[i] = evalTileArg(*args.slots[i], "gemm");
     if (ops[i].isError()) ok = false;
   }
-  if (!ok) return;
+  if (!ok || !outsideParallel("T.gemm", call.loc)) return;
   bool tA = false, tB = false, clear = false;
   for (int k = 3; k < 6; ++k) {
     if (!args.slots[k]) continue;
@@ -322,6 +374,26 @@ void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs
     declaredHere(d, B);
     return;
   }
+  if (isFloat(A->dtype) && !isFloat(C->dtype)) {
+    Diagnostic& d = report(DiagKind::TypeMismatch, call.loc,
+                           "gemm accumulates float operands in a float C, but " + quoted(A->name) + " is " +
+                               std::string(dtypeName(A->dtype)) + " and the accumulator " + quoted(C->name) + " is " +
+                               std::string(dtypeName(C->dtype)) +
+                               "; use a float16, bfloat16, float32 or float64 accumulator (integer and bool "
+                               "operands accumulate in any C)");
+    declaredHere(d, A);
+    declaredHere(d, C);
+    return;
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (bufferOf(ops[i]) != C || provablyDisjoint(ops[i], ops[2])) continue;
+    Diagnostic& d = report(DiagKind::AliasedOperands, ops[i].loc,
+                           std::string("gemm operand ") + kRole[i] + " " + quoted(C->name) +
+                               " overlaps the accumulator C, which the gemm writes while it reads " + kRole[i] +
+                               "; copy the operand into a buffer of its own first");
+    declaredHere(d, C);
+    return;
+  }
   ir::Expr M = mats[0][tA ? 1 : 0], Ka = mats[0][tA ? 0 : 1];
   ir::Expr Kb = mats[1][tB ? 1 : 0], N = mats[1][tB ? 0 : 1];
   auto mismatch = [&](const std::string& what, const ir::Buffer& x, const std::string& xs, const ir::Expr& xv,
@@ -359,7 +431,7 @@ void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallAr
   std::string fname = std::string("T.") + b.name;
   Value src = evalTileArg(*args.slots[0], b.name);
   Value dst = evalTileArg(*args.slots[1], b.name);
-  if (src.isError() || dst.isError()) return;
+  if (src.isError() || dst.isError() || !outsideParallel(fname, call.loc)) return;
   for (const Value* v : {&src, &dst}) {
     if (isPoint(*v)) {
       report(DiagKind::TypeMismatch, v->loc, "`" + fname + "` takes buffers or slices, not a single element");

@@ -135,6 +135,8 @@ class Sema {
 
   // ---- tile operations (lower_tileops.cpp)
   void lowerTileOp(const BuiltinInfo& b, const ast::Expr& call);
+  bool outsideParallel(const std::string& op, SourceLoc loc);
+  std::optional<std::vector<ir::Expr>> pointExtents(const Value& point, const std::vector<ir::Expr>& tile, SourceLoc loc);
   void lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
@@ -173,8 +175,10 @@ class Sema {
   int64_t kernelSwizzle_ = 0;
   SourceLoc kernelSwizzleLoc_;
   int64_t kernelThreads_ = 0;
-  // Loops around the statement being lowered.
+  // Loops around the statement being lowered, and the outermost `T.Parallel`
+  // among them (unknown when none).
   int loopDepth_ = 0;
+  SourceLoc parallelLoc_;
   // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
   std::map<const ir::BufferNode*, SourceLoc> layoutAnnotations_;
   struct MacroFrame {

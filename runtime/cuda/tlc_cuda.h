@@ -24,6 +24,40 @@ template <> struct Compute<__nv_bfloat16> { typedef float type; };
 
 template <class To, class From>
 __device__ __forceinline__ To cvt(From x) { return (To)x; }
+// Float to integer: toward zero, saturated to the integer's range, NaN gives 0
+// (PTX cvt.rzi.sat; the same on every target, docs/builtins.md).
+template <class T> struct IntRange;
+#define TLC_INT_RANGE(T, LO, HI) \
+  template <> struct IntRange<T> { static constexpr T lo = LO, hi = HI; };
+TLC_INT_RANGE(i8, -128, 127)
+TLC_INT_RANGE(i16, -32768, 32767)
+TLC_INT_RANGE(i32, -2147483647 - 1, 2147483647)
+TLC_INT_RANGE(i64, -9223372036854775807ll - 1, 9223372036854775807ll)
+TLC_INT_RANGE(u8, 0, 255)
+TLC_INT_RANGE(u16, 0, 65535)
+TLC_INT_RANGE(u32, 0, 4294967295u)
+TLC_INT_RANGE(u64, 0, 18446744073709551615ull)
+#undef TLC_INT_RANGE
+template <class T, class F> __device__ __forceinline__ T sat_int(F x) {
+  if (!(x == x)) return T(0);
+  if (x <= (F)IntRange<T>::lo) return IntRange<T>::lo;
+  if (x >= (F)IntRange<T>::hi) return IntRange<T>::hi;
+  return (T)x;
+}
+#define TLC_CVT_SATURATED(T)                                                                    \
+  template <> __device__ __forceinline__ T cvt<T, float>(float x) { return sat_int<T>(x); }   \
+  template <> __device__ __forceinline__ T cvt<T, double>(double x) { return sat_int<T>(x); } \
+  template <> __device__ __forceinline__ T cvt<T, __nv_fp8_e4m3>(__nv_fp8_e4m3 x) { return sat_int<T>((float)x); } \
+  template <> __device__ __forceinline__ T cvt<T, __nv_fp8_e5m2>(__nv_fp8_e5m2 x) { return sat_int<T>((float)x); }
+TLC_CVT_SATURATED(i8)
+TLC_CVT_SATURATED(i16)
+TLC_CVT_SATURATED(i32)
+TLC_CVT_SATURATED(i64)
+TLC_CVT_SATURATED(u8)
+TLC_CVT_SATURATED(u16)
+TLC_CVT_SATURATED(u32)
+TLC_CVT_SATURATED(u64)
+#undef TLC_CVT_SATURATED
 template <> __device__ __forceinline__ __half cvt<__half, float>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __half cvt<__half, double>(double x) { return __double2half(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, float>(float x) { return __float2bfloat16_rn(x); }
@@ -39,8 +73,8 @@ template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, __nv_bfl
 #define TLC_CVT_VIA_FLOAT(T)                                                                         \
   template <> __device__ __forceinline__ __half cvt<__half, T>(T x) { return __float2half_rn((float)x); } \
   template <> __device__ __forceinline__ __nv_bfloat16 cvt<__nv_bfloat16, T>(T x) { return __float2bfloat16_rn((float)x); } \
-  template <> __device__ __forceinline__ T cvt<T, __half>(__half x) { return (T)__half2float(x); }    \
-  template <> __device__ __forceinline__ T cvt<T, __nv_bfloat16>(__nv_bfloat16 x) { return (T)__bfloat162float(x); }
+  template <> __device__ __forceinline__ T cvt<T, __half>(__half x) { return cvt<T>(__half2float(x)); }    \
+  template <> __device__ __forceinline__ T cvt<T, __nv_bfloat16>(__nv_bfloat16 x) { return cvt<T>(__bfloat162float(x)); }
 TLC_CVT_VIA_FLOAT(bool)
 TLC_CVT_VIA_FLOAT(i8)
 TLC_CVT_VIA_FLOAT(i16)
@@ -114,9 +148,10 @@ __device__ __forceinline__ double abs(double x) { return ::fabs(x); }
 __device__ __forceinline__ __half abs(__half x) { return __habs(x); }
 __device__ __forceinline__ __nv_bfloat16 abs(__nv_bfloat16 x) { return __habs(x); }
 
-// min/max: NaN-free semantics of `a < b ? a : b`, computed in the compute type.
-template <class T> __device__ __forceinline__ T min(T a, T b) { return f(b) < f(a) ? b : a; }
-template <class T> __device__ __forceinline__ T max(T a, T b) { return f(a) < f(b) ? b : a; }
+// min/max, computed in the compute type: a NaN operand gives NaN (either
+// one: `b != b` catches a NaN in b, and a NaN in a fails the comparison).
+template <class T> __device__ __forceinline__ T min(T a, T b) { return f(b) < f(a) || f(b) != f(b) ? b : a; }
+template <class T> __device__ __forceinline__ T max(T a, T b) { return f(a) < f(b) || f(b) != f(b) ? b : a; }
 #define TLC_INT_MINMAX(T)                                                          \
   template <> __device__ __forceinline__ T min<T>(T a, T b) { return b < a ? b : a; } \
   template <> __device__ __forceinline__ T max<T>(T a, T b) { return a < b ? b : a; }
