@@ -144,12 +144,13 @@ int main(int argc, char** argv) {
       failed = true;
       break;
     }
-    if (!failed) {
-      fs::remove(path, ec);
-      continue;
-    }
-    ++failures;
-    if (!keepGoing) break;
+    if (failed) ++failures;
+    else fs::remove(path, ec);
+    if (programs % 100 == 0)
+      std::cout << "tlc_difftest: " << programs << " programs so far, " << failures << " with disagreements, "
+                << static_cast<int64_t>(elapsed()) << " s\n"
+                << std::flush;
+    if (failed && !keepGoing) break;
   }
   std::string kindText;
   for (const auto& [k, n] : kinds) kindText += (kindText.empty() ? "" : ", ") + k + " " + std::to_string(n);
