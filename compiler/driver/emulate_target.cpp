@@ -241,6 +241,14 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
           d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot evaluate the grid of `" + kl.name + "`: " + why);
           return false;
         }
+        // What a GPU launches: x below 2^31, y and z at most 65535.
+        double limit = i == 0 ? 2147483647.0 : 65535.0;
+        if (v > limit) {
+          d.report(DiagKind::CudaEmuLaunchFailed, func.loc,
+                   "grid extent " + std::to_string(i) + " of `" + kl.name + "` is " + std::to_string((int64_t)v) +
+                       ", more than a CUDA launch allows (" + std::to_string((int64_t)limit) + ")");
+          return false;
+        }
         *dims[i] = (unsigned)std::max(0.0, v);
       }
       cfg.block.x = (unsigned)kl.threads;

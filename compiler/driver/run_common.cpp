@@ -60,7 +60,7 @@ std::optional<std::pair<std::string, int64_t>> parseDimSetting(const std::string
   const char* last = text.data() + text.size();
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr != last || first == last || value < 0) return std::nullopt;
+  if (ec != std::errc() || ptr != last || first == last || value < 0 || value > INT32_MAX) return std::nullopt;
   return std::make_pair(name, value);
 }
 

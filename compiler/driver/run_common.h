@@ -55,7 +55,8 @@ struct RunArgs {
   std::vector<interp::ArgValue> values();
 };
 
-// Parses "NAME=SIZE" (as given to --dim); nullopt when malformed.
+// Parses "NAME=SIZE" (as given to --dim); nullopt when malformed or when
+// SIZE is outside 0..2147483647 (dimensions are int32).
 std::optional<std::pair<std::string, int64_t>> parseDimSetting(const std::string& text);
 
 // The function called `name`, or the first one when `name` is empty.

@@ -162,7 +162,8 @@ class RunCommand : public Subcommand {
     for (const std::string& d : dims_) {
       auto parsed = parseDimSetting(d);
       if (!parsed) {
-        std::cerr << "tlc: error: malformed `--dim " << d << "`: write `--dim NAME=SIZE`, e.g. `--dim M=1000`\n";
+        std::cerr << "tlc: error: malformed `--dim " << d
+                  << "`: write `--dim NAME=SIZE` with SIZE in 0..2147483647, e.g. `--dim M=1000`\n";
         return kExitUsage;
       }
       auto [it, inserted] = settings_.dims.emplace(parsed->first, parsed->second);

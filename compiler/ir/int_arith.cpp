@@ -65,6 +65,53 @@ std::optional<int64_t> foldIntBinary(BinaryOp op, int64_t x, int64_t y, DType t)
   return std::nullopt;
 }
 
+namespace {
+
+using Wide = __int128;
+
+bool fitsWide(Wide v, DType t) {
+  if (t == DType::Bool) return v == 0 || v == 1;
+  int w = dtypeBits(t);
+  if (isSigned(t)) return v >= -(Wide(1) << (w - 1)) && v < (Wide(1) << (w - 1));
+  return v >= 0 && v < (Wide(1) << w);
+}
+
+Wide floorDivWide(Wide a, Wide b) {
+  Wide q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+bool fitsDType(int64_t v, DType t) { return fitsWide(Wide(v), t); }
+
+CheckedInt checkedIntBinary(BinaryOp op, int64_t x, int64_t y, DType t) {
+  // Unsigned 64-bit values are stored as their bit patterns.
+  auto wide = [&](int64_t v) { return isSigned(t) ? Wide(v) : Wide(static_cast<uint64_t>(v)); };
+  Wide a = wide(x), b = wide(y), exact;
+  switch (op) {
+    case BinaryOp::Add: exact = a + b; break;
+    case BinaryOp::Sub: exact = a - b; break;
+    case BinaryOp::Mul: exact = a * b; break;
+    case BinaryOp::FloorDiv:
+      if (b == 0) return {};
+      exact = floorDivWide(a, b);
+      break;
+    case BinaryOp::FloorMod:
+      if (b == 0) return {};
+      exact = a - floorDivWide(a, b) * b;
+      break;
+    case BinaryOp::Shl:
+      if (y < 0 || y >= dtypeBits(t)) return {};
+      exact = a * (Wide(1) << y);
+      break;
+    default: return {foldIntBinary(op, x, y, t), false};
+  }
+  if (!fitsWide(exact, t)) return {std::nullopt, true};
+  return {wrapToDType(static_cast<uint64_t>(exact), t), false};
+}
+
 std::optional<int64_t> evalConstInt(const Expr& e) {
   if (!e || !(isInteger(e->dtype) || e->dtype == DType::Bool)) return std::nullopt;
   switch (e->kind) {

@@ -17,6 +17,17 @@ namespace tlc::ir {
 int64_t wrapToDType(uint64_t bits, DType t);
 // `x op y` for integer or bool operands of dtype `t` (comparisons give 0/1).
 std::optional<int64_t> foldIntBinary(BinaryOp op, int64_t x, int64_t y, DType t);
+// `x op y` for integer operands of dtype `t` without wrapping: `overflow`
+// when the exact result of + - * // % or << lies outside `t`'s range (for
+// compile-time evaluation, which reports it instead of wrapping); otherwise
+// `value` is foldIntBinary's.
+struct CheckedInt {
+  std::optional<int64_t> value;
+  bool overflow = false;
+};
+CheckedInt checkedIntBinary(BinaryOp op, int64_t x, int64_t y, DType t);
+// Whether `v` is a value of the integer dtype `t`.
+bool fitsDType(int64_t v, DType t);
 // The value of an integer expression made of literals, binary and unary
 // operators and integer casts only; nullopt when it depends on anything else.
 std::optional<int64_t> evalConstInt(const Expr& e);

@@ -60,6 +60,13 @@ std::optional<ir::Module> Sema::run(uint32_t file) {
   return out;
 }
 
+// Whether a -D value is an integer too large for int64 (not read as a float).
+static bool integerOutOfRange(const std::string& s) {
+  int64_t i = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), i);
+  return r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size();
+}
+
 // A -D value: an integer, a float, True/False or a dtype name.
 static std::optional<Value> parseDefineValue(const std::string& s, SourceLoc loc) {
   int64_t i = 0;
@@ -67,6 +74,7 @@ static std::optional<Value> parseDefineValue(const std::string& s, SourceLoc loc
   const char* e = s.data() + s.size();
   if (auto r = std::from_chars(b, e, i); r.ec == std::errc() && r.ptr == e)
     return Value::ofExpr(ir::makeInt(i, i == static_cast<int32_t>(i) ? DType::Int32 : DType::Int64, loc), loc, true);
+  if (integerOutOfRange(s)) return std::nullopt;
   double d = 0;
   if (auto r = std::from_chars(b, e, d); r.ec == std::errc() && r.ptr == e && !s.empty() && std::isfinite(d))
     return Value::ofExpr(ir::makeFloat(d, DType::Float32, loc), loc, true);
@@ -152,8 +160,10 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
       value = parseDefineValue(defines_[defIndex].value, cp.loc);
       if (!value) {
         diags_.report(DiagKind::BadDefine, dloc,
-                      "cannot read `" + defines_[defIndex].value + "` as the value of `" + cp.name +
-                          "`: expected an integer, a float, True/False or a dtype name such as `float16`")
+                      "cannot read `" + defines_[defIndex].value + "` as the value of `" + cp.name + "`: " +
+                          (integerOutOfRange(defines_[defIndex].value)
+                               ? "the integer does not fit in int64"
+                               : "expected an integer, a float, True/False or a dtype name such as `float16`"))
             .note(cp.loc, "`" + cp.name + "` declared here");
         value = Value::error(cp.loc);
       } else if (fallback && !fallback->isError() &&
@@ -238,6 +248,8 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
         if (auto c = constIntValue(x); c && *c < 1) {
           report(DiagKind::ShapeMismatch, d->loc,
                  "tensor dimensions must be positive, but this one is " + std::to_string(*c));
+          ok = false;
+        } else if (c && !checkInt32Extent(*c, d->loc, "the tensor dimension")) {
           ok = false;
         }
         shape.push_back(foldCast(DType::Int32, x, d->loc));

@@ -220,6 +220,10 @@ void Sema::lowerWith(const ast::Stmt& s) {
       ok = false;
       continue;
     }
+    if (auto c = constIntValue(g); c && !checkInt32Extent(*c, x->loc, "the grid extent")) {
+      ok = false;
+      continue;
+    }
     grid.push_back(foldCast(DType::Int32, g, x->loc));
   }
   int64_t threads = 128;

@@ -108,6 +108,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
       report(DiagKind::ShapeMismatch, d.loc, "buffer dimensions must be positive, but this one is " + std::to_string(*c));
       return Value::error(nameLoc);
     }
+    if (!checkInt32Extent(*c, d.loc, "the buffer dimension")) return Value::error(nameLoc);
     shape.push_back(ir::makeInt(*c, DType::Int32, d.loc));
   }
   auto dt = evalDType(*args.slots[1], "the dtype of " + quoted(name));

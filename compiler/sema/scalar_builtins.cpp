@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ir/int_arith.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -25,10 +26,24 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       if (!x || !y) return Value::error(loc);
       DType t;
       bool weak;
-      unify(a, d, x, y, t, weak, loc);
+      if (!unify(a, d, x, y, t, weak, loc)) return Value::error(loc);
       auto c = constIntValue(y);
       if (c && *c == 0) {
         report(DiagKind::DivisionByZero, d.loc, "`T.ceildiv` by zero");
+        return Value::error(loc);
+      }
+      // Constants fold exactly (the quotient of the widest integers, not
+      // through the sum `x + y - 1`, which may overflow when the quotient fits).
+      if (auto cx = constIntValue(x); cx && c && (isSigned(t) || (*cx >= 0 && *c >= 0))) {
+        ir::CheckedInt q = ir::checkedIntBinary(ir::BinaryOp::FloorDiv, -*cx, *c, DType::Int64);
+        if (*cx != INT64_MIN && q.value && *q.value != INT64_MIN) {
+          int64_t r = -*q.value;
+          if (ir::fitsDType(r, t)) return Value::ofExpr(ir::makeInt(r, t, loc), loc, weak);
+          if (weak && isSigned(t)) return Value::ofExpr(ir::makeInt(r, DType::Int64, loc), loc, weak);
+        }
+        report(DiagKind::IntegerOverflow, loc,
+               "`T.ceildiv(" + std::to_string(*cx) + ", " + std::to_string(*c) + ")` overflows " +
+                   std::string(dtypeName(t)) + ": compile-time integer arithmetic does not wrap");
         return Value::error(loc);
       }
       ir::Expr one = ir::makeInt(1, t, loc);
@@ -73,7 +88,7 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       if (!x || !y) return Value::error(loc);
       DType t;
       bool weak;
-      unify(a, c, x, y, t, weak, loc);
+      if (!unify(a, c, x, y, t, weak, loc)) return Value::error(loc);
       if (t == DType::Bool) {
         report(DiagKind::TypeMismatch, loc, "`" + name + "` needs numbers, but the arguments are bool");
         return Value::error(loc);
@@ -89,7 +104,7 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       if (!cond || !x || !y) return Value::error(loc);
       DType dt;
       bool weak;
-      unify(t, f, x, y, dt, weak, loc);
+      if (!unify(t, f, x, y, dt, weak, loc)) return Value::error(loc);
       return Value::ofExpr(foldSelect(cond, x, y, loc), loc, weak && isConstant(cond));
     }
     case BuiltinId::Infinity: {

@@ -106,8 +106,19 @@ class Sema {
   std::optional<int64_t> constInt(const ast::Expr& e, const std::string& what);
   std::optional<bool> constBool(const ast::Expr& e, const std::string& what);
   std::optional<DType> evalDType(const ast::Expr& e, const std::string& what);
-  // Two scalars brought to one dtype (weak literals adapt to the other side).
+  // Two scalars brought to one dtype (weak literals adapt to the other side);
+  // false after reporting a weak integer constant that the other side's dtype
+  // cannot hold.
   bool unify(const Value& a, const Value& b, ir::Expr& x, ir::Expr& y, DType& t, bool& weak, SourceLoc loc);
+  // Integer constants folded exactly: `x op y` (both constants of dtype `t`)
+  // whose exact result lies outside `t` is a compile-time number widened to
+  // int64 when `weak`, and an integer-overflow error otherwise. nullopt when
+  // the operands are not both constants or the result fits.
+  std::optional<Value> overflowingConstant(ir::BinaryOp op, const ir::Expr& x, const ir::Expr& y, DType t, bool weak,
+                                           SourceLoc loc);
+  // False after reporting out-of-range when the constant extent `c` (of a
+  // tensor, buffer or grid) does not fit the int32 that extents are.
+  bool checkInt32Extent(int64_t c, SourceLoc loc, const std::string& what);
 
   // ---- scalar builtins (scalar_builtins.cpp)
   Value callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call);

@@ -6,6 +6,7 @@
 // `/` is true division and needs a float operand (integers use `//`); `//`
 // and `%` are floor division and modulo on integers. Comparisons give bool;
 // `and`/`or`/`not` take bools. Everything folds when its operands are constants.
+#include "compiler/ir/int_arith.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -146,20 +147,52 @@ bool Sema::unify(const Value& a, const Value& b, ir::Expr& x, ir::Expr& y, DType
     t = promote(ta, tb);
     weak = false;
   }
+  for (const Value* v : {&a, &b}) {
+    auto c = constIntValue(v->expr);
+    if (!v->weak || !c || !isInteger(t) || !isInteger(v->expr->dtype) || ir::fitsDType(*c, t)) continue;
+    report(DiagKind::IntegerOverflow, v->loc.known() ? v->loc : loc,
+           "the constant " + std::to_string(*c) + " does not fit in " + std::string(dtypeName(t)) +
+               ", the type of the other operand");
+    return false;
+  }
   x = foldCast(t, a.expr, a.expr->loc.known() ? a.expr->loc : loc);
   y = foldCast(t, b.expr, b.expr->loc.known() ? b.expr->loc : loc);
   return true;
 }
 
-// Integer power of constants, by repeated multiplication with wrap-around.
-static int64_t ipow(int64_t base, int64_t exp, DType t) {
-  uint64_t r = 1, b = static_cast<uint64_t>(base);
-  while (exp > 0) {
-    if (exp & 1) r *= b;
-    b *= b;
-    exp >>= 1;
+std::optional<Value> Sema::overflowingConstant(ir::BinaryOp op, const ir::Expr& x, const ir::Expr& y, DType t,
+                                               bool weak, SourceLoc loc) {
+  auto cx = constIntValue(x), cy = constIntValue(y);
+  if (!cx || !cy || !isInteger(t) || !ir::checkedIntBinary(op, *cx, *cy, t).overflow) return std::nullopt;
+  if (weak && t != DType::Int64 && isSigned(t)) {
+    ir::CheckedInt wide = ir::checkedIntBinary(op, *cx, *cy, DType::Int64);
+    if (!wide.overflow && wide.value) return Value::ofExpr(ir::makeInt(*wide.value, DType::Int64, loc), loc, true);
   }
-  return wrapToDType(static_cast<int64_t>(r), t);
+  DType widest = weak && isSigned(t) ? DType::Int64 : t;
+  report(DiagKind::IntegerOverflow, loc,
+         "`" + formatExpr(ir::makeBinary(op, x, y, loc)) + "` overflows " + std::string(dtypeName(widest)) +
+             ": compile-time integer arithmetic does not wrap");
+  return Value::error(loc);
+}
+
+bool Sema::checkInt32Extent(int64_t c, SourceLoc loc, const std::string& what) {
+  if (ir::fitsDType(c, DType::Int32)) return true;
+  report(DiagKind::OutOfRange, loc,
+         what + " " + std::to_string(c) + " is out of range: extents are int32, at most 2147483647");
+  return false;
+}
+
+// Integer power of constants (exp >= 0); nullopt when the exact result lies outside `t`.
+static std::optional<int64_t> ipow(int64_t base, int64_t exp, DType t) {
+  if (base == 0 || base == 1) return exp == 0 ? 1 : base;
+  if (base == -1) return exp % 2 ? -1 : 1;
+  int64_t r = 1;
+  for (; exp > 0; --exp) {  // |base| >= 2: overflows within 64 steps
+    ir::CheckedInt m = ir::checkedIntBinary(ir::BinaryOp::Mul, r, base, t);
+    if (m.overflow || !m.value) return std::nullopt;
+    r = *m.value;
+  }
+  return r;
 }
 
 Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc loc) {
@@ -188,7 +221,7 @@ Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc l
   ir::Expr x, y;
   DType t;
   bool weak;
-  unify(a, b, x, y, t, weak, loc);
+  if (!unify(a, b, x, y, t, weak, loc)) return Value::error(loc);
   auto typeError = [&](const std::string& need) {
     report(DiagKind::TypeMismatch, loc,
            spell(op) + " needs " + need + ", but the operands are " + std::string(dtypeName(ta)) + " and " +
@@ -217,7 +250,14 @@ Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc l
       if (!cx || !cy || *cy < 0)
         return typeError("constant integer operands with a non-negative exponent (convert to a float type for "
                          "runtime powers)");
-      return Value::ofExpr(ir::makeInt(ipow(*cx, *cy, t), t, loc), loc, weak);
+      if (auto p = ipow(*cx, *cy, t)) return Value::ofExpr(ir::makeInt(*p, t, loc), loc, weak);
+      if (weak && isSigned(t))
+        if (auto p = ipow(*cx, *cy, DType::Int64)) return Value::ofExpr(ir::makeInt(*p, DType::Int64, loc), loc, weak);
+      report(DiagKind::IntegerOverflow, loc,
+             "`" + std::to_string(*cx) + " ** " + std::to_string(*cy) + "` overflows " +
+                 std::string(dtypeName(weak && isSigned(t) ? DType::Int64 : t)) +
+                 ": compile-time integer arithmetic does not wrap");
+      return Value::error(loc);
     }
     case ast::BinaryOp::Eq:
     case ast::BinaryOp::Ne:
@@ -245,6 +285,7 @@ Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc l
       }
       break;
   }
+  if (auto v = overflowingConstant(toIR(op), x, y, t, weak, loc)) return *v;
   return Value::ofExpr(foldBinary(toIR(op), x, y, loc), loc, weak);
 }
 

@@ -19,4 +19,10 @@ cp "$runner" "$out/tlc_cuda_runner"
 strip "$out/tlc_cuda_runner"
 # Bundle the non-system C++ libraries (fmt, libstdc++) the runner links.
 ldd "$runner" | awk '/=>/ {print $3}' | grep -E 'libfmt|libstdc\+\+|libgcc_s' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# Random programs for the GPU (docs/difftest.md), from the regular build's
+# tlc_difftest when there is one (TLC_DIFFTEST overrides its path).
+difftest=${TLC_DIFFTEST:-$root/build/bin/tlc_difftest}
+if [ -x "$difftest" ]; then
+  "$difftest" --write-only --seed "${DIFFTEST_SEED:-1}" --count "${DIFFTEST_COUNT:-300}" --out-dir "$out/difftest"
+fi
 du -sh "$out"

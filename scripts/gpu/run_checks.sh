@@ -8,11 +8,13 @@
 #   2. compute-sanitizer memcheck and racecheck on gemm and softmax;
 #   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process),
 #      compiled for runtime M, N, K (dynamic) and for the one shape (static);
-#   4. memory-bound examples against device-to-device copy bandwidth (same process).
+#   4. memory-bound examples against device-to-device copy bandwidth (same process);
+#   and the random programs of tlc_difftest that prepare.sh bundled (difftest/),
+#   each against the interpreter (mode `difftest`: only these).
 # Writes a Markdown summary to $OUT/gpu_results.md (OUT defaults to ./gpu-out)
 # and logs beside it. Exit code: 0 when every check passed.
 #
-#   scripts/gpu/run_checks.sh [BUNDLE_DIR] [quick]
+#   scripts/gpu/run_checks.sh [BUNDLE_DIR] [quick|difftest]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bundle=${1:-$root/build-gpu}
@@ -65,6 +67,38 @@ dims_of() {
   echo "$def" | sed -E 's/^[A-Za-z_0-9]+\[(.*)\]$/\1/' | tr ',' '\n' |
     grep -v '=' | tr -d ' ' | grep -E '^[A-Za-z_][A-Za-z_0-9]*$' || true
 }
+
+# The random programs of tlc_difftest (docs/difftest.md), written with their
+# run arguments (seedN.args) by prepare.sh, each against the interpreter: a
+# row per failure, then the count.
+run_difftest() {
+  [ -d "$bundle/difftest" ] || return 0
+  echo "## Generated programs (tlc_difftest) against the interpreter" >>"$report"
+  echo >>"$report"
+  echo "| check | result |" >>"$report"
+  echo "|---|---|" >>"$report"
+  local n=0 bad=0 f
+  for f in $(find "$bundle/difftest" -name 'seed*.tl' | sort -V); do
+    n=$((n + 1))
+    echo "=== difftest $f" >>"$log"
+    # shellcheck disable=SC2046
+    if ! "$runner" "$f" --arch "$arch" --check $(cat "${f%.tl}.args") >>"$log" 2>&1; then
+      echo "| $(basename "$f") $(cat "${f%.tl}.args") | **FAIL** |" >>"$report"
+      bad=$((bad + 1))
+      failures=$((failures + 1))
+    fi
+  done
+  echo "| $n programs | $((n - bad)) PASS, $bad FAIL |" >>"$report"
+  echo >>"$report"
+}
+if [ "$mode" = difftest ]; then
+  run_difftest
+  echo "failures: $failures" >>"$report"
+  cat "$report"
+  [ "$failures" -eq 0 ]
+  exit
+fi
+run_difftest
 
 echo "## 1. Examples against the interpreter" >>"$report"
 echo >>"$report"

@@ -136,3 +136,27 @@ TEST_CASE("findings name the .tl line through the emitted #line directives") {
   CHECK(report.find("race.tl:6: error: write to shared offset 0") != std::string::npos);
   CHECK(report.find("the other access: race.tl:6") != std::string::npos);
 }
+
+TEST_CASE("a grid a GPU could not launch is reported, not run") {
+  // Known only at launch: a dynamic dimension makes the y extent 70000.
+  const char* tall = R"(def tall[M, N=4](A: Tensor[(M, N), float32]):
+    with T.Kernel(1, T.ceildiv(M, 1), threads=32) as (bx, by):
+        for j in T.Parallel(4):
+            A[by, j] = 1.0
+)";
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  uint32_t file = sm.addBuffer("tall.tl", tall);
+  std::optional<ir::Module> module = compileSource(sm, diags, file, {});
+  INFO(diags.renderAll());
+  REQUIRE(module);
+  std::ostringstream out;
+  RunSettings settings;
+  settings.out = &out;
+  settings.dims = {{"M", 100}};
+  CHECK(runCudaEmulated(*module, settings, "sm_80", diags) == 0);
+  settings.dims = {{"M", 70000}};
+  CHECK(runCudaEmulated(*module, settings, "sm_80", diags) == 1);
+  CHECK(diags.renderAll().find("grid extent 1 of `tall_kernel0` is 70000, more than a CUDA launch allows (65535)") !=
+        std::string::npos);
+}

@@ -38,3 +38,26 @@ TEST_CASE("constant expressions evaluate; anything with a variable does not") {
   CHECK(!evalConstInt(makeBinary(BinaryOp::Add, makeInt(1), makeVarRef(makeVar("n")))));
   CHECK(!evalConstInt(makeFloat(1.0)));
 }
+
+TEST_CASE("checked arithmetic reports results outside the dtype instead of wrapping") {
+  constexpr int64_t i32max = std::numeric_limits<int32_t>::max(), i64max = std::numeric_limits<int64_t>::max();
+  CHECK(checkedIntBinary(BinaryOp::Add, i32max, 1, DType::Int32).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Add, i32max, 1, DType::Int64).value == i32max + 1);
+  CHECK(checkedIntBinary(BinaryOp::Mul, 65536, 65536, DType::Int32).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Mul, i64max, 2, DType::Int64).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Sub, 3, 5, DType::UInt32).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Sub, std::numeric_limits<int64_t>::min(), 1, DType::Int64).overflow);
+  CHECK(checkedIntBinary(BinaryOp::FloorDiv, std::numeric_limits<int64_t>::min(), -1, DType::Int64).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Shl, 1, 31, DType::Int32).overflow);
+  CHECK(checkedIntBinary(BinaryOp::Shl, 1, 30, DType::Int32).value == int64_t(1) << 30);
+  CHECK(checkedIntBinary(BinaryOp::Add, 100, 27, DType::Int8).value == 127);
+  CHECK(checkedIntBinary(BinaryOp::Add, 100, 28, DType::Int8).overflow);
+  // Not arithmetic, or undefined: as foldIntBinary, never an overflow.
+  CHECK(checkedIntBinary(BinaryOp::BitXor, -1, i32max, DType::Int32).value == std::numeric_limits<int32_t>::min());
+  auto byZero = checkedIntBinary(BinaryOp::FloorMod, 1, 0, DType::Int32);
+  CHECK((!byZero.value && !byZero.overflow));
+  CHECK(checkedIntBinary(BinaryOp::FloorMod, -7, 2, DType::Int32).value == 1);
+  CHECK(fitsDType(i32max, DType::Int32));
+  CHECK_FALSE(fitsDType(i32max + 1, DType::Int32));
+  CHECK_FALSE(fitsDType(-1, DType::UInt8));
+}

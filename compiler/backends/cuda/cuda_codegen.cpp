@@ -98,6 +98,18 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       kl.name = backend::cName(f->name) + "_kernel" + std::to_string(k);
       kl.grid = kernels[k]->grid;
       kl.threads = kernels[k]->threads;
+      // A CUDA grid has at most 65535 blocks along y and z (x allows 2^31 - 1,
+      // which no extent exceeds); extents known only at launch are checked there.
+      for (size_t d = 1; d < kl.grid.size(); ++d) {
+        auto* c = as<IntImm>(kl.grid[d]);
+        if (!c || c->value <= 65535) continue;
+        diags.report(DiagKind::CudaUnsupported, kernels[k]->loc,
+                     "grid extent " + std::to_string(d) + " (" + (d == 1 ? "y" : "z") + ") is " +
+                         std::to_string(c->value) +
+                         ", but CUDA launches at most 65535 blocks along y and z; make the largest extent the "
+                         "first (x, up to 2147483647)");
+        ok = false;
+      }
       KernelEmitter emitter(*f, *kernels[k], options, diags, kl.name, launch.args);
       std::string body;
       if (!emitter.emit(&body, &kl.sharedBytes)) {

@@ -334,12 +334,15 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         } else if (ts == td) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
         } else {
+          // A scope of its own: straight-line moves repeat it.
+          open("");
           line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
           line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
           line("#pragma unroll");
           line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
           line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
+          close();
         }
       };
       auto hoisted = hoistedCopyOffsets_.find(c);
