@@ -146,6 +146,7 @@ class Sema {
 
   // ---- macros (macros.cpp)
   Value callMacro(const Value& callee, const ast::Expr& call);
+  std::string macroChain(const ast::FuncDef& next) const;
 
   // ---- state shared by the files above
   SourceManager& sources_;
@@ -188,6 +189,14 @@ class Sema {
   // macros several times cannot blow up exponentially.
   int macroExpansions_ = 0;
   static constexpr int kMaxMacroExpansions = 20000;
+  // Macro calls nested deeper than this are reported (docs/language.md).
+  static constexpr size_t kMaxMacroDepth = 64;
+  // Macros whose expansion in the current kernel reported errors: later
+  // calls fail at once instead of expanding (and reporting) the body again.
+  std::set<const ast::FuncDef*> failedMacros_;
+  // Scalar bindings in the current kernel (bounded by ir::kMaxKernelLets).
+  int kernelLets_ = 0;
+  void bindLet(ir::Var var, ir::Expr value, SourceLoc loc);
   // Constant ranges [min, min + extent) of the loop variables in scope, for
   // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
   struct LoopRange {
