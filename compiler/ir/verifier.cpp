@@ -120,7 +120,7 @@ class Verifier {
       integer(i, "an index of `" + b->name + "`");
       if (options_.lowered || d >= b->shape.size()) continue;
       auto at = constValue(i), extent = constValue(b->shape[d]);
-      if (at && extent && (*at < 0 || *at >= *extent))
+      if (at && extent && fitsDType(*at, i->dtype) && (*at < 0 || *at >= *extent))
         report(DiagKind::IrIndexOutOfBounds, i->loc.known() ? i->loc : loc,
                "index " + std::to_string(*at) + " is outside dimension " + std::to_string(d) + " of `" + b->name +
                    "`, which has " + std::to_string(*extent) + " elements");
@@ -223,7 +223,7 @@ class Verifier {
     const IntrinsicInfo* info = findIntrinsic(c->callee);
     if (!info) {
       report(DiagKind::IrUnknownCallee, c->loc,
-             name + " is not an intrinsic of the IR; the IR calls " + portableIntrinsicNames());
+             name + " is not an intrinsic of the IR (docs/tile-ir.md lists them: " + portableIntrinsicNames() + ")");
       return;
     }
     if (info->target && !options_.lowered) {
