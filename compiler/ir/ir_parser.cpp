@@ -758,9 +758,9 @@ class IRParser {
 
   // Counts the operators of one chain against kMaxChain.
   void chainLink(int& n, SourceLoc at) {
-    if (++n >= kMaxChain)
+    if (++n > kMaxChain)
       fail(DiagKind::IrNestingTooDeep, at,
-           "too many operators in one expression (" + std::to_string(kMaxChain) + "); bind parts of it with `let`");
+           "more than " + std::to_string(kMaxChain) + " operators in one expression; bind parts of it with `let`");
   }
 
   // expr := or_expr

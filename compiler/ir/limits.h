@@ -18,6 +18,10 @@
 namespace tlc::ir {
 
 inline constexpr int kMaxExprDepth = 1500;
+// Source expressions a front end evaluates: each level lowers to about one
+// level of IR; the margin covers the few levels lowering adds (implicit
+// casts, ceildiv).
+inline constexpr int kMaxSourceExprDepth = kMaxExprDepth - 100;
 inline constexpr int kMaxStmtDepth = 400000;
 // Scalar bindings (lets) a front end accepts in one kernel: with the block
 // nesting the parsers allow, this keeps kernels under kMaxStmtDepth.

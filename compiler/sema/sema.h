@@ -81,6 +81,7 @@ class Sema {
 
   // ---- expressions (lower_expr.cpp)
   Value eval(const ast::Expr& e);
+  Value evalNode(const ast::Expr& e);
   Value evalName(const ast::Expr& e);
   Value evalAttribute(const ast::Expr& e);
   Value evalSubscript(const ast::Expr& e);
@@ -196,6 +197,8 @@ class Sema {
   std::set<const ast::FuncDef*> failedMacros_;
   // Scalar bindings in the current kernel (bounded by ir::kMaxKernelLets).
   int kernelLets_ = 0;
+  // Nesting of the source expression being evaluated (eval in lower_expr.cpp).
+  int evalDepth_ = 0;
   void bindLet(ir::Var var, ir::Expr value, SourceLoc loc);
   // Constant ranges [min, min + extent) of the loop variables in scope, for
   // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
