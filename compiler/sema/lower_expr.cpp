@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/ir/limits.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 

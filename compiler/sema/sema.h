@@ -189,7 +189,7 @@ class Sema {
   // Macro expansions in the current kernel; bounded so that macros calling
   // macros several times cannot blow up exponentially.
   int macroExpansions_ = 0;
-  static constexpr int kMaxMacroExpansions = 20000;
+  static constexpr int kMaxMacroExpansions = 4000;
   // Macro calls nested deeper than this are reported (docs/language.md).
   static constexpr size_t kMaxMacroDepth = 64;
   // Macros whose expansion in the current kernel reported errors: later
