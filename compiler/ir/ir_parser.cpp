@@ -1029,7 +1029,7 @@ std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& di
   IRParser parser(sources, diags, file);
   Module m = parser.parseModule();
   if (diags.errorCount() != errorsBefore) return std::nullopt;
-  if (options.verify && !verifyModule(m, diags)) return std::nullopt;
+  if (options.verify && !verifyModule(m, diags, options.verifyOptions)) return std::nullopt;
   return m;
 }
 
