@@ -20,13 +20,16 @@
 #include "compiler/driver/exit_codes.h"
 #include "compiler/driver/subcommands.h"
 #include "compiler/support/diagnostics.h"
+#include "compiler/support/large_stack.h"
 #include "compiler/support/suggest.h"
 #include "runtime/include/tlc/runtime.h"
 
 using namespace tlc;
 using namespace tlc::driver;
 
-int main(int argc, char** argv) {
+namespace {
+
+int runDriver(int argc, char** argv) {
   CLI::App app{"tlc: a compiler for tile-language kernels"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tlc ") + TLC_VERSION_STRING + " (runtime ABI version " +
@@ -62,4 +65,11 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+// Deep IR (long straight-line code) needs more stack than the main thread's.
+int main(int argc, char** argv) {
+  return runWithStack(kCompilerStackBytes, [&] { return runDriver(argc, argv); });
 }

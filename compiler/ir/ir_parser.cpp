@@ -2,9 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <unordered_map>
 
+#include "compiler/ir/limits.h"
 #include "compiler/ir/ir_lexer.h"
 #include "compiler/ir/verifier.h"
 
@@ -18,6 +20,8 @@ struct ParseAbort {};
 // Nesting deeper than this (parentheses, blocks) is rejected rather than
 // risking the stack on hostile input.
 constexpr int kMaxDepth = 500;
+// Operands in one left-associative chain (`a + b + ...`), as in .tl.
+constexpr int kMaxChain = 1000;
 
 struct Symbol {
   Var var;
@@ -58,6 +62,8 @@ class IRParser {
   std::vector<std::unordered_map<std::string, Symbol>> scopes_;
   std::unordered_map<std::string, uint32_t> locFiles_;
   int depth_ = 0;
+  // The height of each expression node built in the current function.
+  std::unordered_map<const ExprNode*, int> heights_;
 
   // ------------------------------------------------------------ tokens
 
@@ -111,7 +117,9 @@ class IRParser {
   struct DepthGuard {
     IRParser& p;
     explicit DepthGuard(IRParser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth) p.fail(DiagKind::IrSyntaxError, p.cur().loc, "nesting is too deep");
+      if (++p.depth_ > kMaxDepth)
+        p.fail(DiagKind::IrNestingTooDeep, p.cur().loc,
+               "nesting is too deep (more than " + std::to_string(kMaxDepth) + " levels)");
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -194,8 +202,11 @@ class IRParser {
     expectPunct(")");
     auto it = locFiles_.find(file.text);
     if (it == locFiles_.end()) {
+      // Only a regular file is read (for the source lines of diagnostics): a
+      // device or a directory named in the text must not block or fail here.
+      std::error_code ec;
       std::string error;
-      uint32_t id = sources_.addFile(file.text, error);
+      uint32_t id = std::filesystem::is_regular_file(file.text, ec) ? sources_.addFile(file.text, error) : 0;
       if (id == 0) id = sources_.addBuffer(file.text, "");
       it = locFiles_.emplace(file.text, id).first;
     }
@@ -219,6 +230,7 @@ class IRParser {
   // func := 'func' '@' symbol ('[' vardecl (',' vardecl)* ']')? '(' (param (',' param)*)? ')'
   //         ('bind' '(' binding (',' binding)* ')')? loc-suffix? block
   Func parseFunc() {
+    heights_.clear();
     ScopeGuard scope(*this);
     auto f = std::make_shared<PrimFunc>();
     f->loc = expectWord("func").loc;
@@ -297,18 +309,45 @@ class IRParser {
     return makeSeq(std::move(body), loc);
   }
 
+  // A flat let (one without braces) takes the rest of the block as its body;
+  // a long run of them is read in a loop and nested at the end, so it costs
+  // no parser recursion.
   std::vector<Stmt> parseStmtsUntilBrace() {
+    struct FlatLet {
+      Var var;
+      Expr value;
+      SourceLoc loc;
+      std::vector<Stmt> before;
+    };
+    std::vector<FlatLet> lets;
     std::vector<Stmt> out;
+    size_t scopes = scopes_.size();
     while (!atPunct("}")) {
       if (at(TokKind::End)) fail(DiagKind::IrSyntaxError, cur().loc, "expected `}` before the end of the file");
-      if (atWord("let")) {
-        bool flat = false;
-        out.push_back(parseLet(flat));
-        if (flat) break;
+      if (!atWord("let")) {
+        out.push_back(parseStmt());
         continue;
       }
-      out.push_back(parseStmt());
+      SourceLoc loc = take().loc;
+      Var v = parseLetHead(loc);
+      if (atPunct("{")) {
+        ScopeGuard scope(*this);
+        declareVar(v);
+        Stmt body = parseBlock();
+        out.push_back(std::make_shared<const LetStmt>(v, letValue_, body, loc));
+        continue;
+      }
+      scopes_.emplace_back();
+      declareVar(v);
+      lets.push_back(FlatLet{v, letValue_, loc, std::move(out)});
+      out.clear();
     }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+      Stmt let = std::make_shared<const LetStmt>(it->var, it->value, makeSeq(std::move(out), it->loc), it->loc);
+      out = std::move(it->before);
+      out.push_back(std::move(let));
+    }
+    scopes_.resize(scopes);
     return out;
   }
 
@@ -461,24 +500,19 @@ class IRParser {
 
   // let := 'let' IDENT (':' dtype)? '=' expr loc-suffix? block
   //      | 'let' IDENT (':' dtype)? '=' expr loc-suffix? stmt*   (the rest of the enclosing block is the body)
-  // Without a written dtype the variable takes the value's. `flat` tells
-  // whether the let took the rest of the block.
-  Stmt parseLet(bool& flat) {
-    DepthGuard depth(*this);
-    SourceLoc loc = take().loc;
+  // Without a written dtype the variable takes the value's. Reads what
+  // follows `let` up to the body; the value is left in letValue_.
+  Var parseLetHead(SourceLoc& loc) {
     Token name = expectName("a variable name");
     std::optional<DType> written;
     if (acceptPunct(":")) written = parseDType();
     expectPunct("=");
-    Expr value = parseExpr();
-    Var v = makeVar(name.text, written.value_or(value->dtype), name.loc);
+    letValue_ = parseExpr();
+    Var v = makeVar(name.text, written.value_or(letValue_->dtype), name.loc);
     parseOptLoc(loc);
-    ScopeGuard scope(*this);
-    declareVar(v);
-    flat = !atPunct("{");
-    Stmt body = flat ? makeSeq(parseStmtsUntilBrace(), loc) : parseBlock();
-    return std::make_shared<const LetStmt>(v, value, body, loc);
+    return v;
   }
+  Expr letValue_;
 
   // evaluate := 'evaluate' expr loc-suffix?
   Stmt parseEvaluate() {
@@ -707,7 +741,29 @@ class IRParser {
                std::string(dtypeName(a->dtype)) + " and " + std::string(dtypeName(b->dtype)) +
                "); convert one with `cast<...>(...)`");
     SourceLoc loc = SourceLoc::span(a->loc, b->loc);
-    return makeBinary(op, std::move(a), std::move(b), loc);
+    return bounded(makeBinary(op, std::move(a), std::move(b), loc));
+  }
+
+  // Records the height of a node just built from parsed operands and rejects
+  // it past kMaxExprDepth (limits.h).
+  Expr bounded(Expr e) {
+    int h = 1;
+    for (const ExprNode* op : exprOperands(*e)) {
+      auto it = heights_.find(op);
+      h = std::max(h, (it == heights_.end() ? 1 : it->second) + 1);
+    }
+    if (h > kMaxExprDepth)
+      fail(DiagKind::IrNestingTooDeep, e->loc,
+           "expression is nested deeper than " + std::to_string(kMaxExprDepth) + " levels; bind parts of it with `let`");
+    heights_[e.get()] = h;
+    return e;
+  }
+
+  // Counts the operators of one chain against kMaxChain.
+  void chainLink(int& n, SourceLoc at) {
+    if (++n > kMaxChain)
+      fail(DiagKind::IrNestingTooDeep, at,
+           "more than " + std::to_string(kMaxChain) + " operators in one expression; bind parts of it with `let`");
   }
 
   // expr := or_expr
@@ -718,8 +774,10 @@ class IRParser {
   // or_expr := and_expr ('or' and_expr)*
   Expr parseOr() {
     Expr e = parseAnd();
+    int n = 0;
     while (atWord("or")) {
       SourceLoc at = take().loc;
+      chainLink(n, at);
       e = binary(BinaryOp::Or, e, parseAnd(), at);
     }
     return e;
@@ -727,8 +785,10 @@ class IRParser {
   // and_expr := not_expr ('and' not_expr)*
   Expr parseAnd() {
     Expr e = parseNot();
+    int n = 0;
     while (atWord("and")) {
       SourceLoc at = take().loc;
+      chainLink(n, at);
       e = binary(BinaryOp::And, e, parseNot(), at);
     }
     return e;
@@ -739,7 +799,7 @@ class IRParser {
       DepthGuard depth(*this);
       SourceLoc at = take().loc;
       Expr a = parseNot();
-      return makeUnary(UnaryOp::Not, a, SourceLoc::span(at, a->loc));
+      return bounded(makeUnary(UnaryOp::Not, a, SourceLoc::span(at, a->loc)));
     }
     return parseCmp();
   }
@@ -752,12 +812,14 @@ class IRParser {
   template <class Next>
   Expr parseLevel(std::initializer_list<OpLevel> ops, Next next) {
     Expr e = next();
+    int n = 0;
     while (true) {
       const OpLevel* match = nullptr;
       for (const OpLevel& o : ops)
         if (atPunct(o.spelling)) match = &o;
       if (!match) return e;
       SourceLoc at = take().loc;
+      chainLink(n, at);
       e = binary(match->op, e, next(), at);
     }
   }
@@ -791,12 +853,13 @@ class IRParser {
     if (atPunct("-") || atPunct("~")) {
       DepthGuard depth(*this);
       Token op = take();
-      if (op.text == "-" && at(TokKind::Number)) return parseNumber(take(), true, op.loc);
-      if (op.text == "-" && at(TokKind::Ident) && specialFloat(cur().text)) return parseSpecialFloat(take(), true, op.loc);
+      if (op.text == "-" && at(TokKind::Number)) return bounded(parseNumber(take(), true, op.loc));
+      if (op.text == "-" && at(TokKind::Ident) && specialFloat(cur().text))
+        return bounded(parseSpecialFloat(take(), true, op.loc));
       Expr a = parseUnary();
-      return makeUnary(op.text == "-" ? UnaryOp::Neg : UnaryOp::BitNot, a, SourceLoc::span(op.loc, a->loc));
+      return bounded(makeUnary(op.text == "-" ? UnaryOp::Neg : UnaryOp::BitNot, a, SourceLoc::span(op.loc, a->loc)));
     }
-    return parsePrimary();
+    return bounded(parsePrimary());
   }
 
   static bool specialFloat(std::string_view w) {
@@ -969,7 +1032,7 @@ std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& di
   IRParser parser(sources, diags, file);
   Module m = parser.parseModule();
   if (diags.errorCount() != errorsBefore) return std::nullopt;
-  if (options.verify && !verifyModule(m, diags)) return std::nullopt;
+  if (options.verify && !verifyModule(m, diags, options.verifyOptions)) return std::nullopt;
   return m;
 }
 

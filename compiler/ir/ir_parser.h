@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/verifier.h"
 #include "compiler/support/diagnostics.h"
 
 namespace tlc::ir {
@@ -19,6 +20,8 @@ namespace tlc::ir {
 struct IRParseOptions {
   // Run the verifier on the parsed module (tests of the verifier turn it off).
   bool verify = true;
+  // How to verify: text printed from a target's lowering holds its intrinsics.
+  VerifyOptions verifyOptions;
 };
 
 std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& diags, uint32_t file);

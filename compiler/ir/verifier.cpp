@@ -1,6 +1,8 @@
 #include "compiler/ir/verifier.h"
 
 #include "compiler/ir/int_arith.h"
+#include "compiler/ir/intrinsics.h"
+#include "compiler/ir/limits.h"
 
 #include <limits>
 #include <optional>
@@ -23,7 +25,7 @@ bool fitsDType(int64_t v, DType t) {
 
 class Verifier {
  public:
-  explicit Verifier(DiagnosticEngine& diags) : diags_(diags) {}
+  Verifier(DiagnosticEngine& diags, const VerifyOptions& options) : diags_(diags), options_(options) {}
 
   void func(const PrimFunc& f) {
     frames_.emplace_back();
@@ -51,6 +53,7 @@ class Verifier {
 
  private:
   DiagnosticEngine& diags_;
+  VerifyOptions options_;
   // Binding counts (a node may be bound again in a nested scope by a pass that copies code).
   std::unordered_map<const VarNode*, int> vars_;
   std::unordered_map<const BufferNode*, int> buffers_;
@@ -63,6 +66,10 @@ class Verifier {
   std::unordered_set<const void*> reportedUnbound_;
   int kernelDepth_ = 0;
   int loopDepth_ = 0;
+  // Nesting of the expression and statement being checked (limits.h).
+  int exprDepth_ = 0;
+  int stmtDepth_ = 0;
+  bool reportedDeep_ = false;
   // The layout annotation of each annotated buffer (one per buffer).
   std::unordered_map<const BufferNode*, SourceLoc> annotated_;
 
@@ -107,9 +114,16 @@ class Verifier {
       report(DiagKind::IrRankMismatch, loc,
              "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimensions but " +
                  std::to_string(idx.size()) + " indices are given");
-    for (const Expr& i : idx) {
+    for (size_t d = 0; d < idx.size(); ++d) {
+      const Expr& i = idx[d];
       TLC_CHECK(i != nullptr, "null index of " + b->name);
       integer(i, "an index of `" + b->name + "`");
+      if (options_.lowered || d >= b->shape.size()) continue;
+      auto at = constValue(i), extent = constValue(b->shape[d]);
+      if (at && extent && fitsDType(*at, i->dtype) && (*at < 0 || *at >= *extent))
+        report(DiagKind::IrIndexOutOfBounds, i->loc.known() ? i->loc : loc,
+               "index " + std::to_string(*at) + " is outside dimension " + std::to_string(d) + " of `" + b->name +
+                   "`, which has " + std::to_string(*extent) + " elements");
     }
   }
 
@@ -119,8 +133,23 @@ class Verifier {
              what + " has dtype " + dt(value->dtype) + " but " + dt(want) + " is required; insert a cast");
   }
 
+  // Reports IR nested past a limit of limits.h, once per function.
+  void tooDeep(SourceLoc loc, const std::string& msg) {
+    if (!reportedDeep_) report(DiagKind::IrNestingTooDeep, loc, msg);
+    reportedDeep_ = true;
+  }
+
   void expr(const Expr& e) {
     TLC_CHECK(e != nullptr, "null expression");
+    if (exprDepth_ >= kMaxExprDepth)
+      return tooDeep(e->loc, "an expression is nested deeper than " + std::to_string(kMaxExprDepth) +
+                                 " levels; bind parts of it to variables");
+    ++exprDepth_;
+    exprNode(e);
+    --exprDepth_;
+  }
+
+  void exprNode(const Expr& e) {
     switch (e->kind) {
       case ExprKind::IntImm:
         if (!isInteger(e->dtype) && e->dtype != DType::Bool)
@@ -174,9 +203,7 @@ class Verifier {
                      dt(e->dtype) + ")");
         return;
       }
-      case ExprKind::Call:
-        for (const Expr& a : as<Call>(e)->args) expr(a);
-        return;
+      case ExprKind::Call: call(as<Call>(e)); return;
       case ExprKind::Load: {
         auto* l = as<Load>(e);
         indices(l->buffer, l->indices, e->loc);
@@ -186,6 +213,68 @@ class Verifier {
                      dt(l->buffer->dtype));
         return;
       }
+    }
+  }
+
+  // A call names an intrinsic of the table (intrinsics.h) and fits its rule.
+  void call(const Call* c) {
+    for (const Expr& a : c->args) expr(a);
+    std::string name = "`@" + c->callee + "`";
+    const IntrinsicInfo* info = findIntrinsic(c->callee);
+    if (!info) {
+      report(DiagKind::IrUnknownCallee, c->loc,
+             name + " is not an intrinsic of the IR (docs/tile-ir.md lists them: " + portableIntrinsicNames() + ")");
+      return;
+    }
+    if (info->target && !options_.lowered) {
+      report(DiagKind::IrTargetIntrinsic, c->loc,
+             name + " is introduced by the " + info->target +
+                 " target's lowering and cannot appear in its input; use the tile operation it implements");
+      return;
+    }
+    if (static_cast<int>(c->args.size()) != info->arity) {
+      report(DiagKind::IrArgumentCount, c->loc,
+             name + " takes " + std::to_string(info->arity) + " argument" + (info->arity == 1 ? "" : "s") + ", not " +
+                 std::to_string(c->args.size()));
+      return;
+    }
+    auto operands = [&](bool (*ok)(DType), const char* what, size_t from) {
+      for (size_t i = from; i < c->args.size(); ++i) {
+        const Expr& a = c->args[i];
+        if (!ok(a->dtype)) {
+          report(DiagKind::IrOperandType, a->loc.known() ? a->loc : c->loc,
+                 name + " needs " + what + " operands, not " + dt(a->dtype));
+          return false;
+        }
+        if (a->dtype != c->dtype) {
+          report(DiagKind::IrDTypeMismatch, a->loc.known() ? a->loc : c->loc,
+                 "an operand of " + name + " has dtype " + dt(a->dtype) + " but the call yields " + dt(c->dtype) +
+                     "; insert a cast");
+          return false;
+        }
+      }
+      return true;
+    };
+    auto resultIs = [&](bool ok, const char* what) {
+      if (!ok) report(DiagKind::IrOperandType, c->loc, name + " yields " + what + ", not " + dt(c->dtype));
+    };
+    switch (info->rule) {
+      case IntrinsicRule::FloatMath: operands(isFloat, "float", 0); return;
+      case IntrinsicRule::Numeric: operands([](DType t) { return t != DType::Bool; }, "numeric", 0); return;
+      case IntrinsicRule::Integer: operands(isInteger, "integer", 0); return;
+      case IntrinsicRule::Predicate:
+        if (!isFloat(c->args[0]->dtype))
+          report(DiagKind::IrOperandType, c->loc, name + " needs a float operand, not " + dt(c->args[0]->dtype));
+        resultIs(c->dtype == DType::Bool, "bool");
+        return;
+      case IntrinsicRule::Choice:
+        if (c->args[0]->dtype != DType::Bool)
+          report(DiagKind::IrOperandType, c->loc, "the condition of " + name + " must be bool, not " + dt(c->args[0]->dtype));
+        operands([](DType) { return true; }, "scalar", 1);
+        return;
+      case IntrinsicRule::FloatConst: resultIs(isFloat(c->dtype), "a float"); return;
+      case IntrinsicRule::Cast:
+      case IntrinsicRule::Target: return;
     }
   }
 
@@ -293,6 +382,22 @@ class Verifier {
     return out;
   }
 
+  // A and B share one dtype; C accumulates in the same family (float for
+  // float operands, integer for integer ones).
+  void gemmDTypes(const GemmStmt* g) {
+    DType a = g->a.buffer->dtype, b = g->b.buffer->dtype, c = g->c.buffer->dtype;
+    if (a != b) {
+      report(DiagKind::IrDTypeMismatch, g->loc,
+             "gemm operands A (`" + g->a.buffer->name + "`, " + dt(a) + ") and B (`" + g->b.buffer->name + "`, " +
+                 dt(b) + ") must have one dtype");
+      return;
+    }
+    if (a == DType::Bool || c == DType::Bool || isFloat(a) != isFloat(c) || (isFloat(c) && dtypeBits(c) < 16))
+      report(DiagKind::IrOperandType, g->loc,
+             "gemm of " + dt(a) + " operands cannot accumulate into " + dt(c) + " (`" + g->c.buffer->name + "`); use " +
+                 (isFloat(a) ? "a float16, bfloat16, float32 or float64" : "an integer") + " accumulator");
+  }
+
   // ------------------------------------------------------------ layout annotations
 
   static bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -348,6 +453,15 @@ class Verifier {
 
   void stmt(const Stmt& s) {
     TLC_CHECK(s != nullptr, "null statement");
+    if (stmtDepth_ >= kMaxStmtDepth)
+      return tooDeep(s->loc, "statements are nested deeper than " + std::to_string(kMaxStmtDepth) +
+                                 " levels (each scalar binding holds the rest of its block)");
+    ++stmtDepth_;
+    stmtNode(s);
+    --stmtDepth_;
+  }
+
+  void stmtNode(const Stmt& s) {
     switch (s->kind) {
       case StmtKind::Seq: {
         frames_.emplace_back();
@@ -482,6 +596,7 @@ class Verifier {
         region(g->a, "A");
         region(g->b, "B");
         region(g->c, "C");
+        gemmDTypes(g);
         auto a = matrix(g->a, "A"), b = matrix(g->b, "B"), c = matrix(g->c, "C");
         if (a && b && c) {
           int64_t m = g->transA ? a->second : a->first, k = g->transA ? a->first : a->second;
@@ -525,6 +640,12 @@ class Verifier {
       case StmtKind::Atomic: {
         auto* a = as<AtomicStmt>(s);
         indices(a->buffer, a->indices, s->loc);
+        DType t = a->buffer->dtype;
+        bool supported = (isInteger(t) && dtypeBits(t) >= 32) || (isFloat(t) && dtypeBits(t) >= 16);
+        if (!supported)
+          report(DiagKind::IrOperandType, s->loc,
+                 std::string("atomic_") + atomicKindName(a->atomicKind) + " works on 32- and 64-bit integers and on float16, "
+                 "bfloat16, float32 and float64, not on " + dt(t) + " (`" + a->buffer->name + "`)");
         expr(a->value);
         sameDType(a->value, a->buffer->dtype, s->loc, "the atomic operand for `" + a->buffer->name + "`");
         return;
@@ -536,18 +657,25 @@ class Verifier {
 
 }  // namespace
 
-bool verifyFunc(const PrimFunc& f, DiagnosticEngine& diags) {
+bool verifyFunc(const PrimFunc& f, DiagnosticEngine& diags, const VerifyOptions& options) {
   int before = diags.errorCount();
-  Verifier v(diags);
+  Verifier v(diags, options);
   v.func(f);
   return diags.errorCount() == before;
 }
 
-bool verifyModule(const Module& m, DiagnosticEngine& diags) {
+bool verifyModule(const Module& m, DiagnosticEngine& diags, const VerifyOptions& options) {
   bool ok = true;
+  std::unordered_map<std::string, SourceLoc> names;
   for (const Func& f : m.funcs) {
     TLC_CHECK(f != nullptr, "null function in module");
-    ok &= verifyFunc(*f, diags);
+    auto [it, fresh] = names.emplace(f->name, f->loc);
+    if (!fresh) {
+      diags.report(DiagKind::IrRedefinition, f->loc, "function `@" + f->name + "` is defined twice; rename one of them")
+          .note(it->second, "the first definition is here");
+      ok = false;
+    }
+    ok &= verifyFunc(*f, diags, options);
   }
   return ok;
 }

@@ -61,7 +61,7 @@ std::optional<ir::Module> PassPipeline::run(const ir::Module& module, PassContex
     // Verify into a scratch engine: a failure here is the pass's bug, not the user's.
     SourceManager noSources;
     DiagnosticEngine scratch(noSources);
-    if (!ir::verifyModule(next, scratch)) {
+    if (!ir::verifyModule(next, scratch, ir::VerifyOptions{.lowered = true})) {
       std::string message = "the IR is invalid after pass `" + pass.name + "`:\n";
       for (const Diagnostic& d : scratch.diagnostics())
         message += "  " + d.message + " [" + diagKindInfo(d.kind).printed + "]\n";

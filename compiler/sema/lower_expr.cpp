@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/ir/limits.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 #include "compiler/support/suggest.h"
@@ -30,7 +31,23 @@ static Value builtinValue(const BuiltinInfo* b, SourceLoc loc) {
   return v;
 }
 
+// Each level of a source expression lowers to about one level of IR, so an
+// expression nested deeper than the IR admits (compiler/ir/limits.h) is
+// reported where it crosses the bound, and evaluation stops there.
 Value Sema::eval(const ast::Expr& e) {
+  if (evalDepth_ >= ir::kMaxSourceExprDepth) {
+    report(DiagKind::NestingTooDeep, e.loc,
+           "expression nested deeper than " + std::to_string(ir::kMaxSourceExprDepth) +
+               " levels; bind parts of it to names");
+    return Value::error(e.loc);
+  }
+  ++evalDepth_;
+  Value v = evalNode(e);
+  --evalDepth_;
+  return v;
+}
+
+Value Sema::evalNode(const ast::Expr& e) {
   switch (e.kind) {
     case ast::ExprKind::Name: return evalName(e);
     case ast::ExprKind::Int: {

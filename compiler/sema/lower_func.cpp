@@ -130,6 +130,8 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   symbolic_.clear();
   loopRanges_.clear();
   macroExpansions_ = 0;
+  failedMacros_.clear();
+  kernelLets_ = 0;
   inKernel_ = false;
   macroStack_.clear();
   module_ = &m;

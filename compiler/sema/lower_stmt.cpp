@@ -5,6 +5,7 @@
 // stay compile-time values, anything else becomes a LetStmt. Rebinding a
 // name in the same kernel or macro is an error unless it is a `T.alloc_var`
 // scalar, whose assignments are stores to its single element.
+#include "compiler/ir/limits.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -108,6 +109,17 @@ void Sema::lowerAssign(const ast::Stmt& s) {
   assignTo(*s.target, eval(value), &value, s.loc);
 }
 
+// Every binding nests the rest of its block in the IR; past the limit the
+// kernel is reported once (and lowering goes on without the binding).
+void Sema::bindLet(ir::Var var, ir::Expr value, SourceLoc loc) {
+  if (++kernelLets_ == ir::kMaxKernelLets + 1)
+    report(DiagKind::NestingTooDeep, loc,
+           "more than " + std::to_string(ir::kMaxKernelLets) +
+               " scalar bindings in one kernel; split the kernel or keep intermediate values in a buffer");
+  if (kernelLets_ > ir::kMaxKernelLets) return;
+  builder_->let(std::move(var), std::move(value), loc);
+}
+
 void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* valueExpr, SourceLoc loc) {
   switch (target.kind) {
     case ast::ExprKind::Name: {
@@ -129,7 +141,7 @@ void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* va
       }
       if (v.isExpr() && !isConstant(v.expr)) {
         ir::Var var = freshVar(name, v.expr->dtype, target.loc);
-        builder_->let(var, v.expr, loc);
+        bindLet(var, v.expr, loc);
         bindName(name, target.loc, Value::ofExpr(ir::makeVarRef(var, target.loc), target.loc));
         return;
       }

@@ -14,14 +14,23 @@ namespace tlc::sema {
 
 Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   const ast::FuncDef& macro = *callee.func;
+  if (failedMacros_.count(&macro)) return Value::error(call.loc);
   for (const MacroFrame& f : macroStack_) {
-    if (f.macro == &macro || macroStack_.size() >= 64) {
+    if (f.macro == &macro) {
       report(DiagKind::MacroRecursion, call.loc,
              "macro `" + macro.name + "` calls itself (directly or through other macros); macros are inlined, so they "
                                       "cannot recurse")
           .note(macro.loc, "`" + macro.name + "` defined here");
       return Value::error(call.loc);
     }
+  }
+  if (macroStack_.size() >= kMaxMacroDepth) {
+    report(DiagKind::MacroRecursion, call.loc,
+           "macro expansion nested deeper than " + std::to_string(kMaxMacroDepth) + " levels: " + macroChain(macro) +
+               "; macros are inlined, so call chains this deep must be flattened (call the inner macros directly, or "
+               "turn a level into a loop)")
+        .note(macroStack_.front().callLoc, "the outermost macro call is here");
+    return Value::error(call.loc);
   }
   if (++macroExpansions_ > kMaxMacroExpansions) {
     if (macroExpansions_ == kMaxMacroExpansions + 1)
@@ -50,7 +59,7 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
     if (v.isError()) ok = false;
     if (v.isExpr() && !isConstant(v.expr) && !ir::as<ir::VarRef>(v.expr)) {
       ir::Var var = freshVar(names[i], v.expr->dtype, a.loc);
-      builder_->let(var, v.expr, a.loc);
+      bindLet(var, v.expr, a.loc);
       v = Value::ofExpr(ir::makeVarRef(var, a.loc), a.loc, false);
     }
     values.push_back(v);
@@ -68,6 +77,7 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   const ModuleInfo* owner = callee.funcModule;
   ScopeGuard guard(*this, true, owner ? owner->scope.get() : module_->scope.get());
   for (size_t i = 0; i < values.size(); ++i) bindName(names[i], macro.params[i].loc, values[i]);
+  int errorsBefore = diags_.errorCount();
   macroStack_.push_back(MacroFrame{&macro, call.loc, false, Value()});
   Value result;
   result.kind = ValueKind::None;
@@ -86,7 +96,27 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   }
   macroStack_.pop_back();
   module_ = savedModule;
+  if (diags_.errorCount() != errorsBefore) failedMacros_.insert(&macro);
   return result;
+}
+
+// `m0 → m1 → … → m63 → m64` for the macro stack plus `next`: the first and
+// last few names of a long chain.
+std::string Sema::macroChain(const ast::FuncDef& next) const {
+  std::vector<const std::string*> names;
+  for (const MacroFrame& f : macroStack_) names.push_back(&f.macro->name);
+  names.push_back(&next.name);
+  constexpr size_t kShown = 3;
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names.size() > 2 * kShown + 1 && i == kShown) {
+      out += " → …";
+      i = names.size() - kShown - 1;
+      continue;
+    }
+    out += (i ? " → " : "") + *names[i];
+  }
+  return out;
 }
 
 }  // namespace tlc::sema

@@ -81,6 +81,7 @@ class Sema {
 
   // ---- expressions (lower_expr.cpp)
   Value eval(const ast::Expr& e);
+  Value evalNode(const ast::Expr& e);
   Value evalName(const ast::Expr& e);
   Value evalAttribute(const ast::Expr& e);
   Value evalSubscript(const ast::Expr& e);
@@ -159,6 +160,7 @@ class Sema {
 
   // ---- macros (macros.cpp)
   Value callMacro(const Value& callee, const ast::Expr& call);
+  std::string macroChain(const ast::FuncDef& next) const;
 
   // ---- state shared by the files above
   SourceManager& sources_;
@@ -202,7 +204,17 @@ class Sema {
   // Macro expansions in the current kernel; bounded so that macros calling
   // macros several times cannot blow up exponentially.
   int macroExpansions_ = 0;
-  static constexpr int kMaxMacroExpansions = 20000;
+  static constexpr int kMaxMacroExpansions = 4000;
+  // Macro calls nested deeper than this are reported (docs/language.md).
+  static constexpr size_t kMaxMacroDepth = 64;
+  // Macros whose expansion in the current kernel reported errors: later
+  // calls fail at once instead of expanding (and reporting) the body again.
+  std::set<const ast::FuncDef*> failedMacros_;
+  // Scalar bindings in the current kernel (bounded by ir::kMaxKernelLets).
+  int kernelLets_ = 0;
+  // Nesting of the source expression being evaluated (eval in lower_expr.cpp).
+  int evalDepth_ = 0;
+  void bindLet(ir::Var var, ir::Expr value, SourceLoc loc);
   // Constant ranges [min, min + extent) of the loop variables in scope, for
   // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
   struct LoopRange {

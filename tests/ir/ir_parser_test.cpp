@@ -152,7 +152,7 @@ TEST_CASE("deep nesting is an error, not a stack overflow") {
   std::string text = "func @f() { let x = " + std::string(100000, '(') + "1" + std::string(100000, ')') + " }";
   auto p = parseText(text);
   CHECK(!p->module);
-  CHECK(firstError(*p) == "ir-syntax-error");
+  CHECK(firstError(*p) == "ir-nesting-too-deep");
   std::string blocks = "func @f() { ";
   for (int i = 0; i < 20000; ++i) blocks += "if true { ";
   auto q = parseText(blocks);

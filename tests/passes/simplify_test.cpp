@@ -76,6 +76,36 @@ TEST_CASE("identities never drop calls, and float identities are only the exact 
                                           makeVarRef(x)))) == "x");
 }
 
+// Target intrinsics (a dot in the callee) may have effects. The verifier
+// admits them only in lowered IR, so these cases are built here rather than
+// read from .tir files.
+TEST_CASE("evaluations and lets of target intrinsics are kept, their pure neighbours dropped") {
+  Var n = makeVar("n"), kept = makeVar("kept"), unused = makeVar("unused");
+  Buffer A = makeBuffer("A", DType::Int32, {makeInt(4)}, MemScope::Global);
+  Expr sync = makeCall("cuda.sync", {}, DType::Int32);
+  Stmt body = makeSeq({
+      std::make_shared<const EvaluateStmt>(bin(BinaryOp::Add, makeVarRef(n), makeInt(1)), SourceLoc{}),
+      std::make_shared<const EvaluateStmt>(sync, SourceLoc{}),
+      std::make_shared<const LetStmt>(unused, bin(BinaryOp::Mul, makeVarRef(n), makeInt(3)),
+                                      std::make_shared<const StoreStmt>(A, std::vector<Expr>{makeInt(0)}, makeInt(1),
+                                                                        SourceLoc{}),
+                                      SourceLoc{}),
+      std::make_shared<const LetStmt>(kept, makeCall("cuda.read", {makeVarRef(n)}, DType::Int32),
+                                      std::make_shared<const StoreStmt>(A, std::vector<Expr>{makeInt(1)}, makeInt(2),
+                                                                        SourceLoc{}),
+                                      SourceLoc{}),
+  });
+  std::string text = printStmt(simplifyStmt(body));
+  INFO(text);
+  CHECK(text.find("evaluate @cuda.sync<int32>()") != std::string::npos);
+  CHECK(text.find("let kept: int32 = @cuda.read(n)") != std::string::npos);
+  CHECK(text.find("unused") == std::string::npos);
+  CHECK(text.find("n + 1") == std::string::npos);
+  Expr clock = makeCall("cuda.clock", {}, DType::Int32);
+  CHECK(printExpr(simplifyExpr(bin(BinaryOp::Mul, bin(BinaryOp::Mul, makeVarRef(n), clock), makeInt(0)))) ==
+        "n * @cuda.clock<int32>() * 0");
+}
+
 TEST_CASE("unchanged trees come back as the same nodes") {
   Var n = makeVar("n");
   Buffer b = makeBuffer("B", DType::Int32, {makeInt(4)}, MemScope::Global);
