@@ -12,26 +12,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/driver/run_tlc.h"
+
 namespace fs = std::filesystem;
+using driver_test::Result;
+using driver_test::tlc;
 
 namespace {
-
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Result tlc(const std::string& args) {
-  std::string cmd = "TLC_CACHE=0 " + std::string(TLC_BINARY_DIR) + "/bin/tlc " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 fs::path writeTemp(const std::string& name, const std::string& text) {
   fs::path dir = fs::temp_directory_path() / "tlc_cpu_cli_test";
