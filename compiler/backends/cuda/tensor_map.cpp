@@ -1,0 +1,72 @@
+#include "compiler/backends/cuda/tensor_map.h"
+
+namespace tlc::cuda {
+
+int swizzleBytes(TmaSwizzle s) {
+  switch (s) {
+    case TmaSwizzle::B32: return 32;
+    case TmaSwizzle::B64: return 64;
+    case TmaSwizzle::B128: return 128;
+    case TmaSwizzle::None: break;
+  }
+  return 0;
+}
+
+bool makeTensorMapSpec(TmaDType dtype, int elemBytes, uint64_t address, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& box, TmaSwizzle swizzle,
+                       TensorMapSpec* out, std::string* why) {
+  const size_t rank = shape.size();
+  if (rank < 1 || rank > 5 || strides.size() != rank || box.size() != rank) {
+    *why = "a tensor map needs 1 to 5 dimensions, not " + std::to_string(rank);
+    return false;
+  }
+  if (address % 16 != 0) {
+    *why = "the data address is not 16-byte aligned";
+    return false;
+  }
+  TensorMapSpec s;
+  s.dtype = dtype;
+  s.elemBytes = elemBytes;
+  s.rank = (int)rank;
+  s.address = address;
+  s.swizzle = swizzle;
+  for (size_t i = 0; i < rank; ++i) {
+    size_t d = rank - 1 - i;  // innermost first
+    if (shape[d] < 1 || (uint64_t)shape[d] > (1ull << 32)) {
+      *why = "dimension " + std::to_string(d) + " has " + std::to_string(shape[d]) + " elements (1 to 2^32 allowed)";
+      return false;
+    }
+    if (box[d] < 1 || box[d] > 256) {
+      *why = "the copied box has " + std::to_string(box[d]) + " elements in dimension " + std::to_string(d) +
+             " (1 to 256 allowed)";
+      return false;
+    }
+    s.dims[i] = (uint64_t)shape[d];
+    s.box[i] = (uint32_t)box[d];
+    uint64_t bytes = (uint64_t)strides[d] * (uint64_t)elemBytes;
+    if (i == 0) {
+      if (strides[d] != 1) {
+        *why = "the innermost dimension is not contiguous (stride " + std::to_string(strides[d]) + ")";
+        return false;
+      }
+    } else if (strides[d] < 1 || bytes % 16 != 0 || bytes >= (1ull << 40)) {
+      *why = "the stride of dimension " + std::to_string(d) + " is " + std::to_string(bytes) +
+             " bytes, which is not a multiple of 16 below 2^40";
+      return false;
+    }
+    s.strides[i] = bytes;
+  }
+  uint64_t rowBytes = (uint64_t)s.box[0] * (uint64_t)elemBytes;
+  if (rowBytes % 16 != 0) {
+    *why = "the copied box's rows are " + std::to_string(rowBytes) + " bytes, not a multiple of 16";
+    return false;
+  }
+  if (swizzle != TmaSwizzle::None && rowBytes > (uint64_t)swizzleBytes(swizzle)) {
+    *why = "the copied box's rows (" + std::to_string(rowBytes) + " bytes) are wider than the swizzle span";
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+}  // namespace tlc::cuda

@@ -1,0 +1,44 @@
+// Tensor maps for Hopper tensor copies (TMA): what a kernel parameter of type
+// tlc::TensorMap describes, computed at launch from the tensor's address,
+// shape and strides and the box that the kernel copies.
+//
+// The GPU launchers hand a TensorMapSpec to cuTensorMapEncodeTiled (the
+// driver entry point loaded at run time); the CUDA emulator encodes the same
+// spec into its own 128-byte form (cuda_emu::encodeTensorMap).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tlc::cuda {
+
+// The values of CUtensorMapDataType / CUtensorMapSwizzle.
+enum class TmaDType : int { U8 = 0, U16 = 1, U32 = 2, I32 = 3, U64 = 4, I64 = 5, F16 = 6, F32 = 7, F64 = 8, BF16 = 9 };
+enum class TmaSwizzle : int { None = 0, B32 = 1, B64 = 2, B128 = 3 };
+
+struct TensorMapSpec {
+  TmaDType dtype = TmaDType::U8;
+  int elemBytes = 1;
+  int rank = 0;                  // 1..5
+  uint64_t address = 0;          // the tensor's data
+  uint64_t dims[5] = {};         // elements per dimension, innermost first
+  uint64_t strides[5] = {};      // byte strides, innermost first (strides[0] is elemBytes)
+  uint32_t box[5] = {};          // the copied box, innermost first
+  TmaSwizzle swizzle = TmaSwizzle::None;
+};
+
+// The spec of a map over a row-major tensor (shape outermost first, element
+// strides outermost first) copying `box` (outermost first); false with *why
+// when TMA cannot describe it (a rank above 5, an address not 16-byte
+// aligned, a stride that is not a multiple of 16 bytes or not below 2^40, a
+// dimension above 2^32, a box dimension outside 1..256, an inner box row
+// that is not a multiple of 16 bytes or wider than the swizzle span).
+bool makeTensorMapSpec(TmaDType dtype, int elemBytes, uint64_t address, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& strides, const std::vector<int64_t>& box, TmaSwizzle swizzle,
+                       TensorMapSpec* out, std::string* why);
+
+// Swizzle span in bytes (0, 32, 64, 128).
+int swizzleBytes(TmaSwizzle s);
+
+}  // namespace tlc::cuda

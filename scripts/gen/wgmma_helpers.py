@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Writes the wgmma helpers of runtime/cuda/tlc_cuda.h (between the
+`wgmma helpers begin/end` markers): one function per instruction width N, with
+the float16 and bfloat16 forms of `wgmma.mma_async ... m64nNk16.f32` and one
+inline-asm operand per accumulator register. Run it after changing the list
+of widths:  python3 scripts/gen/wgmma_helpers.py
+"""
+import pathlib
+import re
+
+WIDTHS = [8, 16, 32, 64, 128, 256]
+KINDS = [(0, "f16"), (1, "bf16")]
+
+def helper(n):
+    regs = n // 2
+    d = ", ".join(f"%{i}" for i in range(regs))
+    a, b, s, ta, tb = regs, regs + 1, regs + 2, regs + 3, regs + 4
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    lines = [
+        f"template <int Kind, int TA, int TB>",
+        f"__device__ __forceinline__ void wgmma_m64n{n}k16(float* d, u64 desc_a, u64 desc_b, int scale_d) {{",
+    ]
+    for i, (kind, t) in enumerate(KINDS):
+        kw = "if" if i == 0 else "else if"
+        lines.append(f"  {kw} (Kind == {kind})")
+        lines.append(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
+        lines.append(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{d}}}, %{a}, %{b}, p, 1, 1, %{ta}, %{tb};\\n}}\\n"')
+        lines.append(f"                 : {outs}")
+        lines.append(f'                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TA), "n"(TB));')
+    lines.append("}")
+    return "\n".join(lines)
+
+path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
+text = path.read_text()
+begin, end = "// ---- wgmma helpers begin (scripts/gen/wgmma_helpers.py) ----", "// ---- wgmma helpers end ----"
+body = "\n".join(helper(n) for n in WIDTHS)
+new = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda m: begin + "\n" + body + "\n" + end, text, flags=re.S)
+assert new != text or body in text, "markers not found"
+path.write_text(new)
