@@ -4,6 +4,7 @@
 // host lets and grid formulas over the bound shape symbols and scalar
 // parameters, then launches each device kernel of the function in order on
 // the given stream.
+#include "compiler/backends/cuda/tensor_map.h"
 #include <dlfcn.h>
 
 #include <cstring>
@@ -33,6 +34,7 @@ struct DeviceApi {
   int (*getErrorStringCuda)(int, const char**) = nullptr;
   const char* (*getErrorStringHip)(int) = nullptr;
   int (*pointerGetAttribute)(void*, int, uint64_t) = nullptr;
+  cuda::EncodeTiledFn tensorMapEncodeTiled = nullptr;  // CUDA 12+; only kernels with tensor maps need it
 
   std::string describe(int rc) const {
     const char* s = nullptr;
@@ -65,6 +67,7 @@ DeviceApi& cudaApi() {
               sym(lib, "cuFuncSetAttribute", &a.funcSetAttribute) && sym(lib, "cuLaunchKernel", &a.launchKernel) &&
               sym(lib, "cuGetErrorString", &a.getErrorStringCuda) &&
               sym(lib, "cuPointerGetAttribute", &a.pointerGetAttribute);
+    sym(lib, "cuTensorMapEncodeTiled", &a.tensorMapEncodeTiled);
     if (!ok) {
       a.error = "the CUDA driver library lacks an entry point the runtime needs (driver too old?)";
       return a;
@@ -198,7 +201,29 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     params[i] = &storage[i];
   }
   std::lock_guard<std::mutex> lock(m->mutex);
+  struct alignas(64) TensorMapBytes {
+    unsigned char bytes[128];
+  };
   for (LaunchInfo& l : k->info.launches) {
+    // Tensor maps (Hopper TMA) follow the device arguments.
+    std::vector<TensorMapBytes> maps(l.tensorMaps.size());
+    std::vector<void*> launchParams = params;
+    for (size_t t = 0; t < l.tensorMaps.size(); ++t) {
+      const TensorMapInfo& tm = l.tensorMaps[t];
+      const tlc_tensor& x = args[tm.param].tensor;
+      const std::string what = "kernel `" + info.name + "` copies tensor `" + info.params[tm.param].name + "` with TMA";
+      if (!api.tensorMapEncodeTiled)
+        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, what + ", but the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
+      cuda::TensorMapSpec spec;
+      std::string why;
+      if (!cuda::rowMajorTensorMapSpec(dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
+                                       std::vector<int64_t>(x.shape, x.shape + x.rank), tm.box, tm.swizzle, &spec, &why))
+        return fail(TLC_ERROR_ALIGNMENT, what + ", which needs " + "a layout TMA can describe: " + why +
+                                             " (rebuild with --no-warp-specialize for any layout)");
+      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, spec, maps[t].bytes);
+      if (rc != 0) return fail(TLC_ERROR_LAUNCH, what + ": cuTensorMapEncodeTiled failed: " + api.describe(rc));
+      launchParams.push_back(maps[t].bytes);
+    }
     int64_t grid[3];
     for (int d = 0; d < 3; ++d) {
       auto v = l.grid[d].valid() ? evalRpn(l.grid[d], env, &err) : std::optional<int64_t>(1);
@@ -223,7 +248,7 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     }
     int rc = api.launchKernel(l.function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)l.block[0],
                               (unsigned)l.block[1], (unsigned)l.block[2], (unsigned)l.sharedBytes, stream,
-                              params.data(), nullptr);
+                              launchParams.data(), nullptr);
     if (rc != 0) return fail(TLC_ERROR_LAUNCH, "launching `" + l.entry + "` failed: " + api.describe(rc));
   }
   return TLC_SUCCESS;

@@ -9,11 +9,18 @@ namespace tlc::rt {
 
 using nlohmann::json;
 
+namespace {
+const char* const kDtypeNames[] = {"bool",    "int8",    "int16",    "int32",   "int64",
+                                   "uint8",   "uint16",  "uint32",   "uint64",  "float16",
+                                   "bfloat16", "float32", "float64", "float8_e4m3", "float8_e5m2"};
+const int kDtypeCount = (int)(sizeof(kDtypeNames) / sizeof(kDtypeNames[0]));
+}  // namespace
+
+const char* dtypeNameOf(tlc_dtype t) { return (int)t >= 0 && (int)t < kDtypeCount ? kDtypeNames[(int)t] : "?"; }
+
 bool parseDtype(const std::string& name, tlc_dtype* out) {
-  static const char* names[] = {"bool",    "int8",     "int16",   "int32",   "int64",      "uint8",      "uint16", "uint32",
-                                "uint64",  "float16",  "bfloat16", "float32", "float64", "float8_e4m3", "float8_e5m2"};
-  for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); ++i)
-    if (name == names[i]) {
+  for (int i = 0; i < kDtypeCount; ++i)
+    if (name == kDtypeNames[i]) {
       *out = (tlc_dtype)i;
       return true;
     }
@@ -201,6 +208,18 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
           for (int i = 0; i < 3; ++i) li.grid[i] = rpnOf(l.at("grid").at(i));
           for (int i = 0; i < 3; ++i) li.block[i] = l.at("block").at(i).get<int64_t>();
           li.sharedBytes = l.value("shared_bytes", int64_t{0});
+          if (l.contains("tensor_maps"))
+            for (const json& t : l.at("tensor_maps")) {
+              TensorMapInfo tm;
+              tm.param = t.at("param").get<int>();
+              tm.box = t.at("box").get<std::vector<int64_t>>();
+              tm.swizzle = t.at("swizzle").get<int>();
+              if (tm.param < 0 || tm.param >= (int)ki.params.size() || !ki.params[tm.param].isTensor ||
+                  tm.box.size() != ki.params[tm.param].shape.size())
+                throw std::runtime_error("a tensor map refers to parameter " + std::to_string(tm.param) +
+                                         ", which is not a tensor of that rank");
+              li.tensorMaps.push_back(tm);
+            }
           ki.launches.push_back(li);
         }
       }

@@ -52,11 +52,18 @@ struct DeviceArgInfo {
   tlc_dtype dtype = TLC_INT32;
 };
 
+struct TensorMapInfo {
+  int param = -1;
+  std::vector<int64_t> box;  // outermost first
+  int swizzle = 0;
+};
+
 struct LaunchInfo {
   std::string entry;
   Rpn grid[3];
   int64_t block[3] = {1, 1, 1};
   int64_t sharedBytes = 0;
+  std::vector<TensorMapInfo> tensorMaps;  // passed after the device arguments
   void* function = nullptr;  // CUfunction / hipFunction_t, resolved lazily
 };
 
@@ -77,6 +84,7 @@ bool parseMetadata(const std::string& json, std::string* target, std::vector<Ker
                    std::string* error);
 
 bool parseDtype(const std::string& name, tlc_dtype* out);
+const char* dtypeNameOf(tlc_dtype t);
 
 }  // namespace tlc::rt
 

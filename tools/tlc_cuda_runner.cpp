@@ -31,7 +31,8 @@ namespace {
 
 int usage() {
   std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N]\n"
-               "                       [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n";
+               "                       [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
+               "                       [--no-warp-specialize]\n";
   return 2;
 }
 
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   std::string file, arch = "sm_90";
   std::vector<Define> defines;
   driver::RunSettings settings;
-  bool cublas = false, copyBw = false, emit = false;
+  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -170,6 +171,8 @@ int main(int argc, char** argv) {
       copyBw = true;
     } else if (a == "--emit") {
       emit = true;
+    } else if (a == "--no-warp-specialize") {
+      warpSpecialize = false;
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
       file = a;
     } else {
@@ -196,6 +199,7 @@ int main(int argc, char** argv) {
     }
     driver::CudaOptions options;
     options.arch = arch;
+    options.warpSpecialize = warpSpecialize;
     if (emit) {
       rc = driver::emitCuda(*module, false, options, std::cout, diags);
       std::cerr << diags.renderAll();

@@ -188,10 +188,13 @@ json launchPlanJson(const DeviceLaunchPlan& plan) {
   for (const DeviceLaunch& l : plan.launches) {
     json grid = json::array();
     for (size_t i = 0; i < 3; ++i) grid.push_back(i < l.grid.size() ? exprJson(l.grid[i]) : json("1"));
+    json maps = json::array();
+    for (const DeviceTensorMap& t : l.tensorMaps) maps.push_back({{"param", t.paramIndex}, {"box", t.box}, {"swizzle", t.swizzle}});
     launches.push_back({{"entry", l.entry},
                         {"grid", grid},
                         {"block", json::array({l.threads, 1, 1})},
-                        {"shared_bytes", l.sharedBytes}});
+                        {"shared_bytes", l.sharedBytes},
+                        {"tensor_maps", maps}});
   }
   return {{"device_args", args}, {"host_lets", lets}, {"launches", launches}};
 }

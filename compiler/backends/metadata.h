@@ -34,7 +34,10 @@
 //
 // Device launches (CUDA/HIP): "launches" lists the device kernels of one
 // function in launch order: {"entry", "grid": [3 RPN], "block": [3 ints],
-// "shared_bytes"}; "device_args" lists the device-kernel arguments in order:
+// "shared_bytes", "tensor_maps"}; "tensor_maps" ({"param": i, "box": [ints,
+// outermost first], "swizzle": bytes}) are 128-byte CUtensorMap arguments
+// that the launcher encodes from tensor i's address and shape and passes
+// after the device arguments; "device_args" lists the device-kernel arguments in order:
 // {"kind": "param", "index": i} | {"kind": "symbol"|"let", "name", "dtype"};
 // "host_lets" ({"name", "expr", "dtype"}) are evaluated in order before
 // launching and may be used by later expressions.
@@ -62,11 +65,21 @@ std::optional<std::string> exprToRpn(const ir::Expr& e);
 std::string exprToText(const ir::Expr& e);
 
 // One device kernel launch of a function (filled in by a device backend).
+// A tensor map passed by value after the device arguments (Hopper TMA):
+// over tensor parameter `paramIndex`, boxes of `box` elements (outermost
+// first), a swizzle of `swizzle` bytes.
+struct DeviceTensorMap {
+  int paramIndex = -1;
+  std::vector<int64_t> box;
+  int swizzle = 0;
+};
+
 struct DeviceLaunch {
   std::string entry;
   std::vector<ir::Expr> grid;  // 1 to 3 extents, x first
   int64_t threads = 0;
   int64_t sharedBytes = 0;
+  std::vector<DeviceTensorMap> tensorMaps;
 };
 
 struct DeviceArg {

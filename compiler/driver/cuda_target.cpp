@@ -250,14 +250,19 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
       scalar.set(0, *v);
       std::memcpy(slot.data(), scalar.data(), dtypeBytes(ka.dtype));
     }
+    struct alignas(64) TensorMapBytes {
+      unsigned char bytes[128];
+    };
     struct Launch {
       void* fn;
       unsigned grid[3];
       unsigned threads, shared;
+      std::vector<TensorMapBytes> maps;  // after the function's arguments (Hopper TMA)
+      std::vector<void*> params;
     };
     std::vector<Launch> launches;
     for (const cuda::KernelLaunch& kl : fl->kernels) {
-      Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes};
+      Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes, {}, {}};
       bool empty = false;
       for (size_t g = 0; g < kl.grid.size() && g < 3; ++g) {
         auto v = env.eval(kl.grid[g]);
@@ -274,11 +279,28 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
         it = lm.functions.emplace(kl.name, fn).first;
       }
       l.fn = it->second;
-      launches.push_back(l);
+      l.maps.resize(kl.tensorMaps.size());
+      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
+        const cuda::TensorMapArg& tm = kl.tensorMaps[t];
+        const interp::HostTensor& x = *args.tensors[tm.paramIndex];
+        cuda::TensorMapSpec spec;
+        std::string why;
+        if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), dev[tm.paramIndex], x.shape, tm.box,
+                                         tm.swizzle, &spec, &why))
+          return fail("`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +
+                      "` with TMA, which needs a layout TMA can describe: " + why +
+                      " (compile with --no-warp-specialize for any layout)");
+        if (!drv->encodeTensorMap(spec, l.maps[t].bytes)) return fail(drv->lastError());
+      }
+      launches.push_back(std::move(l));
+    }
+    for (auto& l : launches) {
+      l.params = params;
+      for (auto& m : l.maps) l.params.push_back(m.bytes);
     }
     auto launchAll = [&]() {
       for (auto& l : launches)
-        if (!drv->launch(l.fn, l.grid, l.threads, l.shared, params.data())) return false;
+        if (!drv->launch(l.fn, l.grid, l.threads, l.shared, l.params.data())) return false;
       return true;
     };
     if (!launchAll() || !drv->synchronize()) return fail(drv->lastError());

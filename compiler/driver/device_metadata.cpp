@@ -37,8 +37,11 @@ std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule&
         plan.args.push_back(d);
       }
       plan.hostLets = f.hostLets;
-      for (const cuda::KernelLaunch& k : f.kernels)
-        plan.launches.push_back(meta::DeviceLaunch{k.name, k.grid, k.threads, k.sharedBytes});
+      for (const cuda::KernelLaunch& k : f.kernels) {
+        meta::DeviceLaunch l{k.name, k.grid, k.threads, k.sharedBytes, {}};
+        for (const cuda::TensorMapArg& t : k.tensorMaps) l.tensorMaps.push_back({t.paramIndex, t.box, t.swizzle});
+        plan.launches.push_back(l);
+      }
       return plan;
     }
     return std::nullopt;

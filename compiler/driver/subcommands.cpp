@@ -38,6 +38,7 @@ struct TargetOptions {
   std::string cpu;
   std::string features;
   bool checkBounds = false;
+  bool noWarpSpecialize = false;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
     cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
@@ -47,6 +48,9 @@ struct TargetOptions {
     cmd->add_option("--features", features, "CPU features to add or remove, e.g. +avx2,-avx512f");
     cmd->add_flag("--check-bounds", checkBounds,
                   "cpu: test every access against its buffer's shape (always on with run --check)");
+    cmd->add_flag("--no-warp-specialize", noWarpSpecialize,
+                  "cuda:sm_90a: pipelined gemms use the sm_80 mainloop (cp.async + mma.sync) instead of a "
+                  "TMA producer warpgroup and wgmma");
   }
   TargetRequest request() const {
     TargetRequest r;
@@ -56,6 +60,7 @@ struct TargetOptions {
     r.cpu = cpu;
     r.features = features;
     r.checkBounds = checkBounds;
+    r.warpSpecialize = !noWarpSpecialize;
     return r;
   }
 };

@@ -53,6 +53,7 @@ std::string cudaArch(const std::string& target) {
 CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
   CudaOptions o;
   o.arch = arch;
+  o.warpSpecialize = r.warpSpecialize;
   o.printAfterAll = r.printAfterAll;
   o.timePasses = r.timePasses;
   return o;

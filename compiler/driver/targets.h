@@ -26,6 +26,7 @@ struct TargetRequest {
   std::string cpu;
   std::string features;
   bool checkBounds = false;  // --check-bounds (cpu)
+  bool warpSpecialize = true;  // --no-warp-specialize (cuda:sm_90a)
 };
 
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.

@@ -44,8 +44,8 @@ TEST_CASE("annotated kernels compile through NVRTC for sm_80 and sm_90a") {
     return;
   }
   for (const char* name : {"gemm_operands.tl", "row_groups.tl", "shared_fallback.tl"}) {
-    std::string source = test::emitCudaFor(annotatedSource(name));
     for (std::string arch : {"sm_80", "sm_90a"}) {
+      std::string source = test::emitCudaFor(annotatedSource(name), arch);
       CAPTURE(std::string(name));
       CAPTURE(arch);
       auto result = cuda::compileWithNvrtc(source, arch, false);

@@ -20,12 +20,12 @@ inline ir::Module compileTlSource(const std::string& source, SourceManager& sour
   return *module;
 }
 
-inline std::string emitCudaFor(const std::string& source) {
+inline std::string emitCudaFor(const std::string& source, const std::string& arch = "sm_90a") {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   ir::Module module = compileTlSource(source, sources, diags);
   cuda::CudaOptions options;
-  options.arch = "sm_90a";
+  options.arch = arch;
   auto cu = cuda::generateCuda(module, options, diags);
   INFO(diags.renderAll());
   REQUIRE(cu);

@@ -116,6 +116,8 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
         ok = false;
         continue;
       }
+      kl.threads = emitter.launchThreads();
+      kl.tensorMaps = emitter.tensorMaps();
       src << body << "\n";
       launch.kernels.push_back(kl);
     }

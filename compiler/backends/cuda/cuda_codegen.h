@@ -48,11 +48,23 @@ struct KernelArg {
   DType dtype = DType::Int32;
 };
 
+// A tensor map (tlc::TensorMap, cuda/tensor_map.h) over tensor parameter
+// `paramIndex`, encoded by the launcher from the tensor's shape: the kernel
+// copies boxes of `box` elements (one per tensor dimension, outermost first)
+// with a swizzle of `swizzle` bytes (0, 32, 64, 128).
+struct TensorMapArg {
+  int paramIndex = -1;
+  std::vector<int64_t> box;
+  int swizzle = 0;
+};
+
 struct KernelLaunch {
   std::string name;
   std::vector<ir::Expr> grid;  // over shape vars, scalar params and host lets
   int64_t threads = 0;
   int64_t sharedBytes = 0;  // dynamic shared memory
+  // Arguments after the function's: the kernel's tensor maps, by value.
+  std::vector<TensorMapArg> tensorMaps;
 };
 
 struct FuncLaunch {

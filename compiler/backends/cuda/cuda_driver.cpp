@@ -32,6 +32,7 @@ struct CudaDriver::Api {
   int (*cuEventSynchronize)(void*);
   int (*cuEventElapsedTime)(float*, void*, void*);
   int (*cuGetErrorString)(int, const char**);
+  EncodeTiledFn cuTensorMapEncodeTiled = nullptr;  // CUDA 12+
 };
 
 namespace {
@@ -74,6 +75,7 @@ CudaDriver* CudaDriver::get(std::string* why) {
               bind(a.handle, a.cuEventRecord, "cuEventRecord") &&
               bind(a.handle, a.cuEventSynchronize, "cuEventSynchronize") &&
               bind(a.handle, a.cuGetErrorString, "cuGetErrorString");
+    bind(a.handle, a.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     if (!bind(a.handle, a.cuEventElapsedTime, "cuEventElapsedTime_v2")) ok &= bind(a.handle, a.cuEventElapsedTime, "cuEventElapsedTime");
     if (!ok) {
       failure = "the CUDA driver library lacks expected functions (driver too old?)";
@@ -136,6 +138,14 @@ bool CudaDriver::setDynamicShared(void* fn, int bytes) {
   // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
   return check(api_->cuFuncSetAttribute(fn, 8, bytes), "cuFuncSetAttribute");
 }
+bool CudaDriver::encodeTensorMap(const TensorMapSpec& spec, void* out) {
+  if (!api_->cuTensorMapEncodeTiled) {
+    error_ = "the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer), which TMA kernels need";
+    return false;
+  }
+  return check(cuda::encodeTensorMap(api_->cuTensorMapEncodeTiled, spec, out), "cuTensorMapEncodeTiled");
+}
+
 bool CudaDriver::launch(void* fn, const unsigned grid[3], unsigned threads, unsigned sharedBytes, void** args) {
   return check(api_->cuLaunchKernel(fn, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes, nullptr, args, nullptr),
                "cuLaunchKernel");

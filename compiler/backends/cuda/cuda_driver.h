@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/cuda/tensor_map.h"
+
 namespace tlc::cuda {
 
 using CUdeviceptr = unsigned long long;
@@ -36,6 +38,8 @@ class CudaDriver {
   bool loadModule(const std::string& cubin, void** module);
   bool getFunction(void* module, const std::string& name, void** fn);
   bool setDynamicShared(void* fn, int bytes);
+  // Encodes a TMA tensor map into the 128 bytes at `out` (64-byte aligned).
+  bool encodeTensorMap(const TensorMapSpec& spec, void* out);
   bool launch(void* fn, const unsigned grid[3], unsigned threads, unsigned sharedBytes, void** args);
   bool synchronize();
   // Milliseconds taken by `work` (enqueued on the default stream), measured

@@ -328,12 +328,18 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
     BufferInfo& info = bufs_[b];
     int64_t bytes = info.elems * info.versions * dtypeBytes(b->dtype);
     auto lt = live.count(b) ? live[b] : std::make_pair<int64_t, int64_t>(0, (int64_t)top.size());
+    // Tiles written by TMA: aligned to the 128-byte swizzle's period, and
+    // live from the kernel's start (the producer warpgroup copies into them
+    // while the other threads run the statements before the mainloop).
+    bool tma = hopper_ && (b == hopper_->a.tile || b == hopper_->b.tile);
+    int64_t align = tma ? 1024 : 128;
+    if (tma) lt.first = 0;
     int64_t offset = 0;
     for (bool moved = true; moved;) {
       moved = false;
       for (const Placed& p : placed)
         if (p.first <= lt.second && lt.first <= p.last && offset < p.end && p.begin < offset + bytes) {
-          offset = (p.end + 127) / 128 * 128;
+          offset = (p.end + align - 1) / align * align;
           moved = true;
         }
     }
@@ -374,6 +380,12 @@ bool KernelEmitter::planBuffers() {
   // and the swizzled operand buffers, the other fragments get an inferred
   // register layout or stay in shared memory; layout annotations constrain both.
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
+  planHopper();
+  if (hopper_) {  // the accumulator must have the wgmma warp grid (not, e.g., annotated shared_fallback)
+    auto it = layouts.accumulators.find(hopper_->gemm->c.buffer.get());
+    if (it == layouts.accumulators.end() || it->second.warpsM != threads_ / 32 || it->second.warpsN != 1)
+      hopper_.reset();
+  }
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;
@@ -451,6 +463,11 @@ bool KernelEmitter::planBuffers() {
     bufs_[b.get()] = info;
   }
   offset = packSharedBuffers(sharedBuffers);
+  if (hopper_) {  // the mbarriers of the ring, full[stages] then empty[stages]
+    offset = (offset + 7) / 8 * 8;
+    barrierOffset_ = offset;
+    offset += 16 * hopper_->stages;
+  }
   // Rows wider than a warp reduce through shared memory: one partial result
   // per warp and register row (8 bytes: the widest accumulator).
   int64_t scratch = 0;

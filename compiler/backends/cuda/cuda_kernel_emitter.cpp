@@ -145,7 +145,7 @@ Var KernelEmitter::openLoop(const Expr& total, bool partitioned, const std::stri
 // Statements
 
 void KernelEmitter::barrier(Accesses& pending) {
-  line("__syncthreads();");
+  line(syncThreads());
   pending = Accesses();
 }
 
@@ -232,6 +232,10 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
     case StmtKind::For: {
       auto* f = as<ForStmt>(s);
       if (f->forKind == ForKind::Parallel) break;
+      if (hopper_ && f == hopper_->loop) {
+        emitHopperConsumer(f, pending);
+        return;
+      }
       if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
         PipelineSchedule sched = pipelineSchedule(f);
         bool versioned = !sched.producers.empty();
@@ -584,7 +588,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   advanceStage(px);
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
-  line("__syncthreads();");
+  line(syncThreads());
   issueAhead(px, it);
   open("");
   line("const int " + varName(version) + " = " + px.stageCounter + ";");
@@ -622,8 +626,10 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   }
   for (auto& a : args_)
     if (a.kind == KernelArg::Kind::ShapeVar) markNonNegative(a.var);
-  open("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads_) + ") " + name_ + "(" + params + ")");
-  line("extern __shared__ __align__(128) unsigned char tlc_smem[];");
+  params += tensorMapParams();
+  std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", 1" : std::to_string(threads_);
+  open("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name_ + "(" + params + ")");
+  line(std::string("extern __shared__ __align__(") + (hopper_ ? "1024" : "128") + ") unsigned char tlc_smem[];");
   line("const int tid = threadIdx.x;");
   const char* dims[] = {"x", "y", "z"};
   if (kernel_.blockVars.size() > 3) {
@@ -651,6 +657,7 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
       line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +
            dims[d] + ";");
   }
+  if (hopper_) emitHopperSetup();
   Accesses pending;
   emitBlock(kernel_.body, pending);
   close();

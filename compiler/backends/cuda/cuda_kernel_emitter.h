@@ -10,6 +10,7 @@
 #include "compiler/backends/c_emitter.h"
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/backends/cuda/cuda_hopper.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/passes/layout.h"
 
@@ -52,6 +53,10 @@ class KernelEmitter : public backend::CEmitter {
   // Emits the kernel; false after reporting an error.
   bool emit(std::string* source, int64_t* sharedBytes);
   std::string typeName(DType t) const override;
+  // After emit(): the threads a block is launched with (the kernel's, plus a
+  // producer warpgroup for a warp-specialized mainloop) and its tensor maps.
+  int64_t launchThreads() const { return threads_ + (hopper_ ? 128 : 0); }
+  const std::vector<TensorMapArg>& tensorMaps() const { return tensorMaps_; }
 
  protected:
   std::string loadExpr(const ir::Load* l) override;
@@ -90,7 +95,16 @@ class KernelEmitter : public backend::CEmitter {
   void setProducerVersion(const PipelineExpansion& px, const ir::Var* v);
   void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
+  // A barrier of the kernel's threads: __syncthreads(), or a named barrier
+  // when a producer warpgroup runs beside them.
+  std::string syncThreads() const;
 
+  // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
+  void planHopper();
+  std::string tensorMapParams();
+  void emitHopperSetup();
+  void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
+  std::string hopperTile(const HopperOperand& op, const std::string& stage);
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
   // threads, otherwise executed in full by the calling thread.
   void emitCopy(const ir::CopyStmt* c, bool partitioned, bool async = false);
@@ -175,6 +189,10 @@ class KernelEmitter : public backend::CEmitter {
   // Shared buffers placed over each other's bytes (disjoint lifetimes) -> one
   // representative, so that the barrier analysis orders their accesses.
   std::unordered_map<const ir::BufferNode*, const ir::BufferNode*> sharedAlias_;
+  std::optional<HopperMainloop> hopper_;
+  std::vector<TensorMapArg> tensorMaps_;
+  std::string tmapName_[2];     // the A and B tensor-map parameters
+  int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 

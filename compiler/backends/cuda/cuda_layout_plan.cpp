@@ -2,6 +2,8 @@
 // fragment layout inference, and the plan's description and conflicts.
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 
+#include "compiler/backends/cuda/cuda_hopper.h"
+
 #include "compiler/backends/cuda/cuda_kernel_scan.h"
 
 #include "compiler/ir/functor.h"
@@ -40,8 +42,14 @@ KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<c
                                    const std::unordered_set<const BufferNode*>& writtenInParallel) {
   KernelLayoutPlan plan;
   plan.annotations = collectLayoutAnnotations(kernel);
-  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel);
+  std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
+  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr);
   plan.sharedLayouts = std::move(mma.swizzled);
+  if (hopper)
+    for (const HopperOperand* op : {&hopper->a, &hopper->b}) {
+      plan.sharedLayouts.erase(op->tile);
+      plan.tmaTiles[op->tile] = op->span;
+    }
   for (auto& [b, frag] : mma.registerFragments) {
     auto it = plan.annotations.find(b);
     if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
@@ -109,7 +117,10 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
     if (b->scope != MemScope::Shared && b->scope != MemScope::Fragment) continue;
     out += b->name + " " + shapeText(b) + ": ";
     if (b->scope == MemScope::Shared) {
-      out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
+      if (auto t = plan.tmaTiles.find(b); t != plan.tmaTiles.end())
+        out += "shared memory, TMA tile (" + std::to_string(t->second) + "-byte swizzle)";
+      else
+        out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
     } else if (plan.accumulators.count(b)) {
       out += "registers, fixed layout";
     } else if (auto it = frags.buffers.find(b); it != frags.buffers.end()) {

@@ -37,6 +37,10 @@ struct KernelLayoutPlan {
   std::unordered_map<const ir::BufferNode*, MmaFragment> accumulators;
   // Shared buffers with a swizzled layout (the others are row-major).
   std::unordered_map<const ir::BufferNode*, layout::Layout> sharedLayouts;
+  // The operand tiles of a warp-specialized Hopper mainloop (cuda_hopper.h):
+  // laid out as TMA writes them, with this swizzle span in bytes; the layout
+  // inference pass leaves them unannotated.
+  std::unordered_map<const ir::BufferNode*, int64_t> tmaTiles;
   FragmentLayoutPlan fragments;
   // Annotations that no layout satisfies (empty when the plan is usable).
   std::vector<LayoutConflict> conflicts;

@@ -258,13 +258,18 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
 }
 
 MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
-                const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel) {
+                const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
+                const GemmStmt* wgmma) {
   MmaPlan plan;
   std::unordered_set<const GemmStmt*> eligible;
   std::unordered_map<const BufferNode*, MmaShape> accum;
   for (auto* g : gemms) {
     MmaShape s;
     if (!mmaShapeOf(g, threads, options, &s)) continue;
+    if (g == wgmma) {
+      s.warpsM = threads / 32;
+      s.warpsN = 1;
+    }
     eligible.insert(g);
     if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2) accum[g->c.buffer.get()] = s;
     if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)) {

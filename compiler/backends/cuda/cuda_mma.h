@@ -65,8 +65,11 @@ struct MmaPlan {
   std::unordered_map<const ir::BufferNode*, layout::Layout> swizzled;
 };
 
+// `wgmma`: the gemm of the kernel's Hopper mainloop (cuda_hopper.h), whose
+// accumulator takes the warp grid of threads / 32 warps by 1.
 MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms, int64_t threads,
-                const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel);
+                const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel,
+                const ir::GemmStmt* wgmma = nullptr);
 
 // The logical (row, column) of register `reg` of thread `tid` in an mma
 // accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the

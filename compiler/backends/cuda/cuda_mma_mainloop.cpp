@@ -105,7 +105,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
   line("unsigned " + ml.bFrag + "[2][" + std::to_string(an) + "][2];");
   // The first stage's first fragments.
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
-  line("__syncthreads();");
+  line(syncThreads());
   open("if (0 < " + n + ")");
   line("const int " + varName(version) + " = 0;");
   setVersion(&version);
@@ -135,7 +135,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
       emitMmaFragmentLoads(s, makeInt((k + 1) * s.kStep), nxt);
     } else {
       line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
-      line("__syncthreads();");
+      line(syncThreads());
       open("if (" + it + " + 1 < " + n + ")");
       line("const int " + varName(next) + " = " + stagePlus(px, px.stageCounter, 1) + ";");
       setVersion(&next);

@@ -10,6 +10,8 @@ struct CudaOptions {
   bool tensorCores = true;     // ldmatrix + mma.sync for eligible gemms
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
+  // sm_90a: warp-specialized TMA + wgmma mainloops for eligible pipelined gemms (cuda_hopper.h)
+  bool warpSpecialize = true;
   int maxSharedBytes = 227 * 1024;
   bool lineDirectives = true;  // #line directives naming the .tl line of each generated line
   bool printAfterAll = false;  // print the generated CUDA to stderr

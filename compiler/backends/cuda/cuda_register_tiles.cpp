@@ -263,7 +263,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
   line(a + " = tlc::group_allreduce<32>(" + a + ", " + op + ");");
   line("if (tid % 32 == 0) " + scratch + "[ri * " + warps + " + tid / 32] = " + a + ";");
   close();
-  line("__syncthreads();");
+  line(syncThreads());
   // Every thread of a row combines the row's warps in the same order, so all hold the same result.
   line("#pragma unroll");
   open("for (int ri = 0; ri < " + rows + "; ++ri)");
@@ -277,7 +277,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
   line(target + " = " + cast(td, acc, result) + ";");
   close();
   // The next reduction reuses the scratch.
-  line("__syncthreads();");
+  line(syncThreads());
   close();
 }
 

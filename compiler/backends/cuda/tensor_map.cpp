@@ -69,4 +69,49 @@ bool makeTensorMapSpec(TmaDType dtype, int elemBytes, uint64_t address, const st
   return true;
 }
 
+bool tmaDTypeOf(const std::string& dtype, TmaDType* out, int* elemBytes) {
+  struct Entry {
+    const char* name;
+    TmaDType type;
+    int bytes;
+  };
+  static const Entry kTypes[] = {
+      {"float16", TmaDType::F16, 2},   {"bfloat16", TmaDType::BF16, 2}, {"float32", TmaDType::F32, 4},
+      {"float64", TmaDType::F64, 8},   {"int8", TmaDType::U8, 1},       {"uint8", TmaDType::U8, 1},
+      {"float8_e4m3", TmaDType::U8, 1}, {"float8_e5m2", TmaDType::U8, 1}, {"int16", TmaDType::U16, 2},
+      {"uint16", TmaDType::U16, 2},    {"int32", TmaDType::I32, 4},     {"uint32", TmaDType::U32, 4},
+      {"int64", TmaDType::I64, 8},     {"uint64", TmaDType::U64, 8},
+  };
+  for (const Entry& e : kTypes)
+    if (dtype == e.name) {
+      *out = e.type;
+      *elemBytes = e.bytes;
+      return true;
+    }
+  return false;
+}
+
+bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                           const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why) {
+  TmaDType t;
+  int bytes;
+  if (!tmaDTypeOf(dtype, &t, &bytes)) {
+    *why = "TMA cannot copy elements of type " + dtype;
+    return false;
+  }
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  TmaSwizzle sw = swizzle == 128 ? TmaSwizzle::B128 : swizzle == 64 ? TmaSwizzle::B64
+                  : swizzle == 32 ? TmaSwizzle::B32 : TmaSwizzle::None;
+  return makeTensorMapSpec(t, bytes, address, shape, strides, box, sw, out, why);
+}
+
+int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out) {
+  unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
+  for (int i = 0; i < spec.rank; ++i) box[i] = spec.box[i];
+  return encode(out, (int)spec.dtype, (unsigned)spec.rank, reinterpret_cast<void*>(spec.address), spec.dims,
+                spec.strides + 1, box, elementStrides, /*interleave none*/ 0, (int)spec.swizzle,
+                /*L2 promotion 256B*/ 3, /*zero fill*/ 0);
+}
+
 }  // namespace tlc::cuda

@@ -41,4 +41,23 @@ bool makeTensorMapSpec(TmaDType dtype, int elemBytes, uint64_t address, const st
 // Swizzle span in bytes (0, 32, 64, 128).
 int swizzleBytes(TmaSwizzle s);
 
+// The TMA element type of a tlc dtype name ("float16", "int8", ...; 8-bit
+// floats are bytes); false for types TMA cannot copy.
+bool tmaDTypeOf(const std::string& dtype, TmaDType* out, int* elemBytes);
+
+// The spec of a map over a contiguous row-major tensor of dtype `dtype`
+// (a tlc dtype name), copying `box` (outermost first) with a swizzle of
+// `swizzle` bytes (0, 32, 64, 128); false with *why as makeTensorMapSpec.
+bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                           const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why);
+
+// cuTensorMapEncodeTiled, as loaded from the driver library.
+using EncodeTiledFn = int (*)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
+                              const uint64_t* strides, const unsigned* box, const unsigned* elementStrides,
+                              int interleave, int swizzle, int l2Promotion, int oobFill);
+// Encodes `spec` into the 128 bytes at `out` (64-byte aligned) with the
+// driver: no interleave, 256-byte L2 promotion, zero fill out of bounds.
+// Returns the driver's result code (0: success).
+int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out);
+
 }  // namespace tlc::cuda

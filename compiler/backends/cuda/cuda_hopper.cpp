@@ -1,0 +1,192 @@
+#include "compiler/backends/cuda/cuda_hopper.h"
+
+#include <functional>
+
+#include "compiler/backends/cuda/cuda_layout_plan.h"
+#include "compiler/ir/buffer_access.h"
+#include "compiler/ir/var_uses.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+bool hopperTarget(const CudaOptions& options) {
+  return options.arch == "sm_90a" && options.tensorCores && options.asyncCopy && options.warpSpecialize;
+}
+
+namespace {
+
+// Counts the statements of a kernel that touch each buffer.
+class TouchCount : public BufferAccessVisitor {
+ public:
+  std::unordered_map<const BufferNode*, int> count;
+  void visitStmt(const Stmt& s) {
+    seen_.clear();
+    visit(s);
+    for (auto* b : seen_) count[b]++;
+  }
+
+ protected:
+  void read(const Buffer& b) override { seen_.insert(b.get()); }
+  void write(const Buffer& b) override { seen_.insert(b.get()); }
+
+ private:
+  std::unordered_set<const BufferNode*> seen_;
+};
+
+bool fail(std::string* why, const std::string& text) {
+  if (why) *why = text;
+  return false;
+}
+
+// The TMA operand of one producer copy: a whole 16-bit shared tile filled
+// from a box of a global tensor whose two non-unit dimensions are the tile's,
+// the tile's columns along the tensor's contiguous (last) dimension.
+bool planOperand(const CopyStmt* c, HopperOperand* out, std::string* why) {
+  const Buffer& tile = c->dst.buffer;
+  const Buffer& src = c->src.buffer;
+  int64_t rows, cols;
+  if (tile->shape.size() != 2 || !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
+    return fail(why, "`" + tile->name + "` is not a two-dimensional tile of constant shape");
+  if (!isFullRegion(c->dst)) return fail(why, "the copy into `" + tile->name + "` does not fill the whole tile");
+  if (src->dtype != tile->dtype) return fail(why, "the copy into `" + tile->name + "` converts its elements");
+  if (src->shape.size() > 5) return fail(why, "`" + src->name + "` has more than 5 dimensions");
+  int d0, d1;
+  int64_t e0, e1;
+  if (!matrixDims(c->src, &d0, &d1, &e0, &e1) || e0 != rows || e1 != cols)
+    return fail(why, "the region of `" + src->name + "` is not a [" + std::to_string(rows) + ", " +
+                         std::to_string(cols) + "] box of two of its dimensions");
+  if (d1 != (int)src->shape.size() - 1)
+    return fail(why, "the tile's rows do not run along the contiguous dimension of `" + src->name + "`");
+  int64_t bytes = dtypeBytes(tile->dtype);
+  int64_t rowBytes = cols * bytes;
+  int64_t span = rowBytes >= 128 ? 128 : rowBytes;
+  if ((span != 128 && span != 64 && span != 32) || rowBytes % span)
+    return fail(why, "the rows of `" + tile->name + "` are " + std::to_string(rowBytes) +
+                         " bytes: TMA tiles need rows of 32, 64 or a multiple of 128 bytes");
+  if (rows > 256 || rows % 8) return fail(why, "`" + tile->name + "` has " + std::to_string(rows) +
+                                                   " rows: TMA tiles need a multiple of 8, at most 256");
+  out->copy = c;
+  out->tile = tile.get();
+  out->rows = rows;
+  out->cols = cols;
+  out->span = span;
+  out->panels = rowBytes / span;
+  out->stageBytes = rows * rowBytes;
+  out->rowDim = d0;
+  out->colDim = d1;
+  if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
+  return true;
+}
+
+bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const CudaOptions& options,
+              HopperMainloop* out, std::string* why) {
+  PipelineSchedule sched = pipelineSchedule(f);
+  std::vector<Stmt> body = seqStmts(f->body);
+  if (sched.producers.size() != 2 || body.size() != 3 || sched.depth < 2)
+    return fail(why, "the loop body is not two global-to-shared copies and one gemm");
+  auto* g = as<GemmStmt>(body[2]);
+  if (!g) return fail(why, "the loop body does not end with a gemm");
+  if (g->clearAccum) return fail(why, "the gemm clears its accumulator");
+  MmaShape s;
+  if (!mmaShapeOf(g, threads, options, &s) || (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16))
+    return fail(why, "the gemm is not a float16 or bfloat16 tensor-core gemm");
+  if (g->c.buffer->scope != MemScope::Fragment || g->c.buffer->dtype != DType::Float32 ||
+      g->c.buffer->shape.size() != 2 || !isFullRegion(g->c))
+    return fail(why, "the gemm does not accumulate into a whole float32 fragment");
+  int64_t warps = threads / 32;
+  if (s.m % (16 * warps))
+    return fail(why, "wgmma gives each warp 16-row slices of the accumulator: a block of " + std::to_string(threads) +
+                         " threads needs block_M to be a multiple of " + std::to_string(16 * warps) + ", not " +
+                         std::to_string(s.m));
+  if (s.n > 256) return fail(why, "the accumulator is wider than 256 columns");
+  if (threads + 128 > 1024) return fail(why, "no room for a producer warpgroup beside " + std::to_string(threads) +
+                                                 " threads");
+  s.warpsM = threads / 32;
+  s.warpsN = 1;
+  HopperOperand a, b;
+  const CopyStmt* ca = sched.producers[0];
+  const CopyStmt* cb = sched.producers[1];
+  if (ca->dst.buffer.get() != g->a.buffer.get()) std::swap(ca, cb);
+  if (ca->dst.buffer.get() != g->a.buffer.get() || cb->dst.buffer.get() != g->b.buffer.get())
+    return fail(why, "the copies do not fill the gemm's two operands");
+  if (!isFullRegion(g->a) || !isFullRegion(g->b)) return fail(why, "the gemm reads part of an operand tile");
+  if (!planOperand(ca, &a, why) || !planOperand(cb, &b, why)) return false;
+  // A is [M, K] (K contiguous: K-major) or, transposed, [K, M]; B is [K, N]
+  // (N contiguous: MN-major) or, transposed, [N, K].
+  a.mnMajor = g->transA;
+  b.mnMajor = !g->transB;
+  if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
+  out->slices = s.m / (16 * warps);
+  if (a.mnMajor && out->slices > 1)
+    return fail(why, "a transposed A tile needs block_M = " + std::to_string(16 * warps) + " for " +
+                         std::to_string(threads) + " threads");
+  // Each wgmma of an MN-major B starts at a whole panel.
+  int64_t panelElems = b.span / dtypeBytes(b.tile->dtype);
+  if (b.mnMajor && s.n > panelElems && s.n % panelElems)
+    return fail(why, "block_N must be a multiple of " + std::to_string(panelElems));
+  // A layout annotation on a tile asks for that layout, which TMA does not
+  // write; one on the accumulator may ask for shared memory.
+  LayoutAnnotations annotations = collectLayoutAnnotations(kernel);
+  if (annotations.count(a.tile) || annotations.count(b.tile))
+    return fail(why, "an operand tile has a layout annotation");
+  if (auto it = annotations.find(g->c.buffer.get());
+      it != annotations.end() && it->second->layout.kind != LayoutKind::MmaAccumulator)
+    return fail(why, "the accumulator has a layout annotation");
+  // The tiles are touched only by their copy and the gemm.
+  TouchCount touches;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (auto* seq = as<SeqStmt>(st)) {
+      for (auto& x : seq->stmts) walk(x);
+    } else if (st.get() == f) {
+      for (auto& x : body) touches.visitStmt(x);
+    } else {
+      touches.visitStmt(st);
+    }
+  };
+  walk(kernel.body);
+  if (touches.count[a.tile] != 2 || touches.count[b.tile] != 2)
+    return fail(why, "the operand tiles are used outside the loop's copies and gemm");
+  // The producer warpgroup runs only the copies: their regions and the trip
+  // count may use the loop variable, block indices and kernel arguments, not
+  // values the kernel computes.
+  BoundVars bound;
+  bound.visit(kernel.body);
+  bound.vars.erase(f->var.get());
+  UsesVars uses(bound.vars);
+  uses.visitRegion(ca->src);
+  uses.visitRegion(cb->src);
+  uses.visit(f->min);
+  uses.visit(f->extent);
+  if (uses.found || uses.loads) return fail(why, "the copies' regions use values computed in the kernel");
+  out->loop = f;
+  out->gemm = g;
+  out->a = a;
+  out->b = b;
+  out->shape = s;
+  out->stages = sched.depth;
+  // Registers: the launch gives 65536 / (threads + 128) per thread; the
+  // producer gives most of its share to the consumers.
+  out->producerRegs = threads <= 256 ? 40 : 24;
+  int64_t consumer = (65536 - 128 * out->producerRegs) / threads / 8 * 8;
+  out->consumerRegs = std::min<int64_t>(consumer, 240);
+  return true;
+}
+
+}  // namespace
+
+std::optional<HopperMainloop> planHopperMainloop(const KernelStmt& kernel, int64_t threads, const CudaOptions& options,
+                                                 std::string* whyNot) {
+  if (whyNot) whyNot->clear();
+  if (!hopperTarget(options) || threads % 128) return std::nullopt;
+  for (const Stmt& st : seqStmts(kernel.body)) {
+    auto* f = as<ForStmt>(st);
+    if (!f || f->forKind != ForKind::Pipelined || f->numStages < 2) continue;
+    HopperMainloop plan;
+    if (planLoop(kernel, f, threads, options, &plan, whyNot)) return plan;
+    return std::nullopt;  // the first pipelined loop only
+  }
+  return std::nullopt;
+}
+
+}  // namespace tlc::cuda

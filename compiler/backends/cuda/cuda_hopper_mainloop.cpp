@@ -1,0 +1,208 @@
+// Emission of the warp-specialized Hopper mainloop planned by
+// planHopperMainloop (cuda_hopper.h): the mbarrier ring, the producer
+// warpgroup issuing tensor copies, and the consumers' wgmma loop.
+//
+// Stage s of the ring has two mbarriers in shared memory: full[s] (one
+// arrival, the producer's arrive.expect_tx, plus the bytes of both tiles)
+// and empty[s] (one arrival per consumer warp). Iteration i uses stage
+// i % stages with phase parity (i / stages) & 1; the producer waits for
+// empty with the opposite parity, so its first pass over the ring does not
+// wait. A consumer warp releases the stage of iteration i - 1 once
+// wgmma.wait_group 1 in iteration i has retired that iteration's wgmmas.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+
+#include "compiler/backends/c_names.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+std::string KernelEmitter::syncThreads() const {
+  return hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();";
+}
+
+void KernelEmitter::planHopper() {
+  hopper_ = planHopperMainloop(kernel_, threads_, options_);
+}
+
+// The kernel parameters of the two tensor maps (after the function's).
+std::string KernelEmitter::tensorMapParams() {
+  if (!hopper_) return "";
+  std::string params;
+  const HopperOperand* ops[2] = {&hopper_->a, &hopper_->b};
+  for (int i = 0; i < 2; ++i) {
+    const HopperOperand& op = *ops[i];
+    const Region& src = op.copy->src;
+    TensorMapArg t;
+    for (size_t p = 0; p < func_.params.size(); ++p)
+      if (func_.params[p].buffer.get() == src.buffer.get()) t.paramIndex = (int)p;
+    TLC_CHECK(t.paramIndex >= 0, "a TMA source is not a tensor parameter");
+    t.box.assign(src.buffer->shape.size(), 1);
+    t.box[op.rowDim] = i == 0 && hopper_->slices > 1 ? 16 : op.rows;
+    t.box[op.colDim] = op.span / dtypeBytes(op.tile->dtype);
+    t.swizzle = (int)op.span;
+    tensorMaps_.push_back(t);
+    tmapName_[i] = fresh(bufs_[src.buffer.get()].name + "_tmap");
+    params += ", const __grid_constant__ tlc::TensorMap " + tmapName_[i];
+  }
+  return params;
+}
+
+// The stage `stage` of an operand tile, as a pointer into shared memory.
+std::string KernelEmitter::hopperTile(const HopperOperand& op, const std::string& stage) {
+  const BufferInfo& info = bufs_[op.tile];
+  return "(reinterpret_cast<" + typeName(op.tile->dtype) + "*>(tlc_smem + " + std::to_string(info.sharedOffset) +
+         ") + (" + stage + ") * " + std::to_string(info.elems) + ")";
+}
+
+// At the top of the kernel: the barriers, then the producer warpgroup, which
+// runs only the copies of the mainloop and leaves.
+void KernelEmitter::emitHopperSetup() {
+  const HopperMainloop& h = *hopper_;
+  LocationScope at(*this, h.loop->loc);
+  const std::string S = std::to_string(h.stages), T = std::to_string(threads_);
+  line("unsigned long long* tlc_full = reinterpret_cast<unsigned long long*>(tlc_smem + " +
+       std::to_string(barrierOffset_) + ");");
+  line("unsigned long long* tlc_empty = tlc_full + " + S + ";");
+  open("if (tid == 0)");
+  open("for (int s = 0; s < " + S + "; ++s)");
+  line("tlc::mbar_init(&tlc_full[s], 1);");
+  line("tlc::mbar_init(&tlc_empty[s], " + std::to_string(threads_ / 32) + ");");
+  close();
+  line("tlc::mbar_init_fence();");
+  close();
+  line("__syncthreads();");
+  open("if (tid >= " + T + ")");
+  line("tlc::reg_dealloc<" + std::to_string(h.producerRegs) + ">();");
+  open("if (tid == " + T + ")");
+  line("tlc::tma_prefetch(&" + tmapName_[0] + ");");
+  line("tlc::tma_prefetch(&" + tmapName_[1] + ");");
+  const ForStmt* f = h.loop;
+  std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("int " + stage + " = 0;");
+  line("unsigned " + phase + " = 0;");
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
+  line("tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(h.a.stageBytes + h.b.stageBytes) +
+       ");");
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+  const HopperOperand* ops[2] = {&h.a, &h.b};
+  for (int i = 0; i < 2; ++i) {
+    const HopperOperand& op = *ops[i];
+    LocationScope copyAt(*this, op.copy->loc);
+    const Region& src = op.copy->src;
+    int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
+    // A's 16-row chunks go where their wgmma reads them (HopperMainloop::slices).
+    int64_t chunks = i == 0 && h.slices > 1 ? op.rows / 16 : 1;
+    for (int64_t p = 0; p < op.panels; ++p)
+      for (int64_t q = 0; q < chunks; ++q) {
+        int64_t w = q / h.slices, a = q % h.slices;
+        int64_t physical = chunks > 1 ? ((w / 4 * h.slices + a) * 4 + w % 4) * 16 : 0;
+        std::string coords;
+        for (size_t d = src.ranges.size(); d-- > 0;) {
+          Expr c = src.ranges[d].min;
+          if ((int)d == op.colDim && p) c = add(c, makeInt(p * panelElems, c->dtype));
+          if ((int)d == op.rowDim && chunks > 1 && q) c = add(c, makeInt(q * 16, c->dtype));
+          coords += ", (int)(" + expr(c) + ")";
+        }
+        line("tlc::tma_load_" + std::to_string(src.ranges.size()) + "d(" + hopperTile(op, stage) + " + " +
+             std::to_string(p * op.rows * panelElems + physical * panelElems) + ", &" + tmapName_[i] + ", &tlc_full[" +
+             stage + "]" + coords + ");");
+      }
+  }
+  line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  close();
+  close();
+  line("return;");
+  close();
+  if (h.consumerRegs > 0) line("tlc::reg_alloc<" + std::to_string(h.consumerRegs) + ">();");
+}
+
+namespace {
+
+// The widths of the wgmma instructions covering n columns (largest first).
+std::vector<int64_t> wgmmaWidths(int64_t n) {
+  std::vector<int64_t> w;
+  for (int64_t x : {256, 128, 64, 32, 16, 8})
+    while (n >= x) {
+      w.push_back(x);
+      n -= x;
+    }
+  return w;
+}
+
+// The byte offset of k-step `kk` (16 elements) and of row / column `mn`
+// (along M for A, N for B) in an operand tile, and the descriptor's leading
+// and stride byte offsets.
+struct DescOffsets {
+  int64_t lbo, sbo;
+};
+DescOffsets descOffsets(const HopperOperand& op) {
+  if (op.mnMajor) return {op.rows * op.span, 8 * op.span};
+  return {16, 8 * op.span};
+}
+int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elemBytes) {
+  int64_t panelElems = op.span / elemBytes;
+  if (op.mnMajor)  // rows are k, columns m / n, in panels of span bytes
+    return (mn / panelElems) * op.rows * op.span + (mn % panelElems) * elemBytes + kk * 16 * op.span;
+  int64_t kb = kk * 16 * elemBytes;  // rows are m / n, columns k
+  return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
+}
+
+}  // namespace
+
+void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
+  const HopperMainloop& h = *hopper_;
+  LocationScope at(*this, h.gemm->loc);
+  const GemmStmt* g = h.gemm;
+  int64_t eb = dtypeBytes(h.a.tile->dtype);
+  const std::string S = std::to_string(h.stages);
+  std::string kind = h.shape.kind == MmaKind::F16 ? "0" : "1";
+  std::string ta = h.a.mnMajor ? "1" : "0", tb = h.b.mnMajor ? "1" : "0";
+  open("");
+  std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
+  std::string prev = fresh("prev_stage"), wg = fresh("warpgroup");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("const int " + wg + " = tid / 128;");
+  line("int " + stage + " = 0, " + prev + " = 0;");
+  line("unsigned " + phase + " = 0;");
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
+  line("tlc::wgmma_fence();");
+  auto dA = descOffsets(h.a), dB = descOffsets(h.b);
+  // The descriptors of this stage, at its first k-step and the warpgroup's rows.
+  std::string da = fresh("desc_a"), db = fresh("desc_b");
+  std::string wgRows = h.a.mnMajor ? std::to_string(64 / (h.a.span / eb)) + " * " + std::to_string(h.a.rows * h.a.span)
+                                   : std::to_string(h.slices * 64 * h.a.span);
+  line("const unsigned long long " + da + " = tlc::smem_desc(reinterpret_cast<const char*>(" + hopperTile(h.a, stage) +
+       ") + " + wg + " * " + wgRows + ", " + std::to_string(dA.lbo) + ", " + std::to_string(dA.sbo) + ", " +
+       std::to_string(h.a.span) + ");");
+  line("const unsigned long long " + db + " = tlc::smem_desc(" + hopperTile(h.b, stage) + ", " +
+       std::to_string(dB.lbo) + ", " + std::to_string(dB.sbo) + ", " + std::to_string(h.b.span) + ");");
+  const std::string& acc = bufs_[g->c.buffer.get()].name;
+  for (int64_t kk = 0; kk < h.shape.k / 16; ++kk) {
+    for (int64_t a = 0; a < h.slices; ++a) {
+      int64_t c0 = 0;
+      for (int64_t w : wgmmaWidths(h.shape.n)) {
+        int64_t offA = tileOffset(h.a, kk, a * 64, eb), offB = tileOffset(h.b, kk, c0, eb);
+        line("tlc::wgmma_m64n" + std::to_string(w) + "k16<" + kind + ", " + ta + ", " + tb + ">(&" + acc + "[" +
+             std::to_string((a * h.shape.n + c0) / 8 * 4) + "], " + da + " + " + std::to_string(offA >> 4) + ", " + db +
+             " + " + std::to_string(offB >> 4) + ", 1);");
+        c0 += w;
+      }
+    }
+  }
+  line("tlc::wgmma_commit();");
+  line("tlc::wgmma_wait<1>();");
+  line("if (" + it + " > 0 && tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + prev + "]);");
+  line(prev + " = " + stage + ";");
+  line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  close();
+  line("tlc::wgmma_wait<0>();");
+  close();
+  pending = accessesOf(f->body);
+}
+
+}  // namespace tlc::cuda
