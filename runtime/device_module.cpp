@@ -205,25 +205,39 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     unsigned char bytes[128];
   };
   for (LaunchInfo& l : k->info.launches) {
-    // Tensor maps (Hopper TMA) follow the device arguments.
+    // Tensor maps (Hopper TMA) follow the device arguments. When one cannot
+    // be encoded for these tensors, the launch's version without TMA runs.
     std::vector<TensorMapBytes> maps(l.tensorMaps.size());
     std::vector<void*> launchParams = params;
-    for (size_t t = 0; t < l.tensorMaps.size(); ++t) {
+    bool useFallback = false;
+    for (size_t t = 0; t < l.tensorMaps.size() && !useFallback; ++t) {
       const TensorMapInfo& tm = l.tensorMaps[t];
       const tlc_tensor& x = args[tm.param].tensor;
       const std::string what = "kernel `" + info.name + "` copies tensor `" + info.params[tm.param].name + "` with TMA";
-      if (!api.tensorMapEncodeTiled)
-        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, what + ", but the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
       cuda::TensorMapSpec spec;
       std::string why;
-      if (!cuda::rowMajorTensorMapSpec(dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
-                                       std::vector<int64_t>(x.shape, x.shape + x.rank), tm.box, tm.swizzle, &spec, &why))
-        return fail(TLC_ERROR_ALIGNMENT, what + ", which needs " + "a layout TMA can describe: " + why +
+      bool encodable = api.tensorMapEncodeTiled &&
+                       cuda::rowMajorTensorMapSpec(dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
+                                                   std::vector<int64_t>(x.shape, x.shape + x.rank), tm.box,
+                                                   tm.swizzle, &spec, &why);
+      if (!encodable && !l.fallbackEntry.empty()) {
+        useFallback = true;
+        break;
+      }
+      if (!api.tensorMapEncodeTiled)
+        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, what + ", but the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
+      if (!encodable)
+        return fail(TLC_ERROR_ALIGNMENT, what + ", which needs a layout TMA can describe: " + why +
                                              " (rebuild with --no-warp-specialize for any layout)");
       int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, spec, maps[t].bytes);
       if (rc != 0) return fail(TLC_ERROR_LAUNCH, what + ": cuTensorMapEncodeTiled failed: " + api.describe(rc));
       launchParams.push_back(maps[t].bytes);
     }
+    if (useFallback) launchParams = params;
+    const std::string& entry = useFallback ? l.fallbackEntry : l.entry;
+    void*& function = useFallback ? l.fallbackFunction : l.function;
+    const int64_t block = useFallback ? l.fallbackBlock : l.block[0];
+    const int64_t sharedBytes = useFallback ? l.fallbackSharedBytes : l.sharedBytes;
     int64_t grid[3];
     for (int d = 0; d < 3; ++d) {
       auto v = l.grid[d].valid() ? evalRpn(l.grid[d], env, &err) : std::optional<int64_t>(1);
@@ -234,22 +248,22 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       grid[d] = *v;
     }
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;  // empty tensors: nothing to do
-    if (!l.function) {
-      int rc = api.moduleGetFunction(&l.function, m->deviceModule, l.entry.c_str());
+    if (!function) {
+      int rc = api.moduleGetFunction(&function, m->deviceModule, entry.c_str());
       if (rc != 0)
-        return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " has no device function `" + l.entry + "`: " +
+        return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " has no device function `" + entry + "`: " +
                                                   api.describe(rc));
-      if (l.sharedBytes > 48 * 1024 && api.funcSetAttribute) {
-        rc = api.funcSetAttribute(l.function, /*MAX_DYNAMIC_SHARED_SIZE_BYTES*/ 8, (int)l.sharedBytes);
+      if (sharedBytes > 48 * 1024 && api.funcSetAttribute) {
+        rc = api.funcSetAttribute(function, /*MAX_DYNAMIC_SHARED_SIZE_BYTES*/ 8, (int)sharedBytes);
         if (rc != 0)
-          return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "` needs " + std::to_string(l.sharedBytes) +
+          return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "` needs " + std::to_string(sharedBytes) +
                                             " bytes of shared memory: " + api.describe(rc));
       }
     }
-    int rc = api.launchKernel(l.function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)l.block[0],
-                              (unsigned)l.block[1], (unsigned)l.block[2], (unsigned)l.sharedBytes, stream,
+    int rc = api.launchKernel(function, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2], (unsigned)block,
+                              (unsigned)l.block[1], (unsigned)l.block[2], (unsigned)sharedBytes, stream,
                               launchParams.data(), nullptr);
-    if (rc != 0) return fail(TLC_ERROR_LAUNCH, "launching `" + l.entry + "` failed: " + api.describe(rc));
+    if (rc != 0) return fail(TLC_ERROR_LAUNCH, "launching `" + entry + "` failed: " + api.describe(rc));
   }
   return TLC_SUCCESS;
 }

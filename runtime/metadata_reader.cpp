@@ -220,6 +220,12 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
                                          ", which is not a tensor of that rank");
               li.tensorMaps.push_back(tm);
             }
+          if (l.contains("fallback") && !l.at("fallback").is_null()) {
+            const json& fb = l.at("fallback");
+            li.fallbackEntry = fb.at("entry").get<std::string>();
+            li.fallbackBlock = fb.at("block").at(0).get<int64_t>();
+            li.fallbackSharedBytes = fb.value("shared_bytes", int64_t{0});
+          }
           ki.launches.push_back(li);
         }
       }

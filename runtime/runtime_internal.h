@@ -64,6 +64,10 @@ struct LaunchInfo {
   int64_t block[3] = {1, 1, 1};
   int64_t sharedBytes = 0;
   std::vector<TensorMapInfo> tensorMaps;  // passed after the device arguments
+  // Launched instead when a tensor map cannot be encoded (empty: none).
+  std::string fallbackEntry;
+  int64_t fallbackBlock = 0, fallbackSharedBytes = 0;
+  void* fallbackFunction = nullptr;
   void* function = nullptr;  // CUfunction / hipFunction_t, resolved lazily
 };
 

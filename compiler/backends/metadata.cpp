@@ -194,7 +194,12 @@ json launchPlanJson(const DeviceLaunchPlan& plan) {
                         {"grid", grid},
                         {"block", json::array({l.threads, 1, 1})},
                         {"shared_bytes", l.sharedBytes},
-                        {"tensor_maps", maps}});
+                        {"tensor_maps", maps},
+                        {"fallback", l.fallbackEntry.empty()
+                                         ? json(nullptr)
+                                         : json({{"entry", l.fallbackEntry},
+                                                 {"block", json::array({l.fallbackThreads, 1, 1})},
+                                                 {"shared_bytes", l.fallbackSharedBytes}})}});
   }
   return {{"device_args", args}, {"host_lets", lets}, {"launches", launches}};
 }

@@ -37,7 +37,9 @@
 // "shared_bytes", "tensor_maps"}; "tensor_maps" ({"param": i, "box": [ints,
 // outermost first], "swizzle": bytes}) are 128-byte CUtensorMap arguments
 // that the launcher encodes from tensor i's address and shape and passes
-// after the device arguments; "device_args" lists the device-kernel arguments in order:
+// after the device arguments, and "fallback" ({"entry", "block",
+// "shared_bytes"} or null) is the kernel to launch instead, with the device
+// arguments only, when one of them cannot be encoded; "device_args" lists the device-kernel arguments in order:
 // {"kind": "param", "index": i} | {"kind": "symbol"|"let", "name", "dtype"};
 // "host_lets" ({"name", "expr", "dtype"}) are evaluated in order before
 // launching and may be used by later expressions.
@@ -80,6 +82,10 @@ struct DeviceLaunch {
   int64_t threads = 0;
   int64_t sharedBytes = 0;
   std::vector<DeviceTensorMap> tensorMaps;
+  // Launched instead, with the device arguments only, when a tensor map
+  // cannot be encoded; empty entry: none.
+  std::string fallbackEntry;
+  int64_t fallbackThreads = 0, fallbackSharedBytes = 0;
 };
 
 struct DeviceArg {

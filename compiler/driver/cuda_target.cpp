@@ -271,27 +271,40 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
         l.grid[g] = (unsigned)std::max(0.0, *v);
       }
       if (empty) continue;
-      auto it = lm.functions.find(kl.name);
-      if (it == lm.functions.end()) {
-        void* fn = nullptr;
-        if (!drv->getFunction(lm.module, kl.name, &fn)) return fail(drv->lastError());
-        if (kl.sharedBytes > 48 * 1024 && !drv->setDynamicShared(fn, (int)kl.sharedBytes)) return fail(drv->lastError());
-        it = lm.functions.emplace(kl.name, fn).first;
-      }
-      l.fn = it->second;
+      // Tensor maps (Hopper TMA); the version without TMA when one cannot be encoded.
       l.maps.resize(kl.tensorMaps.size());
-      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
+      bool useFallback = false;
+      for (size_t t = 0; t < kl.tensorMaps.size() && !useFallback; ++t) {
         const cuda::TensorMapArg& tm = kl.tensorMaps[t];
         const interp::HostTensor& x = *args.tensors[tm.paramIndex];
         cuda::TensorMapSpec spec;
         std::string why;
         if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), dev[tm.paramIndex], x.shape, tm.box,
-                                         tm.swizzle, &spec, &why))
+                                         tm.swizzle, &spec, &why)) {
+          if (!kl.fallbackName.empty()) {
+            useFallback = true;
+            break;
+          }
           return fail("`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +
                       "` with TMA, which needs a layout TMA can describe: " + why +
                       " (compile with --no-warp-specialize for any layout)");
+        }
         if (!drv->encodeTensorMap(spec, l.maps[t].bytes)) return fail(drv->lastError());
       }
+      if (useFallback) {
+        l.maps.clear();
+        l.threads = (unsigned)kl.fallbackThreads;
+        l.shared = (unsigned)kl.fallbackSharedBytes;
+      }
+      const std::string& entry = useFallback ? kl.fallbackName : kl.name;
+      auto it = lm.functions.find(entry);
+      if (it == lm.functions.end()) {
+        void* fn = nullptr;
+        if (!drv->getFunction(lm.module, entry, &fn)) return fail(drv->lastError());
+        if (l.shared > 48 * 1024 && !drv->setDynamicShared(fn, (int)l.shared)) return fail(drv->lastError());
+        it = lm.functions.emplace(entry, fn).first;
+      }
+      l.fn = it->second;
       launches.push_back(std::move(l));
     }
     for (auto& l : launches) {

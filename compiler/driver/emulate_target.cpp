@@ -158,6 +158,7 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
                     DiagnosticEngine& diags, const EmulateOptions& options) {
   cuda::CudaOptions copts;
   copts.arch = arch;
+  copts.warpSpecialize = options.warpSpecialize;
   std::optional<cuda::CudaModule> cm = cuda::generateCuda(module, copts, diags);
   if (!cm) return 1;
   std::string error;
@@ -253,6 +254,18 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
       }
       cfg.block.x = (unsigned)kl.threads;
       cfg.dynamicSharedBytes = (size_t)kl.sharedBytes;
+      std::string entry = kl.name;
+      if (!kl.tensorMaps.empty()) {
+        if (kl.fallbackName.empty()) {
+          d.report(DiagKind::CudaEmuLaunchFailed, func.loc,
+                   "`" + kl.name + "` copies with TMA, which the CUDA emulator does not run yet; emulate it with "
+                   "--no-warp-specialize");
+          return false;
+        }
+        entry = kl.fallbackName;
+        cfg.block.x = (unsigned)kl.fallbackThreads;
+        cfg.dynamicSharedBytes = (size_t)kl.fallbackSharedBytes;
+      }
       if (cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) continue;  // an empty grid launches nothing
       cuda_emu::LaunchOptions lo;
       lo.checkRaces = options.checkRaces;
@@ -261,9 +274,9 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
       lo.replayDir = options.replayDir;
       if (lo.replayDir.empty())
         if (const char* env = std::getenv("TLC_EMU_REPLAY_DIR")) lo.replayDir = env;
-      cuda_emu::LaunchResult r = emu->launch(kl.name, cfg, kargs, lo);
+      cuda_emu::LaunchResult r = emu->launch(entry, cfg, kargs, lo);
       if (!r.error.empty()) {
-        d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot launch `" + kl.name + "` in the emulator: " + r.error);
+        d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot launch `" + entry + "` in the emulator: " + r.error);
         return false;
       }
       for (size_t i = 0; i < kargs.size(); ++i) {

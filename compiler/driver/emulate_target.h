@@ -27,6 +27,7 @@ struct EmulateOptions {
   // Replay bundles for running the same launches on a GPU (see
   // cuda_emu::LaunchOptions::replayDir); empty: $TLC_EMU_REPLAY_DIR if set.
   std::string replayDir;
+  bool warpSpecialize = true;  // sm_90a: the TMA + wgmma mainloop (cuda::CudaOptions::warpSpecialize)
 };
 
 int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const std::string& arch,

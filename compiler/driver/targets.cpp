@@ -140,7 +140,11 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
 #ifdef TLC_HAVE_CUDA_TARGET
   if (std::string arch = cudaArch(request.target); !arch.empty()) {
 #ifdef TLC_HAVE_CUDA_EMULATOR
-    if (request.emulate) return runCudaEmulated(module, settings, arch, diags);
+    if (request.emulate) {
+      EmulateOptions eo;
+      eo.warpSpecialize = request.warpSpecialize;
+      return runCudaEmulated(module, settings, arch, diags, eo);
+    }
 #endif
     return runOnCuda(module, settings, cudaOptions(request, arch), diags);
   }

@@ -119,6 +119,19 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       kl.threads = emitter.launchThreads();
       kl.tensorMaps = emitter.tensorMaps();
       src << body << "\n";
+      if (emitter.tensorMapsNeedFallback()) {
+        CudaOptions plain = options;
+        plain.warpSpecialize = false;
+        kl.fallbackName = kl.name + "_no_tma";
+        KernelEmitter fallback(*f, *kernels[k], plain, diags, kl.fallbackName, launch.args);
+        std::string text;
+        if (!fallback.emit(&text, &kl.fallbackSharedBytes)) {
+          ok = false;
+          continue;
+        }
+        kl.fallbackThreads = fallback.launchThreads();
+        src << text << "\n";
+      }
       launch.kernels.push_back(kl);
     }
     result.funcs.push_back(std::move(launch));

@@ -65,6 +65,12 @@ struct KernelLaunch {
   int64_t sharedBytes = 0;  // dynamic shared memory
   // Arguments after the function's: the kernel's tensor maps, by value.
   std::vector<TensorMapArg> tensorMaps;
+  // A kernel with tensor maps whose tensors' strides are known only at
+  // launch also has a version without TMA, launched when a map cannot be
+  // encoded (a stride or address that is not a multiple of 16 bytes); it
+  // takes the function's arguments only. Empty: none.
+  std::string fallbackName;
+  int64_t fallbackThreads = 0, fallbackSharedBytes = 0;
 };
 
 struct FuncLaunch {

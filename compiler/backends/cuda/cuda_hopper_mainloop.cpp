@@ -48,6 +48,20 @@ std::string KernelEmitter::tensorMapParams() {
   return params;
 }
 
+bool KernelEmitter::tensorMapsNeedFallback() const {
+  for (const TensorMapArg& t : tensorMaps_) {
+    const Buffer& b = func_.params[t.paramIndex].buffer;
+    int64_t inner = dtypeBytes(b->dtype);
+    for (size_t d = b->shape.size(); d-- > 1;) {
+      int64_t n;
+      if (!constInt(b->shape[d], &n)) return true;
+      inner *= n;
+      if (inner % 16) return true;
+    }
+  }
+  return false;
+}
+
 // The stage `stage` of an operand tile, as a pointer into shared memory.
 std::string KernelEmitter::hopperTile(const HopperOperand& op, const std::string& stage) {
   const BufferInfo& info = bufs_[op.tile];

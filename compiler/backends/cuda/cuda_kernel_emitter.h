@@ -57,6 +57,9 @@ class KernelEmitter : public backend::CEmitter {
   // producer warpgroup for a warp-specialized mainloop) and its tensor maps.
   int64_t launchThreads() const { return threads_ + (hopper_ ? 128 : 0); }
   const std::vector<TensorMapArg>& tensorMaps() const { return tensorMaps_; }
+  // Whether a tensor map's strides are known only at launch (so that it may
+  // not be encodable and the kernel needs a version without TMA).
+  bool tensorMapsNeedFallback() const;
 
  protected:
   std::string loadExpr(const ir::Load* l) override;
