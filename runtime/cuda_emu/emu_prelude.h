@@ -109,6 +109,8 @@ TLC_EMU_HOOK void __tsan_vptr_read(void*) {}
 #define __grid_constant__
 #define __shared__ static TLC_EMU_SHARED_SECTION
 #define __CUDA_ARCH__ 800
+// The Hopper helpers of tlc_cuda.h (sm_90a only on a GPU) are emulated too.
+#define __CUDA_ARCH_FEAT_SM90_ALL 1
 #define __CUDACC_RTC__ 1
 #define __TLC_CUDA_EMULATED__ 1
 #ifndef CUDART_INF_F

@@ -106,18 +106,33 @@ void Machine::joinBarrierKnowledge(unsigned id) {
   joinKnowledge(ts);
 }
 
-void Machine::relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args) {
+// A tensor map names the caller's host memory: a pointer argument's buffer
+// (then the map is pointed at its emulated copy) or, when no pointer
+// argument covers it, a tensor of its own, copied into a read-only emulated
+// allocation of the map's extent.
+bool Machine::relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
+                                std::string* error) {
   tlc::cuda::TensorMapSpec spec;
-  if (!isa::decodeTensorMap(map, &spec)) return;
+  if (!isa::decodeTensorMap(map, &spec)) return true;  // reported when used
   for (auto& r : regions_) {
+    if (r->tensorOnly) continue;
     const KernelArg& a = args[r->argIndex];
     uintptr_t host = (uintptr_t)a.data;
-    if (a.data && spec.address >= host && spec.address <= host + a.bytes) {
+    if (a.data && spec.address >= host && spec.address < host + a.bytes) {
       spec.address = r->base + (spec.address - host);
       encodeTensorMap(spec, map, nullptr);
-      return;
+      return true;
     }
   }
+  uint64_t extent = spec.elemBytes;
+  for (int i = 0; i < spec.rank; ++i) extent += (spec.dims[i] - 1) * spec.strides[i];
+  Region* r = newRegion(args[argIndex].name + " (tensor)", (const void*)spec.address, extent, false, false,
+                        argIndex, error);
+  if (!r) return false;
+  r->tensorOnly = true;
+  spec.address = r->base;
+  encodeTensorMap(spec, map, nullptr);
+  return true;
 }
 
 std::string Machine::hopperWaitText(const Thread* t) const {
@@ -297,7 +312,8 @@ void Machine::checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint3
         const Mbarrier& mb = mbarriers_[b];
         bool done = mb.st.phase > ab.tmaPhase;
         report(FindingKind::AsyncCopyInFlight, t, pc, ab.tmaPc,
-               std::string(write ? "write to " : "read of ") + offsetText(off + (uint32_t)i) +
+               std::string(inTmaWrite_ ? "tensor copy into " : write ? "write to " : "read of ") +
+                   offsetText(off + (uint32_t)i) +
                    ", the destination of a tensor copy (TMA) that completes phase " + std::to_string(ab.tmaPhase) +
                    " of the mbarrier at " + offsetText(mb.offset) + ", before this thread waited for that phase" +
                    (done ? "" : " (it has not completed yet)"));
@@ -370,7 +386,9 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
   for (uint64_t b = 0; b < bytes; b += 16) {
     uint32_t dst = isa::swizzleAddress(off + (uint32_t)b, span);
     if (sharedBegin_ + dst + 16 > sharedEnd_) continue;
+    inTmaWrite_ = true;
     checkBytes(t, &sharedShadow_[dst], 16, TLC_EMU_WRITE | kRecordFlag, p, true, sharedBegin_ + dst, nullptr, true);
+    inTmaWrite_ = false;
     std::memcpy((void*)(sharedBegin_ + dst), &data[b], 16);
     for (int i = 0; i < 16; ++i) {
       sharedShadow_[dst + i].flags |= kWTma;

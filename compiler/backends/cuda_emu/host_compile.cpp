@@ -185,6 +185,7 @@ std::string hostHelperHeader(const std::string& hdr, std::vector<std::string>* u
     size_t hb = hdr.find_last_of(";{}", open - 1);
     hb = hb == std::string::npos ? 0 : hb + 1;
     std::string header = hdr.substr(hb, open - hb);
+    header = std::regex_replace(header, std::regex(R"(//[^\n]*)"), " ");  // comments before the helper
     header = std::regex_replace(header, std::regex(R"(template\s*<[^>]*>)"), " ");
     std::smatch m;
     std::string name;

@@ -178,11 +178,39 @@ uint32_t Machine::pcOffset(const void* pc) const {
   return (uint32_t)(p - moduleBase_);
 }
 
+Machine::Region* Machine::newRegion(const std::string& name, const void* data, size_t bytes, bool writable,
+                                   bool poison, size_t argIndex, std::string* error) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  auto r = std::make_unique<Region>();
+  size_t body = (bytes + page - 1) / page * page;
+  if (body == 0) body = page;
+  r->mapBytes = body + 2 * kRedZone;
+  void* m = mmap(nullptr, r->mapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    *error = "cannot allocate emulated global memory for `" + name + "`";
+    return nullptr;
+  }
+  r->map = static_cast<uint8_t*>(m);
+  r->base = (uintptr_t)(r->map + kRedZone);
+  r->bytes = bytes;
+  r->argIndex = argIndex;
+  r->name = name;
+  r->writable = writable;
+  std::memset(r->map, 0xfe, kRedZone);
+  std::memset(r->map + kRedZone + bytes, 0xfe, r->mapBytes - kRedZone - bytes);
+  if (poison)
+    std::memset((void*)r->base, 0xff, bytes);
+  else if (bytes)
+    std::memcpy((void*)r->base, data, bytes);
+  r->shadow.assign(bytes, ByteShadow{});
+  regions_.push_back(std::move(r));
+  return regions_.back().get();
+}
+
 bool Machine::prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv, std::string* error) {
   for (auto& r : regions_)
     if (r->map) munmap(r->map, r->mapBytes);
   regions_.clear();
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
   // By-value arguments up to 128 bytes (a tensor map), 64-byte aligned.
   struct alignas(64) Slot {
     unsigned char b[128];
@@ -193,31 +221,10 @@ bool Machine::prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv
   for (size_t i = 0; i < args.size(); ++i) {
     KernelArg& a = args[i];
     if (a.kind == KernelArg::Kind::Buffer) {
-      auto r = std::make_unique<Region>();
-      size_t body = (a.bytes + page - 1) / page * page;
-      if (body == 0) body = page;
-      r->mapBytes = body + 2 * kRedZone;
-      void* m = mmap(nullptr, r->mapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (m == MAP_FAILED) {
-        *error = "cannot allocate emulated global memory for `" + a.name + "`";
-        return false;
-      }
-      r->map = static_cast<uint8_t*>(m);
-      r->base = (uintptr_t)(r->map + kRedZone);
-      r->bytes = a.bytes;
-      r->argIndex = i;
-      r->name = a.name;
-      r->writable = a.writable;
-      std::memset(r->map, 0xfe, kRedZone);
-      std::memset(r->map + kRedZone + a.bytes, 0xfe, r->mapBytes - kRedZone - a.bytes);
-      if (a.poison)
-        std::memset((void*)r->base, 0xff, a.bytes);
-      else if (a.bytes)
-        std::memcpy((void*)r->base, a.data, a.bytes);
-      r->shadow.assign(a.bytes, ByteShadow{});
+      Region* r = newRegion(a.name, a.data, a.bytes, a.writable, a.poison, i, error);
+      if (!r) return false;
       uint64_t base = (uint64_t)r->base;
       std::memcpy(slots[i].b, &base, sizeof base);
-      regions_.push_back(std::move(r));
     } else {
       std::memcpy(slots[i].b, a.scalar, std::min<size_t>(a.bytes, sizeof slots[i].b));
     }
@@ -225,7 +232,9 @@ bool Machine::prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv
   }
   // Tensor maps name the caller's host buffers: point them at the emulated copies.
   for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind == KernelArg::Kind::Scalar && args[i].bytes == 128) relocateTensorMap(slots[i].b, args);
+    if (args[i].kind == KernelArg::Kind::Scalar && args[i].bytes == 128 &&
+        !relocateTensorMap(slots[i].b, args, i, error))
+      return false;
   std::sort(regions_.begin(), regions_.end(), [](auto& x, auto& y) { return x->map < y->map; });
   ignored_.push_back({(uintptr_t)slots.data(), (uintptr_t)(slots.data() + slots.size())});
   ignored_.push_back({(uintptr_t)argv->data(), (uintptr_t)(argv->data() + argv->size())});
@@ -372,6 +381,7 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
   // Copy results back and collect written masks.
   result.written.assign(args.size(), {});
   for (auto& r : regions_) {
+    if (r->tensorOnly) continue;  // the tensor of a map: not an argument, not copied back
     KernelArg& a = args[r->argIndex];
     if (a.writable && a.bytes) std::memcpy(a.data, (void*)r->base, a.bytes);
     auto& w = result.written[r->argIndex];
@@ -497,8 +507,11 @@ void Machine::schedule() {
         waits[{describeWait(t), t->waitPc}]++;
       }
       std::string msg = "deadlock: no thread of the block can make progress;";
-      for (auto& [k, cnt] : waits)
-        msg += " " + std::to_string(cnt) + " wait in " + k.first;
+      bool firstWait = true;
+      for (auto& [k, cnt] : waits) {
+        msg += (firstWait ? " " : ", ") + std::to_string(cnt) + " wait in " + k.first;
+        firstWait = false;
+      }
       if (exited) msg += "; " + std::to_string(exited) + " have exited";
       report(FindingKind::Deadlock, first, first ? first->waitPc : 0, 0, msg);
       aborted_ = true;

@@ -93,6 +93,8 @@ class Machine {
 
  private:
   // --- setup
+  Region* newRegion(const std::string& name, const void* data, size_t bytes, bool writable, bool poison,
+                    size_t argIndex, std::string* error);
   bool prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv, std::string* error);
   void runBlock(unsigned bx, unsigned by, unsigned bz);
   static void fiberEntry(void* thread);
@@ -122,7 +124,8 @@ class Machine {
   // --- Hopper (hopper.cpp)
   void activateHopper();
   void resetHopperForBlock();
-  void relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args);
+  bool relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
+                         std::string* error);
   Mbarrier* findMbar(Thread* t, const void* bar, uint32_t pc, const char* what);
   void mbarSettle(uint32_t index, isa::MbarEvent ev, Thread* t, uint32_t pc);
   void checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc);
@@ -195,6 +198,7 @@ class Machine {
   std::map<uint32_t, BankConflictSite> bankSites_;
   // Hopper state of the running block (activated by the first Hopper instruction)
   bool hopperActive_ = false;
+  bool inTmaWrite_ = false;  // checkAsyncBytes runs for a tensor copy's write
   std::vector<Mbarrier> mbarriers_;
   std::unordered_map<uint32_t, uint32_t> mbarIndex_;  // shared address -> index
   std::vector<AsyncByte> asyncShadow_;

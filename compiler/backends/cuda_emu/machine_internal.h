@@ -79,6 +79,7 @@ struct Machine::Region {
   size_t argIndex = 0;
   std::string name;
   bool writable = true;
+  bool tensorOnly = false;  // the tensor of a tensor-map argument that no pointer argument covers
   std::vector<ByteShadow> shadow;
 };
 
