@@ -89,6 +89,10 @@ TLC_EMU_HOOK void __tsan_write_range(void* p, unsigned long n) {
   tlc_emu_host->access(p, n, TLC_EMU_WRITE, TLC_EMU_PC);
 }
 TLC_EMU_HOOK void __tsan_init() {}
+// The guard byte of a function-scope static with a dynamic initializer
+// (e.g. a __shared__ array of a class type) is read with an atomic load.
+TLC_EMU_HOOK char __tsan_atomic8_load(const volatile char* a, int) { return *a; }
+TLC_EMU_HOOK void __tsan_atomic8_store(volatile char* a, char v, int) { *a = v; }
 TLC_EMU_HOOK void __tsan_func_entry(void*) {}
 TLC_EMU_HOOK void __tsan_func_exit() {}
 TLC_EMU_HOOK void __tsan_vptr_update(void*, void*) {}

@@ -92,7 +92,7 @@ void Machine::joinKnowledge(const std::vector<Thread*>& ts) {
   for (Thread* t : ts) {
     uint32_t own = t->vc[t->tid];
     t->vc = vc;
-    t->vc[t->tid] = own;
+    t->vc[t->tid] = own + 1;  // later accesses are not covered by what the others now know
     t->seen = seen;
   }
 }
