@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 2
+#define TLC_EMU_ABI_VERSION 3
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -84,6 +84,13 @@ enum {
   TLC_EMU_MMA_KIND_COUNT
 };
 
+// Fences (fence_kind of tlc_emu_api.fence).
+enum { TLC_EMU_FENCE_MBAR_INIT = 0, TLC_EMU_FENCE_PROXY_ASYNC = 1 };
+// Warpgroup synchronization (wgmma_sync op).
+enum { TLC_EMU_WGMMA_FENCE = 0, TLC_EMU_WGMMA_COMMIT = 1, TLC_EMU_WGMMA_WAIT = 2 };
+// wgmma operand kinds.
+enum { TLC_EMU_WGMMA_F16 = 0, TLC_EMU_WGMMA_BF16 = 1 };
+
 typedef struct tlc_emu_api {
   uint32_t abi_version;
   // A load (READ), store (WRITE) or read-modify-write (READ|WRITE|ATOMIC) of
@@ -124,6 +131,27 @@ typedef struct tlc_emu_api {
   // bar.red.{popc,and,or} on barrier 0 (__syncthreads_count/_and/_or):
   // a block-wide barrier that also reduces every thread's predicate.
   int (*bar_red)(int op, int pred, const void* pc);
+  // --- Hopper (sm_90a); bar points at a 64-bit mbarrier object in shared memory.
+  // mbarrier.init.shared::cta.b64 [bar], count.
+  void (*mbar_init)(void* bar, unsigned count, const void* pc);
+  // mbarrier.arrive[.expect_tx].shared::cta.b64: expect_tx bytes (0: plain arrive).
+  void (*mbar_arrive)(void* bar, unsigned expect_tx, const void* pc);
+  // mbarrier.try_wait.parity in a loop: returns once the phase of that parity completed.
+  void (*mbar_wait)(void* bar, unsigned parity, const void* pc);
+  // fence.mbarrier_init / fence.proxy.async.shared::cta (TLC_EMU_FENCE_*).
+  void (*fence)(int fence_kind, const void* pc);
+  // cp.async.bulk.tensor.<rank>d.shared::cluster.global.mbarrier::complete_tx::bytes
+  // [smem], [map, {coords}], [bar]: map is a 128-byte tensor map in the
+  // emulator's encoding; coords has `rank` elements, innermost first.
+  void (*tma_load)(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  // wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<kind>.<kind>: d is this
+  // thread's n/2 float accumulators; trans_a/b 1 = MN-major operand.
+  void (*wgmma)(int n, int kind, int trans_a, int trans_b, float* d, uint64_t desc_a, uint64_t desc_b,
+                int scale_d, const void* pc);
+  // wgmma.fence / commit_group / wait_group n (TLC_EMU_WGMMA_*).
+  void (*wgmma_sync)(int op, int n, const void* pc);
+  // setmaxnreg.{inc,dec}.sync.aligned.u32 regs.
+  void (*setmaxnreg)(int inc, unsigned regs, const void* pc);
 } tlc_emu_api;
 
 #ifdef __cplusplus

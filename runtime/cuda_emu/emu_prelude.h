@@ -89,6 +89,10 @@ TLC_EMU_HOOK void __tsan_write_range(void* p, unsigned long n) {
   tlc_emu_host->access(p, n, TLC_EMU_WRITE, TLC_EMU_PC);
 }
 TLC_EMU_HOOK void __tsan_init() {}
+// The guard byte of a function-scope static with a dynamic initializer
+// (e.g. a __shared__ array of a class type) is read with an atomic load.
+TLC_EMU_HOOK char __tsan_atomic8_load(const volatile char* a, int) { return *a; }
+TLC_EMU_HOOK void __tsan_atomic8_store(volatile char* a, char v, int) { *a = v; }
 TLC_EMU_HOOK void __tsan_func_entry(void*) {}
 TLC_EMU_HOOK void __tsan_func_exit() {}
 TLC_EMU_HOOK void __tsan_vptr_update(void*, void*) {}
@@ -109,6 +113,8 @@ TLC_EMU_HOOK void __tsan_vptr_read(void*) {}
 #define __grid_constant__
 #define __shared__ static TLC_EMU_SHARED_SECTION
 #define __CUDA_ARCH__ 800
+// The Hopper helpers of tlc_cuda.h (sm_90a only on a GPU) are emulated too.
+#define __CUDA_ARCH_FEAT_SM90_ALL 1
 #define __CUDACC_RTC__ 1
 #define __TLC_CUDA_EMULATED__ 1
 #ifndef CUDART_INF_F
@@ -614,6 +620,26 @@ TLC_EMU_NOINLINE void cp_async(void* smem_dst, const void* gmem_src, int cp_size
 TLC_EMU_NOINLINE void cp_async_commit() { tlc_emu_host->cp_async_commit(TLC_EMU_PC); }
 TLC_EMU_NOINLINE void cp_async_wait(int n) { tlc_emu_host->cp_async_wait(n, TLC_EMU_PC); }
 TLC_EMU_NOINLINE void trap(const char* message) { tlc_emu_host->trap(message, TLC_EMU_PC); }
+
+// Hopper: mbarriers, tensor copies, wgmma, setmaxnreg, named barriers.
+TLC_EMU_NOINLINE void bar_sync(unsigned id, unsigned count) { tlc_emu_host->bar_sync(id, count, TLC_EMU_PC); }
+TLC_EMU_NOINLINE void mbar_init(void* bar, unsigned count) { tlc_emu_host->mbar_init(bar, count, TLC_EMU_PC); }
+TLC_EMU_NOINLINE void mbar_arrive(void* bar, unsigned expect_tx) {
+  tlc_emu_host->mbar_arrive(bar, expect_tx, TLC_EMU_PC);
+}
+TLC_EMU_NOINLINE void mbar_wait(void* bar, unsigned parity) { tlc_emu_host->mbar_wait(bar, parity, TLC_EMU_PC); }
+TLC_EMU_NOINLINE void fence(int kind) { tlc_emu_host->fence(kind, TLC_EMU_PC); }
+TLC_EMU_NOINLINE void tma_load(int rank, void* smem, const void* map, void* bar, int c0, int c1 = 0, int c2 = 0,
+                               int c3 = 0, int c4 = 0) {
+  const int coords[5] = {c0, c1, c2, c3, c4};
+  tlc_emu_host->tma_load(rank, smem, map, bar, coords, TLC_EMU_PC);
+}
+TLC_EMU_NOINLINE void wgmma(int n, int kind, int trans_a, int trans_b, float* d, uint64_t desc_a,
+                            uint64_t desc_b, int scale_d) {
+  tlc_emu_host->wgmma(n, kind, trans_a, trans_b, d, desc_a, desc_b, scale_d, TLC_EMU_PC);
+}
+TLC_EMU_NOINLINE void wgmma_sync(int op, int n) { tlc_emu_host->wgmma_sync(op, n, TLC_EMU_PC); }
+TLC_EMU_NOINLINE void setmaxnreg(int inc, unsigned regs) { tlc_emu_host->setmaxnreg(inc, regs, TLC_EMU_PC); }
 
 }  // namespace tlc_emu
 

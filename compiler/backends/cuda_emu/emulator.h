@@ -48,6 +48,10 @@ struct Dim3 {
   X(Trap, "trap", true)                                                                        \
   X(Fault, "fault", true)                                                                      \
   X(Timeout, "timeout", true)                                                                  \
+  X(MbarrierTxMismatch, "mbarrier-tx-mismatch", true)                                         \
+  X(MbarrierMisuse, "mbarrier-misuse", true)                                                   \
+  X(WgmmaOperandOverwritten, "wgmma-operand-overwritten", true)                                \
+  X(BadTensorMap, "bad-tensor-map", true)                                                      \
   X(BankConflict, "bank-conflict", false)
 
 enum class FindingKind {
@@ -89,8 +93,9 @@ struct KernelArg {
   size_t bytes = 0;
   bool writable = true;
   bool poison = false;  // fill with 0xff before the run (write-only outputs)
-  // Scalar: the raw bytes (size = bytes, at most 16).
-  unsigned char scalar[16] = {};
+  // Scalar: the raw bytes (size = bytes, at most 128: a tensor map is a
+  // 128-byte by-value argument).
+  alignas(64) unsigned char scalar[128] = {};
   // Element type name ("float16", ...), informational: replay bundles use it
   // to compare results with a tolerance.
   std::string dtype;
@@ -108,7 +113,7 @@ struct KernelArg {
   }
   template <class T>
   static KernelArg value(std::string name, T v) {
-    static_assert(sizeof(T) <= 16, "scalar argument too large");
+    static_assert(sizeof(T) <= 128, "scalar argument too large");
     KernelArg a;
     a.kind = Kind::Scalar;
     a.name = std::move(name);
@@ -117,6 +122,17 @@ struct KernelArg {
     return a;
   }
 };
+
+// A by-value argument of `bytes` raw bytes (at most 128), e.g. a tensor map
+// from encodeTensorMap.
+inline KernelArg byValue(std::string name, const void* data, size_t bytes) {
+  KernelArg a;
+  a.kind = KernelArg::Kind::Scalar;
+  a.name = std::move(name);
+  a.bytes = bytes > sizeof a.scalar ? sizeof a.scalar : bytes;
+  std::memcpy(a.scalar, data, a.bytes);
+  return a;
+}
 
 struct LaunchConfig {
   Dim3 grid, block;
@@ -172,6 +188,22 @@ struct CompileOptions {
 };
 
 class Machine;
+
+}  // namespace tlc::cuda_emu
+
+namespace tlc::cuda {
+struct TensorMapSpec;
+}
+
+namespace tlc::cuda_emu {
+
+// Writes `spec` into the 128 bytes of a tlc::TensorMap kernel argument in the
+// emulator's own format (a magic number, a version, then the fields; see
+// isa_hopper.cpp), which the emulated tensor copies decode. spec.address is
+// the host address of the emulated global tensor (the emulated kernel's
+// global pointers are host pointers). False with *why for a spec TMA cannot
+// describe.
+bool encodeTensorMap(const tlc::cuda::TensorMapSpec& spec, void* out128, std::string* why);
 
 class EmulatedModule {
  public:

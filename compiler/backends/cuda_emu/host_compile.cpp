@@ -60,10 +60,35 @@ bool helperBody(const std::string& name, std::string* body) {
       {"mma_m16n8k32_e4m3", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E4M3, d, a, b, d);"},
       {"mma_m16n8k32_e5m2", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E5M2, d, a, b, d);"},
       {"to_tf32", "return tlc_emu_float::floatToTf32(x);"},
+      // Hopper
+      {"mbar_init", "tlc_emu::mbar_init(bar, arrivals);"},
+      {"mbar_init_fence", "tlc_emu::fence(TLC_EMU_FENCE_MBAR_INIT);"},
+      {"mbar_arrive", "tlc_emu::mbar_arrive(bar, 0);"},
+      {"mbar_arrive_expect_tx", "tlc_emu::mbar_arrive(bar, bytes);"},
+      {"mbar_wait", "tlc_emu::mbar_wait(bar, parity);"},
+      {"fence_proxy_async", "tlc_emu::fence(TLC_EMU_FENCE_PROXY_ASYNC);"},
+      {"tma_prefetch", "(void)map;"},
+      {"tma_load_1d", "tlc_emu::tma_load(1, smem, map, bar, c0);"},
+      {"tma_load_2d", "tlc_emu::tma_load(2, smem, map, bar, c0, c1);"},
+      {"tma_load_3d", "tlc_emu::tma_load(3, smem, map, bar, c0, c1, c2);"},
+      {"tma_load_4d", "tlc_emu::tma_load(4, smem, map, bar, c0, c1, c2, c3);"},
+      {"tma_load_5d", "tlc_emu::tma_load(5, smem, map, bar, c0, c1, c2, c3, c4);"},
+      {"reg_alloc", "tlc_emu::setmaxnreg(1, R);"},
+      {"reg_dealloc", "tlc_emu::setmaxnreg(0, R);"},
+      {"named_barrier", "tlc_emu::bar_sync((unsigned)id, (unsigned)threads);"},
+      {"wgmma_fence", "tlc_emu::wgmma_sync(TLC_EMU_WGMMA_FENCE, 0);"},
+      {"wgmma_commit", "tlc_emu::wgmma_sync(TLC_EMU_WGMMA_COMMIT, 0);"},
+      {"wgmma_wait", "tlc_emu::wgmma_sync(TLC_EMU_WGMMA_WAIT, N);"},
   };
   auto it = kBodies.find(name);
   if (it != kBodies.end()) {
     *body = it->second;
+    return true;
+  }
+  static const std::regex wg(R"(wgmma_m64n(\d+)k16)");
+  std::smatch w;
+  if (std::regex_match(name, w, wg)) {
+    *body = "tlc_emu::wgmma(" + w[1].str() + ", Kind, TA, TB, d, desc_a, desc_b, scale_d);";
     return true;
   }
   static const std::regex ld(R"((ld|st)matrix_x([124])(_trans)?)");
@@ -160,6 +185,7 @@ std::string hostHelperHeader(const std::string& hdr, std::vector<std::string>* u
     size_t hb = hdr.find_last_of(";{}", open - 1);
     hb = hb == std::string::npos ? 0 : hb + 1;
     std::string header = hdr.substr(hb, open - hb);
+    header = std::regex_replace(header, std::regex(R"(//[^\n]*)"), " ");  // comments before the helper
     header = std::regex_replace(header, std::regex(R"(template\s*<[^>]*>)"), " ");
     std::smatch m;
     std::string name;

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/cuda_emu/emu_abi.h"
 
@@ -96,5 +97,85 @@ struct Wavefronts {
   int ideal = 0;
 };
 Wavefronts sharedWavefronts(const uint64_t addr[kWarpSize], uint32_t activeMask, int bytes);
+
+// ---------------------------------------------------------------------------
+// Hopper (sm_90a): wgmma operands and accumulators, mbarrier phases, tensor
+// copies (isa_hopper.cpp). Shared addresses are 32-bit offsets into the
+// shared window (what __cvta_generic_to_shared gives the kernel).
+
+// A wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format"):
+// bits 0-13 start address >> 4, 16-29 leading dimension byte offset >> 4,
+// 32-45 stride dimension byte offset >> 4, 49-51 base offset, 62-63 swizzle
+// (0 none, 1 128B, 2 64B, 3 32B).
+struct SmemDesc {
+  uint32_t start = 0, lbo = 0, sbo = 0;  // bytes
+  int baseOffset = 0;
+  int swizzle = 0;  // span in bytes: 0, 32, 64, 128
+};
+SmemDesc decodeSmemDesc(uint64_t desc);
+// The swizzle of a shared address: 16-byte chunk bits [4, 4+b) XORed with
+// bits [7, 7+b), b = log2(span / 16) (128B: [6:4] ^= [9:7]; 64B: [5:4] ^=
+// [8:7]; 32B: [4] ^= [7]); span 0 leaves the address alone.
+uint32_t swizzleAddress(uint32_t addr, int spanBytes);
+// Shared address of element (mn, k) of a wgmma operand (mn: the row of A or
+// the column of B) in the canonical layouts of PTX ISA "Shared Memory Matrix
+// Layout" (in bytes; T = 16 / elemBytes elements per 16-byte chunk):
+//   K-major, no swizzle:  ((8,m),(T,2k)):((1T,SBO),(1,LBO))
+//   K-major, swizzled:    ((8,m),(T,2k)):((S/16*T,SBO),(1,T))
+//   MN-major, no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
+//   MN-major, swizzled:   ((T,S/16,m),(8,k)):((1,T,LBO),(S/16*T,SBO))
+// followed by the swizzle of the absolute address.
+uint32_t wgmmaElementAddress(const SmemDesc& d, bool mnMajor, int mn, int k, int elemBytes);
+// (row, col) of accumulator register `reg` of thread `thread` (0..127) of a
+// warpgroup in the m64nN D layout.
+Coord wgmmaAccElement(int thread, int reg);
+// wgmma.mma_async m64nNk16 with float D: a is 64 x 16 (row-major), b is
+// 16 x n (row-major), d[t] the N/2 accumulator registers of thread t.
+// D = A * B (+ D where scaleD[t]); exact products summed in double, rounded
+// once to float.
+void wgmma(int n, const double* a, const double* b, float* const d[128], const int scaleD[128]);
+
+// mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions:
+// mbarrier"): `phase` counts completed phases (its low bit is the phase
+// parity); a phase completes when its pending arrivals and its tx-count are
+// both 0, then the next phase starts with `count` pending arrivals.
+struct MbarState {
+  uint32_t count = 0, pending = 0;
+  int64_t tx = 0;
+  uint64_t phase = 0;
+};
+enum class MbarEvent { None, Completed, TxOverflow, ArrivalOverflow };
+void mbarInit(MbarState& s, uint32_t count);
+// mbarrier.arrive[.expect_tx]: raises the tx-count by expectTx, then
+// counts one arrival. TxOverflow: the arrivals are complete but more bytes
+// arrived than were expected (the tx-count is negative; the phase cannot
+// complete). ArrivalOverflow: an arrival on a phase with none pending.
+MbarEvent mbarArrive(MbarState& s, uint32_t expectTx);
+// complete_tx::bytes of an asynchronous copy.
+MbarEvent mbarCompleteTx(MbarState& s, uint32_t bytes);
+// mbarrier.try_wait.parity: true once the phase with that parity completed
+// (the current phase has the other parity): on a fresh barrier parity 1
+// succeeds at once and parity 0 waits for the first phase.
+bool mbarParityDone(const MbarState& s, unsigned parity);
+
+}  // namespace tlc::cuda_emu::isa
+
+namespace tlc::cuda {
+struct TensorMapSpec;
+}
+
+namespace tlc::cuda_emu::isa {
+
+// The emulator's 128-byte tensor map (see emulator.h encodeTensorMap):
+// false when the bytes are not one (bad magic or version, invalid fields).
+bool decodeTensorMap(const void* map128, tlc::cuda::TensorMapSpec* spec);
+// Bytes of the map's box (every element, in bounds or not).
+uint64_t tmaBoxBytes(const tlc::cuda::TensorMapSpec& spec);
+// The tensor copy of the box at element coordinates coords (innermost
+// first): box element i (dense, innermost dimension fastest) goes to byte
+// i * elemBytes of the box; inBounds[i] says whether every coordinate is in
+// [0, dim), gaddr[i] its global address (meaningful only when in bounds).
+void tmaBox(const tlc::cuda::TensorMapSpec& spec, const int* coords, std::vector<uint64_t>* gaddr,
+            std::vector<uint8_t>* inBounds);
 
 }  // namespace tlc::cuda_emu::isa

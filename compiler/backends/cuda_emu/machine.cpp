@@ -17,12 +17,12 @@
 #include <sstream>
 
 #include "compiler/backends/cuda_emu/isa.h"
+#include "compiler/backends/cuda_emu/machine_internal.h"
 
 namespace tlc::cuda_emu {
 
 namespace {
 
-constexpr uint8_t kWAtomic = 1, kRMulti = 2, kRMultiWarp = 4;
 constexpr size_t kRedZone = 1 << 20;
 enum CollKind { kShfl = 0, kVote, kWarpSync, kMma, kLdmatrix, kStmatrix };
 const char* collName(int k) {
@@ -69,6 +69,18 @@ void apiCommit(const void* pc) { gMachine->cpAsyncCommit(pc); }
 void apiWait(int n, const void* pc) { gMachine->cpAsyncWait(n, pc); }
 void apiTrap(const char* msg, const void* pc) { gMachine->trap(msg, pc); }
 long long apiClock() { return gMachine->clock(); }
+void apiMbarInit(void* bar, unsigned count, const void* pc) { gMachine->mbarInit(bar, count, pc); }
+void apiMbarArrive(void* bar, unsigned tx, const void* pc) { gMachine->mbarArrive(bar, tx, pc); }
+void apiMbarWait(void* bar, unsigned parity, const void* pc) { gMachine->mbarWait(bar, parity, pc); }
+void apiFence(int kind, const void* pc) { gMachine->fence(kind, pc); }
+void apiTmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
+  gMachine->tmaLoad(rank, smem, map, bar, coords, pc);
+}
+void apiWgmma(int n, int kind, int ta, int tb, float* d, uint64_t da, uint64_t db, int scale, const void* pc) {
+  gMachine->wgmma(n, kind, ta, tb, d, da, db, scale, pc);
+}
+void apiWgmmaSync(int op, int n, const void* pc) { gMachine->wgmmaSync(op, n, pc); }
+void apiSetmaxnreg(int inc, unsigned regs, const void* pc) { gMachine->setmaxnreg(inc, regs, pc); }
 
 // Fault recovery.
 volatile uintptr_t gFaultAddr = 0, gFaultPc = 0;
@@ -107,62 +119,6 @@ int collectSegments(struct dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
-struct PendingCopy {
-  uintptr_t dst;
-  uint8_t data[16];
-  int size;
-  uint32_t pc;
-};
-
-struct Machine::Thread {
-  Fiber fiber;
-  Machine* m = nullptr;
-  unsigned tid = 0, lane = 0, warp = 0;
-  uint32_t gid = 0;  // global thread id + 1
-  enum Status { Ready, Blocked, Done } status = Ready;
-  enum Wait { None, AtBarrier, InCollective } wait = None;
-  uint32_t waitPc = 0;
-  unsigned waitBarrier = 0;
-  int waitColl = 0;
-  std::vector<PendingCopy> uncommitted;
-  std::deque<std::vector<PendingCopy>> groups;
-  uint64_t clock = 0;
-  std::unordered_map<uint32_t, uint32_t> occurrence;
-  uint32_t collResult = 0;
-  int collValid = 1;
-  int barCount = 0, barAll = 1, barAny = 0;  // bar.red results of the last barrier
-  tlc_emu_thread_state* state = nullptr;
-  void (*launchFn)(void**) = nullptr;
-  void** argv = nullptr;
-};
-
-struct Machine::Collective {
-  int kind, sub;
-  unsigned mask;
-  uint32_t arrived = 0;
-  uint32_t pc;
-  struct Lane {
-    Thread* t = nullptr;
-    uint32_t value = 0;
-    int arg = 0;
-    const void* addr = nullptr;
-    uint32_t* out = nullptr;
-    const uint32_t *a = nullptr, *b = nullptr, *c = nullptr;
-    bool pred = false;
-  } lanes[32];
-};
-
-struct Machine::Region {
-  uint8_t* map = nullptr;
-  size_t mapBytes = 0;
-  uintptr_t base = 0;
-  size_t bytes = 0;
-  size_t argIndex = 0;
-  std::string name;
-  bool writable = true;
-  std::vector<ByteShadow> shadow;
-};
-
 // ---------------------------------------------------------------------------
 // Setup
 
@@ -183,6 +139,14 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.trap = apiTrap;
   api_.clock = apiClock;
   api_.bar_red = apiBarRed;
+  api_.mbar_init = apiMbarInit;
+  api_.mbar_arrive = apiMbarArrive;
+  api_.mbar_wait = apiMbarWait;
+  api_.fence = apiFence;
+  api_.tma_load = apiTmaLoad;
+  api_.wgmma = apiWgmma;
+  api_.wgmma_sync = apiWgmmaSync;
+  api_.setmaxnreg = apiSetmaxnreg;
   hostVar_ = static_cast<tlc_emu_api**>(dlsym(handle, "tlc_emu_host"));
   selfVar_ = static_cast<tlc_emu_thread_state**>(dlsym(handle, "tlc_emu_self"));
   if (hostVar_) *hostVar_ = &api_;
@@ -214,46 +178,63 @@ uint32_t Machine::pcOffset(const void* pc) const {
   return (uint32_t)(p - moduleBase_);
 }
 
+Machine::Region* Machine::newRegion(const std::string& name, const void* data, size_t bytes, bool writable,
+                                   bool poison, size_t argIndex, std::string* error) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  auto r = std::make_unique<Region>();
+  size_t body = (bytes + page - 1) / page * page;
+  if (body == 0) body = page;
+  r->mapBytes = body + 2 * kRedZone;
+  void* m = mmap(nullptr, r->mapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    *error = "cannot allocate emulated global memory for `" + name + "`";
+    return nullptr;
+  }
+  r->map = static_cast<uint8_t*>(m);
+  r->base = (uintptr_t)(r->map + kRedZone);
+  r->bytes = bytes;
+  r->argIndex = argIndex;
+  r->name = name;
+  r->writable = writable;
+  std::memset(r->map, 0xfe, kRedZone);
+  std::memset(r->map + kRedZone + bytes, 0xfe, r->mapBytes - kRedZone - bytes);
+  if (poison)
+    std::memset((void*)r->base, 0xff, bytes);
+  else if (bytes)
+    std::memcpy((void*)r->base, data, bytes);
+  r->shadow.assign(bytes, ByteShadow{});
+  regions_.push_back(std::move(r));
+  return regions_.back().get();
+}
+
 bool Machine::prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv, std::string* error) {
   for (auto& r : regions_)
     if (r->map) munmap(r->map, r->mapBytes);
   regions_.clear();
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  static thread_local std::vector<std::array<uint64_t, 2>> slots;
-  slots.assign(args.size(), {0, 0});
+  // By-value arguments up to 128 bytes (a tensor map), 64-byte aligned.
+  struct alignas(64) Slot {
+    unsigned char b[128];
+  };
+  static thread_local std::vector<Slot> slots;
+  slots.assign(args.size(), Slot{});
   argv->assign(args.size(), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
     KernelArg& a = args[i];
     if (a.kind == KernelArg::Kind::Buffer) {
-      auto r = std::make_unique<Region>();
-      size_t body = (a.bytes + page - 1) / page * page;
-      if (body == 0) body = page;
-      r->mapBytes = body + 2 * kRedZone;
-      void* m = mmap(nullptr, r->mapBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (m == MAP_FAILED) {
-        *error = "cannot allocate emulated global memory for `" + a.name + "`";
-        return false;
-      }
-      r->map = static_cast<uint8_t*>(m);
-      r->base = (uintptr_t)(r->map + kRedZone);
-      r->bytes = a.bytes;
-      r->argIndex = i;
-      r->name = a.name;
-      r->writable = a.writable;
-      std::memset(r->map, 0xfe, kRedZone);
-      std::memset(r->map + kRedZone + a.bytes, 0xfe, r->mapBytes - kRedZone - a.bytes);
-      if (a.poison)
-        std::memset((void*)r->base, 0xff, a.bytes);
-      else if (a.bytes)
-        std::memcpy((void*)r->base, a.data, a.bytes);
-      r->shadow.assign(a.bytes, ByteShadow{});
-      slots[i][0] = (uint64_t)r->base;
-      regions_.push_back(std::move(r));
+      Region* r = newRegion(a.name, a.data, a.bytes, a.writable, a.poison, i, error);
+      if (!r) return false;
+      uint64_t base = (uint64_t)r->base;
+      std::memcpy(slots[i].b, &base, sizeof base);
     } else {
-      std::memcpy(slots[i].data(), a.scalar, std::min<size_t>(a.bytes, 16));
+      std::memcpy(slots[i].b, a.scalar, std::min<size_t>(a.bytes, sizeof slots[i].b));
     }
-    (*argv)[i] = slots[i].data();
+    (*argv)[i] = slots[i].b;
   }
+  // Tensor maps name the caller's host buffers: point them at the emulated copies.
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == KernelArg::Kind::Scalar && args[i].bytes == 128 &&
+        !relocateTensorMap(slots[i].b, args, i, error))
+      return false;
   std::sort(regions_.begin(), regions_.end(), [](auto& x, auto& y) { return x->map < y->map; });
   ignored_.push_back({(uintptr_t)slots.data(), (uintptr_t)(slots.data() + slots.size())});
   ignored_.push_back({(uintptr_t)argv->data(), (uintptr_t)(argv->data() + argv->size())});
@@ -400,6 +381,7 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
   // Copy results back and collect written masks.
   result.written.assign(args.size(), {});
   for (auto& r : regions_) {
+    if (r->tensorOnly) continue;  // the tensor of a map: not an argument, not copied back
     KernelArg& a = args[r->argIndex];
     if (a.writable && a.bytes) std::memcpy(a.data, (void*)r->base, a.bytes);
     auto& w = result.written[r->argIndex];
@@ -461,6 +443,7 @@ void Machine::runBlock(unsigned bx, unsigned by, unsigned bz) {
   std::fill(warpEpoch_.begin(), warpEpoch_.end(), 1);
   barriers_.clear();
   for (auto& v : activeCollectives_) v.clear();
+  resetHopperForBlock();
   // Shared memory is undefined at block start: poison it, forget its history.
   std::memset((void*)sharedBegin_, 0xcd, sharedEnd_ - sharedBegin_);
   sharedShadow_.assign(sharedEnd_ - sharedBegin_, ByteShadow{});
@@ -511,7 +494,7 @@ void Machine::schedule() {
     if (aborted_ || allDone) return;
     if (!ran) {
       // Nobody can run: a deadlock. Describe what everyone waits for.
-      std::map<std::pair<int, uint32_t>, int> waits;
+      std::map<std::pair<std::string, uint32_t>, int> waits;
       Thread* first = nullptr;
       int exited = 0;
       for (unsigned i = 0; i < threadsPerBlock_; ++i) {
@@ -521,17 +504,30 @@ void Machine::schedule() {
           continue;
         }
         if (!first) first = t;
-        waits[{t->wait == Thread::AtBarrier ? -1 : t->waitColl, t->waitPc}]++;
+        waits[{describeWait(t), t->waitPc}]++;
       }
       std::string msg = "deadlock: no thread of the block can make progress;";
-      for (auto& [k, cnt] : waits)
-        msg += " " + std::to_string(cnt) + " wait in " +
-               (k.first < 0 ? std::string("a barrier") : std::string(collName(k.first)));
+      bool firstWait = true;
+      for (auto& [k, cnt] : waits) {
+        msg += (firstWait ? " " : ", ") + std::to_string(cnt) + " wait in " + k.first;
+        firstWait = false;
+      }
       if (exited) msg += "; " + std::to_string(exited) + " have exited";
       report(FindingKind::Deadlock, first, first ? first->waitPc : 0, 0, msg);
       aborted_ = true;
       return;
     }
+  }
+}
+
+std::string Machine::describeWait(const Thread* t) const {
+  switch (t->wait) {
+    case Thread::AtBarrier:
+      return t->waitBarrier ? "named barrier " + std::to_string(t->waitBarrier) : std::string("a barrier");
+    case Thread::InCollective: return collName(t->waitColl);
+    case Thread::AtMbarrier:
+    case Thread::InWarpgroup: return hopperWaitText(t);
+    default: return "nothing";
   }
 }
 
@@ -559,6 +555,7 @@ void Machine::threadExit(Thread* t) {
   landGroup(t, t->uncommitted);
   t->uncommitted.clear();
   t->status = Thread::Done;
+  if (hopperActive_) hopperThreadExit(t);
   // Warp collectives that wait for this lane can never complete.
   for (Collective* c : activeCollectives_[t->warp])
     if ((c->mask >> t->lane & 1u) && !(c->arrived >> t->lane & 1u)) {
@@ -635,13 +632,15 @@ bool Machine::inIgnoredMemory(uintptr_t a) const {
   return false;
 }
 
-bool Machine::ordered(const Thread* t, uint32_t other, uint32_t otherEpoch, uint16_t otherWarpEpoch) const {
+bool Machine::ordered(const Thread* t, uint32_t other, uint32_t otherEpoch, uint16_t otherWarpEpoch,
+                      uint32_t otherClock) const {
   if (other == t->gid) return true;
   uint32_t ob = (other - 1) / threadsPerBlock_;
   if (ob != blockLinear_) return false;
   if (otherEpoch < blockEpoch_) return true;
   unsigned otid = (other - 1) % threadsPerBlock_;
-  return otid / 32 == t->warp && otherWarpEpoch < warpEpoch_[t->warp];
+  if (otid / 32 == t->warp && otherWarpEpoch < warpEpoch_[t->warp]) return true;
+  return hopperActive_ && vcOrdered(t, other, otherClock);
 }
 
 void Machine::access(const void* addr, size_t size, int flags, const void* pc) {
@@ -750,6 +749,7 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
     return std::string(buf);
   };
   const FindingKind raceKind = shared ? FindingKind::SharedRace : FindingKind::GlobalRace;
+  if (shared && hopperActive_) checkAsyncBytes(t, addr, n, flags | (record ? kRecordFlag : 0), pc);
   for (size_t i = 0; i < n; ++i) {
     ByteShadow& s = sh[i];
     if (s.pendThread && !reportedPending) {
@@ -769,7 +769,7 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
           report(FindingKind::UninitializedSharedRead, t, pc, 0,
                  "read of " + where() + ", which no thread of this block has written");
         }
-      } else if (!(s.flags & kWAtomic) && !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch) && !reportedRace) {
+      } else if (!(s.flags & (kWAtomic | kWTma)) && !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch, s.wClock) && !reportedRace) {
         reportedRace = true;
         report(raceKind, t, pc, s.wPc,
                "read of " + where() + " written by " + threadName(s.wThread) +
@@ -778,7 +778,7 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
       if (record) {
         const uint16_t we = warpEpoch_[t->warp];
         bool single = s.rThread == 0 || (s.rThread == t->gid && !(s.flags & kRMulti));
-        if (!single && !(s.flags & kRMulti) && ordered(t, s.rThread, s.rEpoch, s.rWarpEpoch)) single = true;
+        if (!single && !(s.flags & kRMulti) && ordered(t, s.rThread, s.rEpoch, s.rWarpEpoch, s.rClock)) single = true;
         if (!single && (s.flags & kRMulti) && (s.rThread - 1) / threadsPerBlock_ == blockLinear_ &&
             s.rEpoch < blockEpoch_)
           single = true;
@@ -795,11 +795,12 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
         s.rThread = t->gid;
         s.rEpoch = blockEpoch_;
         s.rPc = pc;
+        s.rClock = t->vc.empty() ? 0 : t->vc[t->tid];
       }
     }
     if (write) {
       if (!reportedRace && s.wThread && s.wThread != t->gid && !(atomic && (s.flags & kWAtomic)) &&
-          !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch)) {
+          !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch, s.wClock)) {
         reportedRace = true;
         report(raceKind, t, pc, s.wPc,
                "write to " + where() + " also written by " + threadName(s.wThread) +
@@ -813,8 +814,11 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
                       !(sameBlock && !(s.flags & kRMultiWarp) &&
                         ((s.rThread - 1) % threadsPerBlock_) / 32 == t->warp && s.rWarpEpoch < warpEpoch_[t->warp]);
         } else {
-          unordered = !ordered(t, s.rThread, s.rEpoch, s.rWarpEpoch);
+          unordered = !ordered(t, s.rThread, s.rEpoch, s.rWarpEpoch, s.rClock);
         }
+        // Several readers: the last one's mbarrier clock stands for all (lenient).
+        if (unordered && (s.flags & kRMulti) && hopperActive_ && sameBlock && vcOrdered(t, s.rThread, s.rClock))
+          unordered = false;
         if (unordered) {
           reportedRace = true;
           report(raceKind, t, pc, s.rPc,
@@ -827,6 +831,7 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
         s.wEpoch = blockEpoch_;
         s.wWarpEpoch = warpEpoch_[t->warp];
         s.wPc = pc;
+        s.wClock = t->vc.empty() ? 0 : t->vc[t->tid];
         s.flags = atomic ? kWAtomic : 0;
         s.rThread = 0;
       }
@@ -927,6 +932,7 @@ void Machine::releaseBarrierIfDone(unsigned id) {
   } else if (b.arrived < b.expected) {
     return;
   }
+  if (hopperActive_) joinBarrierKnowledge(id);
   for (unsigned i = 0; i < threadsPerBlock_; ++i) {
     Thread* t = threads_[i].get();
     if (t->wait == Thread::AtBarrier && t->waitBarrier == id) {

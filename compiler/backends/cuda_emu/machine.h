@@ -28,6 +28,7 @@
 
 #include "compiler/backends/cuda_emu/emulator.h"
 #include "compiler/backends/cuda_emu/fiber.h"
+#include "compiler/backends/cuda_emu/isa.h"
 #include "runtime/cuda_emu/emu_abi.h"
 
 namespace tlc::cuda_emu {
@@ -39,10 +40,11 @@ struct ByteShadow {
   uint32_t rThread = 0;  // last reader's global thread id + 1
   uint32_t rEpoch = 0;
   uint32_t rPc = 0;
+  uint32_t wClock = 0, rClock = 0;  // the accessing thread's mbarrier clock (Thread::vc)
   uint32_t pendThread = 0;  // thread + 1 whose cp.async to this byte is in flight
   uint32_t pendPc = 0;
   uint16_t wWarpEpoch = 0, rWarpEpoch = 0;
-  uint8_t flags = 0;  // kWAtomic | kRMulti | kRMultiWarp
+  uint8_t flags = 0;  // kWAtomic | kRMulti | kRMultiWarp | kWTma
 };
 
 class Machine {
@@ -70,13 +72,29 @@ class Machine {
   void cpAsyncWait(int n, const void* pc);
   [[noreturn]] void trap(const char* message, const void* pc);
   long long clock();
+  // Hopper (hopper.cpp).
+  void mbarInit(void* bar, unsigned count, const void* pc);
+  void mbarArrive(void* bar, unsigned expectTx, const void* pc);
+  void mbarWait(void* bar, unsigned parity, const void* pc);
+  void fence(int kind, const void* pc);
+  void tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  void wgmma(int n, int kind, int transA, int transB, float* d, uint64_t descA, uint64_t descB,
+             int scaleD, const void* pc);
+  void wgmmaSync(int op, int n, const void* pc);
+  void setmaxnreg(int inc, unsigned regs, const void* pc);
 
   struct Thread;
   struct Collective;
   struct Region;
+  struct Mbarrier;
+  struct AsyncByte;
+  struct WgOp;
+  struct Warpgroup;
 
  private:
   // --- setup
+  Region* newRegion(const std::string& name, const void* data, size_t bytes, bool writable, bool poison,
+                    size_t argIndex, std::string* error);
   bool prepareArgs(std::vector<KernelArg>& args, std::vector<void*>* argv, std::string* error);
   void runBlock(unsigned bx, unsigned by, unsigned bz);
   static void fiberEntry(void* thread);
@@ -90,7 +108,8 @@ class Machine {
                    bool record);
   void checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_t pc, bool shared,
                   uintptr_t addr, const Region* region, bool record);
-  bool ordered(const Thread* t, uint32_t otherThread, uint32_t otherEpoch, uint16_t otherWarpEpoch) const;
+  bool ordered(const Thread* t, uint32_t otherThread, uint32_t otherEpoch, uint16_t otherWarpEpoch,
+               uint32_t otherClock) const;
   void checkedAccess(Thread* t, const void* addr, size_t size, int flags, uint32_t pc);
   bool inIgnoredMemory(uintptr_t a) const;
   void recordBankAccess(Thread* t, uintptr_t a, size_t n, uint32_t pc);
@@ -101,6 +120,25 @@ class Machine {
   void complete(Collective& c);
   void releaseBarrierIfDone(unsigned id);
   void landGroup(Thread* t, std::vector<struct PendingCopy>& group);
+
+  // --- Hopper (hopper.cpp)
+  void activateHopper();
+  void resetHopperForBlock();
+  bool relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
+                         std::string* error);
+  Mbarrier* findMbar(Thread* t, const void* bar, uint32_t pc, const char* what);
+  void mbarSettle(uint32_t index, isa::MbarEvent ev, Thread* t, uint32_t pc);
+  void checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc);
+  bool vcOrdered(const Thread* t, uint32_t otherThread, uint32_t otherClock) const;
+  void joinKnowledge(const std::vector<Thread*>& ts);
+  void joinBarrierKnowledge(unsigned id);
+  std::string describeWait(const Thread* t) const;
+  std::string hopperWaitText(const Thread* t) const;
+  void hopperThreadExit(Thread* t);
+  WgOp* wgArrive(Thread* t, int kind, int sub, uint32_t pc);
+  void wgFinish(Thread* t, WgOp* op);
+  void wgExecute(WgOp& op);
+  void retireWgmmaGroup(std::vector<uint32_t>& chunks);
 
   // --- findings
   void report(FindingKind kind, const Thread* t, uint32_t pc, uint32_t otherPc, std::string message);
@@ -158,6 +196,13 @@ class Machine {
   };
   std::vector<std::map<std::pair<uint32_t, uint32_t>, BankEntry>> bankPending_;
   std::map<uint32_t, BankConflictSite> bankSites_;
+  // Hopper state of the running block (activated by the first Hopper instruction)
+  bool hopperActive_ = false;
+  bool inTmaWrite_ = false;  // checkAsyncBytes runs for a tensor copy's write
+  std::vector<Mbarrier> mbarriers_;
+  std::unordered_map<uint32_t, uint32_t> mbarIndex_;  // shared address -> index
+  std::vector<AsyncByte> asyncShadow_;
+  std::vector<Warpgroup> warpgroups_;
   // fault recovery
   sigjmp_buf faultJmp_;
   bool inKernel_ = false;

@@ -1,0 +1,602 @@
+// The emulated GPU's Hopper side (see machine.h): mbarriers, tensor copies
+// (TMA), wgmma and the warpgroup collectives, setmaxnreg.
+//
+// Ordering model. A block that uses an mbarrier keeps, per thread, a vector
+// clock over the block's threads and the latest observed phase of each
+// mbarrier (Thread::vc / seen). An arrive releases the thread's knowledge
+// into the current phase (and advances its clock); a wait that returns
+// acquires the knowledge of the completed phases; block barriers and
+// warpgroup collectives join the knowledge of their participants. Plain
+// accesses ordered only through mbarriers are then not races.
+//
+// Tensor copies read global memory and write shared memory at issue, and
+// complete their bytes on the mbarrier at issue; the bytes are marked with
+// the mbarrier phase their transaction counted on. Any access to such a byte
+// by a thread that has not observed that phase (through mbar_wait or a chain
+// of synchronization) is a finding, whatever the timing, as is a second
+// tensor copy into them issued before the issuer observed the first one's
+// phase. wgmma computes at issue; the shared bytes it reads count as reads
+// by the warpgroup at issue and stay "in use" until the wgmma.wait_group that
+// retires its group: a write to them meanwhile is a finding.
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/backends/cuda/tensor_map.h"
+#include "compiler/backends/cuda_emu/machine_internal.h"
+#include "runtime/cuda_emu/emu_float.h"
+
+namespace tlc::cuda_emu {
+
+namespace {
+
+enum WgKind { kWgMma = 0, kWgFence, kWgCommit, kWgWait, kWgSetmaxnreg };
+const char* wgName(int k) {
+  static const char* names[] = {"wgmma.mma_async", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
+                                "setmaxnreg"};
+  return names[k];
+}
+
+template <class V>
+void joinMax(std::vector<V>& a, const std::vector<V>& b, V fill) {
+  if (a.size() < b.size()) a.resize(b.size(), fill);
+  for (size_t i = 0; i < b.size(); ++i) a[i] = std::max(a[i], b[i]);
+}
+
+std::string offsetText(uint32_t off) { return "shared offset " + std::to_string(off); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// State
+
+void Machine::activateHopper() {
+  if (hopperActive_) return;
+  hopperActive_ = true;
+  for (unsigned i = 0; i < threadsPerBlock_; ++i) {
+    Thread& t = *threads_[i];
+    t.vc.assign(threadsPerBlock_, 0);
+    t.vc[i] = 1;
+    t.seen.clear();
+  }
+  asyncShadow_.assign(sharedEnd_ - sharedBegin_, AsyncByte{});
+  warpgroups_.assign((threadsPerBlock_ + 127) / 128, Warpgroup{});
+}
+
+void Machine::resetHopperForBlock() {
+  for (auto& w : warpgroups_) delete w.active;
+  warpgroups_.clear();
+  hopperActive_ = false;
+  mbarriers_.clear();
+  mbarIndex_.clear();
+  asyncShadow_.clear();
+  for (unsigned i = 0; i < threadsPerBlock_ && i < threads_.size(); ++i) {
+    threads_[i]->vc.clear();
+    threads_[i]->seen.clear();
+  }
+}
+
+bool Machine::vcOrdered(const Thread* t, uint32_t other, uint32_t clock) const {
+  if (!clock) return false;  // recorded before the block used mbarriers
+  unsigned otid = (other - 1) % threadsPerBlock_;
+  return otid < t->vc.size() && t->vc[otid] >= clock;
+}
+
+void Machine::joinKnowledge(const std::vector<Thread*>& ts) {
+  if (ts.size() < 2) return;
+  std::vector<uint32_t> vc;
+  std::vector<int64_t> seen;
+  for (Thread* t : ts) {
+    joinMax(vc, t->vc, 0u);
+    joinMax(seen, t->seen, (int64_t)-1);
+  }
+  for (Thread* t : ts) {
+    uint32_t own = t->vc[t->tid];
+    t->vc = vc;
+    t->vc[t->tid] = own + 1;  // later accesses are not covered by what the others now know
+    t->seen = seen;
+  }
+}
+
+void Machine::joinBarrierKnowledge(unsigned id) {
+  std::vector<Thread*> ts;
+  for (unsigned i = 0; i < threadsPerBlock_; ++i) {
+    Thread* t = threads_[i].get();
+    if (t->wait == Thread::AtBarrier && t->waitBarrier == id) ts.push_back(t);
+  }
+  joinKnowledge(ts);
+}
+
+// A tensor map names the caller's host memory: a pointer argument's buffer
+// (then the map is pointed at its emulated copy) or, when no pointer
+// argument covers it, a tensor of its own, copied into a read-only emulated
+// allocation of the map's extent.
+bool Machine::relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
+                                std::string* error) {
+  tlc::cuda::TensorMapSpec spec;
+  if (!isa::decodeTensorMap(map, &spec)) return true;  // reported when used
+  for (auto& r : regions_) {
+    if (r->tensorOnly) continue;
+    const KernelArg& a = args[r->argIndex];
+    uintptr_t host = (uintptr_t)a.data;
+    if (a.data && spec.address >= host && spec.address < host + a.bytes) {
+      spec.address = r->base + (spec.address - host);
+      encodeTensorMap(spec, map, nullptr);
+      return true;
+    }
+  }
+  uint64_t extent = spec.elemBytes;
+  for (int i = 0; i < spec.rank; ++i) extent += (spec.dims[i] - 1) * spec.strides[i];
+  Region* r = newRegion(args[argIndex].name + " (tensor)", (const void*)spec.address, extent, false, false,
+                        argIndex, error);
+  if (!r) return false;
+  r->tensorOnly = true;
+  spec.address = r->base;
+  encodeTensorMap(spec, map, nullptr);
+  return true;
+}
+
+std::string Machine::hopperWaitText(const Thread* t) const {
+  if (t->wait == Thread::AtMbarrier && t->waitMbar < mbarriers_.size()) {
+    const Mbarrier& mb = mbarriers_[t->waitMbar];
+    return "an mbarrier wait (parity " + std::to_string(t->waitParity) + " on the mbarrier at " +
+           offsetText(mb.offset) + "; its phase " + std::to_string(mb.st.phase) + " has " +
+           std::to_string(mb.st.pending) + " of " + std::to_string(mb.st.count) + " arrivals and " +
+           std::to_string(mb.st.tx) + " transaction bytes pending)";
+  }
+  return std::string(wgName(t->waitColl)) + " (a warpgroup collective)";
+}
+
+// ---------------------------------------------------------------------------
+// mbarrier
+
+Machine::Mbarrier* Machine::findMbar(Thread* t, const void* bar, uint32_t pc, const char* what) {
+  uintptr_t a = (uintptr_t)bar;
+  if (a < sharedBegin_ || a + 8 > sharedEnd_) {
+    report(FindingKind::MbarrierMisuse, t, pc, 0, std::string(what) + " on an mbarrier that is not in shared memory");
+    return nullptr;
+  }
+  auto it = mbarIndex_.find((uint32_t)(a - sharedBegin_));
+  if (it == mbarIndex_.end()) {
+    report(FindingKind::MbarrierMisuse, t, pc, 0,
+           std::string(what) + " on the mbarrier at " + offsetText((uint32_t)(a - sharedBegin_)) +
+               ", which was never initialized (mbarrier.init)");
+    return nullptr;
+  }
+  Mbarrier& mb = mbarriers_[it->second];
+  if (!ordered(t, mb.initThread, mb.initEpoch, 0xffff, mb.initClock))
+    report(FindingKind::MbarrierMisuse, t, pc, mb.initPc,
+           std::string(what) + " on the mbarrier at " + offsetText(mb.offset) + " initialized by " +
+               threadName(mb.initThread) +
+               " with no barrier in between (fence.mbarrier_init and __syncthreads() after mbarrier.init)");
+  return &mb;
+}
+
+void Machine::mbarInit(void* bar, unsigned count, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  uintptr_t a = (uintptr_t)bar;
+  if (a < sharedBegin_ || a + 8 > sharedEnd_) {
+    report(FindingKind::MbarrierMisuse, t, p, 0, "mbarrier.init on an address that is not in shared memory");
+    return;
+  }
+  if (a % 8) {
+    report(FindingKind::Misaligned, t, p, 0, "mbarrier object not 8-byte aligned");
+    return;
+  }
+  if (count < 1 || count >= (1u << 20)) {
+    report(FindingKind::MbarrierMisuse, t, p, 0, "mbarrier.init count must be in [1, 2^20 - 1]");
+    return;
+  }
+  uint32_t off = (uint32_t)(a - sharedBegin_);
+  auto it = mbarIndex_.find(off);
+  uint32_t idx;
+  if (it == mbarIndex_.end()) {
+    idx = (uint32_t)mbarriers_.size();
+    mbarriers_.emplace_back();
+    mbarIndex_[off] = idx;
+  } else {
+    idx = it->second;
+    for (unsigned i = 0; i < threadsPerBlock_; ++i)
+      if (threads_[i]->wait == Thread::AtMbarrier && threads_[i]->waitMbar == idx)
+        report(FindingKind::MbarrierMisuse, t, p, 0, "mbarrier.init on an mbarrier that threads wait on");
+    mbarriers_[idx] = Mbarrier{};
+  }
+  Mbarrier& mb = mbarriers_[idx];
+  mb.offset = off;
+  isa::mbarInit(mb.st, count);
+  mb.initPc = p;
+  mb.initThread = t->gid;
+  mb.initEpoch = blockEpoch_;
+  mb.initClock = t->vc[t->tid];
+  // The object's bytes count as written by the initializing thread.
+  checkBytes(t, &sharedShadow_[off], 8, TLC_EMU_WRITE, p, true, a, nullptr, true);
+}
+
+void Machine::mbarSettle(uint32_t idx, isa::MbarEvent ev, Thread* t, uint32_t pc) {
+  Mbarrier& mb = mbarriers_[idx];
+  switch (ev) {
+    case isa::MbarEvent::None: return;
+    case isa::MbarEvent::TxOverflow:
+      if (!mb.overflowReported) {
+        mb.overflowReported = true;
+        report(FindingKind::MbarrierTxMismatch, t, pc, mb.expectPc,
+               "phase " + std::to_string(mb.st.phase) + " of the mbarrier at " + offsetText(mb.offset) + " received " +
+                   std::to_string(-mb.st.tx) +
+                   " transaction bytes more than its expect_tx announced: the phase cannot complete");
+      }
+      return;
+    case isa::MbarEvent::ArrivalOverflow:
+      report(FindingKind::MbarrierMisuse, t, pc, 0,
+             "arrival on the mbarrier at " + offsetText(mb.offset) + " whose phase " + std::to_string(mb.st.phase) +
+                 " has no pending arrivals left (more arrivals than its count)");
+      return;
+    case isa::MbarEvent::Completed: break;
+  }
+  joinMax(mb.doneVc, mb.relVc, 0u);
+  joinMax(mb.doneSeen, mb.relSeen, (int64_t)-1);
+  if (mb.doneSeen.size() <= idx) mb.doneSeen.resize(idx + 1, -1);
+  mb.doneSeen[idx] = (int64_t)mb.st.phase - 1;
+  mb.relVc.clear();
+  mb.relSeen.clear();
+  for (unsigned i = 0; i < threadsPerBlock_; ++i) {
+    Thread* w = threads_[i].get();
+    if (w->wait != Thread::AtMbarrier || w->waitMbar != idx || !isa::mbarParityDone(mb.st, w->waitParity)) continue;
+    joinMax(w->vc, mb.doneVc, 0u);
+    joinMax(w->seen, mb.doneSeen, (int64_t)-1);
+    w->wait = Thread::None;
+    if (w->status == Thread::Blocked) w->status = Thread::Ready;
+  }
+}
+
+void Machine::mbarArrive(void* bar, unsigned expectTx, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  Mbarrier* mb = findMbar(t, bar, p, expectTx ? "mbarrier.arrive.expect_tx" : "mbarrier.arrive");
+  if (!mb) return;
+  uint32_t idx = mbarIndex_[mb->offset];
+  joinMax(mb->relVc, t->vc, 0u);
+  joinMax(mb->relSeen, t->seen, (int64_t)-1);
+  t->vc[t->tid]++;
+  if (expectTx) mb->expectPc = p;
+  mbarSettle(idx, isa::mbarArrive(mb->st, expectTx), t, p);
+}
+
+void Machine::mbarWait(void* bar, unsigned parity, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  Mbarrier* mb = findMbar(t, bar, p, "mbarrier.try_wait");
+  if (!mb) return;
+  uint32_t idx = mbarIndex_[mb->offset];
+  if (isa::mbarParityDone(mb->st, parity)) {
+    joinMax(t->vc, mb->doneVc, 0u);
+    joinMax(t->seen, mb->doneSeen, (int64_t)-1);
+    return;
+  }
+  t->wait = Thread::AtMbarrier;
+  t->waitMbar = idx;
+  t->waitParity = parity & 1;
+  t->waitPc = p;
+  block(t);  // made Ready (with the phase's knowledge) by mbarSettle
+}
+
+void Machine::fence(int, const void*) {
+  // fence.proxy.async / fence.mbarrier_init: ordering the emulator does not
+  // need (its proxies are one); the init ordering is checked at first use.
+  activateHopper();
+}
+
+// ---------------------------------------------------------------------------
+// Shared bytes of the asynchronous proxy
+
+void Machine::checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc) {
+  if (a < sharedBegin_ || a + n > sharedBegin_ + asyncShadow_.size()) return;
+  const uint32_t off = (uint32_t)(a - sharedBegin_);
+  const bool write = flags & TLC_EMU_WRITE;
+  bool reportedW = false, reportedT = false;
+  for (size_t i = 0; i < n; ++i) {
+    AsyncByte& ab = asyncShadow_[off + i];
+    if (write && ab.wgmmaPending && !reportedW) {
+      reportedW = true;
+      report(FindingKind::WgmmaOperandOverwritten, t, pc, ab.wgmmaPc,
+             "write to " + offsetText(off + (uint32_t)i) +
+                 ", an operand of a wgmma whose group has not been retired by wgmma.wait_group yet");
+    }
+    if (ab.tmaBar && !reportedT) {
+      uint32_t b = ab.tmaBar - 1;
+      int64_t seen = b < t->seen.size() ? t->seen[b] : -1;
+      if (seen < (int64_t)ab.tmaPhase) {
+        reportedT = true;
+        const Mbarrier& mb = mbarriers_[b];
+        bool done = mb.st.phase > ab.tmaPhase;
+        report(FindingKind::AsyncCopyInFlight, t, pc, ab.tmaPc,
+               std::string(inTmaWrite_ ? "tensor copy into " : write ? "write to " : "read of ") +
+                   offsetText(off + (uint32_t)i) +
+                   ", the destination of a tensor copy (TMA) that completes phase " + std::to_string(ab.tmaPhase) +
+                   " of the mbarrier at " + offsetText(mb.offset) + ", before this thread waited for that phase" +
+                   (done ? "" : " (it has not completed yet)"));
+      }
+    }
+    if (write && (flags & kRecordFlag)) ab.tmaBar = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Tensor copies
+
+void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  tlc::cuda::TensorMapSpec spec;
+  if (!isa::decodeTensorMap(map, &spec)) {
+    report(FindingKind::BadTensorMap, t, p, 0,
+           "tensor copy with a map that is not a tensor map (not encoded by the emulator's encodeTensorMap, or corrupted)");
+    return;
+  }
+  if (spec.rank != rank) {
+    report(FindingKind::BadTensorMap, t, p, 0,
+           "tma_load_" + std::to_string(rank) + "d with a tensor map of rank " + std::to_string(spec.rank));
+    return;
+  }
+  uintptr_t d = (uintptr_t)smem;
+  const uint64_t bytes = isa::tmaBoxBytes(spec);
+  if (d < sharedBegin_ || d >= sharedEnd_) {
+    report(FindingKind::WildAccess, t, p, 0, "tensor copy destination is not in shared memory");
+    return;
+  }
+  const uint32_t off = (uint32_t)(d - sharedBegin_);
+  if (off % 128) {
+    report(FindingKind::Misaligned, t, p, 0, "tensor copy destination at " + offsetText(off) + " is not 128-byte aligned");
+    return;
+  }
+  if (d + bytes > sharedEnd_ ||
+      (d >= dynBegin_ && d < dynCapacityEnd_ && d + bytes > dynBegin_ + config_.dynamicSharedBytes)) {
+    report(FindingKind::OutOfBounds, t, p, 0,
+           "tensor copy of " + std::to_string(bytes) + " bytes to " + offsetText(off) + " runs past shared memory" +
+               " (or the launch's dynamic shared memory)");
+    return;
+  }
+  Mbarrier* mb = findMbar(t, bar, p, "tensor copy");
+  if (!mb) return;
+  const uint32_t idx = mbarIndex_[mb->offset];
+  // Gather the box (zeros out of bounds), checking the global reads.
+  std::vector<uint64_t> gaddr;
+  std::vector<uint8_t> inb;
+  isa::tmaBox(spec, coords, &gaddr, &inb);
+  std::vector<uint8_t> data(bytes, 0);
+  const int eb = spec.elemBytes;
+  for (size_t e = 0; e < gaddr.size(); ++e) {
+    if (!inb[e]) continue;
+    checkedAccess(t, (const void*)gaddr[e], eb, TLC_EMU_READ, p);
+    for (auto& r : regions_)
+      if (gaddr[e] >= r->base && gaddr[e] + eb <= r->base + r->bytes) {
+        std::memcpy(&data[e * eb], (const void*)gaddr[e], eb);
+        break;
+      }
+  }
+  // Write it, 16-byte chunk by chunk, through the swizzle.
+  const int span = spec.swizzle == tlc::cuda::TmaSwizzle::B128  ? 128
+                   : spec.swizzle == tlc::cuda::TmaSwizzle::B64 ? 64
+                   : spec.swizzle == tlc::cuda::TmaSwizzle::B32 ? 32
+                                                                : 0;
+  const uint32_t phase = (uint32_t)mb->st.phase;
+  for (uint64_t b = 0; b < bytes; b += 16) {
+    uint32_t dst = isa::swizzleAddress(off + (uint32_t)b, span);
+    if (sharedBegin_ + dst + 16 > sharedEnd_) continue;
+    inTmaWrite_ = true;
+    checkBytes(t, &sharedShadow_[dst], 16, TLC_EMU_WRITE | kRecordFlag, p, true, sharedBegin_ + dst, nullptr, true);
+    inTmaWrite_ = false;
+    std::memcpy((void*)(sharedBegin_ + dst), &data[b], 16);
+    for (int i = 0; i < 16; ++i) {
+      sharedShadow_[dst + i].flags |= kWTma;
+      AsyncByte& ab = asyncShadow_[dst + i];
+      ab.tmaBar = idx + 1;
+      ab.tmaPhase = phase;
+      ab.tmaPc = p;
+    }
+  }
+  mbarSettle(idx, isa::mbarCompleteTx(mbarriers_[idx].st, (uint32_t)bytes), t, p);
+}
+
+// ---------------------------------------------------------------------------
+// Warpgroup collectives
+
+Machine::WgOp* Machine::wgArrive(Thread* t, int kind, int sub, uint32_t pc) {
+  const unsigned wg = t->tid / 128;
+  if ((wg + 1) * 128 > threadsPerBlock_) {
+    report(FindingKind::Deadlock, t, pc, 0,
+           std::string(wgName(kind)) + " in warpgroup " + std::to_string(wg) + ", which has only " +
+               std::to_string(threadsPerBlock_ - wg * 128) + " threads (a warpgroup is 4 warps)");
+    abortLaunch();
+  }
+  for (unsigned i = wg * 128; i < wg * 128 + 128; ++i)
+    if (threads_[i]->status == Thread::Done) {
+      report(FindingKind::Deadlock, t, pc, 0,
+             std::string(wgName(kind)) + " waits for thread " + std::to_string(i) + " of its warpgroup, which has exited");
+      abortLaunch();
+    }
+  Warpgroup& w = warpgroups_[wg];
+  WgOp* op = w.active;
+  if (op) {
+    if (op->kind != kind || op->sub != sub) {
+      report(FindingKind::CollectiveMismatch, t, pc, op->pc,
+             std::string("warpgroup collectives do not match: this thread executes ") + wgName(kind) + " (variant " +
+                 std::to_string(sub) + ") while " + std::to_string(op->arrived) + " threads of its warpgroup wait in " +
+                 wgName(op->kind) + " (variant " + std::to_string(op->sub) + ")");
+      abortLaunch();
+    }
+  } else {
+    op = w.active = new WgOp();
+    op->kind = kind;
+    op->sub = sub;
+    op->pc = pc;
+  }
+  op->members[t->tid % 128] = t;
+  op->arrived++;
+  return op;
+}
+
+void Machine::wgFinish(Thread* t, WgOp* op) {
+  if (op->arrived < 128) {
+    t->wait = Thread::InWarpgroup;
+    t->waitColl = op->kind;
+    t->waitPc = op->pc;
+    block(t);
+    return;
+  }
+  warpgroups_[t->tid / 128].active = nullptr;
+  wgExecute(*op);
+  for (Thread* m : op->members) {
+    if (m == t) continue;
+    m->wait = Thread::None;
+    if (m->status == Thread::Blocked) m->status = Thread::Ready;
+  }
+  delete op;
+}
+
+void Machine::retireWgmmaGroup(std::vector<uint32_t>& chunks) {
+  for (uint32_t c : chunks)
+    for (int i = 0; i < 16; ++i)
+      if (asyncShadow_[c + i].wgmmaPending) asyncShadow_[c + i].wgmmaPending--;
+  chunks.clear();
+}
+
+void Machine::wgExecute(WgOp& op) {
+  Thread* t = current_;
+  Warpgroup& w = warpgroups_[t->tid / 128];
+  joinKnowledge(std::vector<Thread*>(op.members, op.members + 128));
+  switch (op.kind) {
+    case kWgFence: break;
+    case kWgCommit:
+      w.groups.push_back(std::move(w.uncommitted));
+      w.uncommitted.clear();
+      break;
+    case kWgWait:
+      while ((int)w.groups.size() > op.sub) {
+        retireWgmmaGroup(w.groups.front());
+        w.groups.pop_front();
+      }
+      break;
+    case kWgSetmaxnreg: {
+      unsigned regs = (unsigned)(op.sub % 1024);
+      if (regs % 8 || regs < 24 || regs > 256) {
+        report(FindingKind::Trap, t, op.pc, 0,
+               "setmaxnreg register count " + std::to_string(regs) + " is not a multiple of 8 in [24, 256]");
+        abortLaunch();
+      }
+      break;
+    }
+    case kWgMma: {
+      const int n = op.sub / 16, kind = (op.sub / 4) % 4, ta = (op.sub / 2) % 2, tb = op.sub % 2;
+      isa::SmemDesc da = isa::decodeSmemDesc(op.descA), db = isa::decodeSmemDesc(op.descB);
+      if ((da.baseOffset && da.swizzle) || (db.baseOffset && db.swizzle)) {
+        report(FindingKind::Trap, t, op.pc, 0, "wgmma matrix descriptor with a non-zero base offset (not emulated)");
+        abortLaunch();
+      }
+      const size_t window = sharedEnd_ - sharedBegin_;
+      std::vector<uint32_t> chunks;
+      std::vector<double> A(64 * 16), B(16 * n);
+      bool bad = false;
+      auto load = [&](uint32_t addr) -> double {
+        if (addr + 2 > window || addr % 2) {
+          bad = true;
+          return 0;
+        }
+        chunks.push_back(addr & ~15u);
+        uint16_t bits;
+        std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 2);
+        return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat(bits) : tlc_emu_float::bf16ToFloat(bits);
+      };
+      for (int m = 0; m < 64; ++m)
+        for (int k = 0; k < 16; ++k) A[m * 16 + k] = load(isa::wgmmaElementAddress(da, ta, m, k, 2));
+      for (int k = 0; k < 16; ++k)
+        for (int c = 0; c < n; ++c) B[k * n + c] = load(isa::wgmmaElementAddress(db, tb, c, k, 2));
+      if (bad) {
+        report(FindingKind::OutOfBounds, t, op.pc, 0, "a wgmma matrix descriptor addresses bytes outside shared memory");
+        abortLaunch();
+      }
+      std::sort(chunks.begin(), chunks.end());
+      chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+      for (uint32_t c : chunks) {
+        uintptr_t a = sharedBegin_ + c;
+        if (a >= dynBegin_ && a < dynCapacityEnd_ && a + 16 > dynBegin_ + config_.dynamicSharedBytes) {
+          report(FindingKind::OutOfBounds, t, op.pc, 0,
+                 "wgmma operand at " + offsetText(c) + " past the launch's dynamic shared memory");
+          continue;
+        }
+        checkBytes(t, &sharedShadow_[c], 16, TLC_EMU_READ, op.pc, true, a, nullptr, true);
+        for (int i = 0; i < 16; ++i) {
+          asyncShadow_[c + i].wgmmaPending++;
+          asyncShadow_[c + i].wgmmaPc = op.pc;
+        }
+      }
+      w.uncommitted.insert(w.uncommitted.end(), chunks.begin(), chunks.end());
+      isa::wgmma(n, A.data(), B.data(), op.d, op.scale);
+      break;
+    }
+  }
+}
+
+void Machine::wgmma(int n, int kind, int transA, int transB, float* d, uint64_t descA, uint64_t descB, int scaleD,
+                    const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16) || (transA & ~1) ||
+      (transB & ~1)) {
+    report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
+    abortLaunch();
+  }
+  WgOp* op = wgArrive(t, kWgMma, n * 16 + kind * 4 + transA * 2 + transB, p);
+  if (op->arrived == 1) {
+    op->descA = descA;
+    op->descB = descB;
+  } else if (op->descA != descA || op->descB != descB) {
+    report(FindingKind::CollectiveMismatch, t, p, 0, "threads of a warpgroup pass different wgmma matrix descriptors");
+    abortLaunch();
+  }
+  op->d[t->tid % 128] = d;
+  op->scale[t->tid % 128] = scaleD != 0;
+  wgFinish(t, op);
+}
+
+void Machine::wgmmaSync(int opKind, int n, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  int kind = opKind == TLC_EMU_WGMMA_FENCE ? kWgFence : opKind == TLC_EMU_WGMMA_COMMIT ? kWgCommit : kWgWait;
+  if (kind == kWgWait && (n < 0 || n > 7)) {
+    report(FindingKind::Trap, t, pcOffset(pc), 0, "wgmma.wait_group count must be in [0, 7]");
+    abortLaunch();
+  }
+  wgFinish(t, wgArrive(t, kind, kind == kWgWait ? n : 0, pcOffset(pc)));
+}
+
+void Machine::setmaxnreg(int inc, unsigned regs, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  wgFinish(t, wgArrive(t, kWgSetmaxnreg, (inc ? 1024 : 0) + (int)std::min(regs, 1023u), pcOffset(pc)));
+}
+
+void Machine::hopperThreadExit(Thread* t) {
+  if (warpgroups_.empty()) return;
+  const unsigned wg = t->tid / 128;
+  if (wg >= warpgroups_.size()) return;
+  Warpgroup& w = warpgroups_[wg];
+  if (w.active && !w.active->members[t->tid % 128]) {
+    report(FindingKind::Deadlock, t, w.active->pc, 0,
+           std::string("a thread exited while the other threads of its warpgroup wait for it in ") +
+               wgName(w.active->kind));
+    aborted_ = true;
+  }
+  // When the whole warpgroup has exited its outstanding wgmmas complete.
+  for (unsigned i = wg * 128; i < std::min(threadsPerBlock_, wg * 128 + 128); ++i)
+    if (threads_[i]->status != Thread::Done) return;
+  for (auto& g : w.groups) retireWgmmaGroup(g);
+  w.groups.clear();
+  retireWgmmaGroup(w.uncommitted);
+}
+
+}  // namespace tlc::cuda_emu
