@@ -283,6 +283,8 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
                                          tm.swizzle, &spec, &why)) {
           if (!kl.fallbackName.empty()) {
             useFallback = true;
+            out << "note: `" << kl.name << "` runs its version without TMA: tensor `"
+                << func.params[tm.paramIndex].name << "`: " << why << "\n";
             break;
           }
           return fail("`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +

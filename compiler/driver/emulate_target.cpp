@@ -1,6 +1,8 @@
 // `tlc run --target=cuda:sm_XX --emulate` (see emulate_target.h).
 #include "compiler/driver/emulate_target.h"
 
+#include "compiler/backends/cuda/tensor_map.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -254,15 +256,41 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
       }
       cfg.block.x = (unsigned)kl.threads;
       cfg.dynamicSharedBytes = (size_t)kl.sharedBytes;
+      // Tensor maps (Hopper TMA) follow the function's arguments, encoded in
+      // the emulator's form; when one cannot be described, the kernel's
+      // version without TMA runs, as on a GPU.
       std::string entry = kl.name;
-      if (!kl.tensorMaps.empty()) {
-        if (kl.fallbackName.empty()) {
+      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
+        const cuda::TensorMapArg& tm = kl.tensorMaps[t];
+        const interp::HostTensor& x = *args.tensors[tm.paramIndex];
+        cuda::TensorMapSpec spec;
+        std::string why;
+        if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), (uint64_t)(uintptr_t)x.data(), x.shape,
+                                         tm.box, tm.swizzle, &spec, &why)) {
+          if (!kl.fallbackName.empty()) {
+            entry = kl.fallbackName;
+            (settings.out ? *settings.out : std::cout)
+                << "note: `" << kl.name << "` runs its version without TMA: tensor `"
+                << func.params[tm.paramIndex].name << "`: " << why << "\n";
+            break;
+          }
           d.report(DiagKind::CudaEmuLaunchFailed, func.loc,
-                   "`" + kl.name + "` copies with TMA, which the CUDA emulator does not run yet; emulate it with "
-                   "--no-warp-specialize");
+                   "`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +
+                       "` with TMA, which needs a layout TMA can describe: " + why +
+                       " (compile with --no-warp-specialize for any layout)");
           return false;
         }
-        entry = kl.fallbackName;
+        alignas(64) unsigned char map[128];
+        if (!cuda_emu::encodeTensorMap(spec, map, &why)) {
+          d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot encode a tensor map for `" + kl.name + "`: " + why);
+          return false;
+        }
+        kargs.push_back(cuda_emu::byValue(func.params[tm.paramIndex].name + "_tmap", map, sizeof map));
+        paramOf.push_back(-1);
+      }
+      if (entry != kl.name) {
+        kargs.resize(fl->args.size());
+        paramOf.resize(fl->args.size());
         cfg.block.x = (unsigned)kl.fallbackThreads;
         cfg.dynamicSharedBytes = (size_t)kl.fallbackSharedBytes;
       }

@@ -1,6 +1,7 @@
 // Data-driven tests of the CUDA backend's pipeline expansion on textual IR:
 // every tests/cuda/pipelines/*.tir is parsed, compiled by generateCuda for
-// sm_80 (the passes the backend runs, then emission, without #line
+// sm_80, or the architecture of a `// ARCH: sm_XX` line (the passes the
+// backend runs, then emission, without #line
 // directives), and the CUDA C it emits, followed by its diagnostics as
 //   warning|error <line>:<col>: <message>
 // is checked against the file's CHECK lines.
@@ -27,6 +28,8 @@ TEST_CASE("every tests/cuda/pipelines/*.tir file expands as its CHECK lines expe
     REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
     cuda::CudaOptions options;
     options.arch = "sm_80";
+    if (size_t at = f.text.find("// ARCH: "); at != std::string::npos)
+      options.arch = f.text.substr(at + 9, f.text.find('\n', at) - at - 9);
     options.lineDirectives = false;
     auto generated = cuda::generateCuda(*module, options, diags);
     std::string printed = generated ? generated->source : "";

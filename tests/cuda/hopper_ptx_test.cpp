@@ -1,0 +1,54 @@
+// The gemm example compiled for sm_90a through NVRTC: its PTX has the
+// Hopper instructions (wgmma, TMA tensor copies, mbarriers, setmaxnreg), and
+// its version without TMA (for strides known only at launch) has none of
+// them; compiled for sm_80 it has none of them either.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/backends/cuda/nvrtc.h"
+#include "tests/cuda/emit_util.h"
+
+using namespace tlc;
+
+namespace {
+
+std::string gemmExample() {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/examples/gemm/gemm.tl");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("the sm_90a gemm example compiles to wgmma, TMA and mbarrier instructions") {
+  std::string source = test::emitCudaFor(gemmExample(), "sm_90a");
+  CHECK(source.find("gemm_kernel0_no_tma") != std::string::npos);
+  std::string why;
+  if (!cuda::nvrtcAvailable(&why)) {
+    MESSAGE("PTX not checked: " << why);
+    return;
+  }
+  auto ptx = cuda::compileWithNvrtc(source, "sm_90a", true);
+  INFO(ptx.error);
+  REQUIRE(ptx.ok);
+  size_t fallback = ptx.binary.find(".entry gemm_kernel0_no_tma");
+  REQUIRE(fallback != std::string::npos);
+  std::string tma = ptx.binary.substr(0, fallback), plain = ptx.binary.substr(fallback);
+  if (tma.find(".entry gemm_kernel0(") == std::string::npos) std::swap(tma, plain);
+  for (const char* insn : {"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "cp.async.bulk.tensor.2d",
+                           "mbarrier.try_wait.parity", "mbarrier.arrive.expect_tx", "setmaxnreg.inc", "wgmma.wait_group"}) {
+    CAPTURE(insn);
+    CHECK(tma.find(insn) != std::string::npos);
+    CHECK(plain.find(insn) == std::string::npos);
+  }
+  CHECK(plain.find("mma.sync.aligned.m16n8k16") != std::string::npos);
+  auto sass = cuda::compileWithNvrtc(source, "sm_90a", false);
+  INFO(sass.error);
+  CHECK(sass.ok);
+  std::string sm80 = test::emitCudaFor(gemmExample(), "sm_80");
+  CHECK(sm80.find("wgmma") == std::string::npos);
+  CHECK(sm80.find("tma_load") == std::string::npos);
+}
