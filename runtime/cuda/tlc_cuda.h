@@ -443,6 +443,12 @@ __device__ __forceinline__ u64 smem_desc(const void* smem, unsigned lbo, unsigne
   return (u64)((smem_addr(smem) & 0x3FFFF) >> 4) | ((u64)((lbo >> 4) & 0x3FFF) << 16) |
          ((u64)((sbo >> 4) & 0x3FFF) << 32) | (mode << 62);
 }
+// Pins N accumulator registers here: the compiler may not move their other
+// definitions and uses into a run of wgmmas (which would serialize them).
+template <int N> __device__ __forceinline__ void fence_registers(float* r) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
 // Orders register accesses before wgmma; groups the issued wgmmas; waits
 // until at most N groups are pending.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }

@@ -178,13 +178,17 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   open("");
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
   std::string prev = fresh("prev_stage"), wg = fresh("warpgroup");
+  const std::string& acc = bufs_[g->c.buffer.get()].name;
+  const std::string pin = "tlc::fence_registers<" + std::to_string(bufs_[g->c.buffer.get()].elems) + ">(" + acc + ");";
   line("const int " + n + " = " + expr(f->extent) + ";");
   line("const int " + wg + " = tid / 128;");
+  line(pin);
   line("int " + stage + " = 0, " + prev + " = 0;");
   line("unsigned " + phase + " = 0;");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
   line("tlc::wgmma_fence();");
+  line(pin);
   auto dA = descOffsets(h.a), dB = descOffsets(h.b);
   // The descriptors of this stage, at its first k-step and the warpgroup's rows.
   std::string da = fresh("desc_a"), db = fresh("desc_b");
@@ -195,7 +199,6 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
        std::to_string(h.a.span) + ");");
   line("const unsigned long long " + db + " = tlc::smem_desc(" + hopperTile(h.b, stage) + ", " +
        std::to_string(dB.lbo) + ", " + std::to_string(dB.sbo) + ", " + std::to_string(h.b.span) + ");");
-  const std::string& acc = bufs_[g->c.buffer.get()].name;
   for (int64_t kk = 0; kk < h.shape.k / 16; ++kk) {
     for (int64_t a = 0; a < h.slices; ++a) {
       int64_t c0 = 0;
@@ -210,11 +213,13 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   }
   line("tlc::wgmma_commit();");
   line("tlc::wgmma_wait<1>();");
+  line(pin);
   line("if (" + it + " > 0 && tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + prev + "]);");
   line(prev + " = " + stage + ";");
   line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
   line("tlc::wgmma_wait<0>();");
+  line(pin);
   close();
   pending = accessesOf(f->body);
 }

@@ -629,7 +629,9 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   params += tensorMapParams();
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", 1" : std::to_string(threads_);
   open("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name_ + "(" + params + ")");
-  line(std::string("extern __shared__ __align__(") + (hopper_ ? "1024" : "128") + ") unsigned char tlc_smem[];");
+  // sm_90a: every kernel of the module declares the same alignment (TMA tiles need 1024).
+  line(std::string("extern __shared__ __align__(") + (options_.arch == "sm_90a" ? "1024" : "128") +
+       ") unsigned char tlc_smem[];");
   line("const int tid = threadIdx.x;");
   const char* dims[] = {"x", "y", "z"};
   if (kernel_.blockVars.size() > 3) {
