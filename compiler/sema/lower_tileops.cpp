@@ -156,7 +156,7 @@ std::optional<std::vector<ir::Expr>> Sema::pointExtents(const Value& point, cons
   Diagnostic& d = report(DiagKind::AmbiguousRegion, point.loc,
                          "the region starting at this element of " + quoted(buf->name) + " is ambiguous: the shape " +
                              formatShape(tile) + " can be placed as " + list +
-                             (p.aligned ? ", each tile-aligned" : ", none tile-aligned") + "; write the slice you mean");
+                             ", each tile-aligned; write the slice you mean");
   declaredHere(d, buf);
   return std::nullopt;
 }

@@ -57,20 +57,27 @@ Tier placements(const std::vector<std::vector<bool>>& allowed, size_t rank) {
 PointPlacement placePoint(const ir::Buffer& buffer, const std::vector<ir::Expr>& mins,
                           const std::vector<ir::Expr>& tile, SourceLoc loc) {
   PointPlacement out;
+  size_t rank = mins.size();
+  // A tile of the point's rank maps dimension by dimension, unit extents
+  // included: (bm, 1) from A[i, j] is A[i:+bm, j:+1] whatever the sizes.
+  if (tile.size() == rank) {
+    out.extents = tile;
+    return out;
+  }
   std::vector<ir::Expr> ext;
   for (const ir::Expr& e : tile)
     if (!isUnit(e)) ext.push_back(e);
-  size_t rank = mins.size();
   if (ext.size() > rank) {
     out.outcome = PointPlacement::Outcome::TooFewDims;
     return out;
   }
-  std::vector<std::vector<bool>> fits(ext.size(), std::vector<bool>(rank)), aligned = fits, any = fits;
+  // Whether a dimension can hold an extent is not asked: it would make the
+  // region of a point depend on whether a size is a constant (`-D N=5`) or
+  // known only at run time, and edge tiles larger than the tensor are masked.
+  std::vector<std::vector<bool>> aligned(ext.size(), std::vector<bool>(rank)), any = aligned;
   for (size_t i = 0; i < ext.size(); ++i)
     for (size_t d = 0; d < rank; ++d) {
-      auto room = constantDifference(buffer->shape[d], ext[i]);
-      fits[i][d] = !room || *room >= 0;
-      aligned[i][d] = fits[i][d] && provablyMultipleOf(mins[d], ext[i]);
+      aligned[i][d] = provablyMultipleOf(mins[d], ext[i]);
       any[i][d] = true;
     }
   auto extentsOf = [&](const std::vector<size_t>& dims) {
@@ -81,11 +88,9 @@ PointPlacement placePoint(const ir::Buffer& buffer, const std::vector<ir::Expr>&
   // The deciding tier: the first with a placement (the last has them all).
   const std::vector<std::vector<bool>>* tier = &aligned;
   Tier t = placements(aligned, rank);
-  out.aligned = t.count > 0;
-  for (const auto* next : {&fits, &any}) {
-    if (t.count > 0) break;
-    tier = next;
-    t = placements(*next, rank);
+  if (t.count == 0) {
+    tier = &any;
+    t = placements(any, rank);
   }
   // The trailing placement (the tile on the point's last dimensions) wins when the tier has it.
   std::vector<size_t> trailing;

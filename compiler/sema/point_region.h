@@ -2,20 +2,23 @@
 //
 // A point `A[i, j, ...]` (every index a scalar) starts a region at
 // (i, j, ...) and takes its extents from the other operand of the operation
-// (the "tile"). The tile's non-unit extents are placed, in order, on an
+// (the "tile"). A tile with as many dimensions as the point gives each
+// dimension its extent, in order. Otherwise the tile's non-unit extents are placed, in order, on an
 // order-preserving choice of the point's dimensions; every other dimension
 // gets extent 1. When the point has more dimensions than the tile has
 // non-unit extents there are several such placements, and the first of these
 // tiers that is not empty decides:
-//   1. aligned: every chosen dimension can hold its extent (its size is not
-//      provably smaller) and its index is provably a multiple of the extent
-//      (`k * 64` for 64, `0`, `by * bm` for bm): the tile-aligned reading;
-//   2. fitting: every chosen dimension can hold its extent;
-//   3. every placement.
+//   1. aligned: every chosen dimension's index is provably a multiple of the
+//      extent (`k * 64` for 64, `0`, `by * bm` for bm): the tile-aligned
+//      reading;
+//   2. every placement.
+// The sizes of the point's dimensions play no part, so a region never
+// depends on whether a size is a compile-time constant.
 // In that tier the trailing placement (the tile on the point's last
-// dimensions, TileLang's convention) is the region when the tier has it;
-// otherwise a single placement is, and several are ambiguous: the caller
-// reports them and the user writes the slice. With as many non-unit extents
+// dimensions) is the region when the tier has it; otherwise a single
+// placement is, and several are ambiguous (only tile-aligned ones can be: the
+// last tier has the trailing placement): the caller reports them and the user
+// writes the slice. With as many non-unit extents
 // as point dimensions there is one placement, so a 2-D tile read from a 2-D
 // point never depends on the indices.
 #pragma once
@@ -36,7 +39,6 @@ struct PointPlacement {
   // whether it has more than those.
   std::vector<std::vector<ir::Expr>> candidates;
   bool moreCandidates = false;
-  bool aligned = false;  // the deciding tier is the aligned one
 };
 
 // Places `tile`'s extents on the point `buffer[mins...]` (see above).

@@ -340,3 +340,27 @@ def k[M, block=64, scale=1.0, flag=False, dtype=float16](A: Tensor[(M,), dtype])
   CHECK(f.bindings[2].value == "True");
   CHECK(f.bindings[3].value == "bfloat16");
 }
+
+// Found by tlc_difftest (seeds 20951, 20081): a point's region depends on the
+// tile and the indices only, never on whether a size is a constant.
+TEST_CASE("a point's region is the same for constant and runtime sizes") {
+  const std::string src = R"(
+def k[M, N, bm=32, bn=1, bv=32](A: Tensor[(M, N), float32], B: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm)) as (bx, by):
+        S = T.alloc_shared((bm, bn), float32)
+        R = T.alloc_fragment((bv,), float32)
+        T.copy(A[by * bm, bx * bn], S)
+        T.copy(A[by * bm + 2, bx * bv], R)
+        T.copy(S, B[by * bm, bx * bn])
+        T.copy(R, B[by * bm + 2, bx * bv])
+)";
+  for (std::vector<Define> sizes : {std::vector<Define>{}, {{"M", "3"}, {"N", "7"}}}) {
+    CAPTURE(sizes.size());
+    std::string ir = lowered(src, sizes);
+    // (bm, 1) from a 2-D point: dimension by dimension, though M = 3 < 32.
+    CHECK(contains(ir, "copy(A[by * 32 : +32, bx : +1], S)"));
+    CHECK(contains(ir, "copy(S, B[by * 32 : +32, bx : +1])"));
+    // (32,) from A[by * bm + 2, bx * 32]: the tile-aligned dimension, though N = 7 < 32.
+    CHECK(contains(ir, "copy(A[by * 32 + 2 : +1, bx * 32 : +32], R)"));
+  }
+}

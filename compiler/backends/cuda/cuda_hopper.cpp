@@ -165,15 +165,21 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   out->b = b;
   out->shape = s;
   out->stages = sched.depth;
-  // Registers: the launch gives 65536 / (threads + 128) per thread; the
-  // producer gives most of its share to the consumers.
-  out->producerRegs = threads <= 256 ? 40 : 24;
-  int64_t consumer = (65536 - 128 * out->producerRegs) / threads / 8 * 8;
-  out->consumerRegs = std::min<int64_t>(consumer, 240);
+  chooseHopperOccupancy(out, threads, 0, options.maxSharedBytes);
   return true;
 }
 
 }  // namespace
+
+void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes) {
+  plan->blocksPerSM = threads <= 128 && 2 * (sharedBytes + 1024) <= maxSharedBytes ? 2 : 1;
+  // Registers: the launch gives 65536 / blocks / (threads + 128) per thread;
+  // the producer gives most of its share to the consumers.
+  int64_t budget = 65536 / plan->blocksPerSM;
+  plan->producerRegs = threads <= 256 ? 40 : 24;
+  int64_t consumer = (budget - 128 * plan->producerRegs) / threads / 8 * 8;
+  plan->consumerRegs = std::min<int64_t>(consumer, 240);
+}
 
 std::optional<HopperMainloop> planHopperMainloop(const KernelStmt& kernel, int64_t threads, const CudaOptions& options,
                                                  std::string* whyNot) {

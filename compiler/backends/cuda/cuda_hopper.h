@@ -51,12 +51,18 @@ struct HopperMainloop {
   // ((g * slices + a) * 4 + w % 4) of the tile, w = q / slices, a = q % slices.
   int64_t slices = 1;
   int64_t consumerRegs = 0, producerRegs = 0;  // setmaxnreg targets
+  int64_t blocksPerSM = 1;                     // __launch_bounds__ minimum blocks per SM
 };
 
 // The warp-specialized mainloop of `kernel` run by `threads` threads, or
 // nullopt with *whyNot (empty when the kernel has no candidate loop).
 std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, int64_t threads,
                                                  const CudaOptions& options, std::string* whyNot = nullptr);
+
+// Sets the blocks per SM the kernel is compiled for and the register
+// targets that follow: two blocks when one consumer warpgroup would leave
+// the tensor cores idle half the time and two blocks' shared memory fits.
+void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes);
 
 // Whether `options` targets the Hopper path at all (sm_90a, tensor cores, TMA).
 bool hopperTarget(const CudaOptions& options);
