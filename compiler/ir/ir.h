@@ -284,10 +284,19 @@ struct ForStmt : StmtNode {
   int64_t numStages = 0;
   std::vector<int64_t> order;
   std::vector<int64_t> stage;
+  // false: the loop never becomes a warp-specialized mainloop (sm_90a).
+  bool warpSpecialize = true;
   Stmt body;
   ForStmt(Var v, Expr mn, Expr ext, ForKind k, Stmt b, SourceLoc l)
       : StmtNode(kKind, l), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
         body(std::move(b)) {}
+  // Copies the pipeline attributes (num_stages, order, stage, warp_specialize) of `from`.
+  void copyPipelineAttributes(const ForStmt& from) {
+    numStages = from.numStages;
+    order = from.order;
+    stage = from.stage;
+    warpSpecialize = from.warpSpecialize;
+  }
 };
 
 struct IfStmt : StmtNode {

@@ -443,7 +443,7 @@ class IRParser {
     Expr ext = parseExpr();
     int64_t stages = 0;
     std::vector<int64_t> order, stage;
-    bool seenStages = false, seenOrder = false, seenStage = false;
+    bool seenStages = false, seenOrder = false, seenStage = false, seenWs = false, warpSpecialize = true;
     while (acceptPunct(",")) {
       Token key = take();
       expectPunct("=");
@@ -463,9 +463,15 @@ class IRParser {
           while (acceptPunct(","));
         }
         expectPunct("]");
+      } else if (key.text == "warp_specialize") {
+        once(seenWs);
+        Token v = take();
+        if (v.text != "true" && v.text != "false")
+          fail(DiagKind::IrInvalidAttribute, v.loc, "`warp_specialize` is true or false, not " + describe(v));
+        warpSpecialize = v.text == "true";
       } else {
         fail(DiagKind::IrInvalidAttribute, key.loc,
-             "unknown loop attribute " + describe(key) + "; expected num_stages, order or stage");
+             "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage or warp_specialize");
       }
     }
     expectPunct(")");
@@ -477,6 +483,7 @@ class IRParser {
     f->numStages = stages;
     f->order = std::move(order);
     f->stage = std::move(stage);
+    f->warpSpecialize = warpSpecialize;
     return f;
   }
 

@@ -422,6 +422,7 @@ class Printer {
         };
         if (!f->order.empty()) range += ", order=" + ints(f->order);
         if (!f->stage.empty()) range += ", stage=" + ints(f->stage);
+        if (!f->warpSpecialize) range += ", warp_specialize=false";
         std::vector<const void*> scope;
         std::string var = f->var ? declareVar(f->var, scope) : "<null>";
         bracedBody("for " + var + " in " + forKindName(f->forKind) + "(" + range + ")", f->body, s->loc, scope);

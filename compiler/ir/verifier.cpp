@@ -525,6 +525,8 @@ class Verifier {
         sameDType(f->extent, f->var->dtype, s->loc, "the extent of the loop over `" + f->var->name + "`");
         if (f->numStages < 0)
           report(DiagKind::IrInvalidAttribute, s->loc, "num_stages must not be negative");
+        if (!f->warpSpecialize && f->forKind != ForKind::Pipelined)
+          report(DiagKind::IrInvalidAttribute, s->loc, "warp_specialize is an attribute of pipelined loops");
         if (!f->order.empty() && !f->stage.empty() && f->order.size() != f->stage.size())
           report(DiagKind::IrInvalidAttribute, s->loc,
                  "pipeline `order` and `stage` must list the same statements (" + std::to_string(f->order.size()) +

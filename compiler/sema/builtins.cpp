@@ -30,7 +30,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"row_groups", B::RowGroups, C::Layout, {"threads_per_row", "vector"}, 2, false},
       {"shared_fallback", B::SharedFallback, C::Layout, {}, 0, false},
       {"Parallel", B::Parallel, C::Loop, {}, 0, true},
-      {"Pipelined", B::Pipelined, C::Loop, {"start", "stop", "num_stages", "order", "stage"}, 1, false},
+      {"Pipelined", B::Pipelined, C::Loop, {"start", "stop", "num_stages", "order", "stage", "warp_specialize"}, 1, false},
       {"serial", B::Serial, C::Loop, {"start", "stop", "step"}, 1, false},
       {"range", B::Range, C::Loop, {"start", "stop", "step"}, 1, false},
       {"unroll", B::Unroll, C::Loop, {"start", "stop"}, 1, false},

@@ -109,7 +109,13 @@ void Sema::lowerFor(const ast::Stmt& s) {
 
   int64_t numStages = 0;
   std::vector<int64_t> order, stage;
+  bool warpSpecialize = true;
   if (b.id == BuiltinId::Pipelined) {
+    if (args.slots[5]) {
+      auto w = constBool(*args.slots[5], "`warp_specialize`");
+      if (!w) return;
+      warpSpecialize = *w;
+    }
     if (args.slots[2]) {
       auto n = constInt(*args.slots[2], "`num_stages`");
       if (!n) return;
@@ -180,6 +186,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
     loop->numStages = numStages;
     loop->order = order;
     loop->stage = stage;
+    loop->warpSpecialize = warpSpecialize;
     stmt = loop;
   }
   builder_->emit(stmt);

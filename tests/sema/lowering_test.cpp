@@ -364,3 +364,21 @@ def k[M, N, bm=32, bn=1, bv=32](A: Tensor[(M, N), float32], B: Tensor[(M, N), fl
     CHECK(contains(ir, "copy(A[by * 32 + 2 : +1, bx * 32 : +32], R)"));
   }
 }
+
+TEST_CASE("T.Pipelined(warp_specialize=False) reaches the tile IR; the default prints nothing") {
+  const std::string src = R"(
+def k[N](A: Tensor[(N,), float16], B: Tensor[(N,), float16]):
+    with T.Kernel(1, threads=128) as bx:
+        S = T.alloc_shared((64,), float16)
+        for i in T.Pipelined(T.ceildiv(N, 64), num_stages=2, warp_specialize=WS):
+            T.copy(A[i * 64], S)
+            T.copy(S, B[i * 64])
+)";
+  std::string off = src, on = src;
+  off.replace(off.find("WS"), 2, "False");
+  on.replace(on.find("WS"), 2, "True");
+  CHECK(contains(lowered(off), "num_stages=2, warp_specialize=false)"));
+  std::string plain = lowered(on);
+  CHECK(contains(plain, "num_stages=2)"));
+  CHECK(!contains(plain, "warp_specialize"));
+}

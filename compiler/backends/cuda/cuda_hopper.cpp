@@ -188,6 +188,10 @@ std::optional<HopperMainloop> planHopperMainloop(const KernelStmt& kernel, int64
   for (const Stmt& st : seqStmts(kernel.body)) {
     auto* f = as<ForStmt>(st);
     if (!f || f->forKind != ForKind::Pipelined || f->numStages < 2) continue;
+    if (!f->warpSpecialize) {
+      if (whyNot) *whyNot = "the loop asks for no warp specialization (warp_specialize=False)";
+      return std::nullopt;
+    }
     HopperMainloop plan;
     if (planLoop(kernel, f, threads, options, &plan, whyNot)) return plan;
     return std::nullopt;  // the first pipelined loop only
