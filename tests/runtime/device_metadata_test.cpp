@@ -61,4 +61,42 @@ TEST_CASE("a CUDA build writes metadata with its launch plan; the runtime reads 
     }
   }
 }
+
+TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TMA; the runtime reads them") {
+  auto dir = test::scratchDir("cuda-build-tma");
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto m = test::compileTl(sources, diags, "examples/gemm/gemm.tl", {});
+  INFO(diags.renderAll());
+  REQUIRE(m);
+  std::string cubin = (dir / "gemm_sm_90a.cubin").string();
+  driver::CudaOptions options;
+  options.arch = "sm_90a";
+  int rc = driver::buildForCuda(*m, cubin, options, diags);
+  INFO(diags.renderAll());
+  if (rc != 0 && diags.renderAll().find("NVRTC") != std::string::npos) {
+    MESSAGE("NVRTC is not available; skipping");
+    return;
+  }
+  REQUIRE(rc == 0);
+  std::ifstream in(cubin + ".json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO(json);
+  // A: 16-row boxes of 32 columns (two 16-row slices per warp), 64-byte swizzle;
+  // B: 32 rows of one 64-column panel, 128-byte swizzle.
+  std::string compact;
+  for (char c : json)
+    if (c != ' ' && c != '\n') compact += c;
+  CHECK(compact.find(R"("tensor_maps":[{"box":[16,32],"param":0,"swizzle":64},{"box":[32,64],"param":1,"swizzle":128}])") !=
+        std::string::npos);
+  CHECK(compact.find(R"("fallback":{"block":[128,1,1],"entry":"gemm_kernel0_no_tma")") != std::string::npos);
+  CHECK(compact.find(R"("block":[256,1,1])") != std::string::npos);
+  tlc_module* mod = nullptr;
+  tlc_status st = tlcLoadModule(cubin.c_str(), &mod);
+  if (st == TLC_SUCCESS) {
+    tlcUnloadModule(mod);
+  } else {
+    CHECK(st == TLC_ERROR_BACKEND_UNAVAILABLE);
+  }
+}
 #endif
