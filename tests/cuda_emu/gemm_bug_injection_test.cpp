@@ -9,6 +9,7 @@
 
 #include "compiler/backends/cuda_emu/emulator.h"
 #include "runtime/cuda_emu/emu_float.h"
+#include "tests/cuda_emu/gemm_reference.h"
 
 using namespace tlc::cuda_emu;
 
@@ -56,15 +57,7 @@ GemmRun runGemm(const std::string& bug, int M, int N, int K) {
     std::string text = bug + ":\n" + run.result.render();
     MESSAGE(text);
   }
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double ref = 0;
-      for (int k = 0; k < K; ++k)
-        ref += (double)tlc_emu_float::halfToFloat(A[(size_t)i * K + k]) *
-               tlc_emu_float::halfToFloat(B[(size_t)k * N + j]);
-      double e = std::fabs(ref - C[(size_t)i * N + j]);
-      if (!(e <= run.maxError)) run.maxError = std::isnan(e) ? INFINITY : std::max(run.maxError, e);
-    }
+  run.maxError = tlc::test::maxGemmError(A, B, C, M, N, K);
   return run;
 }
 
