@@ -97,7 +97,6 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       KernelLaunch kl;
       kl.name = backend::cName(f->name) + "_kernel" + std::to_string(k);
       kl.grid = kernels[k]->grid;
-      kl.threads = kernels[k]->threads;
       // A CUDA grid has at most 65535 blocks along y and z (x allows 2^31 - 1,
       // which no extent exceeds); extents known only at launch are checked there.
       for (size_t d = 1; d < kl.grid.size(); ++d) {

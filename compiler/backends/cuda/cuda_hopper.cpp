@@ -165,7 +165,6 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   out->b = b;
   out->shape = s;
   out->stages = sched.depth;
-  chooseHopperOccupancy(out, threads, 0, options.maxSharedBytes);
   return true;
 }
 

@@ -50,6 +50,7 @@ struct HopperMainloop {
   // together: logical 16-row chunk q of A lands at chunk
   // ((g * slices + a) * 4 + w % 4) of the tile, w = q / slices, a = q % slices.
   int64_t slices = 1;
+  // Set by chooseHopperOccupancy once the kernel's shared memory is known.
   int64_t consumerRegs = 0, producerRegs = 0;  // setmaxnreg targets
   int64_t blocksPerSM = 1;                     // __launch_bounds__ minimum blocks per SM
 };

@@ -21,10 +21,6 @@ std::string KernelEmitter::syncThreads() const {
   return hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();";
 }
 
-void KernelEmitter::planHopper() {
-  hopper_ = planHopperMainloop(kernel_, threads_, options_);
-}
-
 // The kernel parameters of the two tensor maps (after the function's).
 std::string KernelEmitter::tensorMapParams() {
   if (!hopper_) return "";

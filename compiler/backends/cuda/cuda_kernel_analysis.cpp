@@ -380,12 +380,7 @@ bool KernelEmitter::planBuffers() {
   // and the swizzled operand buffers, the other fragments get an inferred
   // register layout or stay in shared memory; layout annotations constrain both.
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
-  planHopper();
-  if (hopper_) {  // the accumulator must have the wgmma warp grid (not, e.g., annotated shared_fallback)
-    auto it = layouts.accumulators.find(hopper_->gemm->c.buffer.get());
-    if (it == layouts.accumulators.end() || it->second.warpsM != threads_ / 32 || it->second.warpsN != 1)
-      hopper_.reset();
-  }
+  hopper_ = layouts.hopper;
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;

@@ -103,7 +103,6 @@ class KernelEmitter : public backend::CEmitter {
   std::string syncThreads() const;
 
   // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
-  void planHopper();
   std::string tensorMapParams();
   void emitHopperSetup();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);

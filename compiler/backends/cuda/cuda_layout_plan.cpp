@@ -2,8 +2,6 @@
 // fragment layout inference, and the plan's description and conflicts.
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 
-#include "compiler/backends/cuda/cuda_hopper.h"
-
 #include "compiler/backends/cuda/cuda_kernel_scan.h"
 
 #include "compiler/ir/functor.h"
@@ -45,15 +43,19 @@ KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<c
   std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
   MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr);
   plan.sharedLayouts = std::move(mma.swizzled);
-  if (hopper)
-    for (const HopperOperand* op : {&hopper->a, &hopper->b}) {
-      plan.sharedLayouts.erase(op->tile);
-      plan.tmaTiles[op->tile] = op->span;
-    }
   for (auto& [b, frag] : mma.registerFragments) {
     auto it = plan.annotations.find(b);
     if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
       plan.accumulators.emplace(b, frag);
+  }
+  // The Hopper mainloop needs its accumulator in registers with the wgmma warp grid.
+  if (hopper) {
+    auto it = plan.accumulators.find(hopper->gemm->c.buffer.get());
+    if (it != plan.accumulators.end() && it->second.warpsM == threads / 32 && it->second.warpsN == 1) {
+      plan.hopper = hopper;
+      plan.sharedLayouts.erase(hopper->a.tile);
+      plan.sharedLayouts.erase(hopper->b.tile);
+    }
   }
   // The mma accumulator layout (written by cuda-layout-inference) holds only
   // for a fragment that a tensor-core gemm keeps in registers; it says
@@ -117,8 +119,8 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
     if (b->scope != MemScope::Shared && b->scope != MemScope::Fragment) continue;
     out += b->name + " " + shapeText(b) + ": ";
     if (b->scope == MemScope::Shared) {
-      if (auto t = plan.tmaTiles.find(b); t != plan.tmaTiles.end())
-        out += "shared memory, TMA tile (" + std::to_string(t->second) + "-byte swizzle)";
+      if (const HopperOperand* op = plan.tmaOperand(b))
+        out += "shared memory, TMA tile (" + std::to_string(op->span) + "-byte swizzle)";
       else
         out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
     } else if (plan.accumulators.count(b)) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/backends/cuda/cuda_hopper.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/cuda_options.h"
 #include "compiler/support/diagnostics.h"
@@ -37,10 +38,16 @@ struct KernelLayoutPlan {
   std::unordered_map<const ir::BufferNode*, MmaFragment> accumulators;
   // Shared buffers with a swizzled layout (the others are row-major).
   std::unordered_map<const ir::BufferNode*, layout::Layout> sharedLayouts;
-  // The operand tiles of a warp-specialized Hopper mainloop (cuda_hopper.h):
-  // laid out as TMA writes them, with this swizzle span in bytes; the layout
-  // inference pass leaves them unannotated.
-  std::unordered_map<const ir::BufferNode*, int64_t> tmaTiles;
+  // The kernel's warp-specialized Hopper mainloop (cuda_hopper.h), when its
+  // accumulator got the wgmma warp grid. Its operand tiles are laid out as
+  // TMA writes them (not in sharedLayouts); the layout inference pass leaves
+  // them unannotated.
+  std::optional<HopperMainloop> hopper;
+  // The TMA operand whose tile is `b`, or null.
+  const HopperOperand* tmaOperand(const ir::BufferNode* b) const {
+    if (!hopper) return nullptr;
+    return b == hopper->a.tile ? &hopper->a : b == hopper->b.tile ? &hopper->b : nullptr;
+  }
   FragmentLayoutPlan fragments;
   // Annotations that no layout satisfies (empty when the plan is usable).
   std::vector<LayoutConflict> conflicts;
