@@ -210,10 +210,10 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     std::vector<TensorMapBytes> maps(l.tensorMaps.size());
     std::vector<void*> launchParams = params;
     bool useFallback = false;
-    for (size_t t = 0; t < l.tensorMaps.size() && !useFallback; ++t) {
+    for (size_t t = 0; t < l.tensorMaps.size(); ++t) {
       const TensorMapInfo& tm = l.tensorMaps[t];
       const tlc_tensor& x = args[tm.param].tensor;
-      const std::string what = "kernel `" + info.name + "` copies tensor `" + info.params[tm.param].name + "` with TMA";
+      const std::string& tensor = info.params[tm.param].name;
       cuda::TensorMapSpec spec;
       std::string why;
       bool encodable = api.tensorMapEncodeTiled &&
@@ -225,12 +225,14 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
         break;
       }
       if (!api.tensorMapEncodeTiled)
-        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, what + ", but the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
-      if (!encodable)
-        return fail(TLC_ERROR_ALIGNMENT, what + ", which needs a layout TMA can describe: " + why +
-                                             " (rebuild with --no-warp-specialize for any layout)");
+        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "kernel `" + info.name + "` copies tensor `" + tensor +
+                                                       "` with TMA, but the CUDA driver lacks cuTensorMapEncodeTiled "
+                                                       "(CUDA 12 or newer)");
+      if (!encodable) return fail(TLC_ERROR_ALIGNMENT, cuda::tmaUnsupportedError(info.name, tensor, why));
       int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, spec, maps[t].bytes);
-      if (rc != 0) return fail(TLC_ERROR_LAUNCH, what + ": cuTensorMapEncodeTiled failed: " + api.describe(rc));
+      if (rc != 0)
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" + tensor +
+                                          "`: " + api.describe(rc));
       launchParams.push_back(maps[t].bytes);
     }
     if (useFallback) launchParams = params;

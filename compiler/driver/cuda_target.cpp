@@ -274,22 +274,18 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
       // Tensor maps (Hopper TMA); the version without TMA when one cannot be encoded.
       l.maps.resize(kl.tensorMaps.size());
       bool useFallback = false;
-      for (size_t t = 0; t < kl.tensorMaps.size() && !useFallback; ++t) {
+      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
         const cuda::TensorMapArg& tm = kl.tensorMaps[t];
         const interp::HostTensor& x = *args.tensors[tm.paramIndex];
         cuda::TensorMapSpec spec;
         std::string why;
         if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), dev[tm.paramIndex], x.shape, tm.box,
                                          tm.swizzle, &spec, &why)) {
-          if (!kl.fallbackName.empty()) {
-            useFallback = true;
-            out << "note: `" << kl.name << "` runs its version without TMA: tensor `"
-                << func.params[tm.paramIndex].name << "`: " << why << "\n";
-            break;
-          }
-          return fail("`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +
-                      "` with TMA, which needs a layout TMA can describe: " + why +
-                      " (compile with --no-warp-specialize for any layout)");
+          const std::string& tensor = func.params[tm.paramIndex].name;
+          if (kl.fallbackName.empty()) return fail(cuda::tmaUnsupportedError(kl.name, tensor, why));
+          useFallback = true;
+          out << cuda::tmaFallbackNote(kl.name, tensor, why);
+          break;
         }
         if (!drv->encodeTensorMap(spec, l.maps[t].bytes)) return fail(drv->lastError());
       }

@@ -267,18 +267,14 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
         std::string why;
         if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), (uint64_t)(uintptr_t)x.data(), x.shape,
                                          tm.box, tm.swizzle, &spec, &why)) {
-          if (!kl.fallbackName.empty()) {
-            entry = kl.fallbackName;
-            (settings.out ? *settings.out : std::cout)
-                << "note: `" << kl.name << "` runs its version without TMA: tensor `"
-                << func.params[tm.paramIndex].name << "`: " << why << "\n";
-            break;
+          const std::string& tensor = func.params[tm.paramIndex].name;
+          if (kl.fallbackName.empty()) {
+            d.report(DiagKind::CudaEmuLaunchFailed, func.loc, cuda::tmaUnsupportedError(kl.name, tensor, why));
+            return false;
           }
-          d.report(DiagKind::CudaEmuLaunchFailed, func.loc,
-                   "`" + kl.name + "` copies tensor `" + func.params[tm.paramIndex].name +
-                       "` with TMA, which needs a layout TMA can describe: " + why +
-                       " (compile with --no-warp-specialize for any layout)");
-          return false;
+          entry = kl.fallbackName;
+          (settings.out ? *settings.out : std::cout) << cuda::tmaFallbackNote(kl.name, tensor, why);
+          break;
         }
         alignas(64) unsigned char map[128];
         if (!cuda_emu::encodeTensorMap(spec, map, &why)) {

@@ -15,6 +15,28 @@
 
 using namespace tlc;
 
+namespace {
+
+// Builds `m` for `arch` into `cubin` and reads the metadata beside it into
+// *json; false when NVRTC is not available (the caller skips).
+bool buildCubin(const ir::Module& m, DiagnosticEngine& diags, const std::string& arch, const std::string& cubin,
+                std::string* json) {
+  driver::CudaOptions options;
+  options.arch = arch;
+  int rc = driver::buildForCuda(m, cubin, options, diags);
+  INFO(diags.renderAll());
+  if (rc != 0 && diags.renderAll().find("NVRTC") != std::string::npos) {
+    MESSAGE("NVRTC is not available; skipping");
+    return false;
+  }
+  REQUIRE(rc == 0);
+  std::ifstream in(cubin + ".json");
+  json->assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return true;
+}
+
+}  // namespace
+
 TEST_CASE("a CUDA build writes metadata with its launch plan; the runtime reads it") {
   auto dir = test::scratchDir("cuda-build");
   for (std::string ex : {"gemm/gemm", "softmax/softmax"}) {
@@ -25,17 +47,8 @@ TEST_CASE("a CUDA build writes metadata with its launch plan; the runtime reads 
     REQUIRE(m);
     std::string stem = ex.substr(ex.find('/') + 1);
     std::string cubin = (dir / (stem + "_cuda_sm_90.cubin")).string();
-    driver::CudaOptions options;
-    options.arch = "sm_90";
-    int rc = driver::buildForCuda(*m, cubin, options, diags);
-    INFO(diags.renderAll());
-    if (rc != 0 && diags.renderAll().find("NVRTC") != std::string::npos) {
-      MESSAGE("NVRTC is not available; skipping");
-      return;
-    }
-    REQUIRE(rc == 0);
-    std::ifstream in(cubin + ".json");
-    std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string json;
+    if (!buildCubin(*m, diags, "sm_90", cubin, &json)) return;
     meta::ParsedModule pm;
     std::string err;
     REQUIRE(meta::parseModuleMetadata(json, &pm, &err));
@@ -70,17 +83,8 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   INFO(diags.renderAll());
   REQUIRE(m);
   std::string cubin = (dir / "gemm_sm_90a.cubin").string();
-  driver::CudaOptions options;
-  options.arch = "sm_90a";
-  int rc = driver::buildForCuda(*m, cubin, options, diags);
-  INFO(diags.renderAll());
-  if (rc != 0 && diags.renderAll().find("NVRTC") != std::string::npos) {
-    MESSAGE("NVRTC is not available; skipping");
-    return;
-  }
-  REQUIRE(rc == 0);
-  std::ifstream in(cubin + ".json");
-  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string json;
+  if (!buildCubin(*m, diags, "sm_90a", cubin, &json)) return;
   INFO(json);
   // A: 16-row boxes of 32 columns (two 16-row slices per warp), 64-byte swizzle;
   // B: 32 rows of one 64-column panel, 128-byte swizzle.

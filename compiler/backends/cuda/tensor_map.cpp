@@ -106,6 +106,15 @@ bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std
   return makeTensorMapSpec(t, bytes, address, shape, strides, box, sw, out, why);
 }
 
+std::string tmaUnsupportedError(const std::string& kernel, const std::string& tensor, const std::string& why) {
+  return "kernel `" + kernel + "` copies tensor `" + tensor + "` with TMA, which needs a layout TMA can describe: " + why +
+         " (compile with --no-warp-specialize for any layout)";
+}
+
+std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor, const std::string& why) {
+  return "note: `" + kernel + "` runs its version without TMA: tensor `" + tensor + "`: " + why + "\n";
+}
+
 int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out) {
   unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
   for (int i = 0; i < spec.rank; ++i) box[i] = spec.box[i];

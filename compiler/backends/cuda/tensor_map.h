@@ -51,6 +51,12 @@ bool tmaDTypeOf(const std::string& dtype, TmaDType* out, int* elemBytes);
 bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
                            const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why);
 
+// What a launcher says when tensor `tensor` of kernel `kernel` has a layout
+// TMA cannot describe (`why`, from makeTensorMapSpec): the error when the
+// kernel has no version without TMA, the note when that version runs instead.
+std::string tmaUnsupportedError(const std::string& kernel, const std::string& tensor, const std::string& why);
+std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor, const std::string& why);
+
 // cuTensorMapEncodeTiled, as loaded from the driver library.
 using EncodeTiledFn = int (*)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
                               const uint64_t* strides, const unsigned* box, const unsigned* elementStrides,
