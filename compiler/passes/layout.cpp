@@ -180,6 +180,20 @@ Layout Layout::swizzled(int64_t rows, int64_t cols, int elemBytes) {
   return Layout({rows, cols}, vars, {off});
 }
 
+Layout Layout::panels(int64_t rows, int64_t cols, int elemBytes, int64_t span) {
+  auto vars = makePlaceholders(2, "i");
+  Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);
+  int64_t chunkElems = 16 / elemBytes, panelElems = span / elemBytes, chunks = span / 16;
+  TLC_CHECK((span == 128 || span == 64 || span == 32) && (cols * elemBytes) % span == 0,
+            "panels of 32, 64 or 128 bytes that divide the rows");
+  Expr inPanel = floorMod(c, makeInt(panelElems));
+  Expr pattern = floorMod(floorDiv(r, makeInt(8 / chunks)), makeInt(chunks));
+  Expr physChunk = makeBinary(BinaryOp::BitXor, floorDiv(inPanel, makeInt(chunkElems)), pattern);
+  Expr off = add(add(mul(floorDiv(c, makeInt(panelElems)), makeInt(rows * panelElems)), mul(r, makeInt(panelElems))),
+                 add(mul(physChunk, makeInt(chunkElems)), floorMod(c, makeInt(chunkElems))));
+  return Layout({rows, cols}, vars, {off});
+}
+
 int64_t Layout::inputSize() const { return product(inputShape_); }
 
 std::vector<int64_t> Layout::apply(const std::vector<int64_t>& index) const {

@@ -53,6 +53,13 @@ class Layout {
   // The output is the flat element offset. Requires cols * elemBytes to be a
   // multiple of 16; rows of 32, 64 or 128 bytes use 2, 4 or 8 chunk patterns.
   static Layout swizzled(int64_t rows, int64_t cols, int elemBytes);
+  // The tile as TMA writes it and wgmma reads it: each row cut into panels
+  // of `span` bytes (128, 64 or 32), panel p holding all rows of columns
+  // [p * span, (p + 1) * span) one after the other, its 16-byte chunks
+  // XOR-swizzled by the row as the span's swizzle mode does (128: row % 8;
+  // 64: (row / 2) % 4; 32: (row / 4) % 2). The output is the flat element
+  // offset; the buffer must be aligned to 1024 bytes.
+  static Layout panels(int64_t rows, int64_t cols, int elemBytes, int64_t span);
 
   const std::vector<int64_t>& inputShape() const { return inputShape_; }
   const std::vector<ir::Var>& inputVars() const { return inputVars_; }

@@ -31,25 +31,56 @@ bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& va
   return uses.found || uses.loads;
 }
 
+// A copy at `k` can run ahead of the statements before it: none of them
+// writes what it reads or reads what it writes (its tile would then be the
+// next iteration's, not the one program order gives them).
+bool hoistable(const std::vector<Stmt>& body, size_t k) {
+  auto* c = as<CopyStmt>(body[k]);
+  for (size_t i = 0; i < k; ++i) {
+    ReadScan r;
+    r.visit(body[i]);
+    if (r.reads.count(c->dst.buffer.get())) return false;
+    for (auto* b : collectBufferWrites(body[i]).buffers)
+      if (b == c->src.buffer.get() || b == c->dst.buffer.get()) return false;
+  }
+  return true;
+}
+
 std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body) {
   BoundVars bound;
   bound.visit(f->body);
-  size_t k = 0;
+  std::vector<bool> ahead(body.size(), false);
   std::unordered_set<const BufferNode*> dsts;
-  for (; k < body.size(); ++k) {
+  for (size_t k = 0; k < body.size(); ++k) {
     auto* c = as<CopyStmt>(body[k]);
-    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) break;
-    if (regionDepends(c->src, bound.vars) || regionDepends(c->dst, bound.vars)) break;
+    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) continue;
+    if (regionDepends(c->src, bound.vars) || regionDepends(c->dst, bound.vars) || dsts.count(c->dst.buffer.get()))
+      continue;
+    if (!hoistable(body, k)) continue;
+    ahead[k] = true;
     dsts.insert(c->dst.buffer.get());
   }
-  bool pipelined = k > 0 && k < body.size();
-  for (size_t i = k; pipelined && i < body.size(); ++i)
-    for (auto* b : collectBufferWrites(body[i]).buffers)
-      if (dsts.count(b)) pipelined = false;
+  size_t producers = std::count(ahead.begin(), ahead.end(), true);
+  bool pipelined = producers > 0 && producers < body.size();
+  for (size_t i = 0; pipelined && i < body.size(); ++i)
+    if (!ahead[i])
+      for (auto* b : collectBufferWrites(body[i]).buffers)
+        if (dsts.count(b)) pipelined = false;
   std::vector<int64_t> stage(body.size(), 0);
   if (pipelined)
-    for (size_t i = k; i < body.size(); ++i) stage[i] = f->numStages - 1;
+    for (size_t i = 0; i < body.size(); ++i)
+      if (!ahead[i]) stage[i] = f->numStages - 1;
   return stage;
+}
+
+// The default order: the stage-0 statements first, then the others, each in program order.
+std::vector<int64_t> defaultOrder(const std::vector<int64_t>& stage) {
+  std::vector<int64_t> order(stage.size());
+  int64_t next = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < stage.size(); ++i)
+      if ((stage[i] == 0) == (pass == 0)) order[i] = next++;
+  return order;
 }
 
 class Planner : public IRMutator {
@@ -65,6 +96,7 @@ class Planner : public IRMutator {
     if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body)) return s;
     auto planned = std::make_shared<ForStmt>(*f);
     if (planned->stage.empty()) planned->stage = defaultStages(f, body);
+    if (planned->order.empty() && f->stage.empty()) planned->order = defaultOrder(planned->stage);
     if (planned->order.empty())
       for (size_t i = 0; i < body.size(); ++i) planned->order.push_back((int64_t)i);
     return planned;

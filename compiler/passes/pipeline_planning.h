@@ -10,11 +10,14 @@
 // iteration i in the pipeline's time step i + s: stage-0 statements run
 // num_stages - 1 iterations ahead of the last stage.
 //
-// The default plan: the leading copies from global to shared memory whose
-// regions use nothing the body binds or loads, and whose destinations the
-// rest of the body does not write, run in stage 0; the other statements run
-// in stage num_stages - 1; the order is program order. A loop without such
-// copies gets stage 0 throughout: it runs unpipelined.
+// The default plan: the copies from global to shared memory whose regions
+// use nothing the body binds or loads, whose destinations no other
+// statement writes, and which no statement before them reads from or
+// writes to (so that they can run ahead of those), run in stage 0 (a
+// flash-attention body's K and V loads, wherever they stand); the other
+// statements run in stage num_stages - 1; the order is the stage-0 copies,
+// then the rest, each in program order. A loop without such copies gets
+// stage 0 throughout: it runs unpipelined.
 //
 // A plan the user wrote (`T.Pipelined(n, num_stages=s, order=[...],
 // stage=[...])`) is kept and checked: one entry per statement, the order a

@@ -4,6 +4,8 @@
 #include <cctype>
 
 #include "compiler/ir/limits.h"
+#include "compiler/ir/linear_form.h"
+#include "compiler/ir/int_arith.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 #include "compiler/support/suggest.h"
@@ -344,7 +346,10 @@ Value Sema::evalTileArg(const ast::Expr& e, const char* op) {
           }
           DType t = promote(lo->dtype, hi->dtype);
           lo = foldCast(t, lo, x.loc);
-          ir::Expr ext = foldBinary(ir::BinaryOp::Sub, foldCast(t, hi, x.loc), lo, x.loc);
+          hi = foldCast(t, hi, x.loc);
+          ir::Expr ext = foldBinary(ir::BinaryOp::Sub, hi, lo, x.loc);
+          // `k * 64:(k + 1) * 64` has the constant extent 64.
+          if (auto c = ir::constantDifference(hi, lo); c && ir::fitsDType(*c, t)) ext = ir::makeInt(*c, t, x.loc);
           if (auto c = constIntValue(ext); c && *c <= 0) {
             report(DiagKind::ShapeMismatch, x.loc, "the slice `" + formatExpr(lo) + ":" + formatExpr(hi) +
                                                        "` is empty; a region needs at least one element per dimension");

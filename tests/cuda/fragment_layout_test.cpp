@@ -95,7 +95,7 @@ TEST_CASE("a softmax-like kernel keeps its tile and row vectors in registers") {
   CHECK(r.tile("m").role == FragmentRole::Rows);
   CHECK(r.tile("m_prev").role == FragmentRole::Rows);
   CHECK(r.tile("m").group == r.tile("X_f").group);
-  const RowGroupLayout& l = r.tile("X_f").layout;
+  const RegisterLayout& l = r.tile("X_f").layout;
   // float16 rows: 8-element (16-byte) runs; 8 threads per row read 128
   // contiguous bytes; 16 rows at a time, 4 per thread.
   CHECK(l.vector == 8);
@@ -107,7 +107,7 @@ TEST_CASE("a softmax-like kernel keeps its tile and row vectors in registers") {
 }
 
 TEST_CASE("row-group layouts place every element once (tiles) or once per replica (vectors)") {
-  for (auto l : std::vector<RowGroupLayout>{{64, 128, 128, 4, 8}, {4, 1024, 128, 32, 8}, {8, 64, 64, 8, 4},
+  for (auto l : std::vector<RegisterLayout>{{64, 128, 128, 4, 8}, {4, 1024, 128, 32, 8}, {8, 64, 64, 8, 4},
                                             {32, 16, 128, 4, 4}, {16, 8, 32, 2, 1}, {2, 1024, 128, 64, 8},
                                             {1, 8192, 512, 512, 8}}) {
     CAPTURE(l.rows);
@@ -136,6 +136,51 @@ TEST_CASE("row-group layouts place every element once (tiles) or once per replic
       if (l.group <= 32) CHECK(t / l.group * l.group / 32 == (t / 32));
       else CHECK(t / l.group == (t / 32) / (l.group / 32));
     }
+  }
+}
+
+TEST_CASE("mma accumulator layouts place every element once (tiles) or once per replica (vectors)") {
+  for (auto l : std::vector<RegisterLayout>{RegisterLayout::mma(128, 128, 8, 1), RegisterLayout::mma(64, 32, 4, 1),
+                                            RegisterLayout::mma(64, 64, 2, 2), RegisterLayout::mma(32, 64, 1, 4),
+                                            RegisterLayout::mma(128, 64, 4, 2)}) {
+    CAPTURE(l.rows);
+    CAPTURE(l.cols);
+    CAPTURE(l.warpsM);
+    CAPTURE(l.warpsN);
+    checkCoverage(l.tile());
+    checkCoverage(l.rowVector());
+    checkCoverage(l.columnVector());
+    auto tile = l.tile(), rowv = l.rowVector(), colv = l.columnVector();
+    CHECK(tile.registersPerThread() == l.rowsPerThread() * l.colsPerThread());
+    // A row vector element is held by exactly the threads that hold its row,
+    // in the register of the thread's row; likewise for columns.
+    for (int64_t i = 0; i < l.rows; ++i) {
+      std::set<int64_t> tileThreads, vecThreads;
+      for (int64_t j = 0; j < l.cols; ++j) tileThreads.insert(tile.threadOf({i, j}));
+      for (int64_t rep = 0; rep < rowv.replicate(); ++rep) vecThreads.insert(rowv.threadOf({i}, rep));
+      CHECK(tileThreads == vecThreads);
+    }
+    for (int64_t j = 0; j < l.cols; ++j) {
+      std::set<int64_t> tileThreads, vecThreads;
+      for (int64_t i = 0; i < l.rows; ++i) tileThreads.insert(tile.threadOf({i, j}));
+      for (int64_t rep = 0; rep < colv.replicate(); ++rep) vecThreads.insert(colv.threadOf({j}, rep));
+      CHECK(tileThreads == vecThreads);
+    }
+    // The emitter's loops (rowOf, colOf, tileRegister) enumerate each
+    // thread's elements where the fragment puts them.
+    for (int64_t t = 0; t < l.threads; ++t)
+      for (int64_t ri = 0; ri < l.rowsPerThread(); ++ri)
+        for (int64_t ch = 0; ch < l.chunksPerRow(); ++ch)
+          for (int64_t v = 0; v < l.vector; ++v) {
+            std::vector<std::pair<ir::Var, int64_t>> env;
+            int64_t i = layout::evalIndex(l.rowOf(ir::makeInt(ri), ir::makeInt(t)), env);
+            int64_t j = layout::evalIndex(l.colOf(ir::makeInt(ch), ir::makeInt(v), ir::makeInt(t)), env);
+            int64_t reg = layout::evalIndex(l.tileRegister(ir::makeInt(ri), ir::makeInt(ch), ir::makeInt(v)), env);
+            CHECK(tile.threadOf({i, j}) == t);
+            CHECK(tile.registerOf({i, j}) == reg);
+            CHECK(rowv.registerOf({i}) == ri);
+            CHECK(colv.registerOf({j}) == ch * l.vector + v);
+          }
   }
 }
 

@@ -62,6 +62,14 @@ TEST_CASE("every example runs clean in the CUDA emulator and matches the interpr
       {"examples/row_reduce/row_sum.tl", {}, {{"M", 37}, {"N", 300}}},
       {"examples/rmsnorm/rmsnorm.tl", {}, {{"M", 5}}},
       {"examples/softmax/softmax.tl", {}, {{"M", 70}, {"N", 300}}},
+      // Attention: sequence lengths the tiles do not divide, one key, the
+      // causal diagonal, grouped K/V heads, bfloat16 and a narrower head.
+      {"examples/flash_attention/mha_fwd_bshd.tl", {}, {{"B", 1}, {"S", 200}, {"H", 2}}},
+      {"examples/flash_attention/mha_fwd_bshd.tl", {{"causal", "True"}, {"D", "64"}}, {{"B", 2}, {"S", 129}, {"H", 1}}},
+      {"examples/flash_attention/mha_fwd_bshd.tl", {{"groups", "2"}}, {{"B", 1}, {"S", 1}, {"H", 4}}},
+      {"examples/flash_attention/mha_fwd_bshd.tl",
+       {{"dtype", "bfloat16"}, {"causal", "True"}, {"block_N", "64"}, {"threads", "128"}, {"block_M", "64"}},
+       {{"B", 1}, {"S", 100}, {"H", 2}}},
   };
   for (const Case& c : cases) {
     std::string defs;

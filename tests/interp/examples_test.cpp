@@ -136,6 +136,59 @@ TEST_CASE("examples/softmax/softmax.tl computes a row softmax online") {
   checkClose(*a.tensors[1], want, 1e-4, 2e-3);
 }
 
+namespace {
+
+// softmax(Q K^T / sqrt(D)) V in double for (B, S, H, D) tensors, K and V with
+// H / groups heads; `causal` masks keys after the query.
+std::vector<double> naiveAttention(const HostTensor& Q, const HostTensor& K, const HostTensor& V, int64_t B, int64_t S,
+                                   int64_t H, int64_t D, int64_t groups, bool causal) {
+  int64_t Hk = H / groups;
+  std::vector<double> O(static_cast<size_t>(B * S * H * D), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t q = 0; q < S; ++q) {
+        std::vector<double> p(static_cast<size_t>(S), 0.0);
+        double mx = -INFINITY, sum = 0;
+        int64_t keys = causal ? q + 1 : S;
+        for (int64_t k = 0; k < keys; ++k) {
+          double s = 0;
+          for (int64_t d = 0; d < D; ++d)
+            s += Q.get(((b * S + q) * H + h) * D + d) * K.get(((b * S + k) * Hk + h / groups) * D + d);
+          p[k] = s / std::sqrt(double(D));
+          mx = std::max(mx, p[k]);
+        }
+        for (int64_t k = 0; k < keys; ++k) sum += p[k] = std::exp(p[k] - mx);
+        for (int64_t d = 0; d < D; ++d) {
+          double o = 0;
+          for (int64_t k = 0; k < keys; ++k) o += p[k] * V.get(((b * S + k) * Hk + h / groups) * D + d);
+          O[static_cast<size_t>(((b * S + q) * H + h) * D + d)] = o / sum;
+        }
+      }
+  return O;
+}
+
+}  // namespace
+
+TEST_CASE("examples/flash_attention/mha_fwd_bshd.tl agrees with a naive softmax(Q K^T) V") {
+  struct Case {
+    std::vector<Define> defines;
+    int64_t B, S, H, D, groups;
+    bool causal;
+  };
+  for (const Case& k : std::vector<Case>{{{{"D", "64"}, {"block_M", "64"}, {"block_N", "32"}}, 2, 70, 2, 64, 1, false},
+                                         {{{"D", "64"}, {"causal", "True"}, {"block_N", "32"}}, 1, 129, 2, 64, 1, true},
+                                         {{{"D", "32"}, {"groups", "2"}, {"block_M", "32"}, {"block_N", "16"}}, 1, 40, 4, 32, 2, false}}) {
+    CAPTURE(k.S);
+    CAPTURE(k.causal);
+    Compiled c("examples/flash_attention/mha_fwd_bshd.tl", k.defines);
+    RunArgs a = c.run({{"B", k.B}, {"S", k.S}, {"H", k.H}});
+    // P is rounded to float16 before the second product; O is float16.
+    checkClose(*a.tensors[3], naiveAttention(*a.tensors[0], *a.tensors[1], *a.tensors[2], k.B, k.S, k.H, k.D, k.groups,
+                                             k.causal),
+               2e-3, 1e-2);
+  }
+}
+
 TEST_CASE("tlc run on the gemm example prints the summary with a passing check") {
   Compiled c("examples/gemm/gemm.tl", {{"M", "64"}, {"N", "64"}, {"K", "64"}});
   std::ostringstream out;

@@ -5,6 +5,7 @@
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "compiler/backends/cuda/cuda_fragment_uses.h"
 #include "compiler/ir/functor.h"
@@ -25,16 +26,74 @@ std::vector<Var> placeholders(size_t n) {
 }
 
 // The thread's column group and the register of column j within a row.
-Expr columnGroup(const RowGroupLayout& l, const Expr& j) {
+Expr columnGroup(const RegisterLayout& l, const Expr& j) {
   return floorMod(floorDiv(j, makeInt(l.vector)), makeInt(l.group));
 }
-Expr columnRegister(const RowGroupLayout& l, const Expr& j) {
+Expr columnRegister(const RegisterLayout& l, const Expr& j) {
   return add(mul(floorDiv(j, makeInt(l.group * l.vector)), makeInt(l.vector)), floorMod(j, makeInt(l.vector)));
 }
 
+Expr eq(const Expr& a, int64_t b) { return makeBinary(BinaryOp::Eq, a, makeInt(b)); }
+
 }  // namespace
 
-layout::Fragment RowGroupLayout::tile() const {
+RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
+  RegisterLayout l{m, n, warpsM * warpsN * 32, 4, 2, Kind::Mma, warpsM, warpsN};
+  return l;
+}
+
+int64_t RegisterLayout::rowsPerThread() const { return isMma() ? 2 * (rows / warpsM / 16) : rows / rowSlots(); }
+int64_t RegisterLayout::chunksPerRow() const { return isMma() ? cols / warpsN / 8 : cols / (group * vector); }
+int64_t RegisterLayout::rowLanes() const { return isMma() ? 4 : std::min<int64_t>(group, 32); }
+int64_t RegisterLayout::rowWarps() const { return isMma() ? warpsN : group > 32 ? group / 32 : 1; }
+
+bool RegisterLayout::sameRows(const RegisterLayout& o) const {
+  if (kind != o.kind || rows != o.rows || threads != o.threads) return false;
+  return isMma() ? warpsM == o.warpsM && warpsN == o.warpsN : group == o.group;
+}
+
+bool RegisterLayout::operator==(const RegisterLayout& o) const {
+  return sameRows(o) && cols == o.cols && vector == o.vector;
+}
+
+Expr RegisterLayout::rowOf(const Expr& ri, const Expr& tid) const {
+  if (!isMma()) return add(mul(ri, makeInt(rowSlots())), floorDiv(tid, makeInt(group)));
+  Expr warpM = floorDiv(floorDiv(tid, makeInt(32)), makeInt(warpsN));
+  Expr inWarp = add(add(mul(floorDiv(ri, makeInt(2)), makeInt(16)), mul(floorMod(ri, makeInt(2)), makeInt(8))),
+                    floorDiv(floorMod(tid, makeInt(32)), makeInt(4)));
+  return add(mul(warpM, makeInt(rows / warpsM)), inWarp);
+}
+
+Expr RegisterLayout::colOf(const Expr& chunk, const Expr& v, const Expr& tid) const {
+  if (!isMma()) return add(mul(add(mul(chunk, makeInt(group)), floorMod(tid, makeInt(group))), makeInt(vector)), v);
+  Expr warpN = floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN));
+  Expr inWarp = add(add(mul(chunk, makeInt(8)), mul(floorMod(tid, makeInt(4)), makeInt(2))), v);
+  return add(mul(warpN, makeInt(cols / warpsN)), inWarp);
+}
+
+Expr RegisterLayout::tileRegister(const Expr& ri, const Expr& chunk, const Expr& v) const {
+  if (!isMma()) return add(mul(ri, makeInt(colsPerThread())), add(mul(chunk, makeInt(vector)), v));
+  Expr atom = add(mul(floorDiv(ri, makeInt(2)), makeInt(chunksPerRow())), chunk);
+  return add(mul(atom, makeInt(4)), add(mul(floorMod(ri, makeInt(2)), makeInt(2)), v));
+}
+
+Expr RegisterLayout::tileRegisterAt(const Expr& ri, const Expr& c) const {
+  if (!isMma()) return add(mul(ri, makeInt(colsPerThread())), c);
+  return tileRegister(ri, floorDiv(c, makeInt(vector)), floorMod(c, makeInt(vector)));
+}
+
+Expr RegisterLayout::rowVectorOwner(const Expr& tid) const {
+  if (!isMma()) return eq(floorMod(tid, makeInt(group)), 0);
+  return logicalAnd(eq(floorMod(tid, makeInt(4)), 0), eq(floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN)), 0));
+}
+
+Expr RegisterLayout::columnVectorOwner(const Expr& tid) const {
+  if (!isMma()) return lt(tid, makeInt(group));
+  return logicalAnd(lt(floorMod(tid, makeInt(32)), makeInt(4)), lt(tid, makeInt(32 * warpsN)));
+}
+
+layout::Fragment RegisterLayout::tile() const {
+  if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN);
   auto v = placeholders(2);
   Expr i = makeVarRef(v[0]), j = makeVarRef(v[1]);
   Expr thread = add(mul(floorMod(i, makeInt(rowSlots())), makeInt(group)), columnGroup(*this, j));
@@ -42,19 +101,38 @@ layout::Fragment RowGroupLayout::tile() const {
   return layout::Fragment({rows, cols}, v, thread, {reg}, threads);
 }
 
-layout::Fragment RowGroupLayout::rowVector() const {
+layout::Fragment RegisterLayout::rowVector() const {
   auto v = placeholders(1);
   Var rep = makeVar("rep");
-  Expr i = makeVarRef(v[0]);
-  Expr thread = add(mul(floorMod(i, makeInt(rowSlots())), makeInt(group)), makeVarRef(rep));
+  Expr i = makeVarRef(v[0]), r = makeVarRef(rep);
+  if (isMma()) {
+    // Row i: warp row i / wm, lane group (i % 8); replicas: the 4 lanes, then the warpsN warps.
+    int64_t wm = rows / warpsM;
+    Expr ii = floorMod(i, makeInt(wm));
+    Expr warp = add(mul(floorDiv(i, makeInt(wm)), makeInt(warpsN)), floorDiv(r, makeInt(4)));
+    Expr thread = add(mul(warp, makeInt(32)), add(mul(floorMod(ii, makeInt(8)), makeInt(4)), floorMod(r, makeInt(4))));
+    Expr reg = add(mul(floorDiv(ii, makeInt(16)), makeInt(2)), floorDiv(floorMod(ii, makeInt(16)), makeInt(8)));
+    return layout::Fragment({rows}, v, thread, {reg}, threads, 4 * warpsN, rep);
+  }
+  Expr thread = add(mul(floorMod(i, makeInt(rowSlots())), makeInt(group)), r);
   return layout::Fragment({rows}, v, thread, {floorDiv(i, makeInt(rowSlots()))}, threads, group, rep);
 }
 
-layout::Fragment RowGroupLayout::columnVector() const {
+layout::Fragment RegisterLayout::columnVector() const {
   auto v = placeholders(1);
   Var rep = makeVar("rep");
-  Expr j = makeVarRef(v[0]);
-  Expr thread = add(mul(makeVarRef(rep), makeInt(group)), columnGroup(*this, j));
+  Expr j = makeVarRef(v[0]), r = makeVarRef(rep);
+  if (isMma()) {
+    // Column j: warp column j / wn, lane (j % 8) / 2; replicas: the 8 lane groups, then the warpsM warps.
+    int64_t wn = cols / warpsN;
+    Expr jj = floorMod(j, makeInt(wn));
+    Expr warp = add(mul(floorDiv(r, makeInt(8)), makeInt(warpsN)), floorDiv(j, makeInt(wn)));
+    Expr thread =
+        add(mul(warp, makeInt(32)), add(mul(floorMod(r, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(8)), makeInt(2))));
+    Expr reg = add(mul(floorDiv(jj, makeInt(8)), makeInt(2)), floorMod(jj, makeInt(2)));
+    return layout::Fragment({cols}, v, thread, {reg}, threads, 8 * warpsM, rep);
+  }
+  Expr thread = add(mul(r, makeInt(group)), columnGroup(*this, j));
   return layout::Fragment({cols}, v, thread, {columnRegister(*this, j)}, threads, rowSlots(), rep);
 }
 
@@ -84,7 +162,7 @@ struct Groups {
 };
 
 // The cost rule (see the header); false when no row-group layout fits.
-bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, RowGroupLayout* out) {
+bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, RegisterLayout* out) {
   if (threads % 32 != 0) return false;
   for (int64_t vector = std::max<int64_t>(1, 16 / elemBytes); vector >= 1; vector /= 2) {
     if (cols % vector) continue;
@@ -97,7 +175,7 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
       if (group * vector * elemBytes >= 128 || group >= 32) break;
     }
     if (best) {
-      *out = RowGroupLayout{rows, cols, threads, best, vector};
+      *out = RegisterLayout{rows, cols, threads, best, vector};
       return true;
     }
   }
@@ -108,7 +186,7 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 // Why a row-group layout with the given parameters does not tile its
 // [R, C] over its threads; empty when it does.
-std::string rowGroupMismatch(const RowGroupLayout& l) {
+std::string rowGroupMismatch(const RegisterLayout& l) {
   std::string tile = "the [" + num(l.rows) + ", " + num(l.cols) + "] tile";
   if (l.threads % 32)
     return "the kernel runs " + num(l.threads) + " threads, not whole warps, which register layouts need";
@@ -160,7 +238,7 @@ std::vector<LayoutNote> linkPath(const FragmentUses& uses, const BufferNode* fro
 }
 
 // Registers per thread that a group's members take with `layout`.
-int64_t registersOf(FragmentUses& uses, const std::vector<const BufferNode*>& list, const RowGroupLayout& layout) {
+int64_t registersOf(FragmentUses& uses, const std::vector<const BufferNode*>& list, const RegisterLayout& layout) {
   int64_t regs = 0;
   for (auto* b : list) regs += RegisterTile{0, roleOf(uses.cands[b].role), layout}.registers();
   return regs;
@@ -168,7 +246,7 @@ int64_t registersOf(FragmentUses& uses, const std::vector<const BufferNode*>& li
 
 // Records a group kept in registers with `layout`, and the nests over it.
 void addGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
-              const std::vector<const BufferNode*>& list, const RowGroupLayout& layout) {
+              const std::vector<const BufferNode*>& list, const RegisterLayout& layout) {
   int index = (int)plan.groups.size();
   plan.groups.push_back(layout);
   for (auto* b : list) plan.buffers[b] = RegisterTile{index, roleOf(uses.cands[b].role), layout};
@@ -191,13 +269,163 @@ std::vector<const GemmStmt*> gemmsInto(const KernelStmt& kernel, const BufferNod
   return scan.found;
 }
 
+// Why the gemm `g` cannot read its A operand, the mma tile `a` (layout
+// `al`), from registers; empty when it can (see "Mma groups" in the header).
+std::string registerOperandMismatch(const GemmStmt* g, const RegisterLayout& al, const FixedLayouts& fixed) {
+  auto c = fixed.find(g->c.buffer.get());
+  DType t = g->a.buffer->dtype;
+  if (t != DType::Float16 && t != DType::BFloat16) return "a register A operand must be float16 or bfloat16";
+  if (g->transA) return "a register A operand cannot be transposed (transpose_A=True)";
+  if (!isFullRegion(g->a)) return "the A operand is part of the buffer";
+  if (c == fixed.end()) return "the gemm does not run on the tensor cores";
+  const RegisterLayout& cl = c->second;
+  if (cl.warpsN != 1 || al.warpsN != 1)
+    return "the gemm's warp grid splits rows over several warps, so no warp holds whole rows of A";
+  if (cl.rows != al.rows || cl.warpsM != al.warpsM) return "A's rows are spread over other warps than the gemm's rows";
+  if (al.cols % 16) return "A's columns are not whole 16-column steps";
+  return "";
+}
+
+// The group of `root`, which holds accumulators: every member takes the
+// accumulators' rows and warp grid, or the other members fall back.
+void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
+                  const std::vector<const BufferNode*>& list, const FixedLayouts& fixed,
+                  const std::function<const AnnotateLayoutStmt*(const BufferNode*)>& annotationOf) {
+  const RegisterLayout* rep = nullptr;
+  std::string why;
+  const BufferNode* culprit = nullptr;
+  auto fail = [&](const std::string& w, const BufferNode* b) {
+    if (why.empty()) why = w, culprit = b;
+  };
+  for (auto* b : list)
+    if (auto it = fixed.find(b); it != fixed.end()) {
+      if (!rep) rep = &it->second;
+      else if (!rep->sameRows(it->second))
+        fail("accumulators of different rows or warp grids share a loop nest", b);
+    }
+  std::unordered_map<const BufferNode*, RegisterLayout> layouts;
+  int64_t columns = -1;  // the one column count of the group's tiles, or -2 when they differ
+  int64_t regs = 0;
+  bool hasColumnVector = false;
+  for (auto* b : list) {
+    auto& c = uses.cands[b];
+    if (!c.fallback.empty()) fail(c.fallback, b);
+    if (auto* a = annotationOf(b); a && a->layout.kind == LayoutKind::SharedFallback) fail("annotated shared_fallback", b);
+    if (c.role == Role::Tile) {
+      if (c.shape.size() != 2 || c.shape[0] != rep->rows || c.shape[1] % (8 * rep->warpsN)) {
+        fail("its shape does not follow the rows and warps of the accumulator it shares a loop nest with", b);
+        continue;
+      }
+      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN);
+      columns = columns == -1 || columns == c.shape[1] ? c.shape[1] : -2;
+    } else if (c.role == Role::Rows) {
+      if (c.shape[0] != rep->rows) fail("its shape does not follow the rows of the accumulator", b);
+    } else if (c.role == Role::Columns) {
+      hasColumnVector = true;
+    } else {
+      fail("no role in the accumulator's loop nests", b);
+    }
+    if (c.reduced && rep->warpsN > 1)
+      fail("a row reduction of an accumulator whose rows span " + num(rep->warpsN) + " warps", b);
+  }
+  if (hasColumnVector && columns < 0) fail("a column vector beside tiles of different widths", list[0]);
+  RegisterLayout columnLayout =
+      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN) : *rep;
+  for (auto* b : list) {
+    auto& c = uses.cands[b];
+    if (c.role == Role::Columns && c.shape[0] != columns) fail("its shape does not follow the accumulator's columns", b);
+    if (c.fixed || !why.empty()) continue;
+    RegisterTile t{0, roleOf(c.role), c.role == Role::Tile ? layouts[b] : c.role == Role::Columns ? columnLayout : *rep};
+    regs += t.registers();
+  }
+  if (why.empty() && regs > kMaxRegisterElems)
+    why = "the fragments beside the accumulator need " + num(regs) + " registers per thread (at most " +
+          num(kMaxRegisterElems) + ")";
+  for (auto& n : uses.nests) {
+    if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
+    bool fits = (n.kind == Role::Tile && n.extents[0] == rep->rows && n.extents[1] % (8 * rep->warpsN) == 0) ||
+                (n.kind == Role::Rows && n.extents[0] == rep->rows) ||
+                (n.kind == Role::Columns && n.extents[0] == columns);
+    if (!fits) fail("a Parallel loop nest whose extents are not the accumulator's", n.buffers[0]);
+  }
+  for (auto& g : uses.gemmOperands) {
+    if (groups.find(g.buffer) != root) continue;
+    auto it = layouts.find(g.buffer);
+    std::string bad = it == layouts.end() ? "the A operand is no tile of the group"
+                                          : registerOperandMismatch(g.gemm, it->second, fixed);
+    if (!bad.empty()) fail("the A operand of a gemm: " + bad, g.buffer);
+  }
+  // A row-group annotation cannot hold in an mma group.
+  for (auto* b : list) {
+    const AnnotateLayoutStmt* a = annotationOf(b);
+    if (!a || a->layout.kind != LayoutKind::RowGroups || fixed.count(b)) continue;
+    LayoutConflict c{b, a->loc,
+                     "no layout fits `" + b->name + "`: it is annotated with " + annotationText(a) +
+                         ", but it shares a loop nest with a tensor-core gemm's accumulator, whose mma.sync "
+                         "layout it takes; remove the annotation",
+                     {}};
+    for (auto* f : list)
+      if (fixed.count(f)) {
+        for (auto& n : linkPath(uses, b, f)) c.notes.push_back(n);
+        break;
+      }
+    plan.conflicts.push_back(c);
+    return;
+  }
+  if (!why.empty()) {
+    for (auto* b : list) {
+      if (fixed.count(b)) {
+        if (uses.cands[b].reduced)
+          plan.demote.push_back({b, b == culprit ? why : "shares a loop nest with `" + culprit->name + "`: " + why});
+        continue;
+      }
+      plan.fallback[b] = b == culprit ? why : "shares a loop nest with `" + culprit->name + "`: " + why;
+    }
+    return;
+  }
+  int index = (int)plan.groups.size();
+  plan.groups.push_back(*rep);
+  for (auto* b : list) {
+    auto& c = uses.cands[b];
+    RegisterLayout l = c.role == Role::Tile ? layouts[b] : c.role == Role::Columns ? columnLayout : *rep;
+    plan.buffers[b] = RegisterTile{index, roleOf(c.role), l};
+  }
+  for (auto& n : uses.nests) {
+    if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
+    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN)
+                       : n.kind == Role::Columns ? columnLayout
+                                                 : *rep;
+    plan.nests[n.loop] = RegisterNest{roleOf(n.kind), index, l};
+  }
+}
+
 }  // namespace
 
-FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads,
-                                        const std::unordered_set<const BufferNode*>& fixed,
+std::unordered_set<const GemmStmt*> fullRowGemms(const KernelStmt& kernel) {
+  FragmentUses uses = collectFragmentUses(kernel, {});
+  Groups groups;
+  for (auto& l : uses.links) groups.join(l.a, l.b);
+  std::unordered_set<const BufferNode*> rowWise;  // group roots
+  for (auto& g : uses.gemmOperands) rowWise.insert(groups.find(g.buffer));
+  for (auto& [b, c] : uses.cands)
+    if (c.reduced) rowWise.insert(groups.find(b));
+  struct Scan : IRVisitor {
+    std::vector<const GemmStmt*> gemms;
+    void visitGemm(const GemmStmt* g) override { gemms.push_back(g); }
+  } scan;
+  scan.visit(kernel.body);
+  std::unordered_set<const GemmStmt*> out;
+  for (const GemmStmt* g : scan.gemms)
+    if (g->a.buffer->scope == MemScope::Fragment || rowWise.count(groups.find(g->c.buffer.get()))) out.insert(g);
+  return out;
+}
+
+FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
                                         const LayoutAnnotations& annotations) {
   FragmentLayoutPlan plan;
-  FragmentUses uses = collectFragmentUses(kernel, fixed);
+  std::unordered_set<const BufferNode*> fixedSet;
+  for (auto& [b, l] : fixed) fixedSet.insert(b);
+  FragmentUses uses = collectFragmentUses(kernel, fixedSet);
   auto annotationOf = [&](const BufferNode* b) -> const AnnotateLayoutStmt* {
     auto it = annotations.find(b);
     return it == annotations.end() ? nullptr : it->second;
@@ -247,6 +475,10 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
   }
   for (const BufferNode* root : roots) {
     const std::vector<const BufferNode*>& list = members[root];
+    if (std::any_of(list.begin(), list.end(), [&](const BufferNode* b) { return fixed.count(b) > 0; })) {
+      planMmaGroup(plan, uses, groups, root, list, fixed, annotationOf);
+      continue;
+    }
     std::string why;
     const BufferNode* culprit = nullptr;
     LayoutNote whyNote;  // where the reason shows
@@ -271,6 +503,11 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       }
       if (c.globalBytes) bytes = bytes ? std::min(bytes, c.globalBytes) : c.globalBytes;
     }
+    for (auto& g : uses.gemmOperands)
+      if (groups.find(g.buffer) == root)
+        fail("a gemm operand (a gemm reads A from registers only in the layout of an accumulator it shares a loop "
+             "nest with)",
+             g.buffer, {g.gemm->loc, "this use needs `" + g.buffer->name + "` in shared memory"}, true);
     if (tileShape.empty())
       fail("no two-dimensional fragment to take the layout from", list[0],
            {list[0]->loc, "`" + list[0]->name + "` is allocated here"});
@@ -342,7 +579,7 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         plan.conflicts.push_back(c);
         continue;
       }
-      RowGroupLayout layout{tileShape[0], tileShape[1], threads, annotated->layout.threadsPerRow, annotated->layout.vector};
+      RegisterLayout layout{tileShape[0], tileShape[1], threads, annotated->layout.threadsPerRow, annotated->layout.vector};
       std::string mismatch = rowGroupMismatch(layout);
       std::string fix = "; choose threads per row and a run length that divide the tile over the threads, or remove "
                         "the annotation";
@@ -367,7 +604,7 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       continue;
     }
 
-    RowGroupLayout layout;
+    RegisterLayout layout;
     if (why.empty()) {
       const BufferNode* any = nullptr;
       for (auto* b : list)

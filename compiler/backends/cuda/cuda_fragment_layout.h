@@ -1,9 +1,11 @@
 // Layout inference for register fragments of the CUDA backend.
 //
-// Every block-level `T.alloc_fragment` that is not an mma.sync accumulator
-// (those have the fixed mma layout, see cuda_mma.h) is either kept in
-// registers with a row-group layout chosen here, or falls back to shared
-// memory (the placement of cuda_kernel_analysis.cpp).
+// Every block-level `T.alloc_fragment` is either kept in registers with a
+// layout chosen here, or falls back to shared memory (the placement of
+// cuda_kernel_analysis.cpp). The accumulators of tensor-core gemms come with
+// a fixed layout (the mma.sync accumulator layout of their warp grid, see
+// cuda_mma.h); the other fragments that share a group with them take that
+// layout too (see "mma groups" below), the rest get a row-group layout.
 //
 // The row-group layout of an [R, C] tile over T threads has two parameters:
 // G consecutive threads share a row (lanes of one warp when G <= 32, whole
@@ -36,6 +38,21 @@
 // phase of 8 threads for 16-byte shared memory accesses). Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
 //
+// Mma groups: a group with an accumulator is laid out like it. Its tiles
+// are [R, C_k] with the accumulators' R rows and warp grid (every
+// accumulator of a group has the same ones), each in the mma.sync
+// accumulator layout of its own C_k columns; its row vectors follow the rows
+// (replicated over the 4 lanes and the warpsN warps that share a row); a
+// column vector needs all tiles to have one C. A fragment of such a group
+// may be the A operand of a tensor-core gemm (read straight from registers:
+// the accumulator layout of two 16 x 8 atoms is the A layout of a 16 x 16
+// one) when the gemm's warp grid is warpsM x 1, its M the group's R, and the
+// operand is a 16-bit [R, K] tile that is not transposed. A row reduction of
+// an mma tile needs its rows within one warp (warpsN = 1). When an mma group
+// does not fit, its other members fall back to shared memory and the plan
+// lists the accumulators that a row reduction needed in the group (demote):
+// the caller plans again with those accumulators in shared memory.
+//
 // Layout annotations (T.annotate_layout) are strict constraints: a group
 // with an annotated member takes the annotated G and V (every annotated
 // member must have the same annotation) or, for shared_fallback, lives in
@@ -57,17 +74,45 @@
 
 namespace tlc::cuda {
 
-// The row-group layout parameters of one group of register fragments.
-struct RowGroupLayout {
+// The register layout of a tile of a group of register fragments: a
+// row-group layout (the parameters G and V above), or the mma.sync
+// accumulator layout of a warpsM x warpsN warp grid (layout::Fragment::
+// mmaAccumulator), which a tensor-core gemm fixes for its accumulator and
+// every fragment of its group shares. Both give each thread rowsPerThread()
+// rows (register row ri) and, in each, chunksPerRow() runs of vector()
+// contiguous columns (register column chunk * vector + v).
+struct RegisterLayout {
+  enum class Kind { RowGroups, Mma };
   int64_t rows = 0, cols = 0;  // the tile shape [R, C]
   int64_t threads = 0;         // T
-  int64_t group = 1;           // G: threads sharing one row
-  int64_t vector = 1;          // V: contiguous columns per run
+  int64_t group = 1;           // RowGroups: G, threads sharing one row
+  int64_t vector = 1;          // RowGroups: V, contiguous columns per run (Mma: 2)
+  Kind kind = Kind::RowGroups;
+  int64_t warpsM = 0, warpsN = 0;  // Mma: the warp grid
 
-  int64_t rowSlots() const { return threads / group; }          // P: rows handled at once
-  int64_t rowsPerThread() const { return rows / rowSlots(); }   // R / P
-  int64_t chunksPerRow() const { return cols / (group * vector); }
-  int64_t colsPerThread() const { return cols / group; }
+  static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+  bool isMma() const { return kind == Kind::Mma; }
+  int64_t rowSlots() const { return threads / group; }  // RowGroups, P: rows handled at once
+  int64_t rowsPerThread() const;
+  int64_t chunksPerRow() const;
+  int64_t colsPerThread() const { return chunksPerRow() * vector; }
+  // Threads sharing one row: consecutive lanes of a warp (rowLanes()), in
+  // rowWarps() warps; the row-vector replicas.
+  int64_t rowLanes() const;
+  int64_t rowWarps() const;
+  // Whether two tiles place their rows (and so their row vectors) alike.
+  bool sameRows(const RegisterLayout& o) const;
+  bool operator==(const RegisterLayout& o) const;
+  // The logical row of register row `ri` and column of run `chunk`,
+  // element `v`, in thread `tid`; the tile register of (ri, chunk, v).
+  ir::Expr rowOf(const ir::Expr& ri, const ir::Expr& tid) const;
+  ir::Expr colOf(const ir::Expr& chunk, const ir::Expr& v, const ir::Expr& tid) const;
+  ir::Expr tileRegister(const ir::Expr& ri, const ir::Expr& chunk, const ir::Expr& v) const;
+  // The same for the thread's column register c = chunk * vector + v.
+  ir::Expr tileRegisterAt(const ir::Expr& ri, const ir::Expr& c) const;
+  // The threads that write out a replicated row or column vector (one replica each).
+  ir::Expr rowVectorOwner(const ir::Expr& tid) const;
+  ir::Expr columnVectorOwner(const ir::Expr& tid) const;
   // The layouts as Fragment values (thread, register) for enumeration.
   layout::Fragment tile() const;
   layout::Fragment rowVector() const;
@@ -97,34 +142,45 @@ struct RegisterTile {
   int group = 0;  // index into FragmentLayoutPlan::groups
   FragmentRole role = FragmentRole::Tile;
   int64_t registers() const;  // per thread, given the group's layout
-  RowGroupLayout layout;
+  RegisterLayout layout;
 };
 
 // A Parallel nest over register fragments: iterates each thread's registers.
 struct RegisterNest {
   FragmentRole kind = FragmentRole::Tile;  // Tile: (i, j); Rows: (i); Columns: (j)
   int group = 0;
-  RowGroupLayout layout;
+  RegisterLayout layout;
 };
 
 struct FragmentLayoutPlan {
   std::unordered_map<const ir::BufferNode*, RegisterTile> buffers;
   std::unordered_map<const ir::ForStmt*, RegisterNest> nests;
-  std::vector<RowGroupLayout> groups;
+  std::vector<RegisterLayout> groups;
   // Fragments left in shared memory, with the reason (for tests and --verbose output).
   std::unordered_map<const ir::BufferNode*, std::string> fallback;
   // Annotations that no layout satisfies; the plan is not usable when there are any.
   std::vector<LayoutConflict> conflicts;
+  // Accumulators whose group does not fit although a use needs it (a row
+  // reduction of the accumulator): they must live in shared memory instead.
+  std::vector<std::pair<const ir::BufferNode*, std::string>> demote;  // with the reason
 };
 
 // Most register elements per thread that one group of fragments may take.
 constexpr int64_t kMaxRegisterElems = 128;
 
+// The gemms whose accumulators should give each warp whole rows (a warp
+// grid of warps x 1): those whose accumulator shares a group with a row
+// reduction or with another gemm's A operand, and the gemms that read a
+// fragment as their A operand.
+std::unordered_set<const ir::GemmStmt*> fullRowGemms(const ir::KernelStmt& kernel);
+
+// The fragments that come with a layout (mma accumulators) and that layout.
+using FixedLayouts = std::unordered_map<const ir::BufferNode*, RegisterLayout>;
+
 // Infers the layouts of the fragments of `kernel` run by `threads` threads;
 // `fixed` are the fragments that already have a layout (mma accumulators),
 // `annotations` the kernel's layout annotations.
-FragmentLayoutPlan inferFragmentLayouts(const ir::KernelStmt& kernel, int64_t threads,
-                                        const std::unordered_set<const ir::BufferNode*>& fixed,
+FragmentLayoutPlan inferFragmentLayouts(const ir::KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
                                         const LayoutAnnotations& annotations = {});
 
 }  // namespace tlc::cuda

@@ -107,10 +107,13 @@ class UseCollector {
       case StmtKind::Reduce: reduce(as<ReduceStmt>(s)); return;
       case StmtKind::Gemm: {
         auto* g = as<GemmStmt>(s);
-        for (auto* r : {&g->a, &g->b, &g->c}) {
-          scalarUses(*r, loc);
-          reject(r->buffer.get(), "a gemm operand", loc);
-        }
+        for (auto* r : {&g->a, &g->b, &g->c}) scalarUses(*r, loc);
+        // An accumulator's own gemm, and an A operand read from registers
+        // (checked against the gemm once the layouts are known), fit.
+        if (!fixed.count(g->c.buffer.get()) || !isFullRegion(g->c)) reject(g->c.buffer.get(), "a gemm operand", loc);
+        if (uses.cands.count(g->a.buffer.get()) && g->a.buffer != g->c.buffer)
+          uses.gemmOperands.push_back({g->a.buffer.get(), g});
+        reject(g->b.buffer.get(), "a gemm operand", loc);
         return;
       }
       case StmtKind::AnnotateLayout: return;  // a constraint, not a use
@@ -189,10 +192,6 @@ class UseCollector {
     }
     if (sc) partner(s, c->dst.buffer, loc);
     if (dc) partner(d, c->src.buffer, loc);
-    if (fixed.count(s) || fixed.count(d)) {
-      reject(s, "a copy to or from an mma accumulator", loc);
-      reject(d, "a copy to or from an mma accumulator", loc);
-    }
   }
   void partner(const BufferNode* cand, const Buffer& other, SourceLoc loc) {
     auto& c = uses.cands[cand];
@@ -220,6 +219,7 @@ class UseCollector {
     }
     setRole(s, Role::Tile, loc);
     setRole(d, Role::Rows, loc);
+    uses.cands[s].reduced = true;
     link(s, d, false, loc, "reduction");
   }
 
@@ -227,11 +227,10 @@ class UseCollector {
   class NestScan : public IRVisitor {
    public:
     NestScan(UseCollector* c, NestUse* n, const std::vector<const ForStmt*>& loops) : c_(c), n_(n), loops_(loops) {}
-    bool writesOther = false, fixedTouched = false;
+    bool writesOther = false;
     void access(const Buffer& b, const std::vector<Expr>& idx, SourceLoc at) {
       const BufferNode* p = b.get();
       SourceLoc loc = either(at, n_->loop->loc);
-      if (c_->fixed.count(p)) fixedTouched = true;
       if (!c_->uses.cands.count(p)) return;
       if (std::find(n_->buffers.begin(), n_->buffers.end(), p) == n_->buffers.end()) n_->buffers.push_back(p);
       auto& shape = c_->uses.cands[p].shape;
@@ -304,7 +303,6 @@ class UseCollector {
       for (auto* b : use.buffers) reject(b, why, f->loc);
     };
     if (!shapeOk) rejectAll("a Parallel loop nest that is not one or two loops of constant extent from 0");
-    if (scan.fixedTouched) rejectAll("a Parallel loop that also accesses an mma accumulator");
     if (loops.size() == 1 && scan.writesOther)
       rejectAll("a one-dimensional Parallel loop that writes memory other threads see");
     if (loops.size() == 2) use.kind = Role::Tile;
@@ -324,9 +322,9 @@ FragmentUses collectFragmentUses(const KernelStmt& kernel, const std::unordered_
   UseCollector collector(uses);
   collector.fixed = fixed;
   for (auto* b : uses.fragments) {
-    if (fixed.count(b)) continue;
     Candidate c;
     c.buffer = b;
+    c.fixed = fixed.count(b) > 0;
     if (!constShape(b, &c.shape)) continue;  // reported by the placement
     if (c.shape.size() > 2) {
       c.fallback = "a fragment of more than two dimensions";

@@ -23,6 +23,14 @@ struct Candidate {
   std::string fallback;     // non-empty: a use that needs shared memory
   SourceLoc fallbackLoc;    // that use
   int64_t globalBytes = 0;  // narrowest element of a global/shared copy partner
+  bool fixed = false;       // an accumulator: its layout is given
+  bool reduced = false;     // the source of a row reduction
+};
+
+// A candidate read as the A operand of a gemm.
+struct GemmOperandUse {
+  const ir::BufferNode* buffer;
+  const ir::GemmStmt* gemm;
 };
 
 // A Parallel nest that touches candidates.
@@ -46,6 +54,7 @@ struct FragmentUses {
   std::unordered_map<const ir::BufferNode*, Candidate> cands;
   std::vector<NestUse> nests;
   std::vector<FragmentLink> links;
+  std::vector<GemmOperandUse> gemmOperands;
   // Every block-level fragment in allocation order (candidates or not).
   std::vector<const ir::BufferNode*> fragments;
 
@@ -54,7 +63,8 @@ struct FragmentUses {
 };
 
 // The uses of the block-level fragments of `kernel`; the fragments in
-// `fixed` (mma accumulators) are no candidates.
+// `fixed` (mma accumulators) are candidates whose layout is given: tiles
+// that tensor-core gemms accumulate into.
 FragmentUses collectFragmentUses(const ir::KernelStmt& kernel, const std::unordered_set<const ir::BufferNode*>& fixed);
 
 // The perfectly nested Parallel loops starting at `f`, and the innermost body (cuda_mma.cpp).

@@ -83,7 +83,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
               HopperMainloop* out, std::string* why) {
   PipelineSchedule sched = pipelineSchedule(f);
   std::vector<Stmt> body = seqStmts(f->body);
-  if (sched.producers.size() != 2 || body.size() != 3 || sched.depth < 2)
+  if (sched.producers.size() != 2 || body.size() != 3 || sched.depth < 2 || body[0].get() != sched.producers[0] ||
+      body[1].get() != sched.producers[1])
     return fail(why, "the loop body is not two global-to-shared copies and one gemm");
   auto* g = as<GemmStmt>(body[2]);
   if (!g) return fail(why, "the loop body does not end with a gemm");

@@ -180,38 +180,61 @@ Accesses KernelEmitter::loopCarried(const ForStmt* f) {
   return carried;
 }
 
-// The plan's stage-0 statements must be leading global->shared copies whose
-// regions use nothing the body binds or loads, and the other statements must
-// share one later stage and keep program order: those copies run ahead as
-// cp.async producers, into stage + 1 versions of their buffers.
+namespace {
+
+// Whether `s` reads or writes buffer `b`.
+bool accessesBuffer(const Stmt& s, const BufferNode* b) {
+  struct Scan : BufferAccessVisitor {
+    const BufferNode* target;
+    bool found = false;
+    void read(const Buffer& x) override { found |= x.get() == target; }
+    void write(const Buffer& x) override { found |= x.get() == target; }
+  } scan;
+  scan.target = b;
+  scan.visit(s);
+  return scan.found;
+}
+
+}  // namespace
+
+// The plan's stage-0 statements must be global->shared copies whose regions
+// use nothing the body binds or loads, first in `order`, and used by no
+// statement before them; the other statements must share one later stage
+// and keep program order: those copies run ahead as cp.async producers,
+// into stage + 1 versions of their buffers, and the rest runs in program order.
 PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   PipelineSchedule s;
   std::vector<Stmt> body = seqStmts(loop->body);
   if (loop->stage.size() != body.size() || loop->order.size() != body.size()) return s;
-  size_t k = 0;
-  while (k < body.size() && loop->stage[k] == 0) ++k;
-  if (k == body.size()) return s;  // the plan runs the loop unpipelined
-  int64_t later = loop->stage[k];
-  for (size_t i = k; i < body.size(); ++i) {
-    if (loop->stage[i] != later) {
+  size_t ahead = std::count(loop->stage.begin(), loop->stage.end(), 0);
+  if (ahead == body.size()) return s;  // the plan runs the loop unpipelined
+  int64_t later = -1;
+  int64_t lastOrder = -1;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (loop->stage[i] == 0) {
+      if (loop->order[i] >= (int64_t)ahead) {
+        s.unsupported = "its stage-0 copies must come first in `order`";
+        return s;
+      }
+      continue;
+    }
+    if (later >= 0 && loop->stage[i] != later) {
       s.unsupported = "its statements after the stage-0 copies must all share one stage";
       return s;
     }
-    if (loop->order[i] != (int64_t)i) {
+    later = loop->stage[i];
+    if (loop->order[i] <= lastOrder) {
       s.unsupported = "its statements after the stage-0 copies must keep program order";
       return s;
     }
+    lastOrder = loop->order[i];
   }
-  for (size_t i = 0; i < k; ++i)
-    if (loop->order[i] >= (int64_t)k) {
-      s.unsupported = "its stage-0 copies must come first in `order`";
-      return s;
-    }
   BoundVars bound;
   bound.visit(loop->body);
   std::unordered_set<const BufferNode*> dsts;
   std::vector<const CopyStmt*> producers;
-  for (size_t i = 0; i < k; ++i) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (loop->stage[i] != 0) continue;
     auto* c = as<CopyStmt>(body[i]);
     if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) {
       s.unsupported = "stage 0 must hold only copies from global to shared memory";
@@ -224,12 +247,20 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
       s.unsupported = "a stage-0 copy's region depends on a value computed in the loop body";
       return s;
     }
+    // A statement before the copy that reads its tile would see the next
+    // iteration's tile once the copy runs ahead.
+    for (size_t j = 0; j < i; ++j)
+      if (loop->stage[j] != 0 && accessesBuffer(body[j], c->dst.buffer.get())) {
+        s.unsupported = "a statement before a stage-0 copy uses the tile it fills";
+        return s;
+      }
     producers.push_back(c);
     dsts.insert(c->dst.buffer.get());
   }
   // The rest of the body must not write the producers' buffers.
   KernelScan rest;
-  for (size_t i = k; i < body.size(); ++i) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (loop->stage[i] == 0) continue;
     rest.depth = 1;  // count every write
     rest.visit(body[i]);
   }
@@ -438,6 +469,14 @@ bool KernelEmitter::planBuffers() {
       info.place = Placement::Register;
       info.tile = it->second;
       info.elems = it->second.registers();
+      // A tile of an mma group is laid out like an accumulator: copies,
+      // fills and gemm operands treat it as one.
+      const RegisterLayout& l = it->second.layout;
+      if (l.isMma() && it->second.role == FragmentRole::Tile && !info.fragment) {
+        info.fragment = l.tile();
+        info.warpsM = l.warpsM;
+        info.warpsN = l.warpsN;
+      }
     }
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
@@ -467,7 +506,7 @@ bool KernelEmitter::planBuffers() {
   // per warp and register row (8 bytes: the widest accumulator).
   int64_t scratch = 0;
   for (auto& g : tiles_.groups)
-    if (g.group > 32) scratch = std::max(scratch, g.rowsPerThread() * (g.threads / 32) * 8);
+    if (!g.isMma() && g.group > 32) scratch = std::max(scratch, g.rowsPerThread() * (g.threads / 32) * 8);
   if (scratch) {
     offset = (offset + 127) / 128 * 128;
     rowScratchOffset_ = offset;

@@ -167,7 +167,10 @@ std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferIn
   std::string s = "`" + backend::cCommentText(b->name) + "`: ";
   if (info.fragment) return s + "registers, mma accumulator layout";
   if (info.tile) {
-    const RowGroupLayout& l = info.tile->layout;
+    const RegisterLayout& l = info.tile->layout;
+    if (l.isMma())
+      return s + "registers, " + roles[(int)info.tile->role] + " of an mma accumulator layout (" +
+             std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps)";
     return s + "registers, " + roles[(int)info.tile->role] + " of a row-group layout (" + std::to_string(l.group) +
            " threads per row, runs of " + std::to_string(l.vector) + ")";
   }
@@ -421,7 +424,7 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       for (auto* o : uses.bufs) {
         auto oi = bufs_.find(o);
         if (oi != bufs_.end() && oi->second.fragment && oi->second.warpsM == info.warpsM &&
-            oi->second.warpsN == info.warpsN && o->shape.size() == 2) {
+            oi->second.warpsN == info.warpsN && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
           fragmentRegister_[o] = makeVarRef(r);
           bound.push_back(o);
         }
@@ -575,8 +578,10 @@ void KernelEmitter::setProducerVersion(const PipelineExpansion& px, const Var* v
 
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
   const auto& producers = sched.producers;
-  std::vector<Stmt> stmts = seqStmts(f->body);
-  std::vector<Stmt> consumers(stmts.begin() + producers.size(), stmts.end());
+  // The other statements, in program order (the producers may stand anywhere: see pipelineSchedule).
+  std::vector<Stmt> consumers;
+  for (const Stmt& s : seqStmts(f->body))
+    if (std::find(producers.begin(), producers.end(), s.get()) == producers.end()) consumers.push_back(s);
   int64_t stages = sched.depth;
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))

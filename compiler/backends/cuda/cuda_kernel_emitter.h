@@ -133,7 +133,7 @@ class KernelEmitter : public backend::CEmitter {
   };
   // Opens unrolled loops over the calling thread's elements of a `kind`
   // fragment; without `vectorLoop` the column is the first of each run.
-  TileLoops openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop);
+  TileLoops openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop);
   void closeTileLoops(const TileLoops& loops);
   void emitRegisterNest(const ir::ForStmt* f, const RegisterNest& nest);
   // `packed`: a load that keeps the source elements, unconverted, packed in

@@ -22,6 +22,9 @@ std::optional<LayoutSpec> plannedLayout(const BufferNode* b, const KernelLayoutP
   } else if (plan.accumulators.count(b)) {
     spec.kind = LayoutKind::MmaAccumulator;
   } else if (auto it = plan.fragments.buffers.find(b); it != plan.fragments.buffers.end()) {
+    // The members of an accumulator's group take its layout again when the
+    // emitter plans the annotated kernel: no annotation says more.
+    if (it->second.layout.isMma()) return std::nullopt;
     spec.kind = LayoutKind::RowGroups;
     spec.threadsPerRow = it->second.layout.group;
     spec.vector = it->second.layout.vector;

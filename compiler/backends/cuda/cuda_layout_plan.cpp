@@ -35,13 +35,17 @@ LayoutAnnotations collectLayoutAnnotations(const KernelStmt& kernel) {
   return scan.found;
 }
 
-KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms,
-                                   int64_t threads, const CudaOptions& options,
-                                   const std::unordered_set<const BufferNode*>& writtenInParallel) {
+namespace {
+
+// One round of planning, with the accumulators in `demoted` left in shared memory.
+KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
+                          const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
+                          const std::unordered_set<const BufferNode*>& demoted) {
   KernelLayoutPlan plan;
   plan.annotations = collectLayoutAnnotations(kernel);
   std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
-  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr);
+  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr,
+                        fullRowGemms(kernel), demoted);
   plan.sharedLayouts = std::move(mma.swizzled);
   for (auto& [b, frag] : mma.registerFragments) {
     auto it = plan.annotations.find(b);
@@ -87,11 +91,37 @@ KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<c
                                 "each row of a two-dimensional buffer of constant shape; annotate it row_major",
                                 {{b->loc, "`" + b->name + "` is allocated here"}}});
   }
-  std::unordered_set<const BufferNode*> fixed;
-  for (auto& [b, f] : plan.accumulators) fixed.insert(b);
+  FixedLayouts fixed;
+  for (auto& [b, f] : plan.accumulators) {
+    int64_t m = f.fragment.inputShape()[0], n = f.fragment.inputShape()[1];
+    fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN));
+  }
   plan.fragments = inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations);
   for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
   return plan;
+}
+
+}  // namespace
+
+KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms,
+                                   int64_t threads, const CudaOptions& options,
+                                   const std::unordered_set<const BufferNode*>& writtenInParallel) {
+  // An accumulator whose row reduction found no register layout for its
+  // group moves to shared memory, and the kernel is planned again (each
+  // round moves at least one, so this ends).
+  std::unordered_set<const BufferNode*> demoted;
+  std::unordered_map<const BufferNode*, std::string> why;
+  for (;;) {
+    KernelLayoutPlan plan = planOnce(kernel, gemms, threads, options, writtenInParallel, demoted);
+    if (plan.fragments.demote.empty()) {
+      for (auto& [b, reason] : why) plan.fragments.fallback[b] = reason;
+      return plan;
+    }
+    for (auto& [b, reason] : plan.fragments.demote) {
+      demoted.insert(b);
+      why[b] = reason;
+    }
+  }
 }
 
 KernelLayoutPlan planKernelLayouts(const KernelStmt& kernel, const CudaOptions& options) {
@@ -127,9 +157,11 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
       out += "registers, fixed layout";
     } else if (auto it = frags.buffers.find(b); it != frags.buffers.end()) {
       const RegisterTile& t = it->second;
-      const RowGroupLayout& l = t.layout;
+      const RegisterLayout& l = t.layout;
       out += "registers, " + std::string(roles[(int)t.role]) + " of group " + std::to_string(t.group) + " (";
-      if (t.role == FragmentRole::Tile)
+      if (l.isMma())
+        out += "mma accumulator layout of " + std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps; ";
+      else if (t.role == FragmentRole::Tile)
         out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
                " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
       out += std::to_string(t.registers()) + " registers)";

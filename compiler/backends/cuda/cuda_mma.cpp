@@ -190,6 +190,14 @@ bool usesConform(const Stmt& s, const BufferNode* b, const std::unordered_set<co
       if (c->dst.buffer.get() == b) return isFullRegion(c->dst);
       return true;
     }
+    case StmtKind::Reduce: {
+      // A row reduction: the register reduction of layout inference
+      // (cuda_fragment_layout.h), which demotes the accumulator when its group does not fit.
+      auto* r = as<ReduceStmt>(s);
+      if (r->dst.buffer.get() == b) return false;
+      if (r->src.buffer.get() != b) return !mentions(s, b);
+      return isFullRegion(r->src) && r->dim == 1;
+    }
     case StmtKind::Gemm: {
       auto* g = as<GemmStmt>(s);
       if (g->a.buffer.get() == b || g->b.buffer.get() == b) return false;
@@ -202,7 +210,7 @@ bool usesConform(const Stmt& s, const BufferNode* b, const std::unordered_set<co
 
 }  // namespace
 
-bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out) {
+bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out, bool fullRow) {
   if (!options.tensorCores || threads % 32 != 0) return false;
   auto operandOk = [](const Region& r) {
     return r.buffer->scope == MemScope::Shared || r.buffer->scope == MemScope::Fragment;
@@ -251,6 +259,10 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     }
   }
   if (best < 0) return false;
+  if (fullRow && (s.m / 16) % warps == 0) {
+    s.warpsM = warps;
+    s.warpsN = 1;
+  }
   // Keep the accumulator within a sane register budget (255 per thread).
   if (s.m * s.n / threads > 192) return false;
   *out = s;
@@ -259,19 +271,21 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
 
 MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
-                const GemmStmt* wgmma) {
+                const GemmStmt* wgmma, const std::unordered_set<const GemmStmt*>& fullRow,
+                const std::unordered_set<const BufferNode*>& demoted) {
   MmaPlan plan;
   std::unordered_set<const GemmStmt*> eligible;
   std::unordered_map<const BufferNode*, MmaShape> accum;
   for (auto* g : gemms) {
     MmaShape s;
-    if (!mmaShapeOf(g, threads, options, &s)) continue;
+    if (!mmaShapeOf(g, threads, options, &s, fullRow.count(g) > 0)) continue;
     if (g == wgmma) {
       s.warpsM = threads / 32;
       s.warpsN = 1;
     }
     eligible.insert(g);
-    if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2) accum[g->c.buffer.get()] = s;
+    if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2 && !demoted.count(g->c.buffer.get()))
+      accum[g->c.buffer.get()] = s;
     if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)) {
       for (const Region* r : {&g->a, &g->b}) {
         const Buffer& b = r->buffer;
@@ -353,12 +367,27 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   LocationScope at(*this, g->loc);
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s)) return false;
-  for (const Region* r : {&g->a, &g->b})
-    if (bufs_[r->buffer.get()].place != Placement::Shared) return false;
   BufferInfo& cInfo = bufs_[g->c.buffer.get()];
   bool cRegister = cInfo.place == Placement::Register;
-  if (cRegister && (!cInfo.fragment || cInfo.warpsM != s.warpsM || cInfo.warpsN != s.warpsN)) return false;
-  if (!cRegister && cInfo.place != Placement::Shared) return false;
+  if (cRegister) {
+    // The accumulator's layout fixes the warp grid (see planMma).
+    if (!cInfo.fragment || cInfo.warpsM * cInfo.warpsN * 32 != threads_ || s.m % (16 * cInfo.warpsM) ||
+        s.n % (8 * cInfo.warpsN))
+      return false;
+    s.warpsM = cInfo.warpsM;
+    s.warpsN = cInfo.warpsN;
+  } else if (cInfo.place != Placement::Shared) {
+    return false;
+  }
+  // A from registers: a tile of an mma group laid out over the gemm's rows
+  // (cuda_fragment_layout.h, "Mma groups").
+  const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
+  bool aRegister = aInfo.place == Placement::Register;
+  if (aRegister && !(aInfo.fragment && cRegister && s.warpsN == 1 && aInfo.warpsN == 1 && aInfo.warpsM == s.warpsM &&
+                     !g->transA && isFullRegion(g->a) && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)))
+    return false;
+  if (!aRegister && aInfo.place != Placement::Shared) return false;
+  if (bufs_[g->b.buffer.get()].place != Placement::Shared) return false;
 
   int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
   int64_t regs = am * an * 4;
@@ -406,7 +435,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   auto aIndex = [&](const Expr& row, const Expr& k) { return operandIndex(g->a, g->transA, row, k); };
   auto bIndex = [&](const Expr& k, const Expr& col) { return operandIndex(g->b, g->transB, k, col); };
   bool f16 = s.kind == MmaKind::F16 || s.kind == MmaKind::BF16;
-  bool ldA = f16 && ldmatrixOperandOk(g->a), ldB = f16 && ldmatrixOperandOk(g->b);
+  bool ldA = f16 && !aRegister && ldmatrixOperandOk(g->a), ldB = f16 && ldmatrixOperandOk(g->b);
 
   Var kk = makeVar("kk");
   markNonNegative(kk);
@@ -422,6 +451,19 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   for (int64_t a = 0; a < am; ++a) {
     Expr rowBase = add(aRowBase, makeInt(a * 16));
     std::string dst = af + "[" + std::to_string(a) + "]";
+    if (aRegister) {
+      // Accumulator atoms (a, kk / 8) and (a, kk / 8 + 1) of A are the A
+      // fragment of the 16 x 16 atom at (a, kk): rows g and g + 8, columns
+      // 2t, 2t + 1 of each.
+      int64_t atomsK = s.k / 8;
+      Expr base0 = mul(add(makeInt(a * atomsK), floorDiv(kkE, makeInt(8))), makeInt(4));
+      for (int q = 0; q < 4; ++q) {
+        Expr reg = add(base0, makeInt((q / 2) * 4 + (q % 2) * 2));
+        line(dst + "[" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" + expr(reg) + "], " + aInfo.name + "[" +
+             expr(add(reg, makeInt(1))) + "]);");
+      }
+      continue;
+    }
     if (ldA) {
       auto [row, k] = ldmatrixAElement(laneE, rowBase, kkE, g->transA);
       line(std::string(g->transA ? "tlc::ldmatrix_x4_trans(" : "tlc::ldmatrix_x4(") + dst + ", &" +

@@ -52,8 +52,11 @@ std::pair<ir::Expr, ir::Expr> ldmatrixBElement(const ir::Expr& lane, const ir::E
 // (k, col) of B, within the gemm's region of a transposed or plain operand.
 std::vector<ir::Expr> operandIndex(const ir::Region& r, bool transposed, const ir::Expr& first, const ir::Expr& second);
 
-// The mma shape of a gemm, or false when it is not eligible.
-bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out);
+// The mma shape of a gemm, or false when it is not eligible. The warp grid
+// minimizes the rows plus columns per warp; `fullRow` asks for every warp
+// along M (warps x 1) where the rows divide so.
+bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out,
+                bool fullRow = false);
 
 struct MmaFragment {
   layout::Fragment fragment;
@@ -66,10 +69,13 @@ struct MmaPlan {
 };
 
 // `wgmma`: the gemm of the kernel's Hopper mainloop (cuda_hopper.h), whose
-// accumulator takes the warp grid of threads / 32 warps by 1.
+// accumulator takes the warp grid of threads / 32 warps by 1; `fullRow`:
+// the gemms whose accumulators give each warp whole rows (fullRowGemms);
+// `demoted`: accumulators to leave in shared memory.
 MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel,
-                const ir::GemmStmt* wgmma = nullptr);
+                const ir::GemmStmt* wgmma = nullptr, const std::unordered_set<const ir::GemmStmt*>& fullRow = {},
+                const std::unordered_set<const ir::BufferNode*>& demoted = {});
 
 // The logical (row, column) of register `reg` of thread `tid` in an mma
 // accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the

@@ -14,7 +14,7 @@ using namespace regions;
 
 std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body);  // cuda_mma.cpp
 
-KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RowGroupLayout& l, FragmentRole kind, bool vectorLoop) {
+KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop) {
   TileLoops loops;
   auto loop = [&](const std::string& hint, int64_t n) {
     Var v = makeVar(hint);
@@ -31,12 +31,11 @@ KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RowGroupLayout& l, F
     if (vectorLoop) lane = loop("v", l.vector);
   }
   Expr tid = threadIdx();
-  loops.row = add(mul(ri, makeInt(l.rowSlots())), floorDiv(tid, makeInt(l.group)));
-  loops.col = add(mul(add(mul(chunk, makeInt(l.group)), floorMod(tid, makeInt(l.group))), makeInt(l.vector)), lane);
-  Expr colReg = add(mul(chunk, makeInt(l.vector)), lane);
-  loops.reg[(int)FragmentRole::Tile] = add(mul(ri, makeInt(l.colsPerThread())), colReg);
+  loops.row = l.rowOf(ri, tid);
+  loops.col = l.colOf(chunk, lane, tid);
+  loops.reg[(int)FragmentRole::Tile] = l.tileRegister(ri, chunk, lane);
   loops.reg[(int)FragmentRole::Rows] = ri;
-  loops.reg[(int)FragmentRole::Columns] = colReg;
+  loops.reg[(int)FragmentRole::Columns] = add(mul(chunk, makeInt(l.vector)), lane);
   return loops;
 }
 
@@ -64,6 +63,8 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
   for (auto& [b, tile] : tiles_.buffers) {
     if (tile.group != nest.group) continue;
     if (nest.kind != FragmentRole::Tile && tile.role != nest.kind) continue;
+    // Tiles of another width (an mma group's) and their column vectors are not this nest's.
+    if (tile.role != FragmentRole::Rows && tile.layout.cols != nest.layout.cols) continue;
     fragmentRegister_[b] = t.reg[(int)tile.role];
     bound.push_back(b);
   }
@@ -80,7 +81,7 @@ namespace {
 // A region whose two non-unit dimensions are `rows` x `cols` (only `cols`
 // for a one-row tile), the last of them the buffer's contiguous dimension: a
 // tile row is a contiguous run.
-bool rowContiguous(const Region& r, const RowGroupLayout& l) {
+bool rowContiguous(const Region& r, const RegisterLayout& l) {
   auto dims = nonUnitDims(r);
   int64_t a, b;
   if (l.rows == 1 && l.cols > 1 && dims.size() == 1)
@@ -90,7 +91,7 @@ bool rowContiguous(const Region& r, const RowGroupLayout& l) {
 }
 
 // A region with one non-unit dimension of `cols` elements, the buffer's contiguous one.
-bool columnContiguous(const Region& r, const RowGroupLayout& l) {
+bool columnContiguous(const Region& r, const RegisterLayout& l) {
   auto dims = nonUnitDims(r);
   int64_t a;
   return dims.size() == 1 && dims[0] == (int)r.ranges.size() - 1 && constInt(r.ranges[dims[0]].extent, &a) && a == l.cols;
@@ -99,7 +100,7 @@ bool columnContiguous(const Region& r, const RowGroupLayout& l) {
 }  // namespace
 
 bool KernelEmitter::vectorRuns(const Region& other, const RegisterTile& tile) {
-  const RowGroupLayout& l = tile.layout;
+  const RegisterLayout& l = tile.layout;
   bool contiguous = tile.role == FragmentRole::Tile      ? rowContiguous(other, l)
                     : tile.role == FragmentRole::Columns ? columnContiguous(other, l)
                                                          : false;
@@ -110,7 +111,9 @@ bool KernelEmitter::vectorRuns(const Region& other, const RegisterTile& tile) {
 
 bool KernelEmitter::packableLoad(const CopyStmt* c) {
   auto it = bufs_.find(c->dst.buffer.get());
-  if (it == bufs_.end() || !it->second.tile || it->second.tile->role != FragmentRole::Tile) return false;
+  if (it == bufs_.end() || !it->second.tile || it->second.tile->role != FragmentRole::Tile ||
+      it->second.tile->layout.isMma())
+    return false;
   return vectorRuns(c->src, *it->second.tile) && (it->second.tile->layout.vector * dtypeBytes(c->src.buffer->dtype)) % 4 == 0;
 }
 
@@ -131,7 +134,7 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   const Buffer& fb = load ? db : sb;
   const Region& other = load ? c->src : c->dst;
   const RegisterTile& tile = load ? *d.tile : *s.tile;
-  const RowGroupLayout& l = tile.layout;
+  const RegisterLayout& l = tile.layout;
   auto dims = nonUnitDims(other);
   auto ext = extentsOf(other, dims);
   // The buffer index of the fragment element (row, col) (or of element `col`/`row` of a vector).
@@ -166,11 +169,11 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   int64_t piece = std::min<int64_t>(l.vector, 16 / dtypeBytes(tp));
   bool vector = vectorRuns(other, tile);
   // Replicated vectors are written out by one copy only.
-  int64_t replicas = tile.role == FragmentRole::Rows ? l.group : tile.role == FragmentRole::Columns ? l.rowSlots() : 1;
   auto guard = [&] {
-    if (load || replicas == 1) return false;
-    open(tile.role == FragmentRole::Rows ? "if (tid % " + std::to_string(l.group) + " == 0)"
-                                         : "if (tid < " + std::to_string(l.group) + ")");
+    if (load || tile.role == FragmentRole::Tile) return false;
+    Expr owner = tile.role == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx());
+    if (isAlwaysTrue(owner)) return false;
+    open("if (" + expr(owner) + ")");
     return true;
   };
   auto scalarLoops = [&] {
@@ -245,7 +248,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
                                           const std::function<std::string(const std::string&)>& value,
                                           const std::function<std::string(const std::string&, const std::string&)>& combine) {
   const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
-  const RowGroupLayout& l = si.tile->layout;
+  const RegisterLayout& l = si.tile->layout;
   DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
   // Partial result of warp w of row slot p, for the thread's row ri:
   // scratch[ri * (T / 32) + p * (G / 32) + w], that is scratch[ri * (T / 32) + tid / 32].

@@ -277,12 +277,14 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
 
 void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   LocationScope at(*this, c->loc);
-  if (bufs_[c->src.buffer.get()].tile || bufs_[c->dst.buffer.get()].tile) {
-    emitTileCopy(c);
-    return;
-  }
+  // Tiles in the mma layout (accumulators and the tiles of their groups)
+  // first: their copies store pairs of columns.
   if (bufs_[c->src.buffer.get()].fragment || bufs_[c->dst.buffer.get()].fragment) {
     emitFragmentCopy(c);
+    return;
+  }
+  if (bufs_[c->src.buffer.get()].tile || bufs_[c->dst.buffer.get()].tile) {
+    emitTileCopy(c);
     return;
   }
   const Region &src = c->src, &dst = c->dst;
@@ -472,9 +474,10 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
   if (const BufferInfo& si = bufs_[src.buffer.get()]; si.tile) {
     // A register tile into a row vector of its group: each thread combines
     // its registers of a row, then the G threads of the row exchange by shuffles.
-    const RowGroupLayout& l = si.tile->layout;
+    const RegisterLayout& l = si.tile->layout;
     const BufferInfo& di = bufs_[dst.buffer.get()];
-    if (l.group > 32) {
+    TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
+    if (l.rowWarps() > 1) {
       auto value = [&](const std::string& reg) {
         std::string v = cast(acc, ts, si.name + "[" + reg + "]");
         return isAbs ? "tlc::abs(" + v + ")" : v;
@@ -483,19 +486,24 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
       return;
     }
     open("");
-    Var ri = makeVar("ri");
+    Var ri = makeVar("ri"), c = makeVar("c");
+    markNonNegative(ri);
+    markNonNegative(c);
     std::string i = varName(ri), accName = fresh("acc");
     open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + i + " = 0; " + i + " < " +
          std::to_string(l.rowsPerThread()) + "; ++" + i + ")");
     line(A + " " + accName + " = " + identity + ";");
     line("#pragma unroll");
-    open("for (int c = 0; c < " + std::to_string(l.colsPerThread()) + "; ++c)");
-    std::string v = cast(acc, ts, si.name + "[" + i + " * " + std::to_string(l.colsPerThread()) + " + c]");
+    open("for (int " + varName(c) + " = 0; " + varName(c) + " < " + std::to_string(l.colsPerThread()) + "; ++" +
+         varName(c) + ")");
+    Expr reg = l.tileRegisterAt(makeVarRef(ri), makeVarRef(c));
+    std::string v = cast(acc, ts, si.name + "[" + expr(reg) + "]");
     if (isAbs) v = "tlc::abs(" + v + ")";
     line(accName + " = " + combine(accName, v) + ";");
     close();
-    if (l.group > 1)
-      line(accName + " = tlc::group_allreduce<" + std::to_string(l.group) + ">(" + accName + ", " + op + ");");
+    // The threads of a row are consecutive lanes of one warp.
+    if (l.rowLanes() > 1)
+      line(accName + " = tlc::group_allreduce<" + std::to_string(l.rowLanes()) + ">(" + accName + ", " + op + ");");
     std::string target = di.name + "[" + i + "]";
     std::string result = r->clear ? accName : combine(cast(acc, td, target), accName);
     line(target + " = " + cast(td, acc, result) + ";");

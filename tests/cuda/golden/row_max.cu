@@ -42,8 +42,8 @@ extern "C" __global__ void __launch_bounds__(64) row_max_kernel0(float* __restri
     for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
       float acc = tlc::lowest<float>();
       #pragma unroll
-      for (int c = 0; c < 8; ++c) {
-        acc = tlc::max<float>(acc, X_f[ri_3 * 8 + c]);
+      for (int c_1 = 0; c_1 < 8; ++c_1) {
+        acc = tlc::max<float>(acc, X_f[((ri_3 * 8) + c_1)]);
       }
       acc = tlc::group_allreduce<8>(acc, tlc::MaxOp());
       r_1[ri_3] = acc;
@@ -52,7 +52,7 @@ extern "C" __global__ void __launch_bounds__(64) row_max_kernel0(float* __restri
   {
     #pragma unroll
     for (int ri_4 = 0; ri_4 < 1; ++ri_4) {
-      if (tid % 8 == 0) {
+      if (((tid & 7) == 0)) {
         if ((((bx * 8) + ((ri_4 * 8) + (tid >> 3))) < M)) R[((long long)(unsigned)(((bx * 8) + ((ri_4 * 8) + (tid >> 3)))))] = r_1[ri_4];
       }
     }

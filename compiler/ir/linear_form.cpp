@@ -1,0 +1,66 @@
+#include "compiler/ir/linear_form.h"
+
+#include "compiler/ir/equality.h"
+
+namespace tlc::ir {
+
+namespace {
+
+void addTerm(LinearForm& f, const Expr& term, int64_t coeff) {
+  if (coeff == 0) return;
+  for (auto it = f.terms.begin(); it != f.terms.end(); ++it)
+    if (structurallyEqual(it->first, term)) {
+      it->second += coeff;
+      if (it->second == 0) f.terms.erase(it);
+      return;
+    }
+  f.terms.push_back({term, coeff});
+}
+
+void collect(const Expr& e, int64_t scale, LinearForm& f) {
+  int64_t c;
+  if (constInt(e, &c)) {
+    f.constant += scale * c;
+    return;
+  }
+  if (auto* u = as<Unary>(e); u && u->op == UnaryOp::Neg && isInteger(e->dtype)) {
+    collect(u->a, -scale, f);
+    return;
+  }
+  if (auto* b = as<Binary>(e); b && isInteger(e->dtype) && b->a->dtype == e->dtype && b->b->dtype == e->dtype) {
+    switch (b->op) {
+      case BinaryOp::Add:
+        collect(b->a, scale, f);
+        collect(b->b, scale, f);
+        return;
+      case BinaryOp::Sub:
+        collect(b->a, scale, f);
+        collect(b->b, -scale, f);
+        return;
+      case BinaryOp::Mul:
+        if (constInt(b->b, &c)) return collect(b->a, scale * c, f);
+        if (constInt(b->a, &c)) return collect(b->b, scale * c, f);
+        break;
+      default: break;
+    }
+  }
+  addTerm(f, e, scale);
+}
+
+}  // namespace
+
+LinearForm linearForm(const Expr& e) {
+  LinearForm f;
+  collect(e, 1, f);
+  return f;
+}
+
+std::optional<int64_t> constantDifference(const Expr& a, const Expr& b) {
+  LinearForm f;
+  collect(a, 1, f);
+  collect(b, -1, f);
+  if (!f.terms.empty()) return std::nullopt;
+  return f.constant;
+}
+
+}  // namespace tlc::ir

@@ -1,0 +1,30 @@
+// Integer index expressions as linear forms: a constant plus a sum of terms,
+// each an integer coefficient times an expression that is not a sum, a
+// difference, a negation or a product with a constant (compared
+// structurally). Lets a slice `A[k * 64:(k + 1) * 64]` see that its extent
+// is the constant 64, which no constant folding of `(k + 1) * 64 - k * 64`
+// finds. Index arithmetic is assumed not to overflow.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace tlc::ir {
+
+struct LinearForm {
+  std::vector<std::pair<Expr, int64_t>> terms;  // (term, coefficient), coefficients non-zero
+  int64_t constant = 0;
+};
+
+// The linear form of an integer expression (every expression has one; a
+// term may be the whole expression).
+LinearForm linearForm(const Expr& e);
+
+// `a - b` when it is a constant (the terms of the two cancel), else nullopt.
+std::optional<int64_t> constantDifference(const Expr& a, const Expr& b);
+
+}  // namespace tlc::ir
