@@ -148,6 +148,10 @@ typedef struct tlc_emu_api {
   // thread's n/2 float accumulators; trans_a/b 1 = MN-major operand.
   void (*wgmma)(int n, int kind, int trans_a, int trans_b, float* d, uint64_t desc_a, uint64_t desc_b,
                 int scale_d, const void* pc);
+  // The same with A from registers: a is this thread's four 32-bit A
+  // registers (the mma.sync A fragment of its warp's 16 rows).
+  void (*wgmma_rs)(int n, int kind, int trans_b, float* d, const uint32_t* a, uint64_t desc_b, int scale_d,
+                   const void* pc);
   // wgmma.fence / commit_group / wait_group n (TLC_EMU_WGMMA_*).
   void (*wgmma_sync)(int op, int n, const void* pc);
   // setmaxnreg.{inc,dec}.sync.aligned.u32 regs.

@@ -638,6 +638,10 @@ TLC_EMU_NOINLINE void wgmma(int n, int kind, int trans_a, int trans_b, float* d,
                             uint64_t desc_b, int scale_d) {
   tlc_emu_host->wgmma(n, kind, trans_a, trans_b, d, desc_a, desc_b, scale_d, TLC_EMU_PC);
 }
+TLC_EMU_NOINLINE void wgmma_rs(int n, int kind, int trans_b, float* d, const uint32_t* a, uint64_t desc_b,
+                               int scale_d) {
+  tlc_emu_host->wgmma_rs(n, kind, trans_b, d, a, desc_b, scale_d, TLC_EMU_PC);
+}
 TLC_EMU_NOINLINE void wgmma_sync(int op, int n) { tlc_emu_host->wgmma_sync(op, n, TLC_EMU_PC); }
 TLC_EMU_NOINLINE void setmaxnreg(int inc, unsigned regs) { tlc_emu_host->setmaxnreg(inc, regs, TLC_EMU_PC); }
 

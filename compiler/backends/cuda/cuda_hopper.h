@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/cuda_options.h"
@@ -67,5 +68,38 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
 
 // Whether `options` targets the Hopper path at all (sm_90a, tensor cores, TMA).
 bool hopperTarget(const CudaOptions& options);
+
+// A tensor-core gemm outside a gemm mainloop (a loop body of copies and one
+// gemm) that runs on sm_90a as wgmma in place: the warpgroups issue its
+// wgmmas (k-steps of 16, widths of up to 256 columns) and wait for them
+// before the next statement. B comes from a shared tile in the panel layout
+// wgmma reads (layout::Layout::panels); A too (SS), or from registers (RS):
+// a 16-bit tile of an accumulator's group (cuda_fragment_layout.h, "Mma
+// groups"), which the emitter checks once the fragments are placed, falling
+// back to mma.sync when A ended up in shared memory. The accumulator is a
+// float32 fragment with the warp grid warps x 1 and one 16-row slice per
+// warp (block_M = 16 x warps): each warpgroup owns 64 rows.
+struct WgmmaGemm {
+  const ir::GemmStmt* gemm = nullptr;
+  MmaShape shape;          // warpsM = threads / 32, warpsN = 1
+  bool registerA = false;  // A is a fragment
+  HopperOperand a, b;      // the shared tiles (`a` unused with registerA); no copy
+};
+
+// The gemms of `kernel` that run as wgmma in place, with their operand tiles.
+std::vector<WgmmaGemm> planWgmmaGemms(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms,
+                                      int64_t threads, const CudaOptions& options, const ir::GemmStmt* mainloop);
+
+// wgmma descriptor arithmetic on an operand tile (rows along M or N for a
+// K-major tile, along K for an MN-major one, in panels of `span` bytes):
+// the widths of the instructions covering n columns (largest first), the
+// descriptor's leading and stride byte offsets, and the byte offset of
+// k-step `kk` (16 elements) at row / column `mn`.
+std::vector<int64_t> wgmmaWidths(int64_t n);
+struct DescOffsets {
+  int64_t lbo, sbo;
+};
+DescOffsets descOffsets(const HopperOperand& op);
+int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elemBytes);
 
 }  // namespace tlc::cuda

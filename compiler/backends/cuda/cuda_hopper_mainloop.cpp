@@ -18,7 +18,10 @@ namespace tlc::cuda {
 using namespace ir;
 
 std::string KernelEmitter::syncThreads() const {
-  return hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();";
+  // wgmma reads shared memory through the async proxy: the generic writes
+  // (stores, cp.async) a barrier orders before it need a proxy fence first.
+  std::string fence = wgmma_.empty() ? "" : "tlc::fence_proxy_async(); ";
+  return fence + (hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();");
 }
 
 // The kernel parameters of the two tensor maps (after the function's).
@@ -129,39 +132,6 @@ void KernelEmitter::emitHopperSetup() {
   close();
   if (h.consumerRegs > 0) line("tlc::reg_alloc<" + std::to_string(h.consumerRegs) + ">();");
 }
-
-namespace {
-
-// The widths of the wgmma instructions covering n columns (largest first).
-std::vector<int64_t> wgmmaWidths(int64_t n) {
-  std::vector<int64_t> w;
-  for (int64_t x : {256, 128, 64, 32, 16, 8})
-    while (n >= x) {
-      w.push_back(x);
-      n -= x;
-    }
-  return w;
-}
-
-// The byte offset of k-step `kk` (16 elements) and of row / column `mn`
-// (along M for A, N for B) in an operand tile, and the descriptor's leading
-// and stride byte offsets.
-struct DescOffsets {
-  int64_t lbo, sbo;
-};
-DescOffsets descOffsets(const HopperOperand& op) {
-  if (op.mnMajor) return {op.rows * op.span, 8 * op.span};
-  return {16, 8 * op.span};
-}
-int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elemBytes) {
-  int64_t panelElems = op.span / elemBytes;
-  if (op.mnMajor)  // rows are k, columns m / n, in panels of span bytes
-    return (mn / panelElems) * op.rows * op.span + (mn % panelElems) * elemBytes + kk * 16 * op.span;
-  int64_t kb = kk * 16 * elemBytes;  // rows are m / n, columns k
-  return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
-}
-
-}  // namespace
 
 void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   const HopperMainloop& h = *hopper_;

@@ -363,7 +363,9 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
     // live from the kernel's start (the producer warpgroup copies into them
     // while the other threads run the statements before the mainloop).
     bool tma = hopper_ && (b == hopper_->a.tile || b == hopper_->b.tile);
-    int64_t align = tma ? 1024 : 128;
+    bool panels = false;  // wgmma tiles: the swizzle's period too
+    for (const WgmmaGemm& w : wgmma_) panels |= b == w.b.tile || (!w.registerA && b == w.a.tile);
+    int64_t align = tma || panels ? 1024 : 128;
     if (tma) lt.first = 0;
     int64_t offset = 0;
     for (bool moved = true; moved;) {
@@ -412,6 +414,7 @@ bool KernelEmitter::planBuffers() {
   // register layout or stay in shared memory; layout annotations constrain both.
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
   hopper_ = layouts.hopper;
+  wgmma_ = layouts.wgmma;
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;

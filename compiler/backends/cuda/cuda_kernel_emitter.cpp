@@ -308,7 +308,7 @@ void KernelEmitter::emitBlockLeaf(const Stmt& s) {
     }
     case StmtKind::Gemm: {
       auto* g = as<GemmStmt>(s);
-      if (emitGemmMma(g)) return;
+      if (emitGemmWgmma(g) || emitGemmMma(g)) return;
       emitGemmScalar(g, !isRegister(g->c.buffer));
       return;
     }

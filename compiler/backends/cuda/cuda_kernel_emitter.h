@@ -114,7 +114,8 @@ class KernelEmitter : public backend::CEmitter {
   void emitReduce(const ir::ReduceStmt* r, bool partitioned);
   void emitGemm(const ir::GemmStmt* g, bool partitioned);
   void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
-  bool emitGemmMma(const ir::GemmStmt* g);  // cuda_mma.cpp
+  bool emitGemmMma(const ir::GemmStmt* g);    // cuda_mma.cpp
+  bool emitGemmWgmma(const ir::GemmStmt* g);  // cuda_wgmma.cpp
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);
   void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,
@@ -192,6 +193,7 @@ class KernelEmitter : public backend::CEmitter {
   // representative, so that the barrier analysis orders their accesses.
   std::unordered_map<const ir::BufferNode*, const ir::BufferNode*> sharedAlias_;
   std::optional<HopperMainloop> hopper_;
+  std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   std::vector<TensorMapArg> tensorMaps_;
   std::string tmapName_[2];     // the A and B tensor-map parameters
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory

@@ -48,7 +48,8 @@ class Annotator : public IRMutator {
       out.push_back(s);
       auto* a = as<AllocStmt>(s);
       if (!a || (a->buffer->scope != MemScope::Shared && a->buffer->scope != MemScope::Fragment) ||
-          plan.annotations.count(a->buffer.get()) || plan.tmaOperand(a->buffer.get()))
+          plan.annotations.count(a->buffer.get()) || plan.tmaOperand(a->buffer.get()) ||
+          plan.wgmmaOperand(a->buffer.get()))
         continue;
       if (auto spec = plannedLayout(a->buffer.get(), plan)) {
         out.push_back(std::make_shared<AnnotateLayoutStmt>(a->buffer, *spec, a->loc));

@@ -44,9 +44,22 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   KernelLayoutPlan plan;
   plan.annotations = collectLayoutAnnotations(kernel);
   std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
-  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr,
-                        fullRowGemms(kernel), demoted);
+  std::unordered_set<const GemmStmt*> fullRow = fullRowGemms(kernel);
+  for (const WgmmaGemm& w : planWgmmaGemms(kernel, gemms, threads, options, hopper ? hopper->gemm : nullptr)) {
+    if (hopper && (w.b.tile == hopper->a.tile || w.b.tile == hopper->b.tile || w.a.tile == hopper->a.tile ||
+                   w.a.tile == hopper->b.tile))
+      continue;
+    plan.wgmma.push_back(w);
+    fullRow.insert(w.gemm);
+  }
+  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr, fullRow,
+                        demoted);
   plan.sharedLayouts = std::move(mma.swizzled);
+  for (const WgmmaGemm& w : plan.wgmma)
+    for (const HopperOperand* op : {&w.a, &w.b})
+      if (op->tile)
+        plan.sharedLayouts.insert_or_assign(op->tile, layout::Layout::panels(op->rows, op->cols,
+                                                                             dtypeBytes(op->tile->dtype), op->span));
   for (auto& [b, frag] : mma.registerFragments) {
     auto it = plan.annotations.find(b);
     if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
@@ -151,6 +164,8 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
     if (b->scope == MemScope::Shared) {
       if (const HopperOperand* op = plan.tmaOperand(b))
         out += "shared memory, TMA tile (" + std::to_string(op->span) + "-byte swizzle)";
+      else if (const HopperOperand* w = plan.wgmmaOperand(b))
+        out += "shared memory, wgmma tile (" + std::to_string(w->span) + "-byte swizzle panels)";
       else
         out += plan.sharedLayouts.count(b) ? "shared memory, swizzled" : "shared memory, row-major";
     } else if (plan.accumulators.count(b)) {

@@ -48,6 +48,17 @@ struct KernelLayoutPlan {
     if (!hopper) return nullptr;
     return b == hopper->a.tile ? &hopper->a : b == hopper->b.tile ? &hopper->b : nullptr;
   }
+  // The gemms that run as wgmma in place (sm_90a); their shared operand
+  // tiles have the panel layout (in sharedLayouts), which the layout
+  // inference pass leaves unannotated too.
+  std::vector<WgmmaGemm> wgmma;
+  const HopperOperand* wgmmaOperand(const ir::BufferNode* b) const {
+    for (const WgmmaGemm& w : wgmma) {
+      if (b == w.b.tile) return &w.b;
+      if (!w.registerA && b == w.a.tile) return &w.a;
+    }
+    return nullptr;
+  }
   FragmentLayoutPlan fragments;
   // Annotations that no layout satisfies (empty when the plan is usable).
   std::vector<LayoutConflict> conflicts;

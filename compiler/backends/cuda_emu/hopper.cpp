@@ -29,10 +29,10 @@ namespace tlc::cuda_emu {
 
 namespace {
 
-enum WgKind { kWgMma = 0, kWgFence, kWgCommit, kWgWait, kWgSetmaxnreg };
+enum WgKind { kWgMma = 0, kWgFence, kWgCommit, kWgWait, kWgSetmaxnreg, kWgMmaRs };
 const char* wgName(int k) {
   static const char* names[] = {"wgmma.mma_async", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
-                                "setmaxnreg"};
+                                "setmaxnreg", "wgmma.mma_async (A from registers)"};
   return names[k];
 }
 
@@ -489,10 +489,12 @@ void Machine::wgExecute(WgOp& op) {
       }
       break;
     }
-    case kWgMma: {
+    case kWgMma:
+    case kWgMmaRs: {
+      const bool registerA = op.kind == kWgMmaRs;
       const int n = op.sub / 16, kind = (op.sub / 4) % 4, ta = (op.sub / 2) % 2, tb = op.sub % 2;
       isa::SmemDesc da = isa::decodeSmemDesc(op.descA), db = isa::decodeSmemDesc(op.descB);
-      if ((da.baseOffset && da.swizzle) || (db.baseOffset && db.swizzle)) {
+      if ((!registerA && da.baseOffset && da.swizzle) || (db.baseOffset && db.swizzle)) {
         report(FindingKind::Trap, t, op.pc, 0, "wgmma matrix descriptor with a non-zero base offset (not emulated)");
         abortLaunch();
       }
@@ -510,8 +512,23 @@ void Machine::wgExecute(WgOp& op) {
         std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 2);
         return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat(bits) : tlc_emu_float::bf16ToFloat(bits);
       };
-      for (int m = 0; m < 64; ++m)
-        for (int k = 0; k < 16; ++k) A[m * 16 + k] = load(isa::wgmmaElementAddress(da, ta, m, k, 2));
+      auto half = [&](uint32_t bits) {
+        return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat((uint16_t)bits)
+                                         : tlc_emu_float::bf16ToFloat((uint16_t)bits);
+      };
+      if (registerA) {
+        // Thread t (warp w, lane 4g + q) holds rows 16w + g (+ 8), columns
+        // 2q, 2q + 1 (+ 8) of A: registers {row, row + 8} x {k, k + 8}.
+        for (int t = 0; t < 128; ++t)
+          for (int r = 0; r < 4; ++r) {
+            int row = (t / 32) * 16 + (t % 32) / 4 + (r % 2) * 8, col = (t % 4) * 2 + (r / 2) * 8;
+            A[row * 16 + col] = half(op.a[t][r] & 0xffff);
+            A[row * 16 + col + 1] = half(op.a[t][r] >> 16);
+          }
+      } else {
+        for (int m = 0; m < 64; ++m)
+          for (int k = 0; k < 16; ++k) A[m * 16 + k] = load(isa::wgmmaElementAddress(da, ta, m, k, 2));
+      }
       for (int k = 0; k < 16; ++k)
         for (int c = 0; c < n; ++c) B[k * n + c] = load(isa::wgmmaElementAddress(db, tb, c, k, 2));
       if (bad) {
@@ -560,6 +577,27 @@ void Machine::wgmma(int n, int kind, int transA, int transB, float* d, uint64_t 
   }
   op->d[t->tid % 128] = d;
   op->scale[t->tid % 128] = scaleD != 0;
+  wgFinish(t, op);
+}
+
+void Machine::wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, uint64_t descB, int scaleD,
+                      const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16) || (transB & ~1)) {
+    report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
+    abortLaunch();
+  }
+  WgOp* op = wgArrive(t, kWgMmaRs, n * 16 + kind * 4 + transB, p);
+  if (op->arrived == 1) op->descB = descB;
+  else if (op->descB != descB) {
+    report(FindingKind::CollectiveMismatch, t, p, 0, "threads of a warpgroup pass different wgmma matrix descriptors");
+    abortLaunch();
+  }
+  op->d[t->tid % 128] = d;
+  op->scale[t->tid % 128] = scaleD != 0;
+  for (int r = 0; r < 4; ++r) op->a[t->tid % 128][r] = a[r];
   wgFinish(t, op);
 }
 

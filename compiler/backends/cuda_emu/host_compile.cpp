@@ -86,6 +86,12 @@ bool helperBody(const std::string& name, std::string* body) {
     *body = it->second;
     return true;
   }
+  static const std::regex rs(R"(wgmma_rs_m64n(\d+)k16)");
+  std::smatch r;
+  if (std::regex_match(name, r, rs)) {
+    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind, TB, d, a, desc_b, scale_d);";
+    return true;
+  }
   static const std::regex wg(R"(wgmma_m64n(\d+)k16)");
   std::smatch w;
   if (std::regex_match(name, w, wg)) {

@@ -79,6 +79,9 @@ void apiTmaLoad(int rank, void* smem, const void* map, void* bar, const int* coo
 void apiWgmma(int n, int kind, int ta, int tb, float* d, uint64_t da, uint64_t db, int scale, const void* pc) {
   gMachine->wgmma(n, kind, ta, tb, d, da, db, scale, pc);
 }
+void apiWgmmaRs(int n, int kind, int tb, float* d, const uint32_t* a, uint64_t db, int scale, const void* pc) {
+  gMachine->wgmmaRs(n, kind, tb, d, a, db, scale, pc);
+}
 void apiWgmmaSync(int op, int n, const void* pc) { gMachine->wgmmaSync(op, n, pc); }
 void apiSetmaxnreg(int inc, unsigned regs, const void* pc) { gMachine->setmaxnreg(inc, regs, pc); }
 
@@ -145,6 +148,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.fence = apiFence;
   api_.tma_load = apiTmaLoad;
   api_.wgmma = apiWgmma;
+  api_.wgmma_rs = apiWgmmaRs;
   api_.wgmma_sync = apiWgmmaSync;
   api_.setmaxnreg = apiSetmaxnreg;
   hostVar_ = static_cast<tlc_emu_api**>(dlsym(handle, "tlc_emu_host"));

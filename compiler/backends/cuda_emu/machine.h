@@ -80,6 +80,7 @@ class Machine {
   void tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
   void wgmma(int n, int kind, int transA, int transB, float* d, uint64_t descA, uint64_t descB,
              int scaleD, const void* pc);
+  void wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, uint64_t descB, int scaleD, const void* pc);
   void wgmmaSync(int op, int n, const void* pc);
   void setmaxnreg(int inc, unsigned regs, const void* pc);
 

@@ -116,6 +116,7 @@ struct Machine::WgOp {
   float* d[128] = {};
   int scale[128] = {};
   uint64_t descA = 0, descB = 0;
+  uint32_t a[128][4] = {};  // wgmma with A from registers: each thread's A fragment
 };
 
 struct Machine::Warpgroup {

@@ -1,0 +1,194 @@
+// wgmma in place on sm_90a (cuda_hopper.h, WgmmaGemm): which gemms take it,
+// their operand tiles, the descriptor arithmetic shared with the
+// warp-specialized mainloop, and the emission.
+#include "compiler/backends/cuda/cuda_hopper.h"
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_layout_plan.h"
+#include "compiler/ir/functor.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+std::vector<int64_t> wgmmaWidths(int64_t n) {
+  std::vector<int64_t> w;
+  for (int64_t x : {256, 128, 64, 32, 16, 8})
+    while (n >= x) {
+      w.push_back(x);
+      n -= x;
+    }
+  return w;
+}
+
+DescOffsets descOffsets(const HopperOperand& op) {
+  if (op.mnMajor) return {op.rows * op.span, 8 * op.span};
+  return {16, 8 * op.span};
+}
+
+int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elemBytes) {
+  int64_t panelElems = op.span / elemBytes;
+  if (op.mnMajor)  // rows are k, columns m / n, in panels of span bytes
+    return (mn / panelElems) * op.rows * op.span + (mn % panelElems) * elemBytes + kk * 16 * op.span;
+  int64_t kb = kk * 16 * elemBytes;  // rows are m / n, columns k
+  return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
+}
+
+namespace {
+
+// The gemms that are the only statement besides copies in a Pipelined loop's
+// body: gemm mainloops, which keep their own lowering.
+class MainloopGemms : public IRVisitor {
+ public:
+  std::unordered_set<const GemmStmt*> found;
+  void visitFor(const ForStmt* f) override {
+    if (f->forKind == ForKind::Pipelined) {
+      const GemmStmt* gemm = nullptr;
+      int others = 0;
+      for (const Stmt& s : seqStmts(f->body)) {
+        if (as<CopyStmt>(s)) continue;
+        ++others;
+        gemm = as<GemmStmt>(s);
+      }
+      if (others == 1 && gemm) found.insert(gemm);
+    }
+    IRVisitor::visitFor(f);
+  }
+};
+
+// A whole two-dimensional 16-bit shared tile as a wgmma operand, `mnMajor`
+// when its contiguous dimension runs along M (A) or N (B).
+bool planTile(const Region& r, bool mnMajor, HopperOperand* out) {
+  const Buffer& tile = r.buffer;
+  int64_t rows, cols;
+  if (tile->scope != MemScope::Shared || tile->shape.size() != 2 || !isFullRegion(r) ||
+      !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
+    return false;
+  int64_t rowBytes = cols * dtypeBytes(tile->dtype);
+  int64_t span = rowBytes >= 128 ? 128 : rowBytes;
+  if ((span != 128 && span != 64 && span != 32) || rowBytes % span || rows % 8) return false;
+  if (mnMajor && span != 128) return false;
+  out->tile = tile.get();
+  out->rows = rows;
+  out->cols = cols;
+  out->span = span;
+  out->panels = rowBytes / span;
+  out->stageBytes = rows * rowBytes;
+  out->mnMajor = mnMajor;
+  return true;
+}
+
+}  // namespace
+
+std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms,
+                                      int64_t threads, const CudaOptions& options, const GemmStmt* mainloop) {
+  std::vector<WgmmaGemm> out;
+  if (options.arch != "sm_90a" || !options.tensorCores || threads % 128) return out;
+  MainloopGemms loops;
+  loops.visit(kernel.body);
+  LayoutAnnotations annotations = collectLayoutAnnotations(kernel);
+  int64_t warps = threads / 32;
+  for (const GemmStmt* g : gemms) {
+    if (g == mainloop || loops.found.count(g)) continue;
+    MmaShape s;
+    if (!mmaShapeOf(g, threads, options, &s, true) || (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16)) continue;
+    const Buffer& c = g->c.buffer;
+    if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c) || s.m != 16 * warps ||
+        s.n > 256 || s.n % 8)
+      continue;
+    WgmmaGemm w;
+    w.gemm = g;
+    w.shape = s;
+    w.shape.warpsM = warps;
+    w.shape.warpsN = 1;
+    // B is [K, N] (N contiguous: MN-major) or, transposed, [N, K].
+    if (!planTile(g->b, !g->transB, &w.b) || annotations.count(w.b.tile)) continue;
+    int64_t panelElems = w.b.span / dtypeBytes(g->b.buffer->dtype);
+    if (w.b.mnMajor && s.n > panelElems && s.n % panelElems) continue;
+    if (g->a.buffer->scope == MemScope::Fragment) {
+      if (g->transA || !isFullRegion(g->a)) continue;
+      w.registerA = true;
+    } else if (!planTile(g->a, g->transA, &w.a) || annotations.count(w.a.tile)) {
+      continue;
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
+  const WgmmaGemm* w = nullptr;
+  for (const WgmmaGemm& x : wgmma_)
+    if (x.gemm == g) w = &x;
+  if (!w) return false;
+  const BufferInfo& cInfo = bufs_[g->c.buffer.get()];
+  const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
+  const BufferInfo& bInfo = bufs_[g->b.buffer.get()];
+  int64_t warps = threads_ / 32;
+  if (!cInfo.fragment || cInfo.warpsM != warps || cInfo.warpsN != 1 || bInfo.place != Placement::Shared) return false;
+  // A planned from registers that ended up in shared memory (its group did
+  // not fit) has no wgmma layout there: mma.sync reads it instead.
+  if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1)) return false;
+  LocationScope at(*this, g->loc);
+  const MmaShape& s = w->shape;
+  int64_t eb = dtypeBytes(g->b.buffer->dtype);
+  std::string kind = s.kind == MmaKind::F16 ? "0" : "1";
+  std::string ta = w->a.mnMajor ? "1" : "0", tb = w->b.mnMajor ? "1" : "0";
+  const std::string& acc = cInfo.name;
+  const std::string pin = "tlc::fence_registers<" + std::to_string(cInfo.elems) + ">(" + acc + ");";
+  // The tile's first byte, in the live stage of a pipelined tile.
+  auto base = [&](const Buffer& b) {
+    return "reinterpret_cast<const char*>(&" + access(b, {makeInt(0), makeInt(0)}) + ")";
+  };
+  open("");
+  // One A fragment per k-step, packed before the fence: no register a wgmma
+  // reads may change while it is in flight.
+  std::string af = fresh("a_frag");
+  if (w->registerA) {
+    line("unsigned " + af + "[" + std::to_string(s.k / 16) + "][4];");
+    for (int64_t kk = 0; kk < s.k / 16; ++kk)
+      // Accumulator atoms 2kk and 2kk + 1 of the warp's 16 rows of A are the
+      // A fragment of k-step kk (see emitGemmMma).
+      for (int q = 0; q < 4; ++q) {
+        int64_t reg = kk * 8 + (q / 2) * 4 + (q % 2) * 2;
+        line(af + "[" + std::to_string(kk) + "][" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" +
+             std::to_string(reg) + "], " + aInfo.name + "[" + std::to_string(reg + 1) + "]);");
+      }
+  }
+  std::string db = fresh("desc_b"), da = fresh("desc_a");
+  line("tlc::wgmma_fence();");
+  line(pin);
+  auto dB = descOffsets(w->b);
+  line("const unsigned long long " + db + " = tlc::smem_desc(" + base(g->b.buffer) + ", " + std::to_string(dB.lbo) +
+       ", " + std::to_string(dB.sbo) + ", " + std::to_string(w->b.span) + ");");
+  if (!w->registerA) {
+    // The warpgroup's 64 rows of A: along the rows of a K-major tile, or
+    // one 128-byte panel of an MN-major one.
+    auto dA = descOffsets(w->a);
+    std::string wgRows = w->a.mnMajor ? std::to_string(64 / (w->a.span / eb)) + " * " + std::to_string(w->a.rows * w->a.span)
+                                      : std::to_string(64 * w->a.span);
+    line("const unsigned long long " + da + " = tlc::smem_desc(" + base(g->a.buffer) + " + tid / 128 * " + wgRows + ", " +
+         std::to_string(dA.lbo) + ", " + std::to_string(dA.sbo) + ", " + std::to_string(w->a.span) + ");");
+  }
+  for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+    std::string scale = g->clearAccum && kk == 0 ? "0" : "1";
+    int64_t c0 = 0;
+    for (int64_t width : wgmmaWidths(s.n)) {
+      std::string d = "&" + acc + "[" + std::to_string(c0 / 8 * 4) + "]";
+      std::string bDesc = db + " + " + std::to_string(tileOffset(w->b, kk, c0, eb) >> 4);
+      if (w->registerA)
+        line("tlc::wgmma_rs_m64n" + std::to_string(width) + "k16<" + kind + ", " + tb + ">(" + d + ", " + af + "[" +
+             std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
+      else
+        line("tlc::wgmma_m64n" + std::to_string(width) + "k16<" + kind + ", " + ta + ", " + tb + ">(" + d + ", " + da +
+             " + " + std::to_string(tileOffset(w->a, kk, 0, eb) >> 4) + ", " + bDesc + ", " + scale + ");");
+      c0 += width;
+    }
+  }
+  line("tlc::wgmma_commit();");
+  line("tlc::wgmma_wait<0>();");
+  line(pin);
+  close();
+  return true;
+}
+
+}  // namespace tlc::cuda
