@@ -126,3 +126,26 @@ TEST_CASE("an invalid fragment is reported") {
   CHECK_FALSE(f.isValid(&why));
   CHECK(why.find("holds two elements") != std::string::npos);
 }
+
+TEST_CASE("the wgmma panel layout is a bijection that keeps 16-byte chunks whole and swizzles them by the row") {
+  for (auto [rows, cols, span] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {128, 128, 128}, {64, 64, 128}, {32, 256, 128}, {16, 32, 64}, {8, 16, 32}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    layout::Layout l = layout::Layout::panels(rows, cols, 2, span);
+    CHECK(l.isBijective());
+    int64_t panel = span / 2;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int64_t off = l.apply({r, c})[0];
+        // Panel c / panel holds all rows of its columns, span bytes per row.
+        CHECK(off / (rows * panel) == c / panel);
+        CHECK(off % (rows * panel) / panel == r);
+        // Chunks of 8 elements stay contiguous; their order within the row is
+        // the span's swizzle of the row.
+        CHECK(off % 8 == c % 8);
+        int64_t chunks = span / 16;
+        CHECK(off % panel / 8 == ((c % panel / 8) ^ (r / (8 / chunks) % chunks)));
+      }
+  }
+}
