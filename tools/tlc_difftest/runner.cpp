@@ -16,7 +16,7 @@ bool startsWith(const std::string& s, const std::string& prefix) { return s.rfin
 
 }  // namespace
 
-std::vector<std::string> knownTargets() { return {"interp", "cpu", "emu:sm_80", "emu:sm_86", "emu:sm_89", "emu:sm_90"}; }
+std::vector<std::string> knownTargets() { return {"interp", "cpu", "emu:sm_80", "emu:sm_86", "emu:sm_89", "emu:sm_90", "emu:sm_90a"}; }
 
 std::vector<std::string> defaultTargets() { return {"interp", "cpu", "emu:sm_80"}; }
 

@@ -4,6 +4,7 @@
 
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/buffer_access.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
 
 namespace tlc::cuda {
@@ -79,13 +80,96 @@ bool planOperand(const CopyStmt* c, HopperOperand* out, std::string* why) {
   return true;
 }
 
+// The values of the kernel's top-level lets before `f` whose values use
+// only block indices and kernel arguments: the producer warpgroup runs
+// before them, so its copies' regions use their values instead.
+VarMap producerLets(const KernelStmt& kernel, const ForStmt* f) {
+  VarMap lets;
+  BoundVars bound;
+  bound.visit(kernel.body);
+  std::function<bool(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s) return false;
+    if (s.get() == f) return true;
+    if (auto* seq = as<SeqStmt>(s)) {
+      for (auto& x : seq->stmts)
+        if (walk(x)) return true;
+      return false;
+    }
+    if (auto* l = as<LetStmt>(s)) {
+      Expr v = substitute(l->value, lets);
+      UsesVars uses(bound.vars);
+      uses.visit(v);
+      if (!uses.found && !uses.loads) lets[l->var.get()] = v;
+      return walk(l->body);
+    }
+    return false;
+  };
+  walk(kernel.body);
+  return lets;
+}
+
+// The general form: every stage-0 copy a tensor copy, the tiles used by
+// nothing outside the loop.
+bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
+                     HopperMainloop* out, std::string* why) {
+  VarMap lets = producerLets(kernel, f);
+  BoundVars bound;
+  bound.visit(kernel.body);
+  bound.vars.erase(f->var.get());
+  for (const CopyStmt* c : sched.producers) {
+    auto copy = std::make_shared<CopyStmt>(*c);
+    for (Region* r : {&copy->src, &copy->dst})
+      for (auto& rg : r->ranges) {
+        rg.min = substitute(rg.min, lets);
+        rg.extent = substitute(rg.extent, lets);
+      }
+    UsesVars uses(bound.vars);
+    uses.visitRegion(copy->src);
+    uses.visitRegion(copy->dst);
+    if (uses.found || uses.loads) return fail(why, "a copy's region uses values computed in the kernel");
+    HopperOperand op;
+    if (!planOperand(copy.get(), &op, why)) return false;
+    op.copy = c;
+    op.substituted = copy;
+    out->tiles.push_back(op);
+  }
+  UsesVars uses(bound.vars);
+  uses.visit(substitute(f->min, lets));
+  uses.visit(substitute(f->extent, lets));
+  if (uses.found || uses.loads) return fail(why, "the trip count uses values computed in the kernel");
+  if (threads + 128 > 1024) return fail(why, "no room for a producer warpgroup beside " + std::to_string(threads) +
+                                                 " threads");
+  // The tiles are touched only inside the loop.
+  LayoutAnnotations annotations = collectLayoutAnnotations(kernel);
+  TouchCount outside;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (auto* seq = as<SeqStmt>(st)) {
+      for (auto& x : seq->stmts) walk(x);
+    } else if (auto* l = as<LetStmt>(st)) {
+      walk(l->body);
+    } else if (st.get() != f) {
+      outside.visitStmt(st);
+    }
+  };
+  walk(kernel.body);
+  for (const HopperOperand& op : out->tiles) {
+    if (outside.count[op.tile]) return fail(why, "`" + op.tile->name + "` is used outside the loop");
+    if (annotations.count(op.tile)) return fail(why, "`" + op.tile->name + "` has a layout annotation");
+  }
+  out->loop = f;
+  out->stages = sched.depth;
+  out->producerLets = lets;
+  return true;
+}
+
 bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const CudaOptions& options,
               HopperMainloop* out, std::string* why) {
   PipelineSchedule sched = pipelineSchedule(f);
   std::vector<Stmt> body = seqStmts(f->body);
-  if (sched.producers.size() != 2 || body.size() != 3 || sched.depth < 2 || body[0].get() != sched.producers[0] ||
-      body[1].get() != sched.producers[1])
-    return fail(why, "the loop body is not two global-to-shared copies and one gemm");
+  if (sched.producers.empty() || sched.depth < 2) return fail(why, "the loop has no copies that run ahead");
+  bool gemmForm = sched.producers.size() == 2 && body.size() == 3 && body[0].get() == sched.producers[0] &&
+                  body[1].get() == sched.producers[1] && as<GemmStmt>(body[2]);
+  if (!gemmForm) return planGeneralLoop(kernel, f, sched, threads, out, why);
   auto* g = as<GemmStmt>(body[2]);
   if (!g) return fail(why, "the loop body does not end with a gemm");
   if (g->clearAccum) return fail(why, "the gemm clears its accumulator");
@@ -164,6 +248,7 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   out->gemm = g;
   out->a = a;
   out->b = b;
+  out->tiles = {a, b};
   out->shape = s;
   out->stages = sched.depth;
   return true;
@@ -185,7 +270,19 @@ std::optional<HopperMainloop> planHopperMainloop(const KernelStmt& kernel, int64
                                                  std::string* whyNot) {
   if (whyNot) whyNot->clear();
   if (!hopperTarget(options) || threads % 128) return std::nullopt;
-  for (const Stmt& st : seqStmts(kernel.body)) {
+  // The kernel's own statements, through the bodies of its lets.
+  std::vector<Stmt> top;
+  std::function<void(const Stmt&)> flatten = [&](const Stmt& s) {
+    if (auto* seq = as<SeqStmt>(s)) {
+      for (auto& x : seq->stmts) flatten(x);
+    } else if (auto* l = as<LetStmt>(s)) {
+      flatten(l->body);
+    } else if (s) {
+      top.push_back(s);
+    }
+  };
+  flatten(kernel.body);
+  for (const Stmt& st : top) {
     auto* f = as<ForStmt>(st);
     if (!f || f->forKind != ForKind::Pipelined || f->numStages < 2) continue;
     if (!f->warpSpecialize) {

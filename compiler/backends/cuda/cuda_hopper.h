@@ -17,6 +17,7 @@
 // its warpgroup (see HopperMainloop::slices).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/cuda_options.h"
 #include "compiler/ir/ir.h"
+#include "compiler/ir/substitute.h"
 
 namespace tlc::cuda {
 
@@ -37,12 +39,26 @@ struct HopperOperand {
   int64_t panels = 0;          // cols * element bytes / span
   int64_t stageBytes = 0;      // rows * cols * element bytes
   int rowDim = -1, colDim = -1;  // the tensor dimensions the tile's rows and columns run along
+  // The copy with the kernel's lets before the loop substituted into its
+  // regions (general form; the producer runs before those lets).
+  std::shared_ptr<const ir::CopyStmt> substituted;
+  const ir::CopyStmt* producerCopy() const { return substituted ? substituted.get() : copy; }
 };
 
+// A warp-specialized loop. Its gemm form (`gemm` set): the body is the two
+// copies of the gemm's operands `a` and `b` and the gemm, whose consumer loop
+// keeps one stage of wgmmas in flight. Its general form (`gemm` null): any
+// body whose stage-0 statements are tensor copies (`tiles`; the K and V
+// loads of attention): the consumers wait for a stage's tiles, run the other
+// statements in program order (their gemms as wgmma in place, reading the
+// tiles in the panel layout TMA writes, layout::Layout::panels), and release
+// the stage at the end of the iteration.
 struct HopperMainloop {
   const ir::ForStmt* loop = nullptr;
   const ir::GemmStmt* gemm = nullptr;
   HopperOperand a, b;
+  std::vector<HopperOperand> tiles;  // every tensor copy of the loop, in program order (gemm form: a, b)
+  ir::VarMap producerLets;           // general form: the lets the producer substitutes (see HopperOperand)
   MmaShape shape;  // warpsM = threads / 32, warpsN = 1
   int64_t stages = 0;
   // 16-row slices of the accumulator per warp (block_M / (16 * warps)). Warp

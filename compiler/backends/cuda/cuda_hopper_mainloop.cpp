@@ -28,20 +28,20 @@ std::string KernelEmitter::syncThreads() const {
 std::string KernelEmitter::tensorMapParams() {
   if (!hopper_) return "";
   std::string params;
-  const HopperOperand* ops[2] = {&hopper_->a, &hopper_->b};
-  for (int i = 0; i < 2; ++i) {
-    const HopperOperand& op = *ops[i];
+  tmapName_.clear();
+  for (size_t i = 0; i < hopper_->tiles.size(); ++i) {
+    const HopperOperand& op = hopper_->tiles[i];
     const Region& src = op.copy->src;
     TensorMapArg t;
     for (size_t p = 0; p < func_.params.size(); ++p)
       if (func_.params[p].buffer.get() == src.buffer.get()) t.paramIndex = (int)p;
     TLC_CHECK(t.paramIndex >= 0, "a TMA source is not a tensor parameter");
     t.box.assign(src.buffer->shape.size(), 1);
-    t.box[op.rowDim] = i == 0 && hopper_->slices > 1 ? 16 : op.rows;
+    t.box[op.rowDim] = i == 0 && hopper_->gemm && hopper_->slices > 1 ? 16 : op.rows;
     t.box[op.colDim] = op.span / dtypeBytes(op.tile->dtype);
     t.swizzle = (int)op.span;
     tensorMaps_.push_back(t);
-    tmapName_[i] = fresh(bufs_[src.buffer.get()].name + "_tmap");
+    tmapName_.push_back(fresh(bufs_[src.buffer.get()].name + "_tmap"));
     params += ", const __grid_constant__ tlc::TensorMap " + tmapName_[i];
   }
   return params;
@@ -88,27 +88,27 @@ void KernelEmitter::emitHopperSetup() {
   open("if (tid >= " + T + ")");
   line("tlc::reg_dealloc<" + std::to_string(h.producerRegs) + ">();");
   open("if (tid == " + T + ")");
-  line("tlc::tma_prefetch(&" + tmapName_[0] + ");");
-  line("tlc::tma_prefetch(&" + tmapName_[1] + ");");
+  for (const std::string& m : tmapName_) line("tlc::tma_prefetch(&" + m + ");");
   const ForStmt* f = h.loop;
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
-  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
+  int64_t bytes = 0;
+  for (const HopperOperand& op : h.tiles) bytes += op.stageBytes;
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
-  line("tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(h.a.stageBytes + h.b.stageBytes) +
-       ");");
+  line("tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");");
   if (isNonNegative(f->min)) markNonNegative(f->var);
-  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
-  const HopperOperand* ops[2] = {&h.a, &h.b};
-  for (int i = 0; i < 2; ++i) {
-    const HopperOperand& op = *ops[i];
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(substitute(f->min, h.producerLets)) +
+       " + " + it + ";");
+  for (size_t i = 0; i < h.tiles.size(); ++i) {
+    const HopperOperand& op = h.tiles[i];
     LocationScope copyAt(*this, op.copy->loc);
-    const Region& src = op.copy->src;
+    const Region& src = op.producerCopy()->src;
     int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
-    // A's 16-row chunks go where their wgmma reads them (HopperMainloop::slices).
-    int64_t chunks = i == 0 && h.slices > 1 ? op.rows / 16 : 1;
+    // The gemm form's A: 16-row chunks go where their wgmma reads them (HopperMainloop::slices).
+    int64_t chunks = i == 0 && h.gemm && h.slices > 1 ? op.rows / 16 : 1;
     for (int64_t p = 0; p < op.panels; ++p)
       for (int64_t q = 0; q < chunks; ++q) {
         int64_t w = q / h.slices, a = q % h.slices;
@@ -188,6 +188,57 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   line(pin);
   close();
   pending = accessesOf(f->body);
+}
+
+// The general form's consumers: each iteration waits for its stage's tiles,
+// runs the loop's other statements in program order with the tiles at that
+// stage, and releases the stage: every read of it is complete by then (the
+// in-place wgmmas are waited for), so each warp arrives once its lanes are
+// past the body. No block-wide barrier orders the iterations unless the body
+// itself carries shared memory from one to the next.
+void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
+  const HopperMainloop& h = *hopper_;
+  LocationScope at(*this, f->loc);
+  barrier(pending);
+  std::vector<Stmt> consumers;
+  for (const Stmt& s : seqStmts(f->body)) {
+    bool produced = false;
+    for (const HopperOperand& op : h.tiles) produced |= s.get() == op.copy;
+    if (!produced) consumers.push_back(s);
+  }
+  Accesses carried = loopCarried(f);
+  for (const HopperOperand& op : h.tiles) {
+    carried.reads.erase(op.tile);
+    carried.writes.erase(op.tile);
+  }
+  bool carriedShared = false;
+  for (const BufferNode* b : carried.writes) carriedShared |= bufs_[b].place == Placement::Shared;
+  open("");
+  std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("int " + stage + " = 0;");
+  line("unsigned " + phase + " = 0;");
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
+  open("");
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+  Var version = makeVar("stage");
+  markNonNegative(version);
+  line("const int " + varName(version) + " = " + stage + ";");
+  for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = makeVarRef(version);
+  Accesses inner;
+  for (const Stmt& c : consumers) emitBlock(c, inner);
+  for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
+  if (carriedShared) line(syncThreads());
+  close();
+  line("__syncwarp();");
+  line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  close();
+  close();
+  pending = accessesOf(f->body);
+  for (const HopperOperand& op : h.tiles) pending.reads.erase(op.tile), pending.writes.erase(op.tile);
 }
 
 }  // namespace tlc::cuda

@@ -236,7 +236,8 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       auto* f = as<ForStmt>(s);
       if (f->forKind == ForKind::Parallel) break;
       if (hopper_ && f == hopper_->loop) {
-        emitHopperConsumer(f, pending);
+        if (hopper_->gemm) emitHopperConsumer(f, pending);
+        else emitHopperLoop(f, pending);
         return;
       }
       if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {

@@ -106,6 +106,7 @@ class KernelEmitter : public backend::CEmitter {
   std::string tensorMapParams();
   void emitHopperSetup();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
+  void emitHopperLoop(const ir::ForStmt* f, Accesses& pending);
   std::string hopperTile(const HopperOperand& op, const std::string& stage);
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
   // threads, otherwise executed in full by the calling thread.
@@ -195,7 +196,7 @@ class KernelEmitter : public backend::CEmitter {
   std::optional<HopperMainloop> hopper_;
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   std::vector<TensorMapArg> tensorMaps_;
-  std::string tmapName_[2];     // the A and B tensor-map parameters
+  std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements

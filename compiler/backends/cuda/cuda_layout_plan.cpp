@@ -46,8 +46,9 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
   std::unordered_set<const GemmStmt*> fullRow = fullRowGemms(kernel);
   for (const WgmmaGemm& w : planWgmmaGemms(kernel, gemms, threads, options, hopper ? hopper->gemm : nullptr)) {
-    if (hopper && (w.b.tile == hopper->a.tile || w.b.tile == hopper->b.tile || w.a.tile == hopper->a.tile ||
-                   w.a.tile == hopper->b.tile))
+    if (hopper && hopper->gemm &&
+        (w.b.tile == hopper->a.tile || w.b.tile == hopper->b.tile || w.a.tile == hopper->a.tile ||
+         w.a.tile == hopper->b.tile))
       continue;
     plan.wgmma.push_back(w);
     fullRow.insert(w.gemm);
@@ -65,8 +66,15 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     if (it == plan.annotations.end() || it->second->layout.kind != LayoutKind::SharedFallback)
       plan.accumulators.emplace(b, frag);
   }
-  // The Hopper mainloop needs its accumulator in registers with the wgmma warp grid.
-  if (hopper) {
+  // The general form's tiles are read where TMA writes them, in panels.
+  if (hopper && !hopper->gemm) {
+    plan.hopper = hopper;
+    for (const HopperOperand& op : hopper->tiles)
+      plan.sharedLayouts.insert_or_assign(op.tile, layout::Layout::panels(op.rows, op.cols, dtypeBytes(op.tile->dtype),
+                                                                          op.span));
+  }
+  // The gemm mainloop needs its accumulator in registers with the wgmma warp grid.
+  if (hopper && hopper->gemm) {
     auto it = plan.accumulators.find(hopper->gemm->c.buffer.get());
     if (it != plan.accumulators.end() && it->second.warpsM == threads / 32 && it->second.warpsN == 1) {
       plan.hopper = hopper;

@@ -46,7 +46,9 @@ struct KernelLayoutPlan {
   // The TMA operand whose tile is `b`, or null.
   const HopperOperand* tmaOperand(const ir::BufferNode* b) const {
     if (!hopper) return nullptr;
-    return b == hopper->a.tile ? &hopper->a : b == hopper->b.tile ? &hopper->b : nullptr;
+    for (const HopperOperand& op : hopper->tiles)
+      if (b == op.tile) return &op;
+    return nullptr;
   }
   // The gemms that run as wgmma in place (sm_90a); their shared operand
   // tiles have the panel layout (in sharedLayouts), which the layout

@@ -95,6 +95,9 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c) || s.m != 16 * warps ||
         s.n > 256 || s.n % 8)
       continue;
+    // An accumulator annotated to stay in shared memory keeps mma.sync.
+    if (auto it = annotations.find(c.get()); it != annotations.end() && it->second->layout.kind != LayoutKind::MmaAccumulator)
+      continue;
     WgmmaGemm w;
     w.gemm = g;
     w.shape = s;
