@@ -79,4 +79,5 @@ TEST_CASE("flash attention example: causal and not, grouped heads, sizes the til
   checkExample("flash_attention/mha_fwd_bshd.tl", {{"D", "64"}}, {{"B", 1}, {"S", 200}, {"H", 2}});
   checkExample("flash_attention/mha_fwd_bshd.tl", {{"causal", "True"}, {"dtype", "bfloat16"}}, {{"B", 2}, {"S", 129}, {"H", 1}});
   checkExample("flash_attention/mha_fwd_bshd.tl", {{"groups", "2"}, {"D", "64"}}, {{"B", 1}, {"S", 1}, {"H", 4}});
+  checkExample("flash_attention/mha_fwd_bhsd.tl", {{"causal", "True"}, {"D", "64"}}, {{"B", 2}, {"S", 130}, {"H", 1}});
 }

@@ -134,6 +134,7 @@ TEST_CASE("the sm_90a flash-attention example through wgmma runs clean in the CU
        {{"B", 1}, {"S", 129}, {"H", 2}}},
       {"examples/flash_attention/mha_fwd_bshd.tl",
        {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}}, {{"B", 2}, {"S", 1}, {"H", 1}}},
+      {"examples/flash_attention/mha_fwd_bhsd.tl", {{"causal", "True"}, {"D", "64"}}, {{"B", 1}, {"S", 150}, {"H", 2}}},
   };
   for (const Case& c : cases) {
     std::string defs;

@@ -189,6 +189,28 @@ TEST_CASE("examples/flash_attention/mha_fwd_bshd.tl agrees with a naive softmax(
   }
 }
 
+TEST_CASE("examples/flash_attention/mha_fwd_bhsd.tl is the same attention on (B, H, S, D) tensors") {
+  const int64_t B = 1, S = 90, H = 2, D = 32;
+  Compiled c("examples/flash_attention/mha_fwd_bhsd.tl",
+             {{"D", "32"}, {"causal", "True"}, {"block_M", "32"}, {"block_N", "16"}});
+  RunArgs a = c.run({{"B", B}, {"S", S}, {"H", H}});
+  // The reference in (B, S, H, D): transpose the inputs and the result.
+  auto toBshd = [&](const HostTensor& t) {
+    HostTensor out(t.dtype, {B, S, H, D});
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t d = 0; d < D; ++d) out.set(((s * H) + h) * D + d, t.get(((h * S) + s) * D + d));
+    return out;
+  };
+  std::vector<double> want = naiveAttention(toBshd(*a.tensors[0]), toBshd(*a.tensors[1]), toBshd(*a.tensors[2]), B, S,
+                                            H, D, 1, true);
+  std::vector<double> bhsd(want.size());
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t d = 0; d < D; ++d) bhsd[((h * S) + s) * D + d] = want[((s * H) + h) * D + d];
+  checkClose(*a.tensors[3], bhsd, 2e-3, 1e-2);
+}
+
 TEST_CASE("tlc run on the gemm example prints the summary with a passing check") {
   Compiled c("examples/gemm/gemm.tl", {{"M", "64"}, {"N", "64"}, {"K", "64"}});
   std::ostringstream out;
