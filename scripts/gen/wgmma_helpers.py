@@ -3,8 +3,8 @@
 `wgmma helpers begin/end` markers): per instruction width N, the float16 and
 bfloat16 forms of `wgmma.mma_async ... m64nNk16.f32` with A from a
 shared-memory descriptor (wgmma_m64nNk16) and from registers
-(wgmma_rs_m64nNk16), with one inline-asm operand per accumulator register. Run it after changing the list
-of widths:  python3 scripts/gen/wgmma_helpers.py
+(wgmma_rs_m64nNk16), with one inline-asm operand per accumulator register.
+Run it after changing the list of widths:  python3 scripts/gen/wgmma_helpers.py
 """
 import pathlib
 import re
@@ -12,44 +12,41 @@ import re
 WIDTHS = [8, 16, 32, 64, 128, 256]
 KINDS = [(0, "f16"), (1, "bf16")]
 
-def helper(n):
+def function(template, signature, n, a_operand, inputs, first_input):
+    """One helper: `first_input` is the asm operand number of its first
+    input (the accumulators come first); `a_operand` the A operand text of
+    the instruction given that numbering; `inputs` the input constraints."""
     regs = n // 2
     d = ", ".join(f"%{i}" for i in range(regs))
-    a, b, s, ta, tb = regs, regs + 1, regs + 2, regs + 3, regs + 4
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
-    lines = [
-        f"template <int Kind, int TA, int TB>",
-        f"__device__ __forceinline__ void wgmma_m64n{n}k16(float* d, u64 desc_a, u64 desc_b, int scale_d) {{",
-    ]
+    lines = [template, f"__device__ __forceinline__ void {signature} {{"]
     for i, (kind, t) in enumerate(KINDS):
         kw = "if" if i == 0 else "else if"
+        a, rest = a_operand(first_input)
         lines.append(f"  {kw} (Kind == {kind})")
-        lines.append(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
-        lines.append(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{d}}}, %{a}, %{b}, p, 1, 1, %{ta}, %{tb};\\n}}\\n"')
+        lines.append(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{rest[1]}, 0;\\n"')
+        trans = ", ".join(f"%{x}" for x in rest[2:])
+        lines.append(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{d}}}, {a}, %{rest[0]}, p, 1, 1, {trans};\\n}}\\n"')
         lines.append(f"                 : {outs}")
-        lines.append(f'                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TA), "n"(TB));')
+        lines.append(f"                 : {inputs});")
     lines.append("}")
     return "\n".join(lines)
 
+def helper(n):
+    # A and B descriptors, scale_d, TA, TB.
+    def operands(first):
+        return f"%{first}", [first + 1, first + 2, first + 3, first + 4]
+    return function("template <int Kind, int TA, int TB>",
+                    f"wgmma_m64n{n}k16(float* d, u64 desc_a, u64 desc_b, int scale_d)", n, operands,
+                    '"l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TA), "n"(TB)', n // 2)
+
 def helper_rs(n):
-    regs = n // 2
-    d = ", ".join(f"%{i}" for i in range(regs))
-    a0, b, s, tb = regs, regs + 4, regs + 5, regs + 6
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
-    a = ", ".join(f"%{a0 + i}" for i in range(4))
-    lines = [
-        f"template <int Kind, int TB>",
-        f"__device__ __forceinline__ void wgmma_rs_m64n{n}k16(float* d, const unsigned* a, u64 desc_b, int scale_d) {{",
-    ]
-    for i, (kind, t) in enumerate(KINDS):
-        kw = "if" if i == 0 else "else if"
-        lines.append(f"  {kw} (Kind == {kind})")
-        lines.append(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{s}, 0;\\n"')
-        lines.append(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{d}}}, {{{a}}}, %{b}, p, 1, 1, %{tb};\\n}}\\n"')
-        lines.append(f"                 : {outs}")
-        lines.append(f'                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TB));')
-    lines.append("}")
-    return "\n".join(lines)
+    # A's four registers, the B descriptor, scale_d, TB.
+    def operands(first):
+        return "{" + ", ".join(f"%{first + i}" for i in range(4)) + "}", [first + 4, first + 5, first + 6]
+    return function("template <int Kind, int TB>",
+                    f"wgmma_rs_m64n{n}k16(float* d, const unsigned* a, u64 desc_b, int scale_d)", n, operands,
+                    '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TB)', n // 2)
 
 path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
 text = path.read_text()

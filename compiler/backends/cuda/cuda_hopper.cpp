@@ -11,6 +11,21 @@ namespace tlc::cuda {
 
 using namespace ir;
 
+int64_t panelSpan(int64_t cols, int64_t elemBytes) {
+  int64_t rowBytes = cols * elemBytes;
+  int64_t span = rowBytes >= 128 ? 128 : rowBytes;
+  return (span == 128 || span == 64 || span == 32) && rowBytes % span == 0 ? span : 0;
+}
+
+void setPanelShape(const BufferNode* tile, int64_t rows, int64_t cols, int64_t span, HopperOperand* out) {
+  out->tile = tile;
+  out->rows = rows;
+  out->cols = cols;
+  out->span = span;
+  out->panels = cols * dtypeBytes(tile->dtype) / span;
+  out->stageBytes = rows * cols * dtypeBytes(tile->dtype);
+}
+
 bool hopperTarget(const CudaOptions& options) {
   return options.arch == "sm_90a" && options.tensorCores && options.asyncCopy && options.warpSpecialize;
 }
@@ -59,21 +74,15 @@ bool planOperand(const CopyStmt* c, HopperOperand* out, std::string* why) {
                          std::to_string(cols) + "] box of two of its dimensions");
   if (d1 != (int)src->shape.size() - 1)
     return fail(why, "the tile's rows do not run along the contiguous dimension of `" + src->name + "`");
-  int64_t bytes = dtypeBytes(tile->dtype);
-  int64_t rowBytes = cols * bytes;
-  int64_t span = rowBytes >= 128 ? 128 : rowBytes;
-  if ((span != 128 && span != 64 && span != 32) || rowBytes % span)
+  int64_t rowBytes = cols * dtypeBytes(tile->dtype);
+  int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
+  if (!span)
     return fail(why, "the rows of `" + tile->name + "` are " + std::to_string(rowBytes) +
                          " bytes: TMA tiles need rows of 32, 64 or a multiple of 128 bytes");
   if (rows > 256 || rows % 8) return fail(why, "`" + tile->name + "` has " + std::to_string(rows) +
                                                    " rows: TMA tiles need a multiple of 8, at most 256");
   out->copy = c;
-  out->tile = tile.get();
-  out->rows = rows;
-  out->cols = cols;
-  out->span = span;
-  out->panels = rowBytes / span;
-  out->stageBytes = rows * rowBytes;
+  setPanelShape(tile.get(), rows, cols, span, out);
   out->rowDim = d0;
   out->colDim = d1;
   if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");

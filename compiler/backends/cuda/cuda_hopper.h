@@ -53,6 +53,12 @@ struct HopperOperand {
 // statements in program order (their gemms as wgmma in place, reading the
 // tiles in the panel layout TMA writes, layout::Layout::panels), and release
 // the stage at the end of the iteration.
+// The span of a [rows, cols] tile's panels (128, 64 or 32 bytes), or 0 when
+// its rows are of no panel width (32, 64 or a multiple of 128 bytes).
+int64_t panelSpan(int64_t cols, int64_t elemBytes);
+// Fills the shape fields of `out` (tile, rows, cols, span, panels, stageBytes) for a tile with panels of `span`.
+void setPanelShape(const ir::BufferNode* tile, int64_t rows, int64_t cols, int64_t span, HopperOperand* out);
+
 struct HopperMainloop {
   const ir::ForStmt* loop = nullptr;
   const ir::GemmStmt* gemm = nullptr;

@@ -63,16 +63,9 @@ bool planTile(const Region& r, bool mnMajor, HopperOperand* out) {
   if (tile->scope != MemScope::Shared || tile->shape.size() != 2 || !isFullRegion(r) ||
       !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
     return false;
-  int64_t rowBytes = cols * dtypeBytes(tile->dtype);
-  int64_t span = rowBytes >= 128 ? 128 : rowBytes;
-  if ((span != 128 && span != 64 && span != 32) || rowBytes % span || rows % 8) return false;
-  if (mnMajor && span != 128) return false;
-  out->tile = tile.get();
-  out->rows = rows;
-  out->cols = cols;
-  out->span = span;
-  out->panels = rowBytes / span;
-  out->stageBytes = rows * rowBytes;
+  int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
+  if (!span || rows % 8 || (mnMajor && span != 128)) return false;
+  setPanelShape(tile.get(), rows, cols, span, out);
   out->mnMajor = mnMajor;
   return true;
 }
