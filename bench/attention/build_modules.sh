@@ -21,5 +21,5 @@ build d128_causal $common -D D=128 -D causal=True
 build d64 $common -D D=64
 build d128_bf16 $common -D D=128 -D dtype=bfloat16
 build d128_gqa4 $common -D D=128 -D groups=4
-cp "$root"/build/runtime/libtlc_runtime.so.0.1.0 "$out/libtlc_runtime.so"
+cp -L "$root"/build/runtime/libtlc_runtime.so "$out/libtlc_runtime.so"
 ls "$out"

@@ -25,4 +25,9 @@ difftest=${TLC_DIFFTEST:-$root/build/bin/tlc_difftest}
 if [ -x "$difftest" ]; then
   "$difftest" --write-only --seed "${DIFFTEST_SEED:-1}" --count "${DIFFTEST_COUNT:-300}" --out-dir "$out/difftest"
 fi
+# The flash-attention modules the benchmark times (section 5 of
+# run_checks.sh), built by the regular build's tlc when there is one.
+if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
+  "$root/bench/attention/build_modules.sh" "$out/attention" >/dev/null
+fi
 du -sh "$out"

@@ -9,6 +9,8 @@
 #   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process),
 #      compiled for runtime M, N, K (dynamic) and for the one shape (static);
 #   4. memory-bound examples against device-to-device copy bandwidth (same process);
+#   5. the flash-attention example against torch's SDPA (same process), when
+#      prepare.sh built its modules and torch is installed;
 #   and the random programs of tlc_difftest that prepare.sh bundled (difftest/),
 #   each against the interpreter (mode `difftest`: only these).
 # Writes a Markdown summary to $OUT/gpu_results.md (OUT defaults to ./gpu-out)
@@ -104,9 +106,18 @@ echo "## 1. Examples against the interpreter" >>"$report"
 echo >>"$report"
 echo "| check | result |" >>"$report"
 echo "|---|---|" >>"$report"
+# Sizes per dynamic dimension, in order; attention's (batch, sequence,
+# heads) get a small batch and few heads, or the interpreter would take hours.
+sizes_of() {
+  case "$(basename "$1")" in
+    mha_fwd_*) echo "1,1000,2 2,129,3 1,1,2" ;;
+    *) echo "512,256,384 333,517,251 1,129,77" ;;
+  esac
+}
 for f in $(find "$root/examples" -name '*.tl' | sort); do
   name=$(basename "$f" .tl)
-  for sizes in "512 256 384" "333 517 251" "1 129 77"; do
+  for sizes in $(sizes_of "$f"); do
+    sizes=${sizes//,/ }
     set -- $sizes
     args=()
     i=0
@@ -162,6 +173,9 @@ for tool in memcheck racecheck synccheck; do
     --dim M=300 --dim N=520 --dim K=200
   run "softmax $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$root/examples/softmax/softmax.tl" --arch "$arch" \
     --check --dim M=130 --dim N=300
+  # Constant shapes: the warp-specialized TMA loop and wgmma on sm_90a.
+  run "flash attention (causal) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
+    "$root/examples/flash_attention/mha_fwd_bshd.tl" --arch "$arch" --check -D causal=True -D B=1 -D S=300 -D H=2
   run "gemm_operands (annotated layouts) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
     "$root/tests/cuda_emu_examples/annotated_layouts/gemm_operands.tl" --kernel gemm_operands --arch "$arch" --check \
     --dim M=200 --dim N=136 --dim K=96
@@ -209,6 +223,20 @@ bench_mem softmax/softmax.tl --dim M=16384 --dim N=16384
 bench_mem rmsnorm/rmsnorm.tl --dim M=65536
 bench_mem row_reduce/row_sum.tl --dim M=16384 --dim N=16384
 echo '```' >>"$report"
+
+# Flash attention against torch's scaled_dot_product_attention in one
+# process, on the modules prepare.sh built (bench/attention/).
+if [ -d "$bundle/attention" ] && python3 -c "import torch" 2>/dev/null; then
+  echo >>"$report"
+  echo "## 5. flash-attention forward against torch SDPA (same process)" >>"$report"
+  echo >>"$report"
+  echo '```' >>"$report"
+  modules=()
+  for m in "$bundle"/attention/*.cubin; do modules+=(--module "$m"); done
+  python3 "$root/bench/attention/attention_bench.py" --runtime "$bundle/attention/libtlc_runtime.so" "${modules[@]}" \
+    2>>"$log" | tee -a "$log" >>"$report" || failures=$((failures + 1))
+  echo '```' >>"$report"
+fi
 echo >>"$report"
 echo "failures: $failures" >>"$report"
 cat "$report"
