@@ -21,5 +21,6 @@ build d128_causal $common -D D=128 -D causal=True
 build d64 $common -D D=64 -D block_M=192 -D threads=384  # 3 consumer warpgroups: see bench/RESULTS.md
 build d128_bf16 $common -D D=128 -D dtype=bfloat16
 build d128_gqa4 $common -D D=128 -D groups=4
+build d256 $common -D D=256 -D block_N=64
 cp -L "$root"/build/runtime/libtlc_runtime.so "$out/libtlc_runtime.so"
 ls "$out"
