@@ -24,10 +24,11 @@ inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager
 }
 
 // Runs every kernel of `module`'s function `func` (empty: the first) in the
-// emulator with --check; the exit code, and the run's output and diagnostics
-// in `log`.
+// emulator for `arch` with --check; the exit code, and the run's output and
+// diagnostics in `log`.
 inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, const std::map<std::string, int64_t>& dims,
-                            uint64_t seed, std::string* log, const std::string& func = "") {
+                            uint64_t seed, std::string* log, const std::string& func = "",
+                            const std::string& arch = "sm_80") {
   std::ostringstream out;
   driver::RunSettings settings;
   settings.kernel = func;
@@ -35,7 +36,7 @@ inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, c
   settings.seed = seed;
   settings.check = true;
   settings.out = &out;
-  int rc = driver::runCudaEmulated(module, settings, "sm_80", diags);
+  int rc = driver::runCudaEmulated(module, settings, arch, diags);
   *log = out.str() + diags.renderAll();
   return rc;
 }

@@ -56,3 +56,18 @@ TEST_CASE("rows spread over several warps reduce through shared memory and stay 
     CHECK(rc == 0);
   }
 }
+
+TEST_CASE("sm_90a: gemms outside a mainloop on wgmma in place (panel-layout tiles) and on mma.sync agree with the interpreter") {
+  for (const char* func : {"inplace", "two_slices"}) {
+    for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 100}, {"N", 70}}, {{"M", 64}, {"N", 64}}}) {
+      SourceManager sm;
+      DiagnosticEngine diags{sm};
+      ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/wgmma_in_place.tl", sm, diags);
+      std::string log;
+      CAPTURE(func);
+      int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, "sm_90a");
+      INFO(log);
+      CHECK(rc == 0);
+    }
+  }
+}
