@@ -18,9 +18,9 @@ build() {  # build NAME -D ...
 common="-D B=8 -D S=4096 -D H=32"
 build d128 $common -D D=128
 build d128_causal $common -D D=128 -D causal=True
-build d64 $common -D D=64 -D block_M=192 -D threads=384  # 3 consumer warpgroups: see bench/RESULTS.md
+build d64 $common -D D=64
 build d128_bf16 $common -D D=128 -D dtype=bfloat16
 build d128_gqa4 $common -D D=128 -D groups=4
-build d256 $common -D D=256 -D block_N=64
+build d256 $common -D D=256
 cp -L "$root"/build/runtime/libtlc_runtime.so "$out/libtlc_runtime.so"
 ls "$out"
