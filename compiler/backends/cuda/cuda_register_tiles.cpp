@@ -6,6 +6,7 @@
 // in cuda_tile_ops.cpp (emitReduce), except for rows wider than a warp (here).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
+#include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
 
@@ -48,7 +49,33 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
   auto loops = parallelNest(f, &body);
   open("");
   TileLoops t = openTileLoops(nest.layout, nest.kind, true);
+  std::vector<const BufferNode*> bound;
+  for (auto& [b, tile] : tiles_.buffers) {
+    if (tile.group != nest.group) continue;
+    if (nest.kind != FragmentRole::Tile && tile.role != nest.kind) continue;
+    // Tiles of another width (an mma group's) and their column vectors are not this nest's.
+    if (tile.role != FragmentRole::Rows && tile.layout.cols != nest.layout.cols) continue;
+    fragmentRegister_[b] = t.reg[(int)tile.role];
+    bound.push_back(b);
+  }
+  // The loop variables the body reads other than as indices of the bound
+  // registers (which the register index replaces) are defined.
+  struct Reads : IRVisitor {
+    const std::unordered_map<const BufferNode*, Expr>& regs;
+    std::unordered_set<const VarNode*> vars;
+    explicit Reads(const std::unordered_map<const BufferNode*, Expr>& r) : regs(r) {}
+    void visitVarRef(const VarRef* r) override { vars.insert(r->var.get()); }
+    void visitLoad(const Load* l) override {
+      if (!regs.count(l->buffer.get())) IRVisitor::visitLoad(l);
+    }
+    void visitStore(const StoreStmt* st) override {
+      if (!regs.count(st->buffer.get())) return IRVisitor::visitStore(st);
+      visit(st->value);
+    }
+  } reads(fragmentRegister_);
+  reads.visit(body);
   auto define = [&](const ForStmt* l, const Expr& value) {
+    if (!reads.vars.count(l->var.get())) return;
     markNonNegative(l->var);
     Expr v = value->dtype == l->var->dtype ? value : makeCast(l->var->dtype, value);
     line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(v) + ";");
@@ -58,15 +85,6 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
     define(loops[1], t.col);
   } else {
     define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
-  }
-  std::vector<const BufferNode*> bound;
-  for (auto& [b, tile] : tiles_.buffers) {
-    if (tile.group != nest.group) continue;
-    if (nest.kind != FragmentRole::Tile && tile.role != nest.kind) continue;
-    // Tiles of another width (an mma group's) and their column vectors are not this nest's.
-    if (tile.role != FragmentRole::Rows && tile.layout.cols != nest.layout.cols) continue;
-    fragmentRegister_[b] = t.reg[(int)tile.role];
-    bound.push_back(b);
   }
   ++parallelDepth_;
   emitThread(body);

@@ -81,8 +81,6 @@ extern "C" __global__ void __launch_bounds__(128) scale_add_kernel0(__half* __re
       for (int chunk_4 = 0; chunk_4 < 1; ++chunk_4) {
         #pragma unroll
         for (int v_2 = 0; v_2 < 8; ++v_2) {
-          const int i = ((ri_5 * 32) + (tid >> 2));
-          const int j = ((((chunk_4 * 4) + (tid & 3)) * 8) + v_2);
           X_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))] = ((X_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))] * 2.0f) + Y_f[((ri_5 * 8) + ((chunk_4 * 8) + v_2))]);
         }
       }
