@@ -26,6 +26,12 @@ void setPanelShape(const BufferNode* tile, int64_t rows, int64_t cols, int64_t s
   out->stageBytes = rows * cols * dtypeBytes(tile->dtype);
 }
 
+const HopperOperand* loopTile(const HopperMainloop& h, const BufferNode* b) {
+  for (const HopperOperand& op : h.tiles)
+    if (b == op.tile) return &op;
+  return nullptr;
+}
+
 bool hopperTarget(const CudaOptions& options) {
   return options.arch == "sm_90a" && options.tensorCores && options.asyncCopy && options.warpSpecialize;
 }

@@ -78,6 +78,9 @@ struct HopperMainloop {
   int64_t blocksPerSM = 1;                     // __launch_bounds__ minimum blocks per SM
 };
 
+// The tile of the loop's tensor copies that is `b`, or null.
+const HopperOperand* loopTile(const HopperMainloop& h, const ir::BufferNode* b);
+
 // The warp-specialized mainloop of `kernel` run by `threads` threads, or
 // nullopt with *whyNot (empty when the kernel has no candidate loop).
 std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, int64_t threads,
@@ -107,6 +110,9 @@ struct WgmmaGemm {
   bool registerA = false;  // A is a fragment
   HopperOperand a, b;      // the shared tiles (`a` unused with registerA); no copy
 };
+
+// The shared operand tile of one of `gemms` that is `b`, or null.
+const HopperOperand* wgmmaTile(const std::vector<WgmmaGemm>& gemms, const ir::BufferNode* b);
 
 // The gemms of `kernel` that run as wgmma in place, with their operand tiles.
 std::vector<WgmmaGemm> planWgmmaGemms(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms,

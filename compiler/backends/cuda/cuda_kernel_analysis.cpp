@@ -362,9 +362,8 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
     // Tiles written by TMA: aligned to the 128-byte swizzle's period, and
     // live from the kernel's start (the producer warpgroup copies into them
     // while the other threads run the statements before the mainloop).
-    bool tma = hopper_ && (b == hopper_->a.tile || b == hopper_->b.tile);
-    bool panels = false;  // wgmma tiles: the swizzle's period too
-    for (const WgmmaGemm& w : wgmma_) panels |= b == w.b.tile || (!w.registerA && b == w.a.tile);
+    bool tma = hopper_ && loopTile(*hopper_, b);
+    bool panels = wgmmaTile(wgmma_, b) != nullptr;  // wgmma tiles: the swizzle's period too
     int64_t align = tma || panels ? 1024 : 128;
     if (tma) lt.first = 0;
     int64_t offset = 0;

@@ -46,9 +46,7 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   std::optional<HopperMainloop> hopper = planHopperMainloop(kernel, threads, options);
   std::unordered_set<const GemmStmt*> fullRow = fullRowGemms(kernel);
   for (const WgmmaGemm& w : planWgmmaGemms(kernel, gemms, threads, options, hopper ? hopper->gemm : nullptr)) {
-    if (hopper && hopper->gemm &&
-        (w.b.tile == hopper->a.tile || w.b.tile == hopper->b.tile || w.a.tile == hopper->a.tile ||
-         w.a.tile == hopper->b.tile))
+    if (hopper && hopper->gemm && (loopTile(*hopper, w.b.tile) || (w.a.tile && loopTile(*hopper, w.a.tile))))
       continue;
     plan.wgmma.push_back(w);
     fullRow.insert(w.gemm);

@@ -44,23 +44,12 @@ struct KernelLayoutPlan {
   // them unannotated.
   std::optional<HopperMainloop> hopper;
   // The TMA operand whose tile is `b`, or null.
-  const HopperOperand* tmaOperand(const ir::BufferNode* b) const {
-    if (!hopper) return nullptr;
-    for (const HopperOperand& op : hopper->tiles)
-      if (b == op.tile) return &op;
-    return nullptr;
-  }
+  const HopperOperand* tmaOperand(const ir::BufferNode* b) const { return hopper ? loopTile(*hopper, b) : nullptr; }
   // The gemms that run as wgmma in place (sm_90a); their shared operand
   // tiles have the panel layout (in sharedLayouts), which the layout
   // inference pass leaves unannotated too.
   std::vector<WgmmaGemm> wgmma;
-  const HopperOperand* wgmmaOperand(const ir::BufferNode* b) const {
-    for (const WgmmaGemm& w : wgmma) {
-      if (b == w.b.tile) return &w.b;
-      if (!w.registerA && b == w.a.tile) return &w.a;
-    }
-    return nullptr;
-  }
+  const HopperOperand* wgmmaOperand(const ir::BufferNode* b) const { return wgmmaTile(wgmma, b); }
   FragmentLayoutPlan fragments;
   // Annotations that no layout satisfies (empty when the plan is usable).
   std::vector<LayoutConflict> conflicts;

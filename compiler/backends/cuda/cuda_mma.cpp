@@ -363,6 +363,11 @@ std::vector<Expr> operandIndex(const Region& r, bool transposed, const Expr& fir
   return idx;
 }
 
+Expr registerAOperand(int64_t a, int64_t atomsK, const Expr& kk, int q) {
+  Expr base = mul(add(makeInt(a * atomsK), floorDiv(kk, makeInt(8))), makeInt(4));
+  return add(base, makeInt((q / 2) * 4 + (q % 2) * 2));
+}
+
 bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   LocationScope at(*this, g->loc);
   MmaShape s;
@@ -452,13 +457,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     Expr rowBase = add(aRowBase, makeInt(a * 16));
     std::string dst = af + "[" + std::to_string(a) + "]";
     if (aRegister) {
-      // Accumulator atoms (a, kk / 8) and (a, kk / 8 + 1) of A are the A
-      // fragment of the 16 x 16 atom at (a, kk): rows g and g + 8, columns
-      // 2t, 2t + 1 of each.
-      int64_t atomsK = s.k / 8;
-      Expr base0 = mul(add(makeInt(a * atomsK), floorDiv(kkE, makeInt(8))), makeInt(4));
       for (int q = 0; q < 4; ++q) {
-        Expr reg = add(base0, makeInt((q / 2) * 4 + (q % 2) * 2));
+        Expr reg = registerAOperand(a, s.k / 8, kkE, q);
         line(dst + "[" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" + expr(reg) + "], " + aInfo.name + "[" +
              expr(add(reg, makeInt(1))) + "]);");
       }

@@ -52,6 +52,13 @@ std::pair<ir::Expr, ir::Expr> ldmatrixBElement(const ir::Expr& lane, const ir::E
 // (k, col) of B, within the gemm's region of a transposed or plain operand.
 std::vector<ir::Expr> operandIndex(const ir::Region& r, bool transposed, const ir::Expr& first, const ir::Expr& second);
 
+// A gemm A operand read from registers: a tile in the accumulator layout of
+// its warp's rows, `atomsK` 16 x 8 atoms wide. The mma.sync A fragment
+// register q (0..3) of the 16 x 16 atom at row atom `a`, column `kk`,
+// packs tile registers r and r + 1 for the r returned: accumulator atoms
+// (a, kk / 8) and (a, kk / 8 + 1), rows g and g + 8.
+ir::Expr registerAOperand(int64_t a, int64_t atomsK, const ir::Expr& kk, int q);
+
 // The mma shape of a gemm, or false when it is not eligible. The warp grid
 // minimizes the rows plus columns per warp; `fullRow` asks for every warp
 // along M (warps x 1) where the rows divide so.

@@ -33,6 +33,14 @@ int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elem
   return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
 }
 
+const HopperOperand* wgmmaTile(const std::vector<WgmmaGemm>& gemms, const BufferNode* b) {
+  for (const WgmmaGemm& w : gemms) {
+    if (b == w.b.tile) return &w.b;
+    if (!w.registerA && b == w.a.tile) return &w.a;
+  }
+  return nullptr;
+}
+
 namespace {
 
 // The gemms that are the only statement besides copies in a Pipelined loop's
@@ -142,12 +150,11 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
   if (w->registerA) {
     line("unsigned " + af + "[" + std::to_string(s.k / 16) + "][4];");
     for (int64_t kk = 0; kk < s.k / 16; ++kk)
-      // Accumulator atoms 2kk and 2kk + 1 of the warp's 16 rows of A are the
-      // A fragment of k-step kk (see emitGemmMma).
+      // The warp's one 16-row slice of A (registerAOperand).
       for (int q = 0; q < 4; ++q) {
-        int64_t reg = kk * 8 + (q / 2) * 4 + (q % 2) * 2;
+        Expr reg = registerAOperand(0, s.k / 8, makeInt(kk * 16), q);
         line(af + "[" + std::to_string(kk) + "][" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" +
-             std::to_string(reg) + "], " + aInfo.name + "[" + std::to_string(reg + 1) + "]);");
+             expr(reg) + "], " + aInfo.name + "[" + expr(add(reg, makeInt(1))) + "]);");
       }
   }
   std::string db = fresh("desc_b"), da = fresh("desc_a");
