@@ -200,17 +200,18 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   const HopperMainloop& h = *hopper_;
   LocationScope at(*this, f->loc);
   barrier(pending);
-  std::vector<Stmt> consumers;
-  for (const Stmt& s : seqStmts(f->body)) {
-    bool produced = false;
-    for (const HopperOperand& op : h.tiles) produced |= s.get() == op.copy;
-    if (!produced) consumers.push_back(s);
-  }
-  Accesses carried = loopCarried(f);
-  for (const HopperOperand& op : h.tiles) {
-    carried.reads.erase(op.tile);
-    carried.writes.erase(op.tile);
-  }
+  std::vector<const CopyStmt*> producers;
+  for (const HopperOperand& op : h.tiles) producers.push_back(op.copy);
+  std::vector<Stmt> consumers = nonProducers(f, producers);
+  // The tiles are ordered by the barriers of the ring, not by the block's.
+  auto withoutTiles = [&](Accesses a) {
+    for (const HopperOperand& op : h.tiles) {
+      a.reads.erase(op.tile);
+      a.writes.erase(op.tile);
+    }
+    return a;
+  };
+  Accesses carried = withoutTiles(loopCarried(f));
   bool carriedShared = false;
   for (const BufferNode* b : carried.writes) carriedShared |= bufs_[b].place == Placement::Shared;
   open("");
@@ -237,8 +238,7 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
   close();
-  pending = accessesOf(f->body);
-  for (const HopperOperand& op : h.tiles) pending.reads.erase(op.tile), pending.writes.erase(op.tile);
+  pending = withoutTiles(accessesOf(f->body));
 }
 
 }  // namespace tlc::cuda

@@ -577,12 +577,18 @@ void KernelEmitter::setProducerVersion(const PipelineExpansion& px, const Var* v
   for (auto* c : px.schedule->producers) bufs_[c->dst.buffer.get()].version = v ? makeVarRef(*v) : nullptr;
 }
 
+// The statements of a pipelined loop's body other than its producer copies,
+// in program order (the producers may stand anywhere: see pipelineSchedule).
+std::vector<Stmt> KernelEmitter::nonProducers(const ForStmt* f, const std::vector<const CopyStmt*>& producers) {
+  std::vector<Stmt> out;
+  for (const Stmt& s : seqStmts(f->body))
+    if (std::find(producers.begin(), producers.end(), s.get()) == producers.end()) out.push_back(s);
+  return out;
+}
+
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
   const auto& producers = sched.producers;
-  // The other statements, in program order (the producers may stand anywhere: see pipelineSchedule).
-  std::vector<Stmt> consumers;
-  for (const Stmt& s : seqStmts(f->body))
-    if (std::find(producers.begin(), producers.end(), s.get()) == producers.end()) consumers.push_back(s);
+  std::vector<Stmt> consumers = nonProducers(f, producers);
   int64_t stages = sched.depth;
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))

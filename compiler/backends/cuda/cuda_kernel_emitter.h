@@ -83,6 +83,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitParallelNest(const ir::ForStmt* f);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
+  static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers);
   struct PipelineExpansion {
     const ir::ForStmt* loop;
     const PipelineSchedule* schedule;
