@@ -271,6 +271,7 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
   if (!func) return 1;
   std::optional<RunArgs> args = makeArguments(*func, settings.dims, settings.seed, diags);
   if (!args) return 1;
+  if (!settings.loadDir.empty() && !loadTensors(*func, *args, settings.loadDir)) return 1;
   std::optional<RunArgs> oracle;
   if (settings.check) {
     oracle = cloneArguments(*args);
@@ -284,6 +285,50 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
     if (oracle && !saveTensors(*func, *oracle, settings.saveDir, ".interp")) return 1;
   }
   return pass ? 0 : 1;
+}
+
+bool loadTensors(const PrimFunc& func, RunArgs& args, const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    std::cerr << "tlc: error: --load " << dir << ": not a directory\n";
+    return false;
+  }
+  for (size_t i = 0; i < func.params.size(); ++i) {
+    if (!args.tensors[i]) continue;
+    std::string path = (std::filesystem::path(dir) / (func.params[i].name + ".npy")).string();
+    if (!std::filesystem::exists(path, ec)) continue;
+    std::string error;
+    std::optional<HostTensor> t = interp::readNpy(path, &error);
+    if (!t) {
+      std::cerr << "tlc: error: --load: " << error << "\n";
+      return false;
+    }
+    HostTensor& want = *args.tensors[i];
+    auto shapeText = [](const std::vector<int64_t>& s) {
+      std::string r = "(";
+      for (size_t d = 0; d < s.size(); ++d) r += (d ? ", " : "") + std::to_string(s[d]);
+      return r + (s.size() == 1 ? ",)" : ")");
+    };
+    if (t->shape != want.shape) {
+      std::cerr << "tlc: error: --load: " << path << " has shape " << shapeText(t->shape) << " but `"
+                << func.params[i].name << "` is " << shapeText(want.shape)
+                << " with these --dim sizes: give an array of that shape\n";
+      return false;
+    }
+    bool sameKind = (isFloat(t->dtype) && isFloat(want.dtype)) || (!isFloat(t->dtype) && !isFloat(want.dtype));
+    if (!sameKind) {
+      std::cerr << "tlc: error: --load: " << path << " holds " << dtypeName(t->dtype) << " values but `"
+                << func.params[i].name << "` is " << dtypeName(want.dtype) << ": convert the array first\n";
+      return false;
+    }
+    // Same kind of values: converted to the parameter's dtype (bfloat16 and
+    // float8 arrays come as float32, which NumPy can hold).
+    for (int64_t k = 0; k < want.numel(); ++k) {
+      if (isFloat(want.dtype)) want.set(k, t->get(k));
+      else want.setInt(k, t->getInt(k));
+    }
+  }
+  return true;
 }
 
 bool saveTensors(const PrimFunc& func, const RunArgs& args, const std::string& dir, const std::string& suffix) {

@@ -43,6 +43,7 @@ struct RunSettings {
   bool tf32Gemm = false;
   std::string saveDir;                   // --save DIR: write every tensor as DIR/<param>.npy after
                                          // the run (and DIR/<param>.interp.npy from the oracle)
+  std::string loadDir;                   // --load DIR: tensors from DIR/<param>.npy where present
   std::ostream* out = nullptr;           // summary output (null: std::cout)
 };
 
@@ -107,6 +108,9 @@ int runTarget(const ir::Module& module, const RunSettings& settings, DiagnosticE
 // Writes every tensor argument as `dir/<param><suffix>.npy`; false after
 // printing the reason to stderr.
 bool saveTensors(const ir::PrimFunc& func, const RunArgs& args, const std::string& dir, const std::string& suffix);
+// Replaces the tensors that DIR/<param>.npy gives (same shape; values of the
+// same kind, converted to the dtype); false after printing an error.
+bool loadTensors(const ir::PrimFunc& func, RunArgs& args, const std::string& dir);
 
 // `tlc run --target=interp`: runTarget with the interpreter as the target.
 int runWithInterpreter(const ir::Module& module, const RunSettings& settings, DiagnosticEngine& diags);

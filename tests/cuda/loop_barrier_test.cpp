@@ -51,3 +51,23 @@ TEST_CASE("overlapping tiles from one iteration to the next keep the barrier") {
 TEST_CASE("a loop that reads the tensor it writes keeps the barrier") {
   CHECK(barriers(emit(streaming("Y", "k * block"))) >= 1);
 }
+
+TEST_CASE("a serial loop reading what came before waits once, before the loop") {
+  std::string cu = emit(R"(
+def k[M](X: Tensor[(M, 512), float32], Y: Tensor[(M,), float32]):
+    with T.Kernel(M, threads=128) as bx:
+        x = T.alloc_fragment((8, 64), float32)
+        part = T.alloc_fragment((8,), float32)
+        s = T.alloc_var(float32, 0.0)
+        T.copy(X[bx, 0], x)
+        T.reduce_sum(x, part, dim=1)
+        for i in T.serial(8):
+            s += part[i]
+        Y[bx] = s
+)");
+  size_t loop = cu.find("for (int i = 0; i < 8; ++i)");
+  REQUIRE(loop != std::string::npos);
+  size_t end = cu.find("}", loop);
+  CHECK(cu.substr(loop, end - loop).find("__syncthreads") == std::string::npos);
+  CHECK(cu.rfind("__syncthreads", loop) != std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 
+#include "compiler/backends/cuda/cuda_bank_conflicts.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/backends/cuda/cuda_layout_plan.h"
@@ -388,6 +389,58 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
   return total;
 }
 
+// User shared buffers read or written element by element in Parallel loops
+// get the row padding with the fewest bank conflicts (cuda_bank_conflicts.h).
+// Operands of gemms and buffers that pipelined or asynchronous copies fill
+// keep their layout; the one-word padding (rows aligned to 4 bytes only)
+// is for buffers that only synchronous copies move.
+std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
+    const KernelScan& scan, const KernelLayoutPlan& layouts,
+    const std::unordered_map<const BufferNode*, int64_t>& versions) {
+  std::unordered_set<const BufferNode*> excluded, candidates, mmaTiles;
+  for (auto* g : scan.gemms)
+    for (const Region* r : {&g->a, &g->b, &g->c}) excluded.insert(r->buffer.get());
+  struct PipelinedCopies : IRVisitor {
+    std::unordered_set<const BufferNode*>* out;
+    void visitCopy(const CopyStmt* c) override {
+      out->insert(c->src.buffer.get());
+      out->insert(c->dst.buffer.get());
+    }
+    void visitGemm(const GemmStmt* g) override {
+      for (const Region* r : {&g->a, &g->b, &g->c}) out->insert(r->buffer.get());
+    }
+  } pipelinedCopies;
+  pipelinedCopies.out = &excluded;
+  for (auto* loop : scan.pipelined)
+    if (loop->numStages >= 2) pipelinedCopies.visit(loop->body);
+  for (auto& [b, acc] : layouts.accumulators) mmaTiles.insert(b);
+  for (auto& [b, tile] : tiles_.buffers)
+    if (tile.layout.isMma()) mmaTiles.insert(b);
+  for (auto* a : scan.blockAllocs) {
+    const BufferNode* b = a->buffer.get();
+    int64_t n;
+    if (b->scope == MemScope::Shared && b->shape.size() >= 2 && constShape(a->buffer, &n) && !versions.count(b) &&
+        !excluded.count(b) && !layouts.sharedLayouts.count(b))
+      candidates.insert(b);
+  }
+  std::unordered_map<const BufferNode*, int64_t> pads;
+  if (candidates.empty()) return pads;
+  std::vector<LaneAccess> accesses = sampleSharedAccesses(kernel_.body, tiles_, candidates, mmaTiles, threads_);
+  for (const BufferNode* b : candidates) {
+    std::vector<LaneAccess> mine;
+    for (auto& a : accesses)
+      if (a.buffer == b) mine.push_back(a);
+    std::vector<int64_t> shape;
+    for (auto& e : b->shape) {
+      int64_t v = 0;
+      constInt(e, &v);
+      shape.push_back(v);
+    }
+    if (int64_t pad = chooseRowPad(mine, shape, dtypeBytes(b->dtype), true)) pads[b] = pad;
+  }
+  return pads;
+}
+
 bool KernelEmitter::planBuffers() {
   KernelScan scan;
   scan.visit(kernel_.body);
@@ -439,6 +492,7 @@ bool KernelEmitter::planBuffers() {
     info.name = nameOf(a->buffer.get(), a->buffer->name);
     info.elems = n;
   }
+  std::unordered_map<const BufferNode*, int64_t> bankPads = bankAwarePads(scan, layouts, versions);
   int64_t offset = 0;
   std::vector<const BufferNode*> sharedBuffers;
   for (auto* a : scan.blockAllocs) {
@@ -492,6 +546,11 @@ bool KernelEmitter::planBuffers() {
       if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last) &&
           (last * dtypeBytes(b->dtype)) % 128 == 0) {
         info.rowPad = 16 / dtypeBytes(b->dtype);
+        info.elems = info.elems / last * (last + info.rowPad);
+      }
+      if (auto it = bankPads.find(b.get()); it != bankPads.end() && !info.rowPad && !info.layout &&
+          constInt(b->shape.back(), &last)) {
+        info.rowPad = it->second;
         info.elems = info.elems / last * (last + info.rowPad);
       }
       sharedBuffers.push_back(b.get());

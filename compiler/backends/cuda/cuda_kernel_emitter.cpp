@@ -260,6 +260,9 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
           return;
         }
       Accesses body = accessesOf(f->body);
+      // What the body touches of the accesses before the loop waits once,
+      // before the loop, instead of at its first use in every iteration.
+      if (pending.conflictsWith(body)) barrier(pending);
       Accesses inner = pending;
       inner.merge(loopCarried(f));  // what the previous iteration left behind
       emitSerialFor(f, [&] { emitBlock(f->body, inner); });

@@ -18,6 +18,9 @@ namespace tlc::cuda {
 
 enum class Placement { Global, Shared, Register };
 
+class KernelScan;
+struct KernelLayoutPlan;
+
 struct BufferInfo {
   Placement place = Placement::Global;
   std::string name;
@@ -67,6 +70,9 @@ class KernelEmitter : public backend::CEmitter {
  private:
   // analysis (cuda_kernel_analysis.cpp)
   bool planBuffers();
+  std::unordered_map<const ir::BufferNode*, int64_t> bankAwarePads(
+      const KernelScan& scan, const KernelLayoutPlan& layouts,
+      const std::unordered_map<const ir::BufferNode*, int64_t>& versions);
   Accesses accessesOf(const ir::Stmt& s);
   int64_t packSharedBuffers(const std::vector<const ir::BufferNode*>& shared);
   // What one iteration of a serial loop leaves for the next to wait on.

@@ -320,7 +320,17 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     }
     std::string fastCond = expr(fast);
     for (auto& a : alignChecks) fastCond += " && " + a;
-    bool asyncOk = async && ts == td && bufs_[src.buffer.get()].place == Placement::Global &&
+    // A shared side whose padded rows are not whole vectors apart (the
+    // one-word padding against bank conflicts) moves element by element,
+    // the global side still by vectors.
+    auto split = [&](const Region& r) {
+      const BufferInfo& bi = bufs_[r.buffer.get()];
+      int64_t last = 0;
+      return bi.place == Placement::Shared && bi.rowPad && constInt(r.buffer->shape.back(), &last) &&
+             (last + bi.rowPad) % V != 0;
+    };
+    bool srcSplit = split(src), dstSplit = split(dst);
+    bool asyncOk = async && ts == td && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
     auto emitVectorLoop = [&](bool checked) {
       // The unchecked loop is always unrolled; the checked one (edge tiles)
@@ -333,6 +343,25 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       auto vectorMoveAt = [&](const std::string& sp, const std::string& dp) {
         if (asyncOk) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
+        } else if (srcSplit || dstSplit) {
+          open("");
+          line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
+          line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
+          if (srcSplit) {
+            line("#pragma unroll");
+            line("for (int v = 0; v < " + vs + "; ++v) in_v[v] = " + sp + "[v];");
+          } else {
+            line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
+          }
+          line("#pragma unroll");
+          line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
+          if (dstSplit) {
+            line("#pragma unroll");
+            line("for (int v = 0; v < " + vs + "; ++v) " + dp + "[v] = out_v[v];");
+          } else {
+            line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
+          }
+          close();
         } else if (ts == td) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
         } else {
@@ -382,8 +411,9 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       };
       Expr sFull = logicalAnd(inBounds(src.buffer, sIdx), inBounds(src.buffer, lastOf(sIdx)));
       Expr dFull = logicalAnd(inBounds(dst.buffer, dIdx), inBounds(dst.buffer, lastOf(dIdx)));
-      std::string alignedCond = "tlc::aligned(" + sp + ", " + std::to_string(V * dtypeBytes(ts)) + ") && tlc::aligned(" +
-                                dp + ", " + std::to_string(V * dtypeBytes(td)) + ")";
+      std::string alignedCond =
+          (srcSplit ? "true" : "tlc::aligned(" + sp + ", " + std::to_string(V * dtypeBytes(ts)) + ")") + " && " +
+          (dstSplit ? "true" : "tlc::aligned(" + dp + ", " + std::to_string(V * dtypeBytes(td)) + ")");
       open("if (" + expr(sFull) + " && " + expr(dFull) + " && " + alignedCond + ")");
       vectorMove();
       close("} else {");
