@@ -20,7 +20,8 @@ import numpy as np
 import tlc
 src = pathlib.Path(sys.argv[1])
 where = pathlib.Path(tlc.__file__).resolve()
-assert "site-packages" in where.parts and src not in where.parents, f"tlc imported from {where}"
+venv = pathlib.Path(sys.prefix).resolve()
+assert "site-packages" in where.parts and venv in where.parents, f"tlc imported from {where}, not {venv}"
 m = tlc.compile(src / "examples/row_reduce/row_sum.tl", defines={"block_M": 8, "block_N": 16})
 x = np.random.default_rng(1).uniform(0.5, 1.5, (19, 37)).astype(np.float32)
 np.testing.assert_allclose(m.row_sum(x), x.astype(np.float64).sum(1), rtol=1e-5)
