@@ -223,6 +223,8 @@ tlc_status tlcLaunch(tlc_kernel* kernel, const tlc_arg* args, int32_t nargs, voi
   });
 }
 
+int32_t tlcRuntimeAbiVersion(void) { return TLC_RUNTIME_ABI_VERSION; }
+
 const char* tlcGetLastError(void) { return lastError.c_str(); }
 
 const char* tlcStatusName(tlc_status s) {

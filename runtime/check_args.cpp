@@ -164,7 +164,7 @@ tlc_status checkArguments(const tlc_kernel& k, const tlc_arg* args, int32_t narg
                                       std::to_string(t.rank) + " " + actualShape(t));
     for (int d = 0; d < t.rank; ++d)
       if (t.shape[d] < 0)
-        return fail(TLC_ERROR_SHAPE, where(k, i) + ": dimension " + std::to_string(d + 1) + " of shape " +
+        return fail(TLC_ERROR_SHAPE, where(k, i) + ": dimension " + std::to_string(d) + " of shape " +
                                          actualShape(t) + " is negative");
     // Bind new symbols first, then compare every dimension.
     std::string conflicts;
@@ -175,7 +175,7 @@ tlc_status checkArguments(const tlc_kernel& k, const tlc_arg* args, int32_t narg
       auto it = out->env.find(dim.symbol);
       if (it == out->env.end()) {
         out->env[dim.symbol] = t.shape[d];
-        boundFrom[dim.symbol] = "dimension " + std::to_string(d + 1) + " of `" + p.name + "`";
+        boundFrom[dim.symbol] = "dimension " + std::to_string(d) + " of `" + p.name + "`";
       } else if (it->second != t.shape[d]) {
         bad = true;
         conflicts += std::string(conflicts.empty() ? "" : " and ") + dim.symbol + " = " + std::to_string(it->second) +
@@ -188,7 +188,7 @@ tlc_status checkArguments(const tlc_kernel& k, const tlc_arg* args, int32_t narg
       if (dim.kind == Dim::Kind::Expr) {
         std::string err;
         auto v = evalRpn(dim.expr, out->env, &err);
-        if (!v) return fail(TLC_ERROR_SHAPE, where(k, i) + ": cannot check dimension " + std::to_string(d + 1) + ": " + err);
+        if (!v) return fail(TLC_ERROR_SHAPE, where(k, i) + ": cannot check dimension " + std::to_string(d) + ": " + err);
         if (*v != t.shape[d]) {
           bad = true;
           conflicts += std::string(conflicts.empty() ? "" : " and ") + dim.expr.text + " = " + std::to_string(*v);

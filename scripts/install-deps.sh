@@ -7,7 +7,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git python3
   libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev
   llvm-19-dev clang-19 lld-19 libclang-rt-19-dev
-  libopenblas-dev python3-numpy
+  libopenblas-dev
+  python3-numpy python3-venv python3-pip python3-setuptools
 )
 
 missing=()

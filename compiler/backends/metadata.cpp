@@ -2,7 +2,10 @@
 #include "compiler/backends/metadata.h"
 
 #include <cctype>
+#include <set>
 #include <nlohmann/json.hpp>
+
+#include "compiler/ir/buffer_access.h"
 
 #ifndef TLC_VERSION_STRING
 #define TLC_VERSION_STRING "0.0.0"
@@ -131,12 +134,28 @@ std::string boundNameOf(const ir::Expr& dim, const ir::PrimFunc& f, const Source
   return "";
 }
 
-json paramJson(const ir::Param& p, const ir::PrimFunc& f, const MetadataOptions& o) {
+// The tensors a function's body reads and writes.
+class AccessScan : public ir::BufferAccessVisitor {
+ public:
+  std::set<const ir::BufferNode*> reads, writes;
+
+ protected:
+  void read(const ir::Buffer& b) override { reads.insert(b.get()); }
+  void write(const ir::Buffer& b) override { writes.insert(b.get()); }
+};
+
+const char* accessName(const ir::BufferNode* b, const AccessScan& scan) {
+  bool r = scan.reads.count(b), w = scan.writes.count(b);
+  return r && w ? "readwrite" : w ? "write" : r ? "read" : "none";
+}
+
+json paramJson(const ir::Param& p, const ir::PrimFunc& f, const MetadataOptions& o, const AccessScan& access) {
   json j;
   j["name"] = p.name;
   if (p.buffer) {
     j["kind"] = "tensor";
     j["dtype"] = std::string(dtypeName(p.buffer->dtype));
+    j["access"] = accessName(p.buffer.get(), access);
     json shape = json::array(), names = json::array();
     bool anyName = false;
     for (const ir::Expr& d : p.buffer->shape) {
@@ -208,8 +227,10 @@ json kernelJson(const ir::PrimFunc& f, const MetadataOptions& o) {
   json k;
   k["name"] = f.name;
   k["symbol"] = o.symbolFor ? o.symbolFor(f.name) : "";
+  AccessScan access;
+  if (f.body) access.visit(f.body);
   json params = json::array();
-  for (const ir::Param& p : f.params) params.push_back(paramJson(p, f, o));
+  for (const ir::Param& p : f.params) params.push_back(paramJson(p, f, o, access));
   k["params"] = params;
   json syms = json::array();
   for (const ir::Var& v : f.shapeVars) syms.push_back({{"name", v->name}, {"dtype", std::string(dtypeName(v->dtype))}});
@@ -293,6 +314,7 @@ bool parseModuleMetadata(const std::string& text, ParsedModule* out, std::string
         pp.isTensor = p.at("kind").get<std::string>() == "tensor";
         pp.dtype = p.at("dtype").get<std::string>();
         if (pp.isTensor) {
+          pp.access = p.value("access", "");
           const json& shape = p.at("shape");
           for (size_t i = 0; i < shape.size(); ++i) {
             ParsedDim d;

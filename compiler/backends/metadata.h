@@ -11,7 +11,7 @@
 //     "binary": "so" | "cubin" | "hsaco",
 //     "kernels": [ {
 //        "name": "gemm", "symbol": "tlc_kernel_gemm",
-//        "params": [ {"name": "A", "kind": "tensor", "dtype": "float16",
+//        "params": [ {"name": "A", "kind": "tensor", "dtype": "float16", "access": "read",
 //                     "shape": [ "M", 64, {"expr": "M 2 *", "text": "M * 2"} ],
 //                     "shape_names": [ null, "K", null ]},
 //                    {"name": "alpha", "kind": "scalar", "dtype": "float32"} ],
@@ -21,6 +21,9 @@
 //        "grid_text": [ "(N + 127) // 128", ... ],
 //        "threads": 128, "block": [128, 1, 1], "shared_bytes": null,
 //        "launches": [ ... ] } ] }                                  // device targets only
+// A tensor's "access" says what the kernel does with it: "read", "write"
+// (written and never read: an output a caller may leave to be allocated),
+// "readwrite" or "none".
 // A tensor dimension is an integer, a shape-symbol name, or an expression
 // object. `shape_names` names the compile-time parameter a constant dimension
 // was written as (for messages such as "expected shape (K=64, N)").
@@ -128,6 +131,7 @@ struct ParsedParam {
   std::string name;
   bool isTensor = false;
   std::string dtype;
+  std::string access;  // tensors: "read", "write", "readwrite", "none"
   std::vector<ParsedDim> shape;
 };
 struct ParsedKernel {

@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "compiler/driver/cpu_target.h"
+#include "compiler/driver/exit_codes.h"
 #include "compiler/ir/printer.h"
 #include "compiler/support/module_image.h"
 
@@ -78,6 +81,43 @@ std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module,
     return nullptr;
   }
   return std::make_unique<SharedObjectModule>(handle);
+}
+
+int buildForCpuCached(const ir::Module& module, const std::string& outPath, const cpu::CpuOptions& options,
+                      DiagnosticEngine& diags, const KernelCache& cache, bool* hit) {
+  if (hit) *hit = false;
+  if (!cache.enabled() || options.printAfterAll || options.timePasses || options.dumpLLVM)
+    return buildForCpu(module, outPath, options, diags);
+  if (!cpuOptionsUsable(options)) return kExitUsage;
+  std::string key = sha256Hex(cpuCacheKey(module, options) + "|build|" + cpuModuleMetadata(module, &diags.sources()));
+  std::string error;
+  int status = 0;
+  auto path = cachedBuild(
+      cache, key,
+      [&](const std::string& out, std::string* err) {
+        status = buildForCpu(module, out, options, diags);
+        *err = "";
+        return status == 0;
+      },
+      &error, hit, [](const std::string& bytes, std::string* why) {
+        return checkCpuModuleImage(bytes.data(), bytes.size(), why);
+      });
+  if (!path) {
+    if (status != 0) return status;
+    diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
+                 "cannot build the kernels: " + error);
+    return 1;
+  }
+  bool uncached = path->find(cache.dir()) != 0;
+  std::error_code ec;
+  std::filesystem::copy_file(*path, outPath, std::filesystem::copy_options::overwrite_existing, ec);
+  if (uncached) ::unlink(path->c_str());
+  if (ec) {
+    diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
+                 "cannot write `" + outPath + "`: " + ec.message());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace tlc::driver

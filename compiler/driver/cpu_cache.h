@@ -3,8 +3,9 @@
 // features, optimization level, tlc version) and reused by later runs, which
 // skip lowering and LLVM entirely. The result is used like a JIT module.
 //
-// `tlc run --target=cpu` (runOnCpu) compiles through it unless the user asked
-// to see the compilation (--print-after-all, --time-passes, LLVM dumps).
+// `tlc run --target=cpu` (runOnCpu) and `tlc build --target=cpu`
+// (buildForCpuCached) go through it unless the user asked to see the
+// compilation (--print-after-all, --time-passes, LLVM dumps).
 #pragma once
 
 #include <memory>
@@ -25,5 +26,12 @@ std::string cpuCacheKey(const ir::Module& module, const cpu::CpuOptions& options
 std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module, const cpu::CpuOptions& options,
                                                        DiagnosticEngine& diags, const KernelCache& cache,
                                                        bool* hit = nullptr);
+
+// `tlc build --target=cpu`: writes the module's shared object to `outPath`,
+// copied from `cache` when an entry exists (keyed like cpuCacheKey and the
+// module's metadata, so the copy is byte for byte what a build writes), else
+// built and stored. Returns the process exit code, as buildForCpu does.
+int buildForCpuCached(const ir::Module& module, const std::string& outPath, const cpu::CpuOptions& options,
+                      DiagnosticEngine& diags, const KernelCache& cache, bool* hit = nullptr);
 
 }  // namespace tlc::driver

@@ -214,6 +214,15 @@ int runOnCpu(const Module& module, const RunSettings& settings, const CpuOptions
                    });
 }
 
+std::string cpuModuleMetadata(const Module& module, const SourceManager* sources) {
+  meta::MetadataOptions metaOptions;
+  metaOptions.target = "cpu";
+  metaOptions.binary = "so";
+  metaOptions.symbolFor = cpu::cpuKernelSymbol;
+  metaOptions.sources = sources;
+  return meta::moduleMetadataJson(module, metaOptions);
+}
+
 int buildForCpu(const Module& module, const std::string& outPath, const CpuOptions& options, DiagnosticEngine& diags) {
   if (!cpuOptionsUsable(options)) return kExitUsage;
   auto start = std::chrono::steady_clock::now();
@@ -223,12 +232,7 @@ int buildForCpu(const Module& module, const std::string& outPath, const CpuOptio
   // Kernel metadata for the host runtime, described from the module before lowering.
   CpuOptions withMetadata = options;
   withMetadata.sources = &diags.sources();
-  meta::MetadataOptions metaOptions;
-  metaOptions.target = "cpu";
-  metaOptions.binary = "so";
-  metaOptions.symbolFor = cpu::cpuKernelSymbol;
-  metaOptions.sources = &diags.sources();
-  withMetadata.moduleMetadata = meta::moduleMetadataJson(module, metaOptions);
+  withMetadata.moduleMetadata = cpuModuleMetadata(module, &diags.sources());
   if (!cpu::buildSharedObject(*lowered, outPath, withMetadata, &error)) {
     diags.report(DiagKind::CpuBuildFailed, moduleLoc(module), "cannot build `" + outPath + "`: " + error);
     return 1;

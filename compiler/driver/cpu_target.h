@@ -31,6 +31,8 @@ using CpuOptions = cpu::CpuOptions;
 // printed to stderr) when --cpu / --features name a CPU LLVM cannot generate
 // code for (cpu::checkCpuOptions).
 int runOnCpu(const ir::Module& module, const RunSettings& settings, const CpuOptions& options, DiagnosticEngine& diags);
+// The kernel metadata a CPU build of `module` carries (compiler/backends/metadata.h).
+std::string cpuModuleMetadata(const ir::Module& module, const SourceManager* sources);
 int buildForCpu(const ir::Module& module, const std::string& outPath, const CpuOptions& options,
                 DiagnosticEngine& diags);
 

@@ -110,6 +110,88 @@ std::string commentName(const std::string& name) {
   return "`" + backend::cCommentText(name) + "`" + (c == name ? "" : " (`" + c + "` here)");
 }
 
+// How the launch functions are defined: static inline by default; as
+// exported functions in the one file that defines TLC_LAUNCH_EXPORT (for a
+// shared library or a foreign-function interface); declared only where
+// TLC_LAUNCH_EXTERN is defined.
+const char* const kLaunchLinkage =
+    "/* Launch functions are static inline. Define TLC_LAUNCH_EXPORT before including this header in one\n"
+    " * file to define them there as exported functions instead, and TLC_LAUNCH_EXTERN in the files that\n"
+    " * only call them. */\n"
+    "#ifndef TLC_LAUNCH_LINKAGE_\n"
+    "#if defined(TLC_LAUNCH_EXPORT) && defined(__GNUC__)\n"
+    "#define TLC_LAUNCH_LINKAGE_ __attribute__((visibility(\"default\")))\n"
+    "#elif defined(TLC_LAUNCH_EXPORT)\n"
+    "#define TLC_LAUNCH_LINKAGE_\n"
+    "#else\n"
+    "#define TLC_LAUNCH_LINKAGE_ static inline\n"
+    "#endif\n"
+    "#endif\n\n";
+
+// Conversions between float and the 16-bit float storage types, rounding to
+// nearest even (NaN stays NaN, overflow becomes infinity).
+const char* const kNarrowFloatHelpers =
+    "#ifndef TLC_NARROW_FLOAT_HELPERS_DEFINED_\n#define TLC_NARROW_FLOAT_HELPERS_DEFINED_\n"
+    "/* float <-> float16 / bfloat16 bits, rounding to nearest even. */\n"
+    "static inline tlc_float16 tlc_float_to_float16(float f) {\n"
+    "  uint32_t x, sign, mant, half, rem, shift, mid;\n"
+    "  int32_t exp;\n"
+    "  memcpy(&x, &f, 4);\n"
+    "  sign = (x >> 16) & 0x8000u;\n"
+    "  exp = (int32_t)((x >> 23) & 0xffu) - 127 + 15;\n"
+    "  mant = x & 0x7fffffu;\n"
+    "  if (((x >> 23) & 0xffu) == 0xffu) return (tlc_float16)(sign | 0x7c00u | (mant ? 0x200u : 0u));\n"
+    "  if (exp >= 31) return (tlc_float16)(sign | 0x7c00u);\n"
+    "  if (exp <= 0) {\n"
+    "    if (exp < -10) return (tlc_float16)sign;\n"
+    "    mant |= 0x800000u;\n"
+    "    shift = (uint32_t)(14 - exp);\n"
+    "    half = mant >> shift;\n"
+    "    rem = mant & ((1u << shift) - 1u);\n"
+    "    mid = 1u << (shift - 1u);\n"
+    "    if (rem > mid || (rem == mid && (half & 1u))) ++half;\n"
+    "    return (tlc_float16)(sign | half);\n"
+    "  }\n"
+    "  half = sign | ((uint32_t)exp << 10) | (mant >> 13);\n"
+    "  rem = mant & 0x1fffu;\n"
+    "  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;\n"
+    "  return (tlc_float16)half;\n"
+    "}\n"
+    "static inline float tlc_float16_to_float(tlc_float16 h) {\n"
+    "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (uint32_t)(h >> 10) & 0x1fu, mant = h & 0x3ffu, x;\n"
+    "  float f;\n"
+    "  if (exp == 0x1fu) {\n"
+    "    x = sign | 0x7f800000u | (mant << 13);\n"
+    "  } else if (exp != 0) {\n"
+    "    x = sign | ((exp + 112u) << 23) | (mant << 13);\n"
+    "  } else if (mant == 0) {\n"
+    "    x = sign;\n"
+    "  } else {\n"
+    "    exp = 113u;\n"
+    "    while (!(mant & 0x400u)) {\n"
+    "      mant <<= 1;\n"
+    "      --exp;\n"
+    "    }\n"
+    "    x = sign | (exp << 23) | ((mant & 0x3ffu) << 13);\n"
+    "  }\n"
+    "  memcpy(&f, &x, 4);\n"
+    "  return f;\n"
+    "}\n"
+    "static inline tlc_bfloat16 tlc_float_to_bfloat16(float f) {\n"
+    "  uint32_t x;\n"
+    "  memcpy(&x, &f, 4);\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (tlc_bfloat16)((x >> 16) | 0x40u);\n"
+    "  x += 0x7fffu + ((x >> 16) & 1u);\n"
+    "  return (tlc_bfloat16)(x >> 16);\n"
+    "}\n"
+    "static inline float tlc_bfloat16_to_float(tlc_bfloat16 b) {\n"
+    "  uint32_t x = (uint32_t)b << 16;\n"
+    "  float f;\n"
+    "  memcpy(&f, &x, 4);\n"
+    "  return f;\n"
+    "}\n"
+    "#endif\n\n";
+
 }  // namespace
 
 std::string generateHeader(const ir::Module& module, const HeaderOptions& options) {
@@ -120,7 +202,7 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
   if (!options.sourceName.empty()) os << " Source: " << backend::cCommentText(options.sourceName) << ".";
   os << "\n * Launch functions for the kernels of module `" << mod
      << "`; see <tlc/runtime.h> for the status codes and tlcGetLastError(). */\n";
-  os << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n#include <tlc/runtime.h>\n\n";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n#include <string.h>\n#include <tlc/runtime.h>\n\n";
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   if (options.embedded) {
     os << "/* The module embedded in this program: loaded on first use and shared.\n"
@@ -130,6 +212,7 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
   os << "#ifndef TLC_FLOORDIV_DEFINED_\n#define TLC_FLOORDIV_DEFINED_\n"
      << "static inline int64_t tlc_floordiv_(int64_t a, int64_t b) {\n"
      << "  int64_t q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n#endif\n\n";
+  os << kLaunchLinkage << kNarrowFloatHelpers;
 
   for (const ir::Func& f : module.funcs) {
     ir::BufferWrites writes = ir::collectBufferWrites(f->body);
@@ -189,9 +272,11 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
     std::string fnGuard = "TLC_LAUNCH_" + upper(fn) + "_" + hex;
     os << "#ifndef " << fnGuard << "\n#define " << fnGuard << "\n";
-    os << "static inline tlc_status " << fn << "(";
-    for (size_t i = 0; i < params.size(); ++i) os << (i ? ",\n    " : "") << params[i];
-    os << ") {\n";
+    std::string declarator = "tlc_status " + fn + "(";
+    for (size_t i = 0; i < params.size(); ++i) declarator += (i ? ",\n    " : "") + params[i];
+    declarator += ")";
+    os << "#ifdef TLC_LAUNCH_EXTERN\n" << declarator << ";\n#else\n";
+    os << "TLC_LAUNCH_LINKAGE_ " << declarator << " {\n";
     os << "  tlc_kernel* kernel_;\n  tlc_status status_;\n";
     size_t n = f->params.size();
     os << "  tlc_arg args_[" << std::max<size_t>(n, 1) << "];\n";
@@ -226,7 +311,7 @@ std::string generateHeader(const ir::Module& module, const HeaderOptions& option
           os << "  args_[" << i << "] = tlcIntArg(TLC_INT64, (int64_t)" << name << ");\n";
       }
     }
-    os << "  return tlcLaunch(kernel_, args_, " << n << ", stream);\n}\n#endif\n\n";
+    os << "  return tlcLaunch(kernel_, args_, " << n << ", stream);\n}\n#endif\n#endif\n\n";
   }
   os << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
   return os.str();

@@ -6,7 +6,7 @@
 // <tlc/runtime.h>. For a kernel
 //   def gemm[M, N, K=64, dtype=float32](A: Tensor[(M, K), dtype], ...)
 // it declares
-//   static inline tlc_status gemm_launch(tlc_module* module, const float* A,
+//   TLC_LAUNCH_LINKAGE_ tlc_status gemm_launch(tlc_module* module, const float* A,
 //       const float* B, float* C, int64_t M, int64_t N, void* stream);
 // Tensor parameters become pointers to their element type (const when the
 // kernel never writes them); every dynamic shape symbol is an int64_t after
@@ -15,6 +15,11 @@
 // becomes `tlc_int`, and the comment above the function shows both. The
 // function builds the dense row-major tensor descriptions from the symbols
 // and calls tlcLaunch, which checks them (null, alignment) and launches.
+// The launch functions are static inline unless the including file defines
+// TLC_LAUNCH_EXPORT (they are then defined there as exported functions, the
+// symbols a shared library or an FFI calls) or TLC_LAUNCH_EXTERN (declared
+// only). The header also defines tlc_float_to_float16, tlc_float16_to_float,
+// tlc_float_to_bfloat16 and tlc_bfloat16_to_float (round to nearest even).
 // With an embedded module the header also declares
 //   tlc_module* <module_name>_module(void);   // NULL on failure, see tlcGetLastError
 // defined by the embed source; it loads the module once per process.

@@ -7,6 +7,7 @@
 #include "compiler/driver/exit_codes.h"
 #include "compiler/support/suggest.h"
 #ifdef TLC_HAVE_CPU_TARGET
+#include "compiler/driver/cpu_cache.h"
 #include "compiler/driver/cpu_target.h"
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
@@ -156,7 +157,8 @@ int buildForTarget(const ir::Module& module, const std::string& output, const Ta
                    DiagnosticEngine& diags) {
   if (checkBoundsMisplaced(request)) return kExitUsage;
 #ifdef TLC_HAVE_CPU_TARGET
-  if (request.target == "cpu") return buildForCpu(module, output, cpuOptions(request), diags);
+  if (request.target == "cpu")
+    return buildForCpuCached(module, output, cpuOptions(request), diags, KernelCache::fromEnvironment());
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
   if (std::string arch = cudaArch(request.target); !arch.empty())

@@ -30,4 +30,14 @@ fi
 if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
   "$root/bench/attention/build_modules.sh" "$out/attention" >/dev/null
 fi
+# The modules of scripts/gpu/python_check.py (the Python package on torch
+# CUDA tensors), with the runtime library it loads them through.
+if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
+  mkdir -p "$out/python"
+  tlc=$root/build/bin/tlc
+  "$tlc" build --target=cuda:sm_90a "$root/examples/gemm/gemm.tl" -o "$out/python/gemm_f16.cubin"
+  "$tlc" build --target=cuda:sm_90a "$root/examples/gemm/gemm.tl" -D dtype=bfloat16 -o "$out/python/gemm_bf16.cubin"
+  "$tlc" build --target=cuda:sm_90a "$root/examples/softmax/softmax.tl" -o "$out/python/softmax_f16.cubin"
+  cp -L "$root/build/runtime/libtlc_runtime.so" "$out/python/libtlc_runtime.so"
+fi
 du -sh "$out"

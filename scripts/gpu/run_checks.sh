@@ -11,6 +11,8 @@
 #   4. memory-bound examples against device-to-device copy bandwidth (same process);
 #   5. the flash-attention example against torch's SDPA (same process), when
 #      prepare.sh built its modules and torch is installed;
+#   6. the Python package on torch CUDA tensors (scripts/gpu/python_check.py),
+#      when prepare.sh built its modules and torch is installed;
 #   and the random programs of tlc_difftest that prepare.sh bundled (difftest/),
 #   each against the interpreter (mode `difftest`: only these).
 # Writes a Markdown summary to $OUT/gpu_results.md (OUT defaults to ./gpu-out)
@@ -235,6 +237,17 @@ if [ -d "$bundle/attention" ] && python3 -c "import torch" 2>/dev/null; then
   for m in "$bundle"/attention/*.cubin; do modules+=(--module "$m"); done
   python3 "$root/bench/attention/attention_bench.py" --runtime "$bundle/attention/libtlc_runtime.so" "${modules[@]}" \
     2>>"$log" | tee -a "$log" >>"$report" || failures=$((failures + 1))
+  echo '```' >>"$report"
+fi
+# The Python package (python/) on torch CUDA tensors, on the modules
+# prepare.sh built (scripts/gpu/python_check.py).
+if [ -d "$bundle/python" ] && python3 -c "import torch" 2>/dev/null; then
+  echo >>"$report"
+  echo "## 6. the Python package on torch CUDA tensors" >>"$report"
+  echo >>"$report"
+  echo '```' >>"$report"
+  python3 "$root/scripts/gpu/python_check.py" "$bundle/python" 2>>"$log" | tee -a "$log" >>"$report" ||
+    failures=$((failures + 1))
   echo '```' >>"$report"
 fi
 echo >>"$report"

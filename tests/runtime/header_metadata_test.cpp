@@ -50,6 +50,10 @@ TEST_CASE("metadata round trip: parameters, symbols, bindings, grid") {
   CHECK(k.params[0].name == "A");
   CHECK(k.params[0].isTensor);
   CHECK(k.params[0].dtype == "float32");
+  // What the kernel does with each tensor: C is an output only.
+  CHECK(k.params[0].access == "read");
+  CHECK(k.params[1].access == "read");
+  CHECK(k.params[2].access == "write");
   REQUIRE(k.params[0].shape.size() == 2);
   CHECK(k.params[0].shape[0].kind == meta::ParsedDim::Kind::Symbol);
   CHECK(k.params[0].shape[0].symbol == "M");
@@ -119,7 +123,7 @@ TEST_CASE("the gemm header declares typed pointers, const inputs, the shape symb
   h.moduleName = "gemm";
   h.embedded = true;
   std::string header = driver::generateHeader(*m, h);
-  CHECK(header.find("static inline tlc_status gemm_launch(tlc_module* module,\n    const float* A,\n    const float* B,\n"
+  CHECK(header.find("TLC_LAUNCH_LINKAGE_ tlc_status gemm_launch(tlc_module* module,\n    const float* A,\n    const float* B,\n"
                     "    float* C,\n    int64_t M,\n    int64_t N,\n    void* stream)") != std::string::npos);
   CHECK(header.find("tlc_module* gemm_module(void);") != std::string::npos);
 }
@@ -164,5 +168,72 @@ int main(void) {
   REQUIRE(sh("cc -std=c99 -O1 -I" + kRuntimeInclude + " -I" + dir.string() + " -o " + exe + " " +
              (dir / "main.c").string() + " " + (dir / "gemm_embed.c").string() + " -L" + kRuntimeLibDir +
              " -ltlc_runtime -Wl,-rpath," + kRuntimeLibDir + " -lm") == 0);
+  CHECK(sh(exe) == 0);
+}
+
+TEST_CASE("TLC_LAUNCH_EXPORT defines exported launch symbols; the float16 helpers fill and read a float16 gemm") {
+  auto dir = test::scratchDir("export");
+  std::string so = (dir / "gemm.so").string();
+  std::vector<std::string> defines = {"dtype=float16", "block_M=32", "block_N=32", "block_K=16"};
+  test::buildCpuModule("examples/gemm/gemm.tl", defines, so);
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto m = test::compileTl(sources, diags, "examples/gemm/gemm.tl", defines);
+  REQUIRE(m);
+  std::string err;
+  REQUIRE(driver::writeHostFiles(*m, so, (dir / "gemm.h").string(), (dir / "gemm_embed.c").string(), &err));
+  std::ofstream(dir / "export.c") << "#define TLC_LAUNCH_EXPORT\n#include \"gemm.h\"\n";
+  std::ofstream(dir / "main.c") << R"(#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define TLC_LAUNCH_EXTERN
+#include "gemm.h"
+int main(void) {
+  const int64_t M = 37, N = 21, K = 50;
+  tlc_float16 *A = malloc(2 * M * K), *B = malloc(2 * K * N), *C = malloc(2 * M * N);
+  float* ref = calloc(M * N, sizeof(float));
+  uint32_t h;
+  /* Known bit patterns, then every float16 through float and back. */
+  if (tlc_float_to_float16(1.0f) != 0x3c00 || tlc_float_to_float16(-2.0f) != 0xc000 ||
+      tlc_float_to_float16(65504.0f) != 0x7bff || tlc_float_to_float16(65520.0f) != 0x7c00 ||
+      tlc_float_to_float16(ldexpf(1.0f, -24)) != 0x0001 || tlc_float_to_float16(0.1f) != 0x2e66 ||
+      tlc_float16_to_float(0x0001) != ldexpf(1.0f, -24) || tlc_float_to_bfloat16(1.0f) != 0x3f80 ||
+      tlc_float_to_bfloat16(1.00390625f) != 0x3f80 || tlc_float_to_bfloat16(1.01171875f) != 0x3f82 ||
+      tlc_bfloat16_to_float(0x4049) != 3.140625f) return 5;
+  for (h = 0; h < 0x10000u; ++h) {
+    int is_nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu);
+    if (is_nan ? !isnan(tlc_float16_to_float((tlc_float16)h)) : tlc_float_to_float16(tlc_float16_to_float((tlc_float16)h)) != h) {
+      fprintf(stderr, "float16 %04x does not round-trip\n", h);
+      return 6;
+    }
+    if (!isnan(tlc_bfloat16_to_float((tlc_bfloat16)h)) && tlc_float_to_bfloat16(tlc_bfloat16_to_float((tlc_bfloat16)h)) != h)
+      return 7;
+  }
+  for (int64_t i = 0; i < M * K; ++i) A[i] = tlc_float_to_float16((float)((i * 7) % 13) / 4.0f - 1.5f);
+  for (int64_t i = 0; i < K * N; ++i) B[i] = tlc_float_to_float16((float)((i * 5) % 11) / 4.0f - 1.25f);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k) ref[i * N + j] += tlc_float16_to_float(A[i * K + k]) * tlc_float16_to_float(B[k * N + j]);
+  tlc_status st = gemm_launch(gemm_module(), A, B, C, M, K, N, NULL);
+  if (st != TLC_SUCCESS) { fprintf(stderr, "launch: %s\n", tlcGetLastError()); return 2; }
+  for (int64_t i = 0; i < M * N; ++i)
+    if (fabsf(tlc_float16_to_float(C[i]) - ref[i]) > 1e-3f * fabsf(ref[i]) + 0.05f) { fprintf(stderr, "C[%ld]\n", (long)i); return 3; }
+  printf("ok\n");
+  return 0;
+}
+)";
+  std::string lib = (dir / "libgemmlaunch.so").string();
+  std::string inc = " -I" + kRuntimeInclude + " -I" + dir.string();
+  std::string rt = " -L" + kRuntimeLibDir + " -ltlc_runtime -Wl,-rpath," + kRuntimeLibDir;
+  // Hidden by default: only what the header marks exported is visible.
+  std::string obj = (dir / "export.o").string(), embedObj = (dir / "embed.o").string();
+  REQUIRE(sh("cc -std=c99 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -O1 -c" + inc + " -o " + obj + " " +
+             (dir / "export.c").string()) == 0);
+  REQUIRE(sh("cc -std=c99 -fPIC -O1 -c" + inc + " -o " + embedObj + " " + (dir / "gemm_embed.c").string()) == 0);
+  REQUIRE(sh("cc -shared -o " + lib + " " + obj + " " + embedObj + rt) == 0);
+  CHECK(sh("nm -D --defined-only " + lib + " | grep -qw gemm_launch") == 0);
+  std::string exe = (dir / "main").string();
+  REQUIRE(sh("cc -std=c99 -Wall -Wextra -Werror -O1" + inc + " -o " + exe + " " + (dir / "main.c").string() + " -L" +
+             dir.string() + " -lgemmlaunch -Wl,-rpath," + dir.string() + rt + " -lm") == 0);
   CHECK(sh(exe) == 0);
 }

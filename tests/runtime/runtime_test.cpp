@@ -86,6 +86,10 @@ TEST_CASE("a CPU gemm module loads, reports its kernels and computes A @ B") {
   CHECK(maxErr < 1e-4);
 }
 
+TEST_CASE("the library reports the ABI version of its header") {
+  CHECK(tlcRuntimeAbiVersion() == TLC_RUNTIME_ABI_VERSION);
+}
+
 TEST_CASE("a module loads from memory") {
   std::ifstream in(built().gemm, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -115,7 +119,7 @@ TEST_CASE("a symbolic dimension bound inconsistently across parameters") {
   auto a = g.args();
   a[2].tensor.shape[0] = g.M + 1;
   CHECK(g.launch(a) == TLC_ERROR_SHAPE);
-  CHECK(lastError() == "argument `C` (parameter 3 of kernel `gemm`): expected shape (M, N) with M = 37 (dimension 1 "
+  CHECK(lastError() == "argument `C` (parameter 3 of kernel `gemm`): expected shape (M, N) with M = 37 (dimension 0 "
                        "of `A`) but got (38, 45)");
 }
 
@@ -142,7 +146,7 @@ TEST_CASE("negative dimension") {
   auto a = g.args();
   a[0].tensor.shape[0] = -1;
   CHECK(g.launch(a) == TLC_ERROR_SHAPE);
-  CHECK(lastError().find("dimension 1 of shape (-1, 64) is negative") != std::string::npos);
+  CHECK(lastError().find("dimension 0 of shape (-1, 64) is negative") != std::string::npos);
 }
 
 TEST_CASE("wrong argument count") {

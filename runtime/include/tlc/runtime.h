@@ -158,6 +158,11 @@ tlc_status tlcLaunch(tlc_kernel* kernel, const tlc_arg* args, int32_t nargs, voi
 /* Checks the arguments exactly as tlcLaunch does, without launching. */
 tlc_status tlcCheckArguments(tlc_kernel* kernel, const tlc_arg* args, int32_t nargs);
 
+/* TLC_RUNTIME_ABI_VERSION of the library itself: a program (or a binding
+ * such as the Python package) compares it with the version it was written
+ * for before making any other call. */
+int32_t tlcRuntimeAbiVersion(void);
+
 /* The message of the last failure on this thread ("" when none). Valid until
  * the next runtime call on the thread. */
 const char* tlcGetLastError(void);

@@ -1,0 +1,134 @@
+"""Every example under examples/ that builds for the CPU, built with
+`tlc build --target=cpu` and called from Python on numpy arrays, against a
+numpy reference written here. Inputs are random (never zeros) and the sizes
+are not multiples of the tiles."""
+import pathlib
+import unittest
+
+import support  # noqa: F401  (puts the package on sys.path)
+import numpy as np
+
+import tlc
+
+RNG = np.random.default_rng(20261201)
+
+
+def rand(shape, dtype=np.float32, low=0.5):
+    """Random values away from zero, with random signs."""
+    mag = RNG.uniform(low, 1.5, size=shape)
+    sign = RNG.choice([-1.0, 1.0], size=shape)
+    return (mag * sign).astype(dtype)
+
+
+def attention(q, k, v, causal, groups):
+    """softmax(q k^T / sqrt(D)) v per (batch, head); q, k, v in (B, H, S, D)."""
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    k = np.repeat(k, groups, axis=1)
+    v = np.repeat(v, groups, axis=1)
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if causal:
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def close(test, got, ref, rtol, atol):
+    got = np.asarray(got, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    test.assertEqual(got.shape, ref.shape)
+    err = np.abs(got - ref) - (atol + rtol * np.abs(ref))
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    test.assertTrue(np.all(err <= 0), f"mismatch at {worst}: got {got[worst]}, expected {ref[worst]}")
+
+
+class Examples(unittest.TestCase):
+    def test_every_example_has_a_reference(self):
+        found = {str(p.relative_to(support.SOURCE_DIR)) for p in (support.SOURCE_DIR / "examples").rglob("*.tl")}
+        self.assertEqual(found, set(TESTED), "an example without a Python test: add its reference here")
+
+    def test_elementwise_add(self):
+        for dtype in ("float32", "float16"):
+            m = tlc.load(support.build("examples/elementwise_add/add.tl", f"add_{dtype}.so", defines={"dtype": dtype}))
+            a, b = rand((77, 150), dtype), rand((77, 150), dtype)
+            c = m.elementwise_add(a, b)  # C left out: allocated
+            self.assertEqual(c.dtype, np.dtype(dtype))
+            close(self, c, (a.astype(np.float32) + b.astype(np.float32)).astype(dtype), 0, 0)
+
+    def test_gemm_float32(self):
+        m = tlc.load(support.build("examples/gemm/gemm.tl", "gemm_f32.so", defines={
+            "dtype": "float32", "block_M": 32, "block_N": 32, "block_K": 16, "stages": 2}))
+        a, b = rand((70, 37)), rand((37, 45))
+        c = np.full((70, 45), np.nan, dtype=np.float32)
+        self.assertIsNone(m.gemm(a, b, c))  # nothing allocated: nothing returned
+        close(self, c, a.astype(np.float64) @ b, 1e-5, 1e-4)
+        c2 = m["gemm"](A=a, B=b)  # by name, C allocated
+        close(self, c2, c, 0, 0)
+
+    def test_gemm_float16_passes_without_conversion(self):
+        m = tlc.load(support.build("examples/gemm/gemm.tl", "gemm_f16.so", defines={
+            "block_M": 32, "block_N": 64, "block_K": 32, "stages": 2}))
+        a, b = rand((65, 100), np.float16), rand((100, 33), np.float16)
+        c = m.gemm(a, b)
+        self.assertEqual(c.dtype, np.float16)
+        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+        close(self, c, ref, 2e-3, 2e-2)
+
+    def test_rmsnorm(self):
+        m = tlc.load(support.build("examples/rmsnorm/rmsnorm.tl", "rmsnorm.so", defines={
+            "N": 200, "block_M": 4, "dtype": "float32"}))
+        x, w = rand((13, 200)), rand((200,))
+        y = m.rmsnorm(x, w)
+        xd = x.astype(np.float64)
+        close(self, y, xd / np.sqrt((xd * xd).mean(1, keepdims=True) + 1e-6) * w, 1e-5, 1e-5)
+
+    def test_row_sum(self):
+        m = tlc.load(support.build("examples/row_reduce/row_sum.tl", "row_sum.so"))
+        x = rand((100, 300))
+        out = m.row_sum(x)
+        close(self, out, x.astype(np.float64).sum(1), 1e-5, 1e-4)
+
+    def test_softmax(self):
+        for dtype, tol in (("float32", 1e-5), ("float16", 2e-3)):
+            m = tlc.load(support.build("examples/softmax/softmax.tl", f"softmax_{dtype}.so", defines={
+                "block_N": 128, "threads": 128, "dtype": dtype}))
+            x = (rand((7, 300)) * 4).astype(dtype)
+            y = m.softmax(x)
+            xd = x.astype(np.float64)
+            e = np.exp(xd - xd.max(1, keepdims=True))
+            close(self, y, e / e.sum(1, keepdims=True), tol, tol)
+
+    def _attention(self, layout):
+        tiles = {"D": 32, "block_M": 32, "block_N": 32, "threads": 128, "stages": 2, "dtype": "float32"}
+        for causal, groups in ((False, 1), (True, 2)):
+            name = f"mha_fwd_{layout}"
+            m = tlc.load(support.build(f"examples/flash_attention/{name}.tl", f"{name}_{causal}_{groups}.so",
+                                       defines=dict(tiles, causal=causal, groups=groups)))
+            B, H, S, D = 2, 4, 70, 32
+            q, k, v = rand((B, H, S, D)), rand((B, H // groups, S, D)), rand((B, H // groups, S, D))
+            ref = attention(q, k, v, causal, groups)
+            if layout == "bshd":
+                q, k, v = (np.ascontiguousarray(x.transpose(0, 2, 1, 3)) for x in (q, k, v))
+                ref = ref.transpose(0, 2, 1, 3)
+            o = m[name](q, k, v)
+            close(self, o, ref, 1e-4, 1e-5)
+
+    def test_attention_bhsd(self):
+        self._attention("bhsd")
+
+    def test_attention_bshd(self):
+        self._attention("bshd")
+
+
+TESTED = {
+    "examples/elementwise_add/add.tl": Examples.test_elementwise_add,
+    "examples/gemm/gemm.tl": Examples.test_gemm_float32,
+    "examples/rmsnorm/rmsnorm.tl": Examples.test_rmsnorm,
+    "examples/row_reduce/row_sum.tl": Examples.test_row_sum,
+    "examples/softmax/softmax.tl": Examples.test_softmax,
+    "examples/flash_attention/mha_fwd_bhsd.tl": Examples.test_attention_bhsd,
+    "examples/flash_attention/mha_fwd_bshd.tl": Examples.test_attention_bshd,
+}
+
+if __name__ == "__main__":
+    unittest.main()
