@@ -52,3 +52,12 @@ TEST_CASE("the sm_90a gemm example compiles to wgmma, TMA and mbarrier instructi
   CHECK(sm80.find("wgmma") == std::string::npos);
   CHECK(sm80.find("tma_load") == std::string::npos);
 }
+
+TEST_CASE("a split-K gemm whose trip count is a let takes the warp-specialized mainloop") {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/bench/zoo/gemm_splitk.tl");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string source = test::emitCudaFor(text.str(), "sm_90a");
+  CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
+  CHECK(source.find("tlc::wgmma_m64n128k16<") != std::string::npos);
+}

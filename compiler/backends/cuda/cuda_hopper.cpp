@@ -211,7 +211,24 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   if (ca->dst.buffer.get() != g->a.buffer.get() || cb->dst.buffer.get() != g->b.buffer.get())
     return fail(why, "the copies do not fill the gemm's two operands");
   if (!isFullRegion(g->a) || !isFullRegion(g->b)) return fail(why, "the gemm reads part of an operand tile");
-  if (!planOperand(ca, &a, why) || !planOperand(cb, &b, why)) return false;
+  // The producer substitutes the kernel's lets before the loop (a split-K
+  // gemm's per-block trip count) into the copies' regions and the trip count.
+  VarMap lets = producerLets(kernel, f);
+  auto substituted = [&](const CopyStmt* c) {
+    auto copy = std::make_shared<CopyStmt>(*c);
+    for (Region* r : {&copy->src, &copy->dst})
+      for (auto& rg : r->ranges) {
+        rg.min = substitute(rg.min, lets);
+        rg.extent = substitute(rg.extent, lets);
+      }
+    return copy;
+  };
+  auto sa = substituted(ca), sb = substituted(cb);
+  if (!planOperand(sa.get(), &a, why) || !planOperand(sb.get(), &b, why)) return false;
+  a.copy = ca;
+  a.substituted = sa;
+  b.copy = cb;
+  b.substituted = sb;
   // A is [M, K] (K contiguous: K-major) or, transposed, [K, M]; B is [K, N]
   // (N contiguous: MN-major) or, transposed, [N, K].
   a.mnMajor = g->transA;
@@ -238,6 +255,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
     if (auto* seq = as<SeqStmt>(st)) {
       for (auto& x : seq->stmts) walk(x);
+    } else if (auto* l = as<LetStmt>(st)) {
+      walk(l->body);
     } else if (st.get() == f) {
       for (auto& x : body) touches.visitStmt(x);
     } else {
@@ -254,12 +273,13 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   bound.visit(kernel.body);
   bound.vars.erase(f->var.get());
   UsesVars uses(bound.vars);
-  uses.visitRegion(ca->src);
-  uses.visitRegion(cb->src);
-  uses.visit(f->min);
-  uses.visit(f->extent);
+  uses.visitRegion(sa->src);
+  uses.visitRegion(sb->src);
+  uses.visit(substitute(f->min, lets));
+  uses.visit(substitute(f->extent, lets));
   if (uses.found || uses.loads) return fail(why, "the copies' regions use values computed in the kernel");
   out->loop = f;
+  out->producerLets = lets;
   out->gemm = g;
   out->a = a;
   out->b = b;

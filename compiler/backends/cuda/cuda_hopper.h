@@ -64,7 +64,7 @@ struct HopperMainloop {
   const ir::GemmStmt* gemm = nullptr;
   HopperOperand a, b;
   std::vector<HopperOperand> tiles;  // every tensor copy of the loop, in program order (gemm form: a, b)
-  ir::VarMap producerLets;           // general form: the lets the producer substitutes (see HopperOperand)
+  ir::VarMap producerLets;           // the lets the producer substitutes (see HopperOperand)
   MmaShape shape;  // warpsM = threads / 32, warpsN = 1
   int64_t stages = 0;
   // 16-row slices of the accumulator per warp (block_M / (16 * warps)). Warp
