@@ -180,6 +180,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
 
   switch (b.id) {
     case BuiltinId::Copy: {
+      if (!checkCoalescedWidth(args.slots[2])) return;
       Value src = evalTileArg(*args.slots[0], b.name);
       Value dst = evalTileArg(*args.slots[1], b.name);
       if (src.isError() || dst.isError()) return;
@@ -322,6 +323,7 @@ void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs
     if (ops[i].isError()) ok = false;
   }
   if (!ok || !outsideParallel("T.gemm", call.loc)) return;
+  if (!checkWarpPolicy(args.slots[6])) return;
   bool tA = false, tB = false, clear = false;
   for (int k = 3; k < 6; ++k) {
     if (!args.slots[k]) continue;
