@@ -7,9 +7,9 @@ const std::vector<BuiltinInfo>& allBuiltins() {
   using B = BuiltinId;
   static const std::vector<BuiltinInfo> table = {
       {"Kernel", B::Kernel, C::Kernel, {"threads"}, 0, true},
-      {"alloc_shared", B::AllocShared, C::Alloc, {"shape", "dtype"}, 2, false},
-      {"alloc_fragment", B::AllocFragment, C::Alloc, {"shape", "dtype"}, 2, false},
-      {"alloc_local", B::AllocLocal, C::Alloc, {"shape", "dtype"}, 2, false},
+      {"alloc_shared", B::AllocShared, C::Alloc, {"shape", "dtype", "scope"}, 2, false},
+      {"alloc_fragment", B::AllocFragment, C::Alloc, {"shape", "dtype", "scope"}, 2, false},
+      {"alloc_local", B::AllocLocal, C::Alloc, {"shape", "dtype", "scope"}, 2, false},
       {"alloc_var", B::AllocVar, C::Alloc, {"dtype", "init"}, 1, false},
       {"copy", B::Copy, C::TileOp, {"src", "dst", "coalesced_width"}, 2, false},
       {"gemm", B::Gemm, C::TileOp, {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum", "policy"}, 3, false},

@@ -82,6 +82,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
           buf, std::vector<ir::Expr>{ir::makeInt(0, DType::Int32, call.loc)}, init, call.loc));
     return Value::ofBuffer(buf, nameLoc);
   }
+  if (!checkAllocScope(b, args.slots[2])) return Value::error(nameLoc);
   Value shapeValue = eval(*args.slots[0]);
   std::vector<Value> dims;
   if (shapeValue.kind == ValueKind::Tuple)

@@ -124,6 +124,9 @@ class Sema {
   // checked, then left to the compiler's own choice (docs/language.md).
   bool checkCoalescedWidth(const ast::Expr* width);
   bool checkWarpPolicy(const ast::Expr* policy);
+  // `scope=` of T.alloc_shared / alloc_fragment / alloc_local (TileLang's
+  // storage scope names): checked against the allocation's own scope.
+  bool checkAllocScope(const BuiltinInfo& alloc, const ast::Expr* scope);
 
   // ---- expressions (lower_expr.cpp)
   Value eval(const ast::Expr& e);

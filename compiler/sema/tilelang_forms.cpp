@@ -312,4 +312,26 @@ bool Sema::checkWarpPolicy(const ast::Expr* policy) {
   return true;
 }
 
+// tlc's shared memory is always sized at launch, so "shared" and
+// "shared.dyn" are the same scope.
+bool Sema::checkAllocScope(const BuiltinInfo& alloc, const ast::Expr* scope) {
+  if (!scope) return true;
+  Value v = eval(*scope);
+  if (v.isError()) return false;
+  std::vector<std::string> allowed;
+  switch (alloc.id) {
+    case BuiltinId::AllocShared: allowed = {"shared", "shared.dyn"}; break;
+    case BuiltinId::AllocFragment: allowed = {"local.fragment"}; break;
+    default: allowed = {"local"}; break;
+  }
+  for (const std::string& a : allowed)
+    if (v.kind == ValueKind::String && v.str == a) return true;
+  std::string list;
+  for (const std::string& a : allowed) list += (list.empty() ? "\"" : " or \"") + a + "\"";
+  report(DiagKind::TypeMismatch, scope->loc,
+         "`scope` of `T." + std::string(alloc.name) + "` is " + list + ", but this is " +
+             (v.kind == ValueKind::String ? "\"" + v.str + "\"" : describeValue(v)));
+  return false;
+}
+
 }  // namespace tlc::sema
