@@ -28,6 +28,8 @@ TEST_CASE("TileLang-style gemm factory on the CPU") {
 TEST_CASE("TileLang-style softmax factory on the CPU") {
   checkStyle("softmax.tl", {{"M", "37"}, {"N", "300"}});
   checkStyle("softmax.tl", {{"N", "100"}, {"dtype", "float32"}, {"block_N", "32"}}, {{"M", 21}});
+  // N dynamic too: the factory's `num_tiles = T.ceildiv(N, block_N)` is computed at run time.
+  checkStyle("softmax.tl", {}, {{"M", 13}, {"N", 150}});
 }
 
 TEST_CASE("TileLang-style top-level prim_func on the CPU") {
