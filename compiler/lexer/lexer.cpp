@@ -41,7 +41,7 @@ bool isKnownStart(char c) {
     case ' ': case '\t': case '\f': case '\r': case '\n': case '#': case '\\': case '\'': case '"':
     case '+': case '-': case '*': case '/': case '%': case '=': case '!': case '<': case '>':
     case '&': case '|': case '^': case '~': case '(': case ')': case '[': case ']': case '{':
-    case '}': case ',': case ':': case '.':
+    case '}': case ',': case ':': case '.': case '@':
       return true;
     default:
       return false;
@@ -512,6 +512,7 @@ void Lexer::lexPunct() {
     case ',': pick(TokenKind::Comma, 1); break;
     case ':': pick(TokenKind::Colon, 1); break;
     case '.': pick(TokenKind::Dot, 1); break;
+    case '@': pick(TokenKind::At, 1); break;
     case '(': pick(TokenKind::LParen, 1); break;
     case ')': pick(TokenKind::RParen, 1); break;
     case '[': pick(TokenKind::LBracket, 1); break;

@@ -21,6 +21,7 @@ namespace tlc::ast {
 
 struct Expr;
 struct Stmt;
+struct FuncDef;
 using ExprPtr = std::unique_ptr<Expr>;
 using StmtPtr = std::unique_ptr<Stmt>;
 using Block = std::vector<StmtPtr>;
@@ -42,6 +43,7 @@ enum class ExprKind {
   Binary,     // a + b, a // b, a < b, a and b, ...
   Unary,      // -a, not a, ~a
   IfElse,     // a if cond else b
+  Dict,       // {k: v, ...} (the argument of `T.annotate_layout({buf: layout})`)
 };
 
 enum class BinaryOp {
@@ -80,6 +82,7 @@ struct Expr {
   // then positional arguments. Subscript: operands[0] is the value, then
   // indices. Tuple: the elements. Binary: lhs, rhs. Unary: operand.
   // Slice: lo, hi (either may be null). IfElse: then, cond, else.
+  // Dict: key0, value0, key1, value1, ...
   std::vector<ExprPtr> operands;
   // Call only.
   std::vector<Keyword> keywords;
@@ -98,6 +101,7 @@ enum class StmtKind {
   If,         // if cond: body [elif ...] [else: orelse]
   Pass,       // pass
   Return,     // return (only in macros, without a value, or with one)
+  Def,        // a nested definition (`@T.prim_func def main(...)` in a kernel factory)
 };
 
 struct Stmt {
@@ -114,6 +118,7 @@ struct Stmt {
   std::vector<SourceLoc> nameLocs;
   Block body;
   Block orelse;  // If: the else branch; an `elif` is a nested If here
+  std::unique_ptr<FuncDef> def;  // Def only
 
   Stmt(StmtKind k, SourceLoc l) : kind(k), loc(l) {}
 };
@@ -128,16 +133,21 @@ struct CompileParam {
 };
 
 // A runtime parameter `name: annotation`, e.g. `A: Tensor[(M, K), dtype]`
-// or `n: int32`.
+// or `n: int32`; in a kernel factory `name [= default]` (a compile-time
+// parameter); in a macro `name [: annotation] [= default]`.
 struct Param {
   std::string name;
-  ExprPtr annotation;
+  ExprPtr annotation;    // may be null
+  ExprPtr defaultValue;  // may be null
   SourceLoc loc;
 };
 
-// `def` (a kernel) or `macro` (a helper inlined at each call).
+// `def` (a kernel) or `macro` (a helper inlined at each call). The
+// decorators (`@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`) are kept as
+// written; sema gives them their meaning.
 struct FuncDef {
   bool isMacro = false;
+  std::vector<ExprPtr> decorators;
   std::string name;
   std::vector<CompileParam> compileParams;
   std::vector<Param> params;

@@ -77,6 +77,7 @@ class AstDumper {
       case ExprKind::Binary: line(depth, e->loc, std::string("Binary ") + binaryOpSpelling(e->binaryOp)); break;
       case ExprKind::Unary: line(depth, e->loc, std::string("Unary ") + unaryOpSpelling(e->unaryOp)); break;
       case ExprKind::IfElse: line(depth, e->loc, "IfElse"); break;
+      case ExprKind::Dict: line(depth, e->loc, "Dict"); break;
     }
     for (const ExprPtr& op : e->operands) expr(op.get(), depth + 1);
     for (const Keyword& k : e->keywords) {
@@ -138,7 +139,32 @@ class AstDumper {
         line(depth, s.loc, "Return");
         if (s.value) expr(s.value.get(), depth + 1);
         return;
+      case StmtKind::Def:
+        if (s.def) funcDef(*s.def, depth);
+        return;
     }
+  }
+
+  void funcDef(const FuncDef& fn, int depth) {
+    for (const ExprPtr& d : fn.decorators) {
+      line(depth, d->loc, "Decorator");
+      expr(d.get(), depth + 1);
+    }
+    line(depth, fn.loc, std::string(fn.isMacro ? "Macro " : "Def ") + fn.name);
+    for (const CompileParam& p : fn.compileParams) {
+      line(depth + 1, p.loc, "CompileParam " + p.name);
+      if (p.defaultValue) expr(p.defaultValue.get(), depth + 2);
+    }
+    for (const Param& p : fn.params) {
+      line(depth + 1, p.loc, "Param " + p.name);
+      if (p.annotation) expr(p.annotation.get(), depth + 2);
+      if (p.defaultValue) {
+        label(depth + 2, "default:");
+        expr(p.defaultValue.get(), depth + 3);
+      }
+    }
+    label(depth + 1, "body:");
+    block(fn.body, depth + 2);
   }
 
   void module(const Module& m) {
@@ -153,19 +179,7 @@ class AstDumper {
       if (!imp.alias.empty()) text += " as " + imp.alias;
       line(1, imp.loc, text);
     }
-    for (const auto& fn : m.funcs) {
-      line(1, fn->loc, std::string(fn->isMacro ? "Macro " : "Def ") + fn->name);
-      for (const CompileParam& p : fn->compileParams) {
-        line(2, p.loc, "CompileParam " + p.name);
-        if (p.defaultValue) expr(p.defaultValue.get(), 3);
-      }
-      for (const Param& p : fn->params) {
-        line(2, p.loc, "Param " + p.name);
-        if (p.annotation) expr(p.annotation.get(), 3);
-      }
-      label(2, "body:");
-      block(fn->body, 3);
-    }
+    for (const auto& fn : m.funcs) funcDef(*fn, 1);
   }
 };
 

@@ -110,8 +110,8 @@ std::unique_ptr<Module> Parser::parseModule() {
     try {
       if (at(TokenKind::KwImport) || at(TokenKind::KwFrom)) {
         parseImport(*module);
-      } else if (at(TokenKind::KwDef) || at(TokenKind::KwMacro)) {
-        module->funcs.push_back(parseFuncDef());
+      } else if (at(TokenKind::KwDef) || at(TokenKind::KwMacro) || at(TokenKind::At)) {
+        module->funcs.push_back(parseFuncDef(true));
       } else {
         fail(DiagKind::UnexpectedToken, cur().loc,
              "expected `def`, `macro` or `import` at the top level, found " + describeToken(cur()) +
@@ -160,9 +160,21 @@ void Parser::parseImport(Module& module) {
   module.imports.push_back(std::move(imp));
 }
 
-// funcdef = ( "def" | "macro" ) NAME [ "[" compile_params "]" ] "(" [ params ] ")" ":" block
-std::unique_ptr<FuncDef> Parser::parseFuncDef() {
+// funcdef   = { decorator } ( "def" | "macro" ) NAME [ "[" compile_params "]" ] "(" [ params ] ")" ":" block
+// decorator = "@" primary NEWLINE
+// A top-level definition's body may hold definitions itself (a kernel factory
+// holding its `@T.prim_func` and macros); deeper ones are rejected.
+std::unique_ptr<FuncDef> Parser::parseFuncDef(bool topLevel) {
   auto fn = std::make_unique<FuncDef>();
+  while (at(TokenKind::At)) {
+    advance();
+    fn->decorators.push_back(parsePrimary());
+    expect(TokenKind::Newline, "after the decorator");
+    while (accept(TokenKind::Newline)) {
+    }
+  }
+  if (!at(TokenKind::KwDef) && !at(TokenKind::KwMacro))
+    fail(DiagKind::ExpectedToken, cur().loc, "expected `def` after the decorator, found " + describeToken(cur()));
   const Token& kw = advance();
   fn->isMacro = kw.kind == TokenKind::KwMacro;
   std::string what = fn->isMacro ? "`macro`" : "`def`";
@@ -176,7 +188,15 @@ std::unique_ptr<FuncDef> Parser::parseFuncDef() {
     fail(DiagKind::UnsupportedSyntax, cur().loc,
          "return annotations (`->`) are not supported; remove them");
   expectLazy(TokenKind::Colon, [&] { return "after the parameters of `" + fn->name + "`"; });
-  parseBlock(fn->body, "the body of `" + fn->name + "`");
+  const Block* savedDefBlock = nestedDefBlock_;
+  nestedDefBlock_ = topLevel ? &fn->body : nullptr;
+  try {
+    parseBlock(fn->body, "the body of `" + fn->name + "`");
+  } catch (const ParseError&) {
+    nestedDefBlock_ = savedDefBlock;
+    throw;
+  }
+  nestedDefBlock_ = savedDefBlock;
   return fn;
 }
 
@@ -197,21 +217,19 @@ void Parser::parseCompileParams(FuncDef& fn) {
 }
 
 // params = param { "," param } [ "," ]
-// param  = NAME ":" expr          (in a `def`)
-//        | NAME [ ":" expr ]      (in a `macro`: the annotation is optional)
+// param  = NAME [ ":" expr ] [ "=" expr ]
+// (sema requires the annotation of a kernel's parameter; a kernel factory's
+// parameters are compile-time parameters with optional defaults)
 void Parser::parseParams(FuncDef& fn) {
   while (!at(TokenKind::RParen)) {
+    if (at(TokenKind::Star) || at(TokenKind::StarStar))
+      fail(DiagKind::UnsupportedSyntax, cur().loc, "`*args` and `**kwargs` parameters are not supported");
     const Token& name = expect(TokenKind::Identifier, "as a parameter name");
     Param p;
     p.name = name.text;
     p.loc = name.loc;
-    if (fn.isMacro) {
-      if (accept(TokenKind::Colon)) p.annotation = parseExpr();
-    } else {
-      expectLazy(TokenKind::Colon, [&] { return "and a type after parameter `" + p.name + "` (e.g. `" + p.name +
-                                   ": Tensor[(M, N), float16]` or `" + p.name + ": int32`)"; });
-      p.annotation = parseExpr();
-    }
+    if (accept(TokenKind::Colon)) p.annotation = parseExpr();
+    if (accept(TokenKind::Equal)) p.defaultValue = parseExpr();
     fn.params.push_back(std::move(p));
     if (!accept(TokenKind::Comma)) break;
   }
@@ -226,7 +244,7 @@ void Parser::parseBlock(Block& out, const std::string& what) {
   DepthGuard guard(*this, cur().loc);
   if (!accept(TokenKind::Newline)) {
     if (at(TokenKind::KwFor) || at(TokenKind::KwIf) || at(TokenKind::KwWith) || at(TokenKind::KwDef) ||
-        at(TokenKind::KwMacro))
+        at(TokenKind::KwMacro) || at(TokenKind::At))
       fail(DiagKind::UnexpectedToken, cur().loc,
            "a " + describeToken(cur()) + " statement must start on its own line");
     parseSimpleStatement(out);
@@ -282,8 +300,17 @@ void Parser::parseStatement(Block& out) {
            describeToken(cur()) + " without a matching `if` (check the indentation of this line)");
     case TokenKind::KwDef:
     case TokenKind::KwMacro:
-      fail(DiagKind::UnsupportedSyntax, cur().loc,
-           "nested definitions are not supported; define " + describeToken(cur()) + " at the top level");
+    case TokenKind::At: {
+      if (&out != nestedDefBlock_)
+        fail(DiagKind::UnsupportedSyntax, cur().loc,
+             "nested definitions are only allowed directly in the body of a top-level `def` (a kernel factory); "
+             "define " + describeToken(cur()) + " there or at the top level");
+      auto stmt = std::make_unique<Stmt>(StmtKind::Def, cur().loc);
+      stmt->def = parseFuncDef(false);
+      stmt->loc = stmt->def->loc;
+      out.push_back(std::move(stmt));
+      return;
+    }
     case TokenKind::KwImport:
     case TokenKind::KwFrom:
       fail(DiagKind::UnsupportedSyntax, cur().loc, "imports go at the top level of the file");

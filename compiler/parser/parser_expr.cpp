@@ -266,7 +266,8 @@ ExprPtr Parser::parsePrimary() {
       e = std::move(sub);
     } else if (at(TokenKind::Dot)) {
       advance();
-      const Token& name = expect(TokenKind::Identifier, "after `.`");
+      // `macro` is a keyword of the language but not of Python: `T.macro` is an attribute.
+      const Token& name = at(TokenKind::KwMacro) ? advance() : expect(TokenKind::Identifier, "after `.`");
       auto attr = std::make_unique<Expr>(ExprKind::Attribute, spanFrom(start));
       attr->name = name.text;
       attr->operands.push_back(std::move(e));
@@ -396,7 +397,7 @@ ExprPtr Parser::parseAtom() {
     case TokenKind::LBracket:
       return parseListDisplay();
     case TokenKind::LBrace:
-      fail(DiagKind::UnsupportedSyntax, t.loc, "dict and set displays (`{...}`) are not supported");
+      return parseDictDisplay();
     default:
       break;
   }
@@ -439,6 +440,27 @@ ExprPtr Parser::parseListDisplay() {
   expect(TokenKind::RBracket, "to close the list");
   tuple->loc = spanFrom(start);
   return tuple;
+}
+
+// dict_display = "{" [ expr ":" expr { "," expr ":" expr } [ "," ] ] "}"
+// (set displays `{a, b}` are not part of the language)
+ExprPtr Parser::parseDictDisplay() {
+  DepthGuard guard(*this, cur().loc);
+  size_t start = pos_;
+  advance();
+  auto dict = std::make_unique<Expr>(ExprKind::Dict, toks_[start].loc);
+  while (!at(TokenKind::RBrace)) {
+    if (dict->operands.size() >= 2 * kMaxChain) fail(DiagKind::NestingTooDeep, cur().loc, "too many entries in one dict");
+    dict->operands.push_back(parseExpr());
+    if (!at(TokenKind::Colon))
+      fail(DiagKind::UnsupportedSyntax, cur().loc, "set displays (`{a, b}`) are not supported; a dict needs `key: value`");
+    advance();
+    dict->operands.push_back(parseExpr());
+    if (!accept(TokenKind::Comma)) break;
+  }
+  expect(TokenKind::RBrace, "to close the dict");
+  dict->loc = spanFrom(start);
+  return dict;
 }
 
 }  // namespace tlc::parser_detail

@@ -44,6 +44,9 @@ class Parser {
   // Lines on which the lexer already reported an error: parse errors there
   // are consequences of it and are not reported again.
   std::vector<bool> lexErrorLines_;
+  // The block whose statements may be definitions: the body of the
+  // top-level `def` being parsed (null elsewhere).
+  const ast::Block* nestedDefBlock_ = nullptr;
 
   // ---- tokens
   const Token& cur() const { return toks_[pos_]; }
@@ -89,7 +92,7 @@ class Parser {
   // ---- module and statements (parser.cpp)
   void parseImport(ast::Module& module);
   std::string parseDottedName(SourceLoc& loc);
-  std::unique_ptr<ast::FuncDef> parseFuncDef();
+  std::unique_ptr<ast::FuncDef> parseFuncDef(bool topLevel);
   void parseCompileParams(ast::FuncDef& fn);
   void parseParams(ast::FuncDef& fn);
   void parseBlock(ast::Block& out, const std::string& what);
@@ -121,6 +124,7 @@ class Parser {
   ast::ExprPtr parseAtom();
   ast::ExprPtr parseParenthesized();
   ast::ExprPtr parseListDisplay();
+  ast::ExprPtr parseDictDisplay();
   void parseCallArguments(ast::Expr& call);
   void parseSubscripts(ast::Expr& subscript);
   ast::ExprPtr parseSubscript();

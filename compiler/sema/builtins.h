@@ -16,14 +16,18 @@ enum class BuiltinId {
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
   AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout,
   // layout values (the second argument of T.annotate_layout)
-  SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback,
+  SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback, MakeSwizzledLayout,
   // loop iterators
   Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
   // scalar functions
   CeilDiv, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Floor, Ceil, Pow, Max, Min,
   IfThenElse, Infinity, Cast,
   // type annotations
-  Tensor,
+  Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
+  // TileLang's decorators (docs/language.md, TileLang spellings)
+  PrimFunc, MacroDecorator, Jit,
+  // TileLang's gemm warp policies: `T.GemmWarpPolicy.FullRow`
+  GemmWarpPolicy,
 };
 
 enum class BuiltinCategory {
@@ -34,6 +38,8 @@ enum class BuiltinCategory {
   Scalar,     // an expression
   Layout,     // a layout value for T.annotate_layout
   Type,       // only in annotations
+  Decorator,  // only as `@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`
+  Enum,       // a namespace of named constants (`T.GemmWarpPolicy.FullRow`)
 };
 
 struct BuiltinInfo {

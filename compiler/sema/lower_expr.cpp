@@ -78,6 +78,10 @@ Value Sema::evalNode(const ast::Expr& e) {
       report(DiagKind::TypeMismatch, e.loc, "a slice `a:b` is only allowed inside a subscript such as `A[0:32, k]`");
       return Value::error(e.loc);
     case ast::ExprKind::Tuple: return evalTuple(e);
+    case ast::ExprKind::Dict:
+      report(DiagKind::TypeMismatch, e.loc,
+             "a dict `{...}` is only allowed as the argument of `T.annotate_layout({buffer: layout, ...})`");
+      return Value::error(e.loc);
     case ast::ExprKind::Binary: {
       if (e.operands.size() != 2 || !e.operands[0] || !e.operands[1]) return Value::error(e.loc);
       Value a = eval(*e.operands[0]);
@@ -122,14 +126,15 @@ Value Sema::evalName(const ast::Expr& e) {
       return relocate(sym->value, e.loc);
     }
   }
-  if (e.name == "T") {
+  if (e.name == "T" || e.name == "tilelang") {
     Value v;
     v.kind = ValueKind::Module;
     v.loc = e.loc;
     return v;
   }
-  if (auto t = parseDType(e.name)) return Value::ofDType(*t, e.loc);
+  if (auto t = parseDTypeSpelling(e.name)) return Value::ofDType(*t, e.loc);
   if (const BuiltinInfo* b = findBuiltin(e.name)) return builtinValue(b, e.loc);
+  if (primFuncFreeNames_) return bindFreeName(e);
   report(DiagKind::UndefinedName, e.loc, "undefined name `" + e.name + "`" + suggestName(e.name));
   return Value::error(e.loc);
 }
@@ -164,7 +169,9 @@ Value Sema::evalAttribute(const ast::Expr& e) {
     case ValueKind::Error: return obj;
     case ValueKind::Module: {
       if (!obj.module) {
-        if (auto t = parseDType(attr)) return Value::ofDType(*t, e.loc);
+        // `tilelang.language.copy`, `tilelang.layout.make_swizzled_layout`: one namespace.
+        if (attr == "language" || attr == "layout") return obj;
+        if (auto t = parseDTypeSpelling(attr)) return Value::ofDType(*t, e.loc);
         if (const BuiltinInfo* b = findBuiltin(attr)) return builtinValue(b, e.loc);
         report(DiagKind::UndefinedName, e.loc,
                "`T." + attr + "` is not a builtin (see docs/builtins.md)" + suggestBuiltin(attr));
@@ -189,6 +196,20 @@ Value Sema::evalAttribute(const ast::Expr& e) {
       report(DiagKind::UndefinedName, e.loc, "a buffer has no attribute `" + attr + "` (it has `shape` and `dtype`)");
       return Value::error(e.loc);
     }
+    case ValueKind::Builtin:
+      if (obj.builtin->id == BuiltinId::GemmWarpPolicy) {
+        if (attr != "Square" && attr != "FullRow" && attr != "FullCol") {
+          report(DiagKind::UndefinedName, e.loc,
+                 "`T.GemmWarpPolicy` has `Square`, `FullRow` and `FullCol`, not `" + attr + "`");
+          return Value::error(e.loc);
+        }
+        Value v;
+        v.kind = ValueKind::String;
+        v.str = "GemmWarpPolicy." + attr;
+        v.loc = e.loc;
+        return v;
+      }
+      [[fallthrough]];
     default:
       report(DiagKind::UndefinedName, e.loc, describeValue(obj) + " has no attribute `" + attr + "`");
       return Value::error(e.loc);
@@ -471,7 +492,14 @@ Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
                  "`" + name + "` must be assigned to a name: `buf = " + name + "(...)`");
           return Value::error(e.loc);
         case BuiltinCategory::Type:
-          report(DiagKind::MisusedBuiltin, e.loc, "`Tensor[...]` is only allowed as a parameter's type");
+          report(DiagKind::MisusedBuiltin, e.loc,
+                 "`" + name + "(...)` is only allowed as a parameter's type");
+          return Value::error(e.loc);
+        case BuiltinCategory::Decorator:
+          report(DiagKind::MisusedBuiltin, e.loc, "`" + name + "` is only used as a decorator: `@" + name + "`");
+          return Value::error(e.loc);
+        case BuiltinCategory::Enum:
+          report(DiagKind::MisusedBuiltin, e.loc, "`" + name + "` is not callable; name one of its members");
           return Value::error(e.loc);
         case BuiltinCategory::Layout: return callLayoutBuiltin(b, e);
       }

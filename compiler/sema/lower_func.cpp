@@ -1,5 +1,9 @@
 // Kernels: the driver of sema (run), compile-time parameters bound by -D or
-// defaults, and runtime parameters (global tensors and scalars).
+// defaults, and runtime parameters (global tensors and scalars). A kernel is
+// written in one of three forms (classified in tilelang_forms.cpp): a `def`
+// with `[compile-time parameters]`, a TileLang kernel factory (its
+// parameters are the compile-time parameters, its inner `@T.prim_func` the
+// kernel), or a top-level `@T.prim_func` whose free names are bound by -D.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +12,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
+#include "compiler/support/suggest.h"
 
 namespace tlc::sema {
 
@@ -51,6 +56,8 @@ std::optional<ir::Module> Sema::run(uint32_t file) {
   ir::Module out;
   for (const auto& f : main->ast->funcs) {
     if (f->isMacro) continue;
+    auto form = defForms_.find(f.get());
+    if (form != defForms_.end() && form->second.form == DefForm::Invalid) continue;
     if (ir::Func fn = lowerKernel(*f, *main)) out.funcs.push_back(fn);
   }
   for (size_t i = 0; i < defines_.size(); ++i)
@@ -80,7 +87,7 @@ static std::optional<Value> parseDefineValue(const std::string& s, SourceLoc loc
     return Value::ofExpr(ir::makeFloat(d, DType::Float32, loc), loc, true);
   if (s == "True" || s == "true") return Value::ofExpr(ir::makeBool(true, loc), loc);
   if (s == "False" || s == "false") return Value::ofExpr(ir::makeBool(false, loc), loc);
-  if (auto t = parseDType(s)) return Value::ofDType(*t, loc);
+  if (auto t = parseDTypeSpelling(s)) return Value::ofDType(*t, loc);
   return std::nullopt;
 }
 
@@ -125,79 +132,185 @@ static void collectShapeVars(const ir::Expr& e, const std::map<const ir::VarNode
   }
 }
 
-ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
-  usedNames_.clear();
-  symbolic_.clear();
-  loopRanges_.clear();
-  macroExpansions_ = 0;
-  failedMacros_.clear();
-  kernelLets_ = 0;
-  inKernel_ = false;
-  macroStack_.clear();
-  module_ = &m;
-  scope_ = nullptr;
-  ScopeGuard guard(*this, true, m.scope.get());
-  auto fn = std::make_shared<ir::PrimFunc>();
-  fn->name = def.name;
-  fn->loc = def.loc;
-
-  // Compile-time parameters, in order: each may use the ones before it.
-  for (const ast::CompileParam& cp : def.compileParams) {
-    if (const Symbol* old = scope_->lookupLocal(cp.name)) {
-      report(DiagKind::Redefinition, cp.loc, "compile-time parameter `" + cp.name + "` is declared twice")
-          .note(old->declLoc, "first declared here");
-      continue;
-    }
-    std::optional<Value> value;
-    int defIndex = -1;
-    for (size_t i = 0; i < defines_.size(); ++i) {
-      if (defines_[i].name != cp.name) continue;
-      defIndex = static_cast<int>(i);  // the last one wins; duplicates were reported
-      defineUsed_[i] = true;
-    }
-    std::optional<Value> fallback;
-    if (cp.defaultValue) fallback = eval(*cp.defaultValue);
-    if (defIndex >= 0) {
-      SourceLoc dloc = defineLocs_[defIndex];
-      value = parseDefineValue(defines_[defIndex].value, cp.loc);
-      if (!value) {
-        diags_.report(DiagKind::BadDefine, dloc,
-                      "cannot read `" + defines_[defIndex].value + "` as the value of `" + cp.name + "`: " +
-                          (integerOutOfRange(defines_[defIndex].value)
-                               ? "the integer does not fit in int64"
-                               : "expected an integer, a float, True/False or a dtype name such as `float16`"))
-            .note(cp.loc, "`" + cp.name + "` declared here");
-        value = Value::error(cp.loc);
-      } else if (fallback && !fallback->isError() &&
-                 (fallback->kind == ValueKind::DType) != (value->kind == ValueKind::DType)) {
-        diags_.report(DiagKind::BadDefine, dloc,
-                      "`" + cp.name + "` takes " + (fallback->kind == ValueKind::DType ? "a dtype" : "a number") +
-                          " (its default is " + describeValue(*fallback) + "), not `" + defines_[defIndex].value + "`")
-            .note(cp.defaultValue->loc, "default given here");
-        value = Value::error(cp.loc);
-      }
-    } else if (fallback) {
-      value = fallback;
-      if (value->kind == ValueKind::Buffer || value->kind == ValueKind::Region) {
-        report(DiagKind::NotCompileTimeConstant, cp.defaultValue->loc,
-               "the default of `" + cp.name + "` must be a number or a dtype, got " + describeValue(*value));
-        value = Value::error(cp.loc);
-      }
-    }
-    if (value) {
-      if (!value->isError()) fn->bindings.push_back(ir::Binding{cp.name, bindingText(*value)});
-      value->loc = cp.loc;
-      bindName(cp.name, cp.loc, *value);
-      continue;
-    }
-    ir::Var var = freshVar(cp.name, DType::Int32, cp.loc);
-    symbolic_[var.get()] = SymbolicParam{cp.name, cp.loc, false};
-    bindName(cp.name, cp.loc, Value::ofExpr(ir::makeVarRef(var, cp.loc), cp.loc));
+void Sema::bindCompileParam(const std::string& name, const ast::Expr* defaultValue, SourceLoc loc, ir::PrimFunc& fn) {
+  if (const Symbol* old = scope_->lookupLocal(name)) {
+    report(DiagKind::Redefinition, loc, "compile-time parameter `" + name + "` is declared twice")
+        .note(old->declLoc, "first declared here");
+    return;
   }
+  std::optional<Value> value;
+  int defIndex = -1;
+  for (size_t i = 0; i < defines_.size(); ++i) {
+    if (defines_[i].name != name) continue;
+    defIndex = static_cast<int>(i);  // the last one wins; duplicates were reported
+    defineUsed_[i] = true;
+  }
+  std::optional<Value> fallback;
+  if (defaultValue) {
+    fallback = eval(*defaultValue);
+    // TileLang writes dtype parameters as strings: `dtype="float16"`.
+    if (fallback->kind == ValueKind::String) {
+      if (auto t = parseDTypeSpelling(fallback->str)) {
+        fallback = Value::ofDType(*t, fallback->loc);
+      } else {
+        report(DiagKind::BadDType, defaultValue->loc,
+               "the default of `" + name + "` is the string \"" + fallback->str +
+                   "\", which names no dtype; a compile-time parameter is a number, True/False or a dtype (" +
+                   kDTypeSpellings + ")");
+        fallback = Value::error(loc);
+      }
+    }
+  }
+  if (defIndex >= 0) {
+    SourceLoc dloc = defineLocs_[defIndex];
+    value = parseDefineValue(defines_[defIndex].value, loc);
+    if (!value) {
+      diags_.report(DiagKind::BadDefine, dloc,
+                    "cannot read `" + defines_[defIndex].value + "` as the value of `" + name + "`: " +
+                        (integerOutOfRange(defines_[defIndex].value)
+                             ? "the integer does not fit in int64"
+                             : "expected an integer, a float, True/False or a dtype name such as `float16`"))
+          .note(loc, "`" + name + "` declared here");
+      value = Value::error(loc);
+    } else if (fallback && !fallback->isError() &&
+               (fallback->kind == ValueKind::DType) != (value->kind == ValueKind::DType)) {
+      diags_.report(DiagKind::BadDefine, dloc,
+                    "`" + name + "` takes " + (fallback->kind == ValueKind::DType ? "a dtype" : "a number") +
+                        " (its default is " + describeValue(*fallback) + "), not `" + defines_[defIndex].value + "`")
+          .note(defaultValue->loc, "default given here");
+      value = Value::error(loc);
+    }
+  } else if (fallback) {
+    value = fallback;
+    if (value->kind == ValueKind::Buffer || value->kind == ValueKind::Region) {
+      report(DiagKind::NotCompileTimeConstant, defaultValue->loc,
+             "the default of `" + name + "` must be a number or a dtype, got " + describeValue(*value));
+      value = Value::error(loc);
+    }
+  }
+  if (value) {
+    if (!value->isError()) fn.bindings.push_back(ir::Binding{name, bindingText(*value)});
+    value->loc = loc;
+    bindName(name, loc, *value);
+    return;
+  }
+  ir::Var var = freshVar(name, DType::Int32, loc);
+  symbolic_[var.get()] = SymbolicParam{name, loc, false};
+  bindName(name, loc, Value::ofExpr(ir::makeVarRef(var, loc), loc));
+}
 
-  // Runtime parameters.
-  for (const ast::Param& p : def.params) {
-    if (const Symbol* old = scope_->lookupLocal(p.name)) {
+// A free name of a top-level `@T.prim_func`: its -D binding, once per kernel.
+Value Sema::bindFreeName(const ast::Expr& e) {
+  const std::string& name = e.name;
+  if (auto it = freeNames_.find(name); it != freeNames_.end()) {
+    Value v = it->second;
+    v.loc = e.loc;
+    return v;
+  }
+  int defIndex = -1;
+  for (size_t i = 0; i < defines_.size(); ++i)
+    if (defines_[i].name == name) defIndex = static_cast<int>(i);
+  Value v = Value::error(e.loc);
+  if (defIndex < 0) {
+    std::vector<std::string> bound;
+    for (const Define& d : defines_) bound.push_back(d.name);
+    std::string hint = didYouMean(name, bound);
+    if (hint.empty()) hint = suggestName(name);
+    report(DiagKind::UnboundCompileParam, e.loc,
+           "`" + name + "` is not defined: in the `@T.prim_func` `" + currentFunc_->name +
+               "`, a free name is a compile-time parameter; bind it with `-D " + name + "=...`" + hint)
+        .note(currentFunc_->loc, "`" + currentFunc_->name + "` defined here");
+  } else {
+    for (size_t i = 0; i < defines_.size(); ++i)
+      if (defines_[i].name == name) defineUsed_[i] = true;
+    std::optional<Value> parsed = parseDefineValue(defines_[defIndex].value, e.loc);
+    if (!parsed) {
+      diags_.report(DiagKind::BadDefine, defineLocs_[defIndex],
+                    "cannot read `" + defines_[defIndex].value + "` as the value of `" + name +
+                        "`: expected an integer, a float, True/False or a dtype name such as `float16`")
+          .note(e.loc, "`" + name + "` used here");
+    } else {
+      v = *parsed;
+      currentFunc_->bindings.push_back(ir::Binding{name, bindingText(v)});
+    }
+  }
+  freeNames_[name] = v;
+  v.loc = e.loc;
+  return v;
+}
+
+// `Tensor[shape, dtype]`, `T.Tensor(shape, dtype)`, `T.Buffer(...)`,
+// `T.SharedBuffer(...)`, ...: the builtin and its two operands, or nullopt
+// when `ann` is no buffer type (errors in the callee are reported).
+std::optional<Sema::BufferType> Sema::bufferTypeOf(const ast::Expr& ann, bool& failed) {
+  failed = false;
+  if ((ann.kind != ast::ExprKind::Subscript && ann.kind != ast::ExprKind::Call) || ann.operands.empty()) return std::nullopt;
+  Value head = eval(*ann.operands[0]);
+  if (head.isError()) {
+    failed = true;
+    return std::nullopt;
+  }
+  if (head.kind != ValueKind::Builtin || head.builtin->category != BuiltinCategory::Type) return std::nullopt;
+  BufferType t;
+  t.id = head.builtin->id;
+  t.name = head.builtin->name;
+  std::vector<const ast::Expr*> args;
+  for (size_t i = 1; i < ann.operands.size(); ++i) args.push_back(ann.operands[i].get());
+  if (ann.kind == ast::ExprKind::Call) {
+    CallArgs matched;
+    if (!matchArgs(ann, "T." + t.name, head.builtin->params, head.builtin->required, false, matched)) {
+      failed = true;
+      return std::nullopt;
+    }
+    args = matched.slots;
+  } else if (args.size() == 1 && args[0]->kind == ast::ExprKind::Tuple && args[0]->operands.size() == 2) {
+    args = {args[0]->operands[0].get(), args[0]->operands[1].get()};
+  }
+  if (args.size() != 2 || !args[0] || !args[1]) {
+    report(DiagKind::WrongArgumentCount, ann.loc,
+           "a buffer type is written `" + t.name + "[(dim, ...), dtype]` or `T." + t.name + "((dim, ...), dtype)`");
+    failed = true;
+    return std::nullopt;
+  }
+  t.shape = args[0];
+  t.dtype = args[1];
+  return t;
+}
+
+// The dimensions of a buffer type: a tuple (or list) of integers, one
+// integer, or a name bound to a tuple. Empty after reporting an error.
+std::vector<ir::Expr> Sema::bufferTypeShape(const ast::Expr& shapeExpr) {
+  Value shape = eval(shapeExpr);
+  if (shape.isError()) return {};
+  std::vector<Value> dims = shape.kind == ValueKind::Tuple ? shape.elems : std::vector<Value>{shape};
+  if (dims.empty()) {
+    report(DiagKind::ShapeMismatch, shapeExpr.loc, "a tensor needs at least one dimension");
+    return {};
+  }
+  std::vector<ir::Expr> out;
+  bool ok = true;
+  for (const Value& d : dims) {
+    SourceLoc dloc = shape.kind == ValueKind::Tuple && d.loc.known() ? d.loc : shapeExpr.loc;
+    ir::Expr x = expectInt(d, "a tensor dimension");
+    if (!x) {
+      ok = false;
+      continue;
+    }
+    if (auto c = constIntValue(x); c && *c < 1) {
+      report(DiagKind::ShapeMismatch, dloc, "tensor dimensions must be positive, but this one is " + std::to_string(*c));
+      ok = false;
+    } else if (c && !checkInt32Extent(*c, dloc, "the tensor dimension")) {
+      ok = false;
+    }
+    out.push_back(foldCast(DType::Int32, x, dloc));
+  }
+  if (!ok) return {};
+  return out;
+}
+
+void Sema::lowerRuntimeParams(const std::vector<ast::Param>& params, ir::PrimFunc& fn) {
+  for (const ast::Param& p : params) {
+    if (const Symbol* old = scope_->lookupInFrame(p.name)) {
       report(DiagKind::Redefinition, p.loc, "parameter `" + p.name + "` is already declared")
           .note(old->declLoc, "first declared here");
       continue;
@@ -209,66 +322,42 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
       bindName(p.name, p.loc, Value::error(p.loc));
       continue;
     }
-    const ast::Expr& ann = *p.annotation;
-    Value tensorType;
-    if (ann.kind == ast::ExprKind::Subscript) {
-      tensorType = eval(*ann.operands[0]);
-      if (tensorType.isError()) {
-        bindName(p.name, p.loc, Value::error(p.loc));
-        continue;
-      }
+    if (p.defaultValue) {
+      report(DiagKind::TypeMismatch, p.defaultValue->loc,
+             "kernel parameter `" + p.name + "` cannot have a default: the caller passes every argument; make it a "
+             "compile-time parameter instead");
+      bindName(p.name, p.loc, Value::error(p.loc));
+      continue;
     }
-    if (tensorType.kind == ValueKind::Builtin && tensorType.builtin->id == BuiltinId::Tensor) {
-      std::vector<const ast::Expr*> idx;
-      for (size_t i = 1; i < ann.operands.size(); ++i) idx.push_back(ann.operands[i].get());
-      if (idx.size() == 1 && idx[0]->kind == ast::ExprKind::Tuple && idx[0]->operands.size() == 2) {
-        idx = {idx[0]->operands[0].get(), idx[0]->operands[1].get()};
-      }
-      if (idx.size() != 2) {
-        report(DiagKind::WrongArgumentCount, ann.loc, "a tensor type is written `Tensor[(dim, ...), dtype]`");
+    const ast::Expr& ann = *p.annotation;
+    bool failed = false;
+    std::optional<BufferType> type = bufferTypeOf(ann, failed);
+    if (failed) {
+      bindName(p.name, p.loc, Value::error(p.loc));
+      continue;
+    }
+    if (type) {
+      if (type->id != BuiltinId::Tensor) {
+        report(DiagKind::ScopeViolation, ann.loc,
+               "a kernel parameter is a global tensor: write `T.Tensor(...)` or `T.Buffer(...)`; `T." + type->name +
+                   "` types a macro parameter");
         bindName(p.name, p.loc, Value::error(p.loc));
         continue;
       }
-      std::vector<ir::Expr> shape;
-      bool ok = true;
-      std::vector<const ast::Expr*> dims;
-      if (idx[0]->kind == ast::ExprKind::Tuple) {
-        for (const auto& d : idx[0]->operands) dims.push_back(d.get());
-      } else {
-        dims.push_back(idx[0]);
-      }
-      if (dims.empty()) {
-        report(DiagKind::ShapeMismatch, idx[0]->loc, "a tensor needs at least one dimension");
-        ok = false;
-      }
-      for (const ast::Expr* d : dims) {
-        ir::Expr x = expectInt(eval(*d), "a tensor dimension");
-        if (!x) {
-          ok = false;
-          continue;
-        }
-        if (auto c = constIntValue(x); c && *c < 1) {
-          report(DiagKind::ShapeMismatch, d->loc,
-                 "tensor dimensions must be positive, but this one is " + std::to_string(*c));
-          ok = false;
-        } else if (c && !checkInt32Extent(*c, d->loc, "the tensor dimension")) {
-          ok = false;
-        }
-        shape.push_back(foldCast(DType::Int32, x, d->loc));
-      }
+      std::vector<ir::Expr> shape = bufferTypeShape(*type->shape);
       for (const ir::Expr& d : shape) {
         std::vector<ir::Var> vars;
         collectShapeVars(d, symbolic_, vars);
         for (const ir::Var& v : vars) symbolic_[v.get()].inShape = true;
       }
-      std::optional<DType> dt = evalDType(*idx[1], "the element type of `" + p.name + "`");
-      if (!ok || !dt) {
+      std::optional<DType> dt = evalDType(*type->dtype, "the element type of `" + p.name + "`");
+      if (shape.empty() || !dt) {
         bindName(p.name, p.loc, Value::error(p.loc));
         continue;
       }
-      for (const ir::Expr& d : shape) collectShapeVars(d, symbolic_, fn->shapeVars);
+      for (const ir::Expr& d : shape) collectShapeVars(d, symbolic_, fn.shapeVars);
       ir::Buffer buf = ir::makeBuffer(uniqueName(p.name), *dt, shape, ir::MemScope::Global, p.loc);
-      fn->params.push_back(ir::Param{p.name, buf, nullptr, p.loc});
+      fn.params.push_back(ir::Param{p.name, buf, nullptr, p.loc});
       bindName(p.name, p.loc, Value::ofBuffer(buf, p.loc));
       continue;
     }
@@ -278,31 +367,80 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
       continue;
     }
     ir::Var var = freshVar(p.name, *dt, p.loc);
-    fn->params.push_back(ir::Param{p.name, nullptr, var, p.loc});
+    fn.params.push_back(ir::Param{p.name, nullptr, var, p.loc});
     bindName(p.name, p.loc, Value::ofExpr(ir::makeVarRef(var, p.loc), p.loc));
   }
+}
 
-  // An unbound parameter must be a shape dimension of some tensor.
-  for (const ast::CompileParam& cp : def.compileParams) {
-    const Symbol* sym = scope_->lookupLocal(cp.name);
+// An unbound parameter must be a shape dimension of some tensor.
+void Sema::checkUnboundParams(const std::vector<std::pair<std::string, SourceLoc>>& names, Scope& scope) {
+  for (const auto& [name, loc] : names) {
+    const Symbol* sym = scope.lookupLocal(name);
     if (!sym || !sym->value.isExpr()) continue;
     auto* ref = ir::as<ir::VarRef>(sym->value.expr);
     if (!ref) continue;
     auto it = symbolic_.find(ref->var.get());
-    if (it == symbolic_.end() || it->second.inShape || it->second.reported || it->second.name != cp.name) continue;
-    report(DiagKind::UnboundCompileParam, cp.loc,
-           "compile-time parameter `" + cp.name + "` has no value: bind it with `-D " + cp.name +
+    if (it == symbolic_.end() || it->second.inShape || it->second.reported || it->second.name != name) continue;
+    report(DiagKind::UnboundCompileParam, loc,
+           "compile-time parameter `" + name + "` has no value: bind it with `-D " + name +
                "=...` or give it a default (only an integer parameter used in a tensor shape may stay unbound)");
     Symbol s = *sym;
-    s.value = Value::error(cp.loc);
-    scope_->define(cp.name, s);
+    s.value = Value::error(loc);
+    scope.define(name, s);
+  }
+}
+
+ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
+  usedNames_.clear();
+  symbolic_.clear();
+  loopRanges_.clear();
+  macroExpansions_ = 0;
+  failedMacros_.clear();
+  kernelLets_ = 0;
+  inKernel_ = false;
+  macroStack_.clear();
+  freeNames_.clear();
+  module_ = &m;
+  scope_ = nullptr;
+  ScopeGuard guard(*this, true, m.scope.get());
+  Scope& kernelScope = *scope_;
+  auto fn = std::make_shared<ir::PrimFunc>();
+  fn->name = def.name;
+  fn->loc = def.loc;
+  currentFunc_ = fn.get();
+  auto form = defForms_.find(&def);
+  DefForm kind = form == defForms_.end() ? DefForm::Kernel : form->second.form;
+
+  // Compile-time parameters, in order: each may use the ones before it.
+  std::vector<std::pair<std::string, SourceLoc>> compileNames;
+  for (const ast::CompileParam& cp : def.compileParams) {
+    bindCompileParam(cp.name, cp.defaultValue.get(), cp.loc, *fn);
+    compileNames.emplace_back(cp.name, cp.loc);
+  }
+  if (kind == DefForm::Factory) {
+    for (const ast::Param& p : def.params) {
+      bindCompileParam(p.name, p.defaultValue.get(), p.loc, *fn);
+      compileNames.emplace_back(p.name, p.loc);
+    }
   }
 
   StmtBuilder body;
   builder_ = &body;
-  lowerBlockInto(def.body);
+  const ast::FuncDef* kernel = &def;
+  std::optional<ScopeGuard> inner;
+  if (kind == DefForm::Factory) {
+    lowerFactoryPrelude(def, m);
+    kernel = form->second.primFunc;
+    inner.emplace(*this, true);  // the prim_func's names may shadow the factory's
+  }
+  primFuncFreeNames_ = kind == DefForm::PrimFunc;
+  lowerRuntimeParams(kernel->params, *fn);
+  checkUnboundParams(compileNames, kernelScope);
+  lowerBlockInto(kernel->body);
+  primFuncFreeNames_ = false;
   fn->body = body.finish(def.loc);
   builder_ = nullptr;
+  currentFunc_ = nullptr;
   return fn;
 }
 

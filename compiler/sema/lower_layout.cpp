@@ -1,6 +1,8 @@
 // Layout annotations: the layout values T.swizzled_layout(),
-// T.row_major_layout(), T.row_groups(G, V), T.shared_fallback(), and the
-// statement T.annotate_layout(buffer, layout).
+// T.row_major_layout(), T.row_groups(G, V), T.shared_fallback(),
+// make_swizzled_layout(buffer) (TileLang's spelling of the swizzle), and the
+// statement T.annotate_layout(buffer, layout) or, as TileLang writes it,
+// T.annotate_layout({buffer: layout, ...}).
 //
 // An annotation is a declaration about a shared or fragment buffer of the
 // kernel being lowered: it stands after the allocation, outside every loop,
@@ -56,6 +58,22 @@ Value Sema::callLayoutBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::SwizzledLayout: spec.kind = ir::LayoutKind::Swizzled; break;
     case BuiltinId::RowMajorLayout: spec.kind = ir::LayoutKind::RowMajor; break;
     case BuiltinId::SharedFallback: spec.kind = ir::LayoutKind::SharedFallback; break;
+    case BuiltinId::MakeSwizzledLayout: {
+      Value buf = eval(*args.slots[0]);
+      if (buf.isError()) return Value::error(call.loc);
+      if (buf.kind != ValueKind::Buffer) {
+        report(DiagKind::TypeMismatch, args.slots[0]->loc,
+               "`make_swizzled_layout` takes the shared buffer it lays out, but this is " + describeValue(buf));
+        return Value::error(call.loc);
+      }
+      Value v;
+      v.kind = ValueKind::Layout;
+      v.layout.kind = ir::LayoutKind::Swizzled;
+      v.layoutBestEffort = true;
+      v.layoutFor = buf.buffer;
+      v.loc = call.loc;
+      return v;
+    }
     case BuiltinId::RowGroups: {
       spec.kind = ir::LayoutKind::RowGroups;
       static const char* what[] = {"the threads per row of `T.row_groups`", "the run length of `T.row_groups`"};
@@ -91,8 +109,29 @@ void Sema::lowerAnnotateLayout(const ast::Expr& call, const CallArgs& args) {
            "move it next to the allocation");
     return;
   }
-  Value target = evalTileArg(*args.slots[0], "annotate_layout");
-  Value layout = eval(*args.slots[1]);
+  const ast::Expr& first = *args.slots[0];
+  if (first.kind == ast::ExprKind::Dict) {
+    if (args.slots[1]) {
+      report(DiagKind::WrongArgumentCount, args.slots[1]->loc,
+             "`T.annotate_layout({buffer: layout})` takes the dict alone");
+      return;
+    }
+    for (size_t i = 0; i + 1 < first.operands.size(); i += 2)
+      annotateLayout(*first.operands[i], *first.operands[i + 1], loc);
+    return;
+  }
+  if (!args.slots[1]) {
+    report(DiagKind::WrongArgumentCount, loc,
+           "`T.annotate_layout` takes a buffer and a layout, `T.annotate_layout(A_s, T.swizzled_layout())`, or a dict "
+           "`T.annotate_layout({A_s: T.swizzled_layout()})`");
+    return;
+  }
+  annotateLayout(first, *args.slots[1], loc);
+}
+
+void Sema::annotateLayout(const ast::Expr& bufferExpr, const ast::Expr& layoutExpr, SourceLoc loc) {
+  Value target = evalTileArg(bufferExpr, "annotate_layout");
+  Value layout = eval(layoutExpr);
   if (target.isError() || layout.isError()) return;
   if (target.kind == ValueKind::Region) {
     report(DiagKind::TypeMismatch, target.loc,
@@ -115,6 +154,29 @@ void Sema::lowerAnnotateLayout(const ast::Expr& call, const CallArgs& args) {
   const ir::Buffer& buf = target.buffer;
   const ir::LayoutSpec& spec = layout.layout;
   std::string name = quoted(buf->name), lay = layoutSource(spec);
+  if (layout.layoutFor && layout.layoutFor != buf) {
+    report(DiagKind::BadLayoutAnnotation, layout.loc,
+           "this layout was made for " + quoted(layout.layoutFor->name) + " but annotates " + name);
+    return;
+  }
+  if (layout.layoutBestEffort) {
+    // TileLang's make_swizzled_layout falls back to no swizzle where the
+    // buffer cannot take one: a warning, and no annotation.
+    std::vector<int64_t> shape = constShape(buf);
+    int64_t rowBytes = shape.size() == 2 ? shape[1] * dtypeBytes(buf->dtype) : 0;
+    std::string why;
+    if (buf->scope != ir::MemScope::Shared)
+      why = name + " is a " + ir::memScopeName(buf->scope) + " buffer, and only shared buffers are swizzled";
+    else if (shape.size() != 2)
+      why = "the swizzle permutes the rows of a two-dimensional buffer, and " + name + " has " + dimensions(shape.size());
+    else if (rowBytes % 16 != 0)
+      why = "the swizzle permutes 16-byte chunks, and the rows of " + name + " are " + std::to_string(rowBytes) +
+            " bytes";
+    if (!why.empty()) {
+      diags_.report(DiagKind::IgnoredLayout, layout.loc, "`make_swizzled_layout` is ignored: " + why);
+      return;
+    }
+  }
   if (buf->scope != ir::MemScope::Shared && buf->scope != ir::MemScope::Fragment) {
     Diagnostic& d = report(DiagKind::BadLayoutAnnotation, target.loc,
                            name + " is a " + ir::memScopeName(buf->scope) +

@@ -47,6 +47,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
   int64_t step = 1;
   ir::Expr steppedStart;  // with a step: the user variable is steppedStart + counter * step
   if (b.id == BuiltinId::Parallel) {
+    if (!checkCoalescedWidth(args.slots[0])) return;
     if (args.extra.empty()) {
       report(DiagKind::WrongArgumentCount, iter->loc, "`T.Parallel` needs at least one extent");
       return;

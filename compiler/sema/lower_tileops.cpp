@@ -82,6 +82,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
           buf, std::vector<ir::Expr>{ir::makeInt(0, DType::Int32, call.loc)}, init, call.loc));
     return Value::ofBuffer(buf, nameLoc);
   }
+  if (!checkAllocScope(b, args.slots[2])) return Value::error(nameLoc);
   Value shapeValue = eval(*args.slots[0]);
   std::vector<Value> dims;
   if (shapeValue.kind == ValueKind::Tuple)
@@ -180,6 +181,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
 
   switch (b.id) {
     case BuiltinId::Copy: {
+      if (!checkCoalescedWidth(args.slots[2])) return;
       Value src = evalTileArg(*args.slots[0], b.name);
       Value dst = evalTileArg(*args.slots[1], b.name);
       if (src.isError() || dst.isError()) return;
@@ -322,6 +324,7 @@ void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs
     if (ops[i].isError()) ok = false;
   }
   if (!ok || !outsideParallel("T.gemm", call.loc)) return;
+  if (!checkWarpPolicy(args.slots[6])) return;
   bool tA = false, tB = false, clear = false;
   for (int k = 3; k < 6; ++k) {
     if (!args.slots[k]) continue;

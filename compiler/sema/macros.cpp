@@ -4,8 +4,11 @@
 // buffers and regions are passed by reference, scalars by value (a runtime
 // scalar is bound once with a LetStmt so the macro sees the value at the
 // call). The body is lowered in a fresh frame whose parent is the scope of
-// the macro's own module, so it sees its parameters, its module's macros and
-// imports, and never the caller's locals. Its statements go into the
+// the macro's own module (for a macro defined in a kernel factory, the
+// factory's scope), so it sees its parameters, its module's macros and
+// imports, and never the caller's locals. A parameter's default is evaluated
+// in that scope; a parameter typed `T.SharedBuffer(...)` and the like is
+// checked against its argument (checkMacroAnnotation). Its statements go into the
 // caller's block. A final `return expr` gives the call its value.
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
@@ -44,12 +47,30 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   for (const ast::Param& p : macro.params) names.push_back(p.name);
   std::vector<const char*> params;
   for (const std::string& n : names) params.push_back(n.c_str());
+  int required = 0;
+  while (required < static_cast<int>(params.size()) && !macro.params[required].defaultValue) ++required;
   CallArgs args;
-  if (!matchArgs(call, macro.name, params, static_cast<int>(params.size()), false, args)) return Value::error(call.loc);
+  if (!matchArgs(call, macro.name, params, required, false, args)) return Value::error(call.loc);
+  Scope* lexical = callee.funcScope ? callee.funcScope
+                                    : (callee.funcModule ? callee.funcModule : module_)->scope.get();
 
   std::vector<Value> values;
   bool ok = true;
   for (size_t i = 0; i < params.size(); ++i) {
+    if (!args.slots[i]) {
+      const ast::Expr* def = macro.params[i].defaultValue.get();
+      if (!def) {
+        report(DiagKind::WrongArgumentCount, call.loc, "`" + macro.name + "` is missing its argument `" + names[i] + "`");
+        ok = false;
+        continue;
+      }
+      Scope* saved = scope_;
+      scope_ = lexical;
+      values.push_back(eval(*def));
+      scope_ = saved;
+      if (values.back().isError()) ok = false;
+      continue;
+    }
     const ast::Expr& a = *args.slots[i];
     bool hasSlice = false;
     if (a.kind == ast::ExprKind::Subscript)
@@ -57,6 +78,10 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
         hasSlice = hasSlice || (a.operands[k] && a.operands[k]->kind == ast::ExprKind::Slice);
     Value v = hasSlice ? evalTileArg(a, "copy") : eval(a);
     if (v.isError()) ok = false;
+    Scope* saved = scope_;
+    scope_ = lexical;  // annotations name the macro's own scope (`T.SharedBuffer((block_M, K), dtype)`)
+    if (!checkMacroAnnotation(macro.params[i], v)) ok = false;
+    scope_ = saved;
     if (v.isExpr() && !isConstant(v.expr) && !ir::as<ir::VarRef>(v.expr)) {
       ir::Var var = freshVar(names[i], v.expr->dtype, a.loc);
       bindLet(var, v.expr, a.loc);
@@ -74,8 +99,7 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   }
 
   ModuleInfo* savedModule = module_;
-  const ModuleInfo* owner = callee.funcModule;
-  ScopeGuard guard(*this, true, owner ? owner->scope.get() : module_->scope.get());
+  ScopeGuard guard(*this, true, lexical);
   for (size_t i = 0; i < values.size(); ++i) bindName(names[i], macro.params[i].loc, values[i]);
   int errorsBefore = diags_.errorCount();
   macroStack_.push_back(MacroFrame{&macro, call.loc, false, Value()});

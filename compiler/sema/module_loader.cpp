@@ -3,7 +3,7 @@
 // A module's scope binds its macros and kernels by name, and the names its
 // imports introduce. `import tilelang.language as T` (and `import tilelang`)
 // are accepted so pasted TileLang code keeps working: they bind the builtin
-// namespace. Import cycles are harmless: a module is registered before its
+// namespace (which `tilelang` names even without the import). Import cycles are harmless: a module is registered before its
 // own imports are processed, and macro bodies are resolved only when called.
 #include <filesystem>
 
@@ -159,6 +159,7 @@ void Sema::declareModule(ModuleInfo& m) {
       }
     }
   }
+  classifyDefinitions(m);
   for (const auto& f : m.ast->funcs) {
     Value v;
     v.kind = ValueKind::Macro;

@@ -7,6 +7,8 @@
 // The implementation is split by concern:
 //   module_loader.cpp  imports and the module-level scope
 //   lower_func.cpp     kernels: compile-time parameters, tensor/scalar params
+//   tilelang_forms.cpp TileLang's spellings: decorators, kernel factories,
+//                      dtype strings, macro parameter types
 //   lower_expr.cpp     expressions: names, attributes, subscripts, calls
 //   type_rules.cpp     operators and conversions (promotion, literals)
 //   scalar_builtins.cpp exp/log/max/cast/ceildiv/... calls
@@ -61,6 +63,25 @@ struct SymbolicParam {
   bool reported = false;  // an UnboundCompileParam error was given already
 };
 
+// TileLang's dtype strings and the language's dtype names: "float16",
+// "float" (float32), "half", "int" (int32), "float8_e4m3fn", ... or nullopt.
+std::optional<DType> parseDTypeSpelling(std::string_view name);
+// The accepted spellings, for messages.
+extern const char* const kDTypeSpellings;
+
+// What a top-level definition is (tilelang_forms.cpp classifies them).
+enum class DefForm {
+  Kernel,    // `def name[compile-time params](params)`
+  Macro,     // `macro name(...)` or `@T.macro def name(...)`
+  PrimFunc,  // a top-level `@T.prim_func def main(...)`: free names bound by -D
+  Factory,   // `def matmul(M, N, ...)` holding and returning a `@T.prim_func`
+  Invalid,   // an error was reported; not lowered
+};
+struct DefInfo {
+  DefForm form = DefForm::Kernel;
+  const ast::FuncDef* primFunc = nullptr;  // Factory: the inner kernel
+};
+
 class Sema {
  public:
   Sema(SourceManager& sources, DiagnosticEngine& diags, const std::vector<Define>& defines);
@@ -78,6 +99,34 @@ class Sema {
 
   // ---- kernels (lower_func.cpp)
   ir::Func lowerKernel(const ast::FuncDef& def, ModuleInfo& m);
+  void bindCompileParam(const std::string& name, const ast::Expr* defaultValue, SourceLoc loc, ir::PrimFunc& fn);
+  void lowerRuntimeParams(const std::vector<ast::Param>& params, ir::PrimFunc& fn);
+  void checkUnboundParams(const std::vector<std::pair<std::string, SourceLoc>>& names, Scope& scope);
+  Value bindFreeName(const ast::Expr& name);
+  // A buffer type annotation: `Tensor[shape, dtype]`, `T.SharedBuffer(shape, dtype)`, ...
+  struct BufferType {
+    BuiltinId id;
+    std::string name;
+    const ast::Expr* shape = nullptr;
+    const ast::Expr* dtype = nullptr;
+  };
+  std::optional<BufferType> bufferTypeOf(const ast::Expr& ann, bool& failed);
+  std::vector<ir::Expr> bufferTypeShape(const ast::Expr& shape);
+
+  // ---- TileLang's forms (tilelang_forms.cpp)
+  void classifyDefinitions(ModuleInfo& m);
+  std::optional<BuiltinId> evalDecorator(const ast::Expr& decorator);
+  void classifyFactory(ast::FuncDef& def, DefInfo& info);
+  void lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m);
+  // False after reporting that a macro argument does not fit its annotation.
+  bool checkMacroAnnotation(const ast::Param& p, const Value& arg);
+  // `coalesced_width=` of T.copy / T.Parallel and `policy=` of T.gemm:
+  // checked, then left to the compiler's own choice (docs/language.md).
+  bool checkCoalescedWidth(const ast::Expr* width);
+  bool checkWarpPolicy(const ast::Expr* policy);
+  // `scope=` of T.alloc_shared / alloc_fragment / alloc_local (TileLang's
+  // storage scope names): checked against the allocation's own scope.
+  bool checkAllocScope(const BuiltinInfo& alloc, const ast::Expr* scope);
 
   // ---- expressions (lower_expr.cpp)
   Value eval(const ast::Expr& e);
@@ -157,6 +206,7 @@ class Sema {
   // ---- layout annotations (lower_layout.cpp)
   Value callLayoutBuiltin(const BuiltinInfo& b, const ast::Expr& call);
   void lowerAnnotateLayout(const ast::Expr& call, const CallArgs& args);
+  void annotateLayout(const ast::Expr& bufferExpr, const ast::Expr& layoutExpr, SourceLoc loc);
 
   // ---- macros (macros.cpp)
   Value callMacro(const Value& callee, const ast::Expr& call);
@@ -178,7 +228,14 @@ class Sema {
   StmtBuilder* builder_ = nullptr;
   std::vector<std::unique_ptr<Scope>> scopeStore_;
 
+  std::map<const ast::FuncDef*, DefInfo> defForms_;
+
   // Per kernel.
+  ir::PrimFunc* currentFunc_ = nullptr;
+  // Lowering a top-level `@T.prim_func`: undefined names are looked up in
+  // the -D bindings (bindFreeName), each once.
+  bool primFuncFreeNames_ = false;
+  std::map<std::string, Value> freeNames_;
   std::set<std::string> usedNames_;
   std::map<const ir::VarNode*, SymbolicParam> symbolic_;
   bool collectingShapes_ = false;

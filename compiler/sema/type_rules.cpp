@@ -104,9 +104,8 @@ std::optional<DType> Sema::evalDType(const ast::Expr& e, const std::string& what
     case ValueKind::DType: return v.dtype;
     case ValueKind::Error: return std::nullopt;
     case ValueKind::String:
-      if (auto t = parseDType(v.str)) return *t;
-      report(DiagKind::BadDType, e.loc, "unknown dtype \"" + v.str + "\"; dtypes are int8..int64, uint8..uint64, bool, "
-                                        "float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2");
+      if (auto t = parseDTypeSpelling(v.str)) return *t;
+      report(DiagKind::BadDType, e.loc, "unknown dtype \"" + v.str + "\"; dtypes are " + kDTypeSpellings);
       return std::nullopt;
     case ValueKind::Expr:
       if (auto* r = ir::as<ir::VarRef>(v.expr)) {

@@ -18,6 +18,7 @@ namespace tlc::sema {
 
 struct BuiltinInfo;
 struct ModuleInfo;
+class Scope;
 
 // A region argument of a tile operation before its extents are known:
 // `A[i, j]` (a point: every extent null, the extents come from the other
@@ -46,8 +47,15 @@ struct Value {
   const ModuleInfo* module = nullptr;   // Module (null: the builtin namespace `T`)
   const ast::FuncDef* func = nullptr;   // Macro (or a kernel def, which is not callable)
   const ModuleInfo* funcModule = nullptr;  // the module that defines `func`
+  // A macro defined in a kernel factory: the factory's scope, which its body
+  // sees (null: the module's scope).
+  Scope* funcScope = nullptr;
   const BuiltinInfo* builtin = nullptr;    // Builtin
   ir::LayoutSpec layout;                   // Layout (T.swizzled_layout(), T.row_groups(8, 4), ...)
+  // Layout: from `make_swizzled_layout(buf)`, which on a buffer it cannot
+  // swizzle is ignored with a warning rather than an error.
+  bool layoutBestEffort = false;
+  ir::Buffer layoutFor;  // Layout: the buffer `make_swizzled_layout` was given
 
   bool isError() const { return kind == ValueKind::Error; }
   bool isExpr() const { return kind == ValueKind::Expr; }

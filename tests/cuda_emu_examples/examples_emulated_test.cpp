@@ -53,6 +53,10 @@ int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* 
 TEST_CASE("every example runs clean in the CUDA emulator and matches the interpreter") {
   const std::vector<Case> cases = {
       {"examples/elementwise_add/add.tl", {}, {{"M", 70}, {"N", 100}}},
+      // Kernels in TileLang's spelling (docs/language.md, TileLang spellings).
+      {"tests/tilelang/matmul.tl", {{"M", "72"}, {"N", "80"}, {"K", "40"}}, {}},
+      {"tests/tilelang/softmax.tl", {{"N", "100"}}, {{"M", 11}}},
+      {"tests/tilelang/bias_relu.tl", {{"M", "45"}, {"N", "100"}, {"block_M", "16"}, {"block_N", "32"}}, {}},
       {"examples/gemm/gemm.tl", {{"M", "128"}, {"N", "128"}, {"K", "64"}}, {}},
       {"examples/gemm/gemm.tl", {{"block_M", "64"}, {"block_N", "64"}}, {{"M", 72}, {"N", 80}, {"K", 40}}},
       {"examples/gemm/gemm.tl", {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}},

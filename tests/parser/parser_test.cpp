@@ -349,15 +349,55 @@ TEST_CASE("unsupported Python syntax is named") {
   CHECK(kindOf("a = b = c") == unsupported);
   CHECK(kindOf("x = a < b < c") == unsupported);
   CHECK(kindOf("x = a[1:2:3]") == unsupported);
-  CHECK(kindOf("x = {1: 2}") == unsupported);
+  CHECK(kindOf("x = {1, 2}") == unsupported);
   CHECK(kindOf("x: int32 = 1") == unsupported);
   CHECK(kindOf("f(*args)") == unsupported);
-  CHECK(kindOf("def g():\n        pass") == unsupported);
+  CHECK(kindOf("for i in T.serial(4):\n        def g():\n            pass") == unsupported);
+  CHECK(Parsed("def f():\n    def g():\n        def h():\n            pass\n").errorKinds() == unsupported);
   CHECK(Parsed("def f() -> None:\n    pass\n").errorKinds() == unsupported);
   CHECK(Parsed("from m import *\n").errorKinds() == unsupported);
   // Names that only look like statements are still names.
   CHECK(kindOf("while_ = 1").empty());
   CHECK(kindOf("x = lambda_(1)").empty());
+}
+
+TEST_CASE("TileLang's forms: decorators, parameter defaults, nested definitions, dicts") {
+  Parsed p(
+      "@tilelang.jit(out_idx=[-1])\n"
+      "@T.prim_func\n"
+      "def f(M, block_M=64, A: T.Tensor((M,), \"float16\") = None):\n"
+      "    @T.macro\n"
+      "    def g(x, k=1):\n"
+      "        pass\n"
+      "    macro h(y):\n"
+      "        pass\n"
+      "    T.annotate_layout({a: 1, b: 2,})\n"
+      "    return g\n");
+  CHECK(p.errorKinds().empty());
+  REQUIRE(p.module->funcs.size() == 1);
+  const FuncDef& f = *p.module->funcs[0];
+  REQUIRE(f.decorators.size() == 2);
+  CHECK(f.decorators[0]->kind == ExprKind::Call);
+  CHECK(f.decorators[1]->kind == ExprKind::Attribute);
+  REQUIRE(f.params.size() == 3);
+  CHECK(!f.params[0].annotation);
+  CHECK(!f.params[0].defaultValue);
+  CHECK(f.params[1].defaultValue->intValue == 64);
+  CHECK(f.params[2].annotation->kind == ExprKind::Call);
+  CHECK(f.params[2].defaultValue->kind == ExprKind::None);
+  REQUIRE(f.body.size() == 4);
+  REQUIRE(f.body[0]->kind == StmtKind::Def);
+  const FuncDef& g = *f.body[0]->def;
+  CHECK(g.name == "g");
+  CHECK(!g.isMacro);  // `@T.macro` is given its meaning by sema
+  REQUIRE(g.decorators.size() == 1);
+  CHECK(g.decorators[0]->name == "macro");  // `macro` after `.` is a name
+  CHECK(f.body[1]->def->isMacro);
+  const Expr& dict = *f.body[2]->value->operands[1];
+  CHECK(dict.kind == ExprKind::Dict);
+  CHECK(dict.operands.size() == 4);
+  // A decorator must be followed by a definition.
+  CHECK(Parsed("@T.prim_func\nx = 1\n").errorKinds() == std::vector<DiagKind>{DiagKind::ExpectedToken});
 }
 
 TEST_CASE("assignment targets are checked") {
