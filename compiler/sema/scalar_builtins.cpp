@@ -1,7 +1,8 @@
 // Calls of scalar builtins: ceildiv, math functions, fma, max/min/clamp, the
-// isnan family, if_then_else, infinity, min_value/max_value and cast. Math functions that only make sense on floats (exp,
-// log, sqrt, ...) accept integer literals (converted to float32) but reject
-// integer variables, which must be converted explicitly.
+// isnan family, if_then_else, infinity, min_value/max_value and cast. Math
+// functions that only make sense on floats (exp, log, sqrt, ...) accept
+// integer literals (converted to float32) but reject integer variables,
+// which must be converted explicitly.
 #include <cmath>
 #include <limits>
 #include <optional>

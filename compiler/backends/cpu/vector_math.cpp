@@ -166,11 +166,20 @@ class Math {
     return sel(b_.CreateFCmpOEQ(x, c(0.0f)), x, res);  // keeps -0
   }
 
+  // expm1(t) / (expm1(t) + 2) for t = 2|x|, with x's sign. t is limited to
+  // 18.2 (tanh(9.1) rounds to 1), so 2^n needs no second step and no case
+  // of expm1 below 0 or at overflow arises.
   llvm::Value* tanh(llvm::Value* x) {
-    // tanh(9.1) rounds to 1; the clamp keeps expm1 finite. A NaN stays NaN.
-    llvm::Value* a = clampKeepNan(fabs(x), 0.0f, 9.1f);
-    llvm::Value* e = expm1(add(a, a));
-    return copySign(b_.CreateFDiv(e, add(e, c(2.0f))), x);
+    llvm::Value* a = fabs(x);
+    a = sel(b_.CreateFCmpOGT(a, c(9.1f)), c(9.1f), a);
+    llvm::Value* nan = isNan(a);
+    llvm::Value* t = sel(nan, c(0.0f), add(a, a));
+    llvm::Value *n, *r;
+    reduceLn2(t, n, r);
+    llvm::Value* s = pow2(b_.CreateFPToSI(n, it_));
+    llvm::Value* e = fma(s, expm1Reduced(r), sub(s, c(1.0f)));
+    llvm::Value* res = sel(nan, x, b_.CreateFDiv(e, add(e, c(2.0f))));
+    return copySign(res, x);
   }
 
   // With e = exp(-|x|) in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) below,
