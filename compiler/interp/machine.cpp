@@ -263,7 +263,10 @@ Value Machine::evalCall(const CExpr& e) {
 void Machine::exec(const CStmt& s) {
   switch (s.kind) {
     case StmtKind::Seq:
-      for (const CStmt* c : s.body) exec(*c);
+      for (const CStmt* c : s.body) {
+        exec(*c);
+        if (jump_ != Jump::None) return;
+      }
       return;
     case StmtKind::Kernel: execKernel(s); return;
     case StmtKind::Alloc: execAlloc(s); return;
@@ -288,6 +291,9 @@ void Machine::exec(const CStmt& s) {
     case StmtKind::Reduce: execReduce(s); return;
     case StmtKind::Atomic: execAtomic(s); return;
     case StmtKind::AnnotateLayout: return;  // a layout changes no value
+    // The enclosing statements return up to the loop, which consumes the jump.
+    case StmtKind::Break: jump_ = Jump::Break; return;
+    case StmtKind::Continue: jump_ = Jump::Continue; return;
   }
 }
 
@@ -366,6 +372,9 @@ void Machine::execFor(const CStmt& s) {
   for (int64_t i = 0; i < ext; ++i) {
     vars_[slot] = isFloat(vt) ? floatValue(static_cast<double>(mn + i)) : intValue(wrapToIntDType(mn + i, vt));
     exec(body);
+    Jump j = jump_;
+    jump_ = Jump::None;
+    if (j == Jump::Break) break;
   }
 }
 

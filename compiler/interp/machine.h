@@ -59,6 +59,9 @@ class Machine {
   const Program& prog_;
   DiagnosticEngine& diags_;
   std::vector<Value> vars_;
+  // A break or continue on its way out to its loop.
+  enum class Jump { None, Break, Continue };
+  Jump jump_ = Jump::None;
   std::vector<BufferState> bufs_;
   const ir::KernelStmt* kernel_ = nullptr;
   std::vector<int64_t> block_;

@@ -286,6 +286,8 @@ class Compiler {
       case StmtKind::Evaluate:
         c->exprs = {expr(static_cast<const EvaluateStmt*>(s.get())->value)};
         break;
+      case StmtKind::Break:
+      case StmtKind::Continue: break;
       case StmtKind::Copy: {
         auto* cp = static_cast<const CopyStmt*>(s.get());
         c->regions = {region(cp->src), region(cp->dst)};

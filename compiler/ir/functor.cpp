@@ -102,6 +102,8 @@ void IRVisitor::visitAtomic(const AtomicStmt* n) {
   visit(n->value);
 }
 void IRVisitor::visitAnnotateLayout(const AnnotateLayoutStmt*) {}
+void IRVisitor::visitBreak(const BreakStmt*) {}
+void IRVisitor::visitContinue(const ContinueStmt*) {}
 
 // ---------------------------------------------------------------- mutator
 
@@ -264,5 +266,7 @@ Stmt IRMutator::mutateAtomic(const AtomicStmt* n, const Stmt& self) {
   return std::make_shared<const AtomicStmt>(n->atomicKind, n->buffer, idx, v, n->loc);
 }
 Stmt IRMutator::mutateAnnotateLayout(const AnnotateLayoutStmt*, const Stmt& self) { return self; }
+Stmt IRMutator::mutateBreak(const BreakStmt*, const Stmt& self) { return self; }
+Stmt IRMutator::mutateContinue(const ContinueStmt*, const Stmt& self) { return self; }
 
 }  // namespace tlc::ir

@@ -34,6 +34,8 @@ class IRVisitor {
   virtual void visitReduce(const ReduceStmt* node);
   virtual void visitAtomic(const AtomicStmt* node);
   virtual void visitAnnotateLayout(const AnnotateLayoutStmt* node);
+  virtual void visitBreak(const BreakStmt* node);
+  virtual void visitContinue(const ContinueStmt* node);
 };
 
 class IRMutator {
@@ -63,6 +65,8 @@ class IRMutator {
   virtual Stmt mutateReduce(const ReduceStmt* node, const Stmt& self);
   virtual Stmt mutateAtomic(const AtomicStmt* node, const Stmt& self);
   virtual Stmt mutateAnnotateLayout(const AnnotateLayoutStmt* node, const Stmt& self);
+  virtual Stmt mutateBreak(const BreakStmt* node, const Stmt& self);
+  virtual Stmt mutateContinue(const ContinueStmt* node, const Stmt& self);
 };
 
 }  // namespace tlc::ir

@@ -334,6 +334,18 @@ struct EvaluateStmt : StmtNode {
   EvaluateStmt(Expr v, SourceLoc l) : StmtNode(kKind, l), value(std::move(v)) {}
 };
 
+// Leaves the innermost enclosing loop, which is serial (the verifier checks).
+struct BreakStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Break;
+  explicit BreakStmt(SourceLoc l) : StmtNode(kKind, l) {}
+};
+
+// Goes on to the next iteration of the innermost enclosing loop, which is serial.
+struct ContinueStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Continue;
+  explicit ContinueStmt(SourceLoc l) : StmtNode(kKind, l) {}
+};
+
 struct CopyStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Copy;
   Region src, dst;

@@ -352,7 +352,7 @@ class IRParser {
   }
 
   // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
-  //         | annotate | store
+  //         | annotate | break | continue | store
   Stmt parseStmt() {
     DepthGuard depth(*this);
     const Token& t = cur();
@@ -369,6 +369,7 @@ class IRParser {
     if (w.rfind("reduce_", 0) == 0) return parseReduce();
     if (w.rfind("atomic_", 0) == 0) return parseAtomic();
     if (w == "annotate_layout") return parseAnnotateLayout();
+    if (w == "break" || w == "continue") return parseLoopJump();
     if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
     fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
   }
@@ -520,6 +521,16 @@ class IRParser {
     return v;
   }
   Expr letValue_;
+
+  // break := 'break' loc-suffix?      continue := 'continue' loc-suffix?
+  Stmt parseLoopJump() {
+    const Token& t = take();
+    bool isBreak = t.text == "break";
+    SourceLoc loc = t.loc;
+    parseOptLoc(loc);
+    if (isBreak) return std::make_shared<const BreakStmt>(loc);
+    return std::make_shared<const ContinueStmt>(loc);
+  }
 
   // evaluate := 'evaluate' expr loc-suffix?
   Stmt parseEvaluate() {

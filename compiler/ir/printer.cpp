@@ -503,6 +503,8 @@ class Printer {
         line(cat({"annotate_layout(", bufferName(a->buffer), ", ", layoutSpecText(a->layout), ")", locSuffix(s->loc)}));
         return;
       }
+      case StmtKind::Break: line("break" + locSuffix(s->loc)); return;
+      case StmtKind::Continue: line("continue" + locSuffix(s->loc)); return;
     }
   }
 };

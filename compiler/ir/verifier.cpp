@@ -66,6 +66,9 @@ class Verifier {
   std::unordered_set<const void*> reportedUnbound_;
   int kernelDepth_ = 0;
   int loopDepth_ = 0;
+  // The kinds of the loops around the statement, innermost last (a kernel
+  // starts a new list: no jump leaves a kernel).
+  std::vector<ForKind> loopKinds_;
   // Nesting of the expression and statement being checked (limits.h).
   int exprDepth_ = 0;
   int stmtDepth_ = 0;
@@ -495,7 +498,10 @@ class Verifier {
           bindVar(v);
         }
         ++kernelDepth_;
+        std::vector<ForKind> outerLoops = std::move(loopKinds_);
+        loopKinds_.clear();
         body(k->body);
+        loopKinds_ = std::move(outerLoops);
         --kernelDepth_;
         popFrame();
         return;
@@ -538,7 +544,9 @@ class Verifier {
         frames_.emplace_back();
         bindVar(f->var);
         ++loopDepth_;
+        loopKinds_.push_back(f->forKind);
         body(f->body);
+        loopKinds_.pop_back();
         --loopDepth_;
         popFrame();
         return;
@@ -653,6 +661,17 @@ class Verifier {
         return;
       }
       case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;
+      case StmtKind::Break:
+      case StmtKind::Continue: {
+        const char* what = s->kind == StmtKind::Break ? "`break`" : "`continue`";
+        if (loopKinds_.empty())
+          report(DiagKind::IrMisplacedJump, s->loc, std::string(what) + " is outside every loop of its kernel");
+        else if (loopKinds_.back() != ForKind::Serial)
+          report(DiagKind::IrMisplacedJump, s->loc,
+                 std::string(what) + " is in a " + forKindName(loopKinds_.back()) +
+                     " loop; only serial loops can be left or continued early");
+        return;
+      }
     }
   }
 };

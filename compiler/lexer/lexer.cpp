@@ -249,7 +249,7 @@ bool Lexer::restartAfterUnclosedBracket() {
   switch (keywordKind(text_.substr(p, wordEnd - p))) {
     case TokenKind::KwDef: case TokenKind::KwMacro: case TokenKind::KwFor: case TokenKind::KwWith:
     case TokenKind::KwElif: case TokenKind::KwPass: case TokenKind::KwReturn: case TokenKind::KwImport:
-    case TokenKind::KwFrom:
+    case TokenKind::KwFrom: case TokenKind::KwBreak: case TokenKind::KwContinue:
       break;
     default:
       return false;

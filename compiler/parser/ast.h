@@ -100,6 +100,8 @@ enum class StmtKind {
   With,       // with T.Kernel(...) as (bx, by): body
   If,         // if cond: body [elif ...] [else: orelse]
   Pass,       // pass
+  Break,      // break (innermost serial loop)
+  Continue,   // continue (innermost serial loop)
   Return,     // return (only in macros, without a value, or with one)
   Def,        // a nested definition (`@T.prim_func def main(...)` in a kernel factory)
 };

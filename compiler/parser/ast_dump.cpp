@@ -135,6 +135,8 @@ class AstDumper {
         }
         return;
       case StmtKind::Pass: line(depth, s.loc, "Pass"); return;
+      case StmtKind::Break: line(depth, s.loc, "Break"); return;
+      case StmtKind::Continue: line(depth, s.loc, "Continue"); return;
       case StmtKind::Return:
         line(depth, s.loc, "Return");
         if (s.value) expr(s.value.get(), depth + 1);

@@ -330,15 +330,13 @@ void Parser::rejectUnsupportedStatement() {
   const char* message = nullptr;
   if (word == "while" && next != TokenKind::LParen)
     message = "`while` loops are not supported; loop with `for i in T.serial(n)`";
-  else if ((word == "break" || word == "continue") && next == TokenKind::Newline)
-    message = "`break` and `continue` are not supported; guard the loop body with `if`";
   else if (word == "class" || word == "lambda" || word == "try" || word == "raise" || word == "assert" ||
            word == "global" || word == "nonlocal" || word == "del" || word == "yield")
     if (next != TokenKind::LParen) message = "this Python statement is not part of the tile language";
   if (message) fail(DiagKind::UnsupportedSyntax, cur().loc, message);
 }
 
-// simple_stmt = ( "pass" | "return" [ exprlist ] | expr_stmt ) NEWLINE
+// simple_stmt = ( "pass" | "break" | "continue" | "return" [ exprlist ] | expr_stmt ) NEWLINE
 // expr_stmt   = exprlist "=" exprlist          (targets: NAME, subscript, or a tuple of them)
 //             | target aug_op expr             (aug_op: += -= *= /= //= %= **= &= |= ^= <<= >>=)
 //             | exprlist                       (a call evaluated for its effect)
@@ -347,6 +345,10 @@ void Parser::parseSimpleStatement(Block& out) {
   StmtPtr stmt;
   if (accept(TokenKind::KwPass)) {
     stmt = std::make_unique<Stmt>(StmtKind::Pass, spanFrom(start));
+  } else if (accept(TokenKind::KwBreak)) {
+    stmt = std::make_unique<Stmt>(StmtKind::Break, spanFrom(start));
+  } else if (accept(TokenKind::KwContinue)) {
+    stmt = std::make_unique<Stmt>(StmtKind::Continue, spanFrom(start));
   } else if (accept(TokenKind::KwReturn)) {
     stmt = std::make_unique<Stmt>(StmtKind::Return, toks_[start].loc);
     if (canStartExpr(cur().kind)) stmt->value = parseExprList();

@@ -1,5 +1,6 @@
 #include "compiler/passes/simplify.h"
 
+#include "compiler/ir/loop_jumps.h"
 #include "compiler/ir/module_rewrite.h"
 
 #include <cmath>
@@ -328,7 +329,9 @@ class Simplifier : public IRMutator {
     Expr mn = mutate(n->min), ext = mutate(n->extent);
     int64_t e = 0;
     if (constInt(ext, &e) && e <= 0 && pure(mn)) return emptyStmt(n->loc);
-    if (constInt(ext, &e) && e == 1 && n->forKind != ForKind::Pipelined)
+    // A one-trip loop becomes its body, unless the body breaks out of or
+    // continues the loop (the jump would then target an outer loop).
+    if (constInt(ext, &e) && e == 1 && n->forKind != ForKind::Pipelined && !jumpsOutOf(n->body))
       return mutate(substitute(n->body, n->var, mn));
     Stmt body;
     {

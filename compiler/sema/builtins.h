@@ -20,8 +20,9 @@ enum class BuiltinId {
   // loop iterators
   Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
   // scalar functions
-  CeilDiv, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Floor, Ceil, Pow, Max, Min,
-  IfThenElse, Infinity, Cast,
+  CeilDiv, Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Erf, Sigmoid,
+  Floor, Ceil, Round, Pow, Fma, Max, Min, Clamp, IsNan, IsInf, IsFinite, IfThenElse, Infinity,
+  MinValue, MaxValue, Cast,
   // type annotations
   Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
   // TileLang's decorators (docs/language.md, TileLang spellings)

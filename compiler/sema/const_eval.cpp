@@ -194,9 +194,16 @@ Expr foldMathCall(const std::string& callee, std::vector<Expr> args, DType t, So
     else if (callee == "sin") r = std::sin(x);
     else if (callee == "cos") r = std::cos(x);
     else if (callee == "tanh") r = std::tanh(x);
+    else if (callee == "erf") r = std::erf(x);
+    else if (callee == "sigmoid") r = 1.0 / (1.0 + std::exp(-x));
+    else if (callee == "log1p") r = std::log1p(x);
+    else if (callee == "expm1") r = std::expm1(x);
+    else if (callee == "round") r = std::nearbyint(x);  // ties to even
     else if (callee == "floor") r = std::floor(x);
     else if (callee == "ceil") r = std::ceil(x);
     else if (callee == "pow" && args.size() == 2) r = std::pow(x, as<FloatImm>(args[1])->value);
+    else if (callee == "fma" && args.size() == 3)
+      r = std::fma(x, as<FloatImm>(args[1])->value, as<FloatImm>(args[2])->value);
     if (r) return makeFloat(roundToDType(*r, t), t, loc);
   }
   if (callee == "abs" && args.size() == 1 && !isFloat(t)) {

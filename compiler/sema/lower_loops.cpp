@@ -177,7 +177,9 @@ void Sema::lowerFor(const ast::Stmt& s) {
   ++loopDepth_;
   SourceLoc outerParallel = parallelLoc_;
   if (kind == ir::ForKind::Parallel && !parallelLoc_.known()) parallelLoc_ = iter->loc;
+  loops_.push_back(LoopFrame{kind, b.id == BuiltinId::Range ? std::string("range") : name, iter->loc});
   lowerBlockInto(s.body);
+  loops_.pop_back();
   parallelLoc_ = outerParallel;
   --loopDepth_;
   builder_ = saved;
@@ -191,6 +193,34 @@ void Sema::lowerFor(const ast::Stmt& s) {
     stmt = loop;
   }
   builder_->emit(stmt);
+}
+
+// `break` and `continue` leave or restart the innermost loop, which must be
+// a serial one (`T.serial`, `range`): the iterations of the other kinds are
+// independent, unrolled or scheduled by the compiler.
+void Sema::lowerLoopJump(const ast::Stmt& s) {
+  bool isBreak = s.kind == ast::StmtKind::Break;
+  std::string what = isBreak ? "`break`" : "`continue`";
+  if (loops_.empty()) {
+    report(DiagKind::MisplacedJump, s.loc,
+           what + " is outside every loop" + (macroStack_.empty() ? "" : " of this macro") +
+               "; it leaves or continues the innermost `for` loop");
+    return;
+  }
+  const LoopFrame& loop = loops_.back();
+  if (loop.kind != ir::ForKind::Serial) {
+    const char* why = loop.kind == ir::ForKind::Parallel ? "its iterations are independent"
+                      : loop.kind == ir::ForKind::Pipelined ? "its iterations are overlapped by the software pipeline"
+                      : loop.kind == ir::ForKind::Unroll    ? "it is unrolled"
+                                                            : "it is vectorized";
+    report(DiagKind::MisplacedJump, s.loc,
+           what + " cannot leave a `" + loop.iterator + "` loop: " + why +
+               "; only `T.serial` and `range` loops stop or skip early")
+        .note(loop.loc, "the innermost loop is here");
+    return;
+  }
+  builder_->emit(isBreak ? ir::Stmt(std::make_shared<const ir::BreakStmt>(s.loc))
+                         : ir::Stmt(std::make_shared<const ir::ContinueStmt>(s.loc)));
 }
 
 void Sema::lowerWith(const ast::Stmt& s) {

@@ -50,6 +50,8 @@ void Sema::lowerStmt(const ast::Stmt& s) {
     case ast::StmtKind::If: lowerIf(s); return;
     case ast::StmtKind::Pass: return;
     case ast::StmtKind::Def: return;  // reported where the definitions were classified
+    case ast::StmtKind::Break:
+    case ast::StmtKind::Continue: lowerLoopJump(s); return;
     case ast::StmtKind::Return:
       if (macroStack_.empty())
         report(DiagKind::BadReturn, s.loc, "`return` is only allowed at the end of a macro; kernels write their results to tensors");

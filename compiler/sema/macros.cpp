@@ -103,6 +103,9 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
   for (size_t i = 0; i < values.size(); ++i) bindName(names[i], macro.params[i].loc, values[i]);
   int errorsBefore = diags_.errorCount();
   macroStack_.push_back(MacroFrame{&macro, call.loc, false, Value()});
+  // A macro's break or continue belongs to a loop of the macro.
+  std::vector<LoopFrame> callerLoops = std::move(loops_);
+  loops_.clear();
   Value result;
   result.kind = ValueKind::None;
   result.loc = call.loc;
@@ -118,6 +121,7 @@ Value Sema::callMacro(const Value& callee, const ast::Expr& call) {
     }
     lowerStmt(*s);
   }
+  loops_ = std::move(callerLoops);
   macroStack_.pop_back();
   module_ = savedModule;
   if (diags_.errorCount() != errorsBefore) failedMacros_.insert(&macro);

@@ -1,15 +1,69 @@
-// Calls of scalar builtins: ceildiv, math functions, max/min, if_then_else,
-// infinity and cast. Math functions that only make sense on floats (exp,
-// log, sqrt, ...) accept integer literals (converted to float32) but reject
-// integer variables, which must be converted explicitly.
+// Calls of scalar builtins: ceildiv, math functions, fma, max/min/clamp, the
+// isnan family, if_then_else, infinity, min_value/max_value and cast. Math
+// functions that only make sense on floats (exp, log, sqrt, ...) accept
+// integer literals (converted to float32) but reject integer variables,
+// which must be converted explicitly.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "compiler/ir/int_arith.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
 namespace tlc::sema {
+
+namespace {
+
+// The largest (or lowest) finite value of `t`.
+ir::Expr extremeValue(DType t, bool largest, SourceLoc loc) {
+  if (isFloat(t)) {
+    double m = 0;
+    switch (t) {
+      case DType::Float16: m = 65504.0; break;
+      case DType::BFloat16: m = 0x1.fep127; break;
+      case DType::Float32: m = std::numeric_limits<float>::max(); break;
+      case DType::Float8E4M3: m = 448.0; break;
+      case DType::Float8E5M2: m = 57344.0; break;
+      default: m = std::numeric_limits<double>::max(); break;
+    }
+    return ir::makeFloat(largest ? m : -m, t, loc);
+  }
+  int bits = dtypeBits(t);
+  if (!isSigned(t)) return ir::makeInt(largest ? ir::wrapToDType(~uint64_t(0), t) : 0, t, loc);
+  uint64_t high = (uint64_t(1) << (bits - 1)) - 1;
+  return ir::makeInt(ir::wrapToDType(largest ? high : ~high, t), t, loc);
+}
+
+}  // namespace
+
+// `x` as a float operand of `name`: integer literals become float32, other
+// integers are an error.
+ir::Expr Sema::floatOperand(const Value& v, ir::Expr x, const std::string& name) {
+  if (isFloat(x->dtype)) return x;
+  if (!v.weak) {
+    report(DiagKind::TypeMismatch, v.loc,
+           "`" + name + "` needs a floating-point argument, but this is " + std::string(dtypeName(x->dtype)) +
+               "; convert it with `T.cast(x, float32)`");
+    return nullptr;
+  }
+  return foldCast(DType::Float32, x, v.loc);
+}
+
+Value Sema::minMax(BuiltinId id, const Value& a, const Value& c, const std::string& name, SourceLoc loc) {
+  ir::Expr x = expectScalar(a, "an argument of `" + name + "`");
+  ir::Expr y = expectScalar(c, "an argument of `" + name + "`");
+  if (!x || !y) return Value::error(loc);
+  DType t;
+  bool weak;
+  if (!unify(a, c, x, y, t, weak, loc)) return Value::error(loc);
+  if (t == DType::Bool) {
+    report(DiagKind::TypeMismatch, loc, "`" + name + "` needs numbers, but the arguments are bool");
+    return Value::error(loc);
+  }
+  return Value::ofExpr(foldBinary(id == BuiltinId::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, x, y, loc), loc, weak);
+}
 
 Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
   std::string name = std::string("T.") + b.name;
@@ -50,23 +104,57 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       ir::Expr num = foldBinary(ir::BinaryOp::Add, x, foldBinary(ir::BinaryOp::Sub, y, one, loc), loc);
       return Value::ofExpr(foldBinary(ir::BinaryOp::FloorDiv, num, y, loc), loc, weak);
     }
-    case BuiltinId::Exp: case BuiltinId::Exp2: case BuiltinId::Log: case BuiltinId::Log2:
-    case BuiltinId::Sqrt: case BuiltinId::Rsqrt: case BuiltinId::Sin: case BuiltinId::Cos:
-    case BuiltinId::Tanh: case BuiltinId::Floor: case BuiltinId::Ceil: {
+    case BuiltinId::Exp: case BuiltinId::Exp2: case BuiltinId::Expm1: case BuiltinId::Log:
+    case BuiltinId::Log2: case BuiltinId::Log1p: case BuiltinId::Sqrt: case BuiltinId::Rsqrt:
+    case BuiltinId::Sin: case BuiltinId::Cos: case BuiltinId::Tanh: case BuiltinId::Erf:
+    case BuiltinId::Sigmoid: case BuiltinId::Floor: case BuiltinId::Ceil: case BuiltinId::Round: {
+      Value a = arg(0);
+      ir::Expr x = expectScalar(a, "the argument of `" + name + "`");
+      if (!x || !(x = floatOperand(a, x, name))) return Value::error(loc);
+      ir::Expr r = foldMathCall(b.name, {x}, x->dtype, loc);
+      return Value::ofExpr(r, loc, a.weak && isConstant(r));
+    }
+    case BuiltinId::Fma: {
+      Value va = arg(0), vb = arg(1), vc = arg(2);
+      ir::Expr x = expectScalar(va, "an argument of `T.fma`");
+      ir::Expr y = expectScalar(vb, "an argument of `T.fma`");
+      ir::Expr z = expectScalar(vc, "an argument of `T.fma`");
+      if (!x || !y || !z) return Value::error(loc);
+      for (auto [v, e] : {std::pair{&va, &x}, {&vb, &y}, {&vc, &z}})
+        if (!(*e = floatOperand(*v, *e, name))) return Value::error(loc);
+      // Literals adapt to the other operands' type; values are promoted.
+      std::optional<DType> strong;
+      DType all = promote(promote(x->dtype, y->dtype), z->dtype);
+      for (auto [v, e] : {std::pair{&va, &x}, {&vb, &y}, {&vc, &z}})
+        if (!v->weak) strong = strong ? promote(*strong, (*e)->dtype) : (*e)->dtype;
+      DType t = strong ? *strong : all;
+      bool weak = va.weak && vb.weak && vc.weak;
+      ir::Expr r = foldMathCall("fma", {foldCast(t, x, va.loc), foldCast(t, y, vb.loc), foldCast(t, z, vc.loc)}, t, loc);
+      return Value::ofExpr(r, loc, weak && isConstant(r));
+    }
+    case BuiltinId::Clamp: {
+      // min(max(x, lo), hi) in the promoted type; NaN in any operand gives NaN.
+      Value x = arg(0), lo = arg(1), hi = arg(2);
+      Value low = minMax(BuiltinId::Max, x, lo, name, loc);
+      if (low.isError()) return low;
+      return minMax(BuiltinId::Min, low, hi, name, loc);
+    }
+    case BuiltinId::IsNan: case BuiltinId::IsInf: case BuiltinId::IsFinite: {
       Value a = arg(0);
       ir::Expr x = expectScalar(a, "the argument of `" + name + "`");
       if (!x) return Value::error(loc);
-      if (!isFloat(x->dtype)) {
-        if (!a.weak) {
-          report(DiagKind::TypeMismatch, a.loc,
-                 "`" + name + "` needs a floating-point argument, but this is " + std::string(dtypeName(x->dtype)) +
-                     "; convert it with `T.cast(x, float32)`");
-          return Value::error(loc);
-        }
-        x = foldCast(DType::Float32, x, a.loc);
+      if (x->dtype == DType::Bool) {
+        report(DiagKind::TypeMismatch, a.loc, "`" + name + "` needs a number, but this is bool");
+        return Value::error(loc);
       }
-      ir::Expr r = foldMathCall(b.name, {x}, x->dtype, loc);
-      return Value::ofExpr(r, loc, a.weak && isConstant(r));
+      // Integers are never NaN or infinite.
+      if (!isFloat(x->dtype)) return Value::ofExpr(ir::makeBool(b.id == BuiltinId::IsFinite, loc), loc);
+      if (auto* f = ir::as<ir::FloatImm>(x)) {
+        double v = f->value;
+        bool r = b.id == BuiltinId::IsNan ? std::isnan(v) : b.id == BuiltinId::IsInf ? std::isinf(v) : std::isfinite(v);
+        return Value::ofExpr(ir::makeBool(r, loc), loc);
+      }
+      return Value::ofExpr(ir::makeCall(b.name, {x}, DType::Bool, loc), loc);
     }
     case BuiltinId::Abs: {
       Value a = arg(0);
@@ -81,21 +169,7 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     }
     case BuiltinId::Pow: return binary(ast::BinaryOp::Pow, arg(0), arg(1), loc);
     case BuiltinId::Max:
-    case BuiltinId::Min: {
-      Value a = arg(0), c = arg(1);
-      ir::Expr x = expectScalar(a, "an argument of `" + name + "`");
-      ir::Expr y = expectScalar(c, "an argument of `" + name + "`");
-      if (!x || !y) return Value::error(loc);
-      DType t;
-      bool weak;
-      if (!unify(a, c, x, y, t, weak, loc)) return Value::error(loc);
-      if (t == DType::Bool) {
-        report(DiagKind::TypeMismatch, loc, "`" + name + "` needs numbers, but the arguments are bool");
-        return Value::error(loc);
-      }
-      return Value::ofExpr(foldBinary(b.id == BuiltinId::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, x, y, loc), loc,
-                           weak);
-    }
+    case BuiltinId::Min: return minMax(b.id, arg(0), arg(1), name, loc);
     case BuiltinId::IfThenElse: {
       Value c = arg(0), t = arg(1), f = arg(2);
       ir::Expr cond = expectBool(c, "the condition of `T.if_then_else`");
@@ -116,6 +190,16 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
         return Value::error(loc);
       }
       return Value::ofExpr(ir::makeFloat(std::numeric_limits<double>::infinity(), *t, loc), loc);
+    }
+    case BuiltinId::MinValue:
+    case BuiltinId::MaxValue: {
+      auto t = evalDType(*args.slots[0], "the dtype of `" + name + "`");
+      if (!t) return Value::error(loc);
+      if (*t == DType::Bool) {
+        report(DiagKind::BadDType, args.slots[0]->loc, "`" + name + "` needs a numeric dtype, but this is bool");
+        return Value::error(loc);
+      }
+      return Value::ofExpr(extremeValue(*t, b.id == BuiltinId::MaxValue, loc), loc);
     }
     case BuiltinId::Cast: {
       ir::Expr x = expectScalar(arg(0), "the value of `T.cast`");

@@ -172,6 +172,8 @@ class Sema {
 
   // ---- scalar builtins (scalar_builtins.cpp)
   Value callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call);
+  ir::Expr floatOperand(const Value& v, ir::Expr x, const std::string& name);
+  Value minMax(BuiltinId id, const Value& a, const Value& b, const std::string& name, SourceLoc loc);
 
   // ---- statements (lower_stmt.cpp)
   void lowerBlockInto(const ast::Block& block);
@@ -192,6 +194,7 @@ class Sema {
 
   // ---- loops and kernels (lower_loops.cpp)
   void lowerFor(const ast::Stmt& s);
+  void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
 
   // ---- tile operations (lower_tileops.cpp)
@@ -249,6 +252,13 @@ class Sema {
   // among them (unknown when none).
   int loopDepth_ = 0;
   SourceLoc parallelLoc_;
+  // The loops around the statement, innermost last, for break and continue.
+  struct LoopFrame {
+    ir::ForKind kind;
+    std::string iterator;  // `T.serial`, `range`, ...
+    SourceLoc loc;
+  };
+  std::vector<LoopFrame> loops_;
   // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
   std::map<const ir::BufferNode*, SourceLoc> layoutAnnotations_;
   struct MacroFrame {

@@ -42,12 +42,12 @@ struct Lexed {
 }  // namespace
 
 TEST_CASE("keywords are reserved, other words are names") {
-  Lexed l("def macro for in if elif else with as and or not True False None pass return import from\n"
-          "define _x x1 While\n");
+  Lexed l("def macro for in if elif else with as and or not True False None pass return import from break "
+          "continue\ndefine _x x1 While\n");
   CHECK(l.kindString() ==
-        "DEF MACRO FOR IN IF ELIF ELSE WITH AS AND OR NOT TRUE FALSE NONE PASS RETURN IMPORT FROM NEWLINE "
-        "NAME NAME NAME NAME NEWLINE EOF");
-  CHECK(l.tokens[20].text == "define");
+        "DEF MACRO FOR IN IF ELIF ELSE WITH AS AND OR NOT TRUE FALSE NONE PASS RETURN IMPORT FROM BREAK CONTINUE "
+        "NEWLINE NAME NAME NAME NAME NEWLINE EOF");
+  CHECK(l.tokens[22].text == "define");
   CHECK_FALSE(l.diags.hasErrors());
 }
 

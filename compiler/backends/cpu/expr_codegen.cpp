@@ -7,6 +7,7 @@
 #include <map>
 
 #include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/backends/cpu/vector_math.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
@@ -211,15 +212,16 @@ llvm::Value* ExprEmitter::emitBinary(const Binary* e) {
   TLC_ICE("unknown binary op");
 }
 
-// Float math in float32 (or float64): LLVM intrinsics where they exist (so
-// the vectorizer can map them to vector math), else the C library.
+// Float math that vector_math.h does not provide, and float64 math: LLVM
+// intrinsics where they exist (the vectorizer maps sin, cos, pow to libmvec),
+// else the C library.
 static llvm::Value* mathOp(llvm::IRBuilder<>& b, const std::string& name, std::vector<llvm::Value*> args) {
   static const std::map<std::string, llvm::Intrinsic::ID> intrinsics = {
       {"exp", llvm::Intrinsic::exp},     {"exp2", llvm::Intrinsic::exp2},   {"exp10", llvm::Intrinsic::exp10},
       {"log", llvm::Intrinsic::log},     {"log2", llvm::Intrinsic::log2},   {"log10", llvm::Intrinsic::log10},
       {"sqrt", llvm::Intrinsic::sqrt},   {"abs", llvm::Intrinsic::fabs},    {"fabs", llvm::Intrinsic::fabs},
       {"sin", llvm::Intrinsic::sin},     {"cos", llvm::Intrinsic::cos},     {"tan", llvm::Intrinsic::tan},
-      {"floor", llvm::Intrinsic::floor}, {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::round},
+      {"floor", llvm::Intrinsic::floor}, {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::roundeven},
       {"trunc", llvm::Intrinsic::trunc}, {"pow", llvm::Intrinsic::pow},     {"fma", llvm::Intrinsic::fma},
       {"min", llvm::Intrinsic::minimum}, {"max", llvm::Intrinsic::maximum},
   };
@@ -287,7 +289,9 @@ llvm::Value* ExprEmitter::emitCall(const Call* c) {
   llvm::Type* ct = (rt == DType::Float64 || at == DType::Float64) ? b_.getDoubleTy() : b_.getFloatTy();
   DType ctd = ct->isDoubleTy() ? DType::Float64 : DType::Float32;
   for (size_t i = 0; i < args.size(); ++i) args[i] = castValue(b_, args[i], c->args[i]->dtype, ctd);
-  llvm::Value* r;
+  // float32 math of vector_math.h (vectorizable, no libm call) first.
+  llvm::Value* r = ct->isFloatTy() && args.size() == 1 ? emitVectorMath(b_, n, args[0]) : nullptr;
+  if (r) return castValue(b_, r, ctd, rt);
   if (n == "rsqrt") {
     r = b_.CreateFDiv(llvm::ConstantFP::get(ct, 1.0), mathOp(b_, "sqrt", args));
   } else if (n == "sigmoid") {

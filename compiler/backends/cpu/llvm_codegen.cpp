@@ -120,6 +120,8 @@ class StmtEmitter : public ExprEmitter {
         return;
       }
       case StmtKind::Evaluate: return emitEvaluate(as<EvaluateStmt>(s));
+      case StmtKind::Break:
+      case StmtKind::Continue: return emitJump(s->kind == StmtKind::Break);
       default:
         TLC_ICE(std::string("the CPU backend got an unlowered `") + stmtKindName(s->kind) +
                 "` statement: run lowerForCpu first");
@@ -127,6 +129,16 @@ class StmtEmitter : public ExprEmitter {
   }
 
  private:
+  // break: to the innermost loop's exit; continue: to its increment. What
+  // follows in the same block is unreachable and goes into a block of its own.
+  void emitJump(bool isBreak) {
+    TLC_CHECK(!jumpTargets_.empty(), "`break` or `continue` outside a loop in the CPU backend");
+    JumpTarget& t = jumpTargets_.back();
+    if (!isBreak && !t.cont) t.cont = llvm::BasicBlock::Create(ctx_, "continue", fn_);
+    b_.CreateBr(isBreak ? t.exit : t.cont);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, isBreak ? "after.break" : "after.continue", fn_));
+  }
+
   void emitAlloc(const AllocStmt* a) {
     const Buffer& buf = a->buffer;
     if (bufs_.count(buf.get())) return;  // on the heap (allocateHeapLocals)
@@ -202,8 +214,14 @@ class StmtEmitter : public ExprEmitter {
       group = llvm::MDNode::getDistinct(ctx_, {});
       accessGroups_.push_back(group);
     }
+    jumpTargets_.push_back({exit, nullptr});
     body();
     if (group) accessGroups_.pop_back();
+    if (llvm::BasicBlock* cont = jumpTargets_.back().cont) {
+      b_.CreateBr(cont);
+      b_.SetInsertPoint(cont);
+    }
+    jumpTargets_.pop_back();
 
     llvm::Value* next = b_.CreateAdd(iv, llvm::ConstantInt::get(lo->getType(), 1), "", false, true);
     auto* latch = b_.CreateBr(header);
@@ -544,6 +562,13 @@ class StmtEmitter : public ExprEmitter {
   // for the next block (for next_block_prefetch.h).
   std::vector<llvm::Value*> nextBlockValues_;
   llvm::Value* heapLocals_ = nullptr;  // the exported function's own heap locals
+  // The loops around the statement being emitted, innermost last: where
+  // `break` goes, and where `continue` goes (made on first use).
+  struct JumpTarget {
+    llvm::BasicBlock* exit;
+    llvm::BasicBlock* cont;
+  };
+  std::vector<JumpTarget> jumpTargets_;
 
   // Binds the buffers of `body`'s leading Allocs that planLocals puts on the
   // heap to parts of one allocation made here; returns it (null: none).

@@ -11,6 +11,7 @@
 #include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/loop_jumps.h"
 
 namespace tlc::cuda {
 
@@ -254,7 +255,9 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       }
       Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
       if (pending.conflictsWith(bounds)) barrier(pending);
-      if (f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined)
+      // A loop that jumps keeps its plain form: the prefetch of the next
+      // iteration's registers sits at the end of the body.
+      if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) && !jumpsOutOf(f->body))
         if (auto* prefetch = registerPrefetch(f)) {
           emitPrefetchedLoop(f, prefetch, pending);
           return;
@@ -295,6 +298,8 @@ void KernelEmitter::emitBlockLeaf(const Stmt& s) {
       return;
     }
     case StmtKind::Evaluate: line(expr(as<EvaluateStmt>(s)->value) + ";"); return;
+    case StmtKind::Break: line("break;"); return;
+    case StmtKind::Continue: line("continue;"); return;
     case StmtKind::Copy: {
       auto* c = as<CopyStmt>(s);
       emitCopy(c, !isRegister(c->dst.buffer) || bufs_[c->dst.buffer.get()].fragment.has_value());
@@ -363,6 +368,8 @@ void KernelEmitter::emitThread(const Stmt& s) {
       return;
     }
     case StmtKind::Evaluate: line(expr(as<EvaluateStmt>(s)->value) + ";"); return;
+    case StmtKind::Break: line("break;"); return;
+    case StmtKind::Continue: line("continue;"); return;
     case StmtKind::Atomic: {
       auto* a = as<AtomicStmt>(s);
       std::string fn = std::string("tlc::atomic_") + atomicKindName(a->atomicKind);
