@@ -89,7 +89,9 @@ enum { TLC_EMU_FENCE_MBAR_INIT = 0, TLC_EMU_FENCE_PROXY_ASYNC = 1 };
 // Warpgroup synchronization (wgmma_sync op).
 enum { TLC_EMU_WGMMA_FENCE = 0, TLC_EMU_WGMMA_COMMIT = 1, TLC_EMU_WGMMA_WAIT = 2 };
 // wgmma operand kinds.
-enum { TLC_EMU_WGMMA_F16 = 0, TLC_EMU_WGMMA_BF16 = 1 };
+// S8: int8 operands (k32), the accumulators int32 (passed as float* and
+// reinterpreted).
+enum { TLC_EMU_WGMMA_F16 = 0, TLC_EMU_WGMMA_BF16 = 1, TLC_EMU_WGMMA_S8 = 2 };
 
 typedef struct tlc_emu_api {
   uint32_t abi_version;

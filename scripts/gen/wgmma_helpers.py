@@ -3,7 +3,8 @@
 `wgmma helpers begin/end` markers): per instruction width N, the float16 and
 bfloat16 forms of `wgmma.mma_async ... m64nNk16.f32` with A from a
 shared-memory descriptor (wgmma_m64nNk16) and from registers
-(wgmma_rs_m64nNk16), with one inline-asm operand per accumulator register.
+(wgmma_rs_m64nNk16), and the int8 form `m64nNk32.s32.s8.s8` (wgmma_s8_m64nNk32),
+with one inline-asm operand per accumulator register.
 Run it after changing the list of widths:  python3 scripts/gen/wgmma_helpers.py
 """
 import pathlib
@@ -48,13 +49,27 @@ def helper_rs(n):
                     f"wgmma_rs_m64n{n}k16(float* d, const unsigned* a, u64 desc_b, int scale_d)", n, operands,
                     '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TB)', n // 2)
 
+def helper_s8(n):
+    """int8: `wgmma ... m64nNk32.s32.s8.s8`, both operands K-major from
+    shared-memory descriptors (8-bit wgmma has no transposes), int32 D."""
+    regs = n // 2
+    d = ", ".join(f"%{i}" for i in range(regs))
+    outs = ", ".join(f'"+r"(d[{i}])' for i in range(regs))
+    return "\n".join([
+        f"__device__ __forceinline__ void wgmma_s8_m64n{n}k32(int* d, u64 desc_a, u64 desc_b, int scale_d) {{",
+        f'  asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"',
+        f'               "wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8 {{{d}}}, %{regs}, %{regs + 1}, p;\\n}}\\n"',
+        f"               : {outs}",
+        '               : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
+        "}"])
+
 path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
 text = path.read_text()
 begin, end = "// ---- wgmma helpers begin (scripts/gen/wgmma_helpers.py) ----", "// ---- wgmma helpers end ----"
 # The SS forms (both operands from shared-memory descriptors), then the RS
 # forms (A from four 32-bit registers per thread, the mma.sync A fragment of
-# the thread's 16-row slice; no A transpose).
-body = "\n".join([helper(n) for n in WIDTHS] + [helper_rs(n) for n in WIDTHS])
+# the thread's 16-row slice; no A transpose), then the int8 SS forms.
+body = "\n".join([helper(n) for n in WIDTHS] + [helper_rs(n) for n in WIDTHS] + [helper_s8(n) for n in WIDTHS])
 new = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda m: begin + "\n" + body + "\n" + end, text, flags=re.S)
 assert new != text or body in text, "markers not found"
 path.write_text(new)

@@ -61,3 +61,30 @@ TEST_CASE("a split-K gemm whose trip count is a let takes the warp-specialized m
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
   CHECK(source.find("tlc::wgmma_m64n128k16<") != std::string::npos);
 }
+
+TEST_CASE("an int8 gemm with B as [N, K] runs on int8 wgmma (k32, int32 accumulators)") {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/bench/zoo/gemm_int8.tl");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string source = test::emitCudaFor(text.str(), "sm_90a");
+  CHECK(source.find("tlc::wgmma_s8_m64n128k32(") != std::string::npos);
+  CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
+  std::string why;
+  if (!cuda::nvrtcAvailable(&why)) {
+    MESSAGE("PTX not checked: " << why);
+    return;
+  }
+  auto ptx = cuda::compileWithNvrtc(source, "sm_90a", true);
+  INFO(ptx.error);
+  REQUIRE(ptx.ok);
+  CHECK(ptx.binary.find("wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8") != std::string::npos);
+  // With B as [K, N] (MN-major) int8 wgmma does not apply: mma.sync does the gemm.
+  std::string nn = text.str();
+  nn.replace(nn.find("B: Tensor[(N, K), int8]"), 23, "B: Tensor[(K, N), int8]");
+  nn.replace(nn.find("B_s = T.alloc_shared((block_N, block_K), int8)"), 46, "B_s = T.alloc_shared((block_K, block_N), int8)");
+  nn.replace(nn.find("T.copy(B[bx * block_N, k * block_K], B_s)"), 41, "T.copy(B[k * block_K, bx * block_N], B_s)");
+  nn.replace(nn.find(", transpose_B=True"), 18, "");
+  std::string plain = test::emitCudaFor(nn, "sm_90a");
+  CHECK(plain.find("wgmma_s8") == std::string::npos);
+  CHECK(plain.find("mma_m16n8k32_s8") != std::string::npos);
+}

@@ -169,6 +169,32 @@ TEST_CASE("wgmma product against a plain loop, with and without scale-d") {
   }
 }
 
+TEST_CASE("int8 wgmma (k32) product against a plain loop, wrapping modulo 2^32") {
+  const int n = 16;
+  std::vector<double> A(64 * 32), B(32 * n);
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 32; ++k) A[i * 32 + k] = (i * 37 + k * 11) % 256 - 128;
+  for (int k = 0; k < 32; ++k)
+    for (int j = 0; j < n; ++j) B[k * n + j] = (k * 53 + j * 29) % 256 - 128;
+  std::vector<std::vector<int32_t>> acc(128, std::vector<int32_t>(n / 2, 2147483000));
+  int32_t* d[128];
+  int scale[128];
+  for (int t = 0; t < 128; ++t) {
+    d[t] = acc[t].data();
+    scale[t] = t % 2;  // odd threads accumulate (and may wrap past 2^31 - 1)
+  }
+  wgmmaS8(n, A.data(), B.data(), d, scale);
+  int bad = 0;
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < n / 2; ++r) {
+      Coord p = wgmmaAccElement(t, r);
+      int64_t ref = t % 2 ? 2147483000 : 0;
+      for (int k = 0; k < 32; ++k) ref += (int64_t)A[p.row * 32 + k] * (int64_t)B[k * n + p.col];
+      if (acc[t][r] != (int32_t)(uint32_t)(uint64_t)ref) bad++;
+    }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("mbarrier phases, parity and transaction counts") {
   MbarState s;
   mbarInit(s, 2);

@@ -171,3 +171,20 @@ TEST_CASE("the sm_90a split-K gemm through TMA and wgmma runs clean in the CUDA 
     CHECK(rc == 0);
   }
 }
+
+// An int8 gemm (bench/zoo/gemm_int8.tl, B as [N, K]): on sm_90a its mainloop
+// runs int8 wgmma (k32, int32 accumulators) from TMA tiles when the rows are
+// 16-byte multiples, mma.sync otherwise; exact against the interpreter.
+TEST_CASE("the sm_90a int8 gemm through TMA and int8 wgmma runs clean in the CUDA emulator") {
+  for (auto dims : {std::map<std::string, int64_t>{{"M", 130}, {"N", 136}, {"K", 96}},
+                    std::map<std::string, int64_t>{{"M", 256}, {"N", 128}, {"K", 256}},
+                    std::map<std::string, int64_t>{{"M", 70}, {"N", 50}, {"K", 200}}}) {
+    Case c{"bench/zoo/gemm_int8.tl", {}, dims};
+    std::string log;
+    bool clean = false;
+    int rc = runEmulated(c, "sm_90a", &log, &clean);
+    INFO(log);
+    CHECK(clean);
+    CHECK(rc == 0);
+  }
+}

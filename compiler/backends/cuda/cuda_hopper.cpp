@@ -189,11 +189,15 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   if (!g) return fail(why, "the loop body does not end with a gemm");
   if (g->clearAccum) return fail(why, "the gemm clears its accumulator");
   MmaShape s;
-  if (!mmaShapeOf(g, threads, options, &s) || (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16))
-    return fail(why, "the gemm is not a float16 or bfloat16 tensor-core gemm");
-  if (g->c.buffer->scope != MemScope::Fragment || g->c.buffer->dtype != DType::Float32 ||
-      g->c.buffer->shape.size() != 2 || !isFullRegion(g->c))
-    return fail(why, "the gemm does not accumulate into a whole float32 fragment");
+  if (!mmaShapeOf(g, threads, options, &s) ||
+      (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16 && s.kind != MmaKind::S8))
+    return fail(why, "the gemm is not a float16, bfloat16 or int8 tensor-core gemm");
+  const bool s8 = s.kind == MmaKind::S8;
+  DType accType = s8 ? DType::Int32 : DType::Float32;
+  if (g->c.buffer->scope != MemScope::Fragment || g->c.buffer->dtype != accType || g->c.buffer->shape.size() != 2 ||
+      !isFullRegion(g->c))
+    return fail(why, std::string("the gemm does not accumulate into a whole ") + (s8 ? "int32" : "float32") +
+                         " fragment");
   int64_t warps = threads / 32;
   if (s.m % (16 * warps))
     return fail(why, "wgmma gives each warp 16-row slices of the accumulator: a block of " + std::to_string(threads) +
@@ -233,6 +237,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   // (N contiguous: MN-major) or, transposed, [N, K].
   a.mnMajor = g->transA;
   b.mnMajor = !g->transB;
+  if (s8 && (a.mnMajor || b.mnMajor))
+    return fail(why, "int8 wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
   if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
   out->slices = s.m / (16 * warps);
   if (a.mnMajor && out->slices > 1)

@@ -29,7 +29,7 @@ int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elem
   int64_t panelElems = op.span / elemBytes;
   if (op.mnMajor)  // rows are k, columns m / n, in panels of span bytes
     return (mn / panelElems) * op.rows * op.span + (mn % panelElems) * elemBytes + kk * 16 * op.span;
-  int64_t kb = kk * 16 * elemBytes;  // rows are m / n, columns k
+  int64_t kb = kk * 32;  // rows are m / n, columns k: 32 bytes per k-step (k16 of 16-bit, k32 of 8-bit elements)
   return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
 }
 

@@ -499,15 +499,19 @@ void Machine::wgExecute(WgOp& op) {
         abortLaunch();
       }
       const size_t window = sharedEnd_ - sharedBegin_;
+      // 16-bit operands: k16; int8: k32 (the same 32 bytes of each row).
+      const bool s8 = kind == TLC_EMU_WGMMA_S8;
+      const int K = s8 ? 32 : 16, eb = s8 ? 1 : 2;
       std::vector<uint32_t> chunks;
-      std::vector<double> A(64 * 16), B(16 * n);
+      std::vector<double> A(64 * K), B(K * n);
       bool bad = false;
       auto load = [&](uint32_t addr) -> double {
-        if (addr + 2 > window || addr % 2) {
+        if (addr + eb > window || addr % eb) {
           bad = true;
           return 0;
         }
         chunks.push_back(addr & ~15u);
+        if (s8) return (double)*(const int8_t*)(sharedBegin_ + addr);
         uint16_t bits;
         std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 2);
         return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat(bits) : tlc_emu_float::bf16ToFloat(bits);
@@ -527,10 +531,10 @@ void Machine::wgExecute(WgOp& op) {
           }
       } else {
         for (int m = 0; m < 64; ++m)
-          for (int k = 0; k < 16; ++k) A[m * 16 + k] = load(isa::wgmmaElementAddress(da, ta, m, k, 2));
+          for (int k = 0; k < K; ++k) A[m * K + k] = load(isa::wgmmaElementAddress(da, ta, m, k, eb));
       }
-      for (int k = 0; k < 16; ++k)
-        for (int c = 0; c < n; ++c) B[k * n + c] = load(isa::wgmmaElementAddress(db, tb, c, k, 2));
+      for (int k = 0; k < K; ++k)
+        for (int c = 0; c < n; ++c) B[k * n + c] = load(isa::wgmmaElementAddress(db, tb, c, k, eb));
       if (bad) {
         report(FindingKind::OutOfBounds, t, op.pc, 0, "a wgmma matrix descriptor addresses bytes outside shared memory");
         abortLaunch();
@@ -551,7 +555,13 @@ void Machine::wgExecute(WgOp& op) {
         }
       }
       w.uncommitted.insert(w.uncommitted.end(), chunks.begin(), chunks.end());
-      isa::wgmma(n, A.data(), B.data(), op.d, op.scale);
+      if (s8) {
+        int32_t* di[128];
+        for (int i = 0; i < 128; ++i) di[i] = reinterpret_cast<int32_t*>(op.d[i]);
+        isa::wgmmaS8(n, A.data(), B.data(), di, op.scale);
+      } else {
+        isa::wgmma(n, A.data(), B.data(), op.d, op.scale);
+      }
       break;
     }
   }
@@ -562,8 +572,9 @@ void Machine::wgmma(int n, int kind, int transA, int transB, float* d, uint64_t 
   Thread* t = current_;
   activateHopper();
   uint32_t p = pcOffset(pc);
-  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16) || (transA & ~1) ||
-      (transB & ~1)) {
+  bool s8 = kind == TLC_EMU_WGMMA_S8;
+  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16 && !s8) || (transA & ~1) ||
+      (transB & ~1) || (s8 && (transA || transB))) {
     report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
     abortLaunch();
   }

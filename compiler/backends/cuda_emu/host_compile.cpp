@@ -92,6 +92,12 @@ bool helperBody(const std::string& name, std::string* body) {
     *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind, TB, d, a, desc_b, scale_d);";
     return true;
   }
+  static const std::regex s8(R"(wgmma_s8_m64n(\d+)k32)");
+  std::smatch i8;
+  if (std::regex_match(name, i8, s8)) {
+    *body = "tlc_emu::wgmma(" + i8[1].str() + ", TLC_EMU_WGMMA_S8, 0, 0, reinterpret_cast<float*>(d), desc_a, desc_b, scale_d);";
+    return true;
+  }
   static const std::regex wg(R"(wgmma_m64n(\d+)k16)");
   std::smatch w;
   if (std::regex_match(name, w, wg)) {

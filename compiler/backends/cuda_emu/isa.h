@@ -134,6 +134,9 @@ Coord wgmmaAccElement(int thread, int reg);
 // D = A * B (+ D where scaleD[t]); exact products summed in double, rounded
 // once to float.
 void wgmma(int n, const double* a, const double* b, float* const d[128], const int scaleD[128]);
+// m64nNk32 with int8 operands and int32 D (each d[t] points at the thread's
+// int32 registers): a is 64 x 32, b is 32 x n; exact, wrapping modulo 2^32.
+void wgmmaS8(int n, const double* a, const double* b, int32_t* const d[128], const int scaleD[128]);
 
 // mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions:
 // mbarrier"): `phase` counts completed phases (its low bit is the phase

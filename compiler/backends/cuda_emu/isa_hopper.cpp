@@ -188,6 +188,16 @@ void wgmma(int n, const double* a, const double* b, float* const d[128], const i
     }
 }
 
+void wgmmaS8(int n, const double* a, const double* b, int32_t* const d[128], const int scaleD[128]) {
+  for (int t = 0; t < 128; ++t)
+    for (int r = 0; r < n / 2; ++r) {
+      Coord p = wgmmaAccElement(t, r);
+      int64_t acc = scaleD[t] ? d[t][r] : 0;
+      for (int kk = 0; kk < 32; ++kk) acc += (int64_t)a[p.row * 32 + kk] * (int64_t)b[kk * n + p.col];
+      d[t][r] = (int32_t)(uint32_t)(uint64_t)acc;
+    }
+}
+
 void mbarInit(MbarState& s, uint32_t count) {
   s.count = count;
   s.pending = count;
