@@ -14,11 +14,26 @@ using namespace tlc;
 
 namespace {
 
-std::string gemmExample() {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/examples/gemm/gemm.tl");
+std::string sourceFile(const std::string& path) {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string gemmExample() { return sourceFile("examples/gemm/gemm.tl"); }
+
+// The PTX of `source` for sm_90a; empty when NVRTC is not available here.
+std::string ptxFor(const std::string& source) {
+  std::string why;
+  if (!cuda::nvrtcAvailable(&why)) {
+    MESSAGE("PTX not checked: " << why);
+    return "";
+  }
+  auto ptx = cuda::compileWithNvrtc(source, "sm_90a", true);
+  INFO(ptx.error);
+  REQUIRE(ptx.ok);
+  return ptx.binary;
 }
 
 }  // namespace
@@ -26,17 +41,11 @@ std::string gemmExample() {
 TEST_CASE("the sm_90a gemm example compiles to wgmma, TMA and mbarrier instructions") {
   std::string source = test::emitCudaFor(gemmExample(), "sm_90a");
   CHECK(source.find("gemm_kernel0_no_tma") != std::string::npos);
-  std::string why;
-  if (!cuda::nvrtcAvailable(&why)) {
-    MESSAGE("PTX not checked: " << why);
-    return;
-  }
-  auto ptx = cuda::compileWithNvrtc(source, "sm_90a", true);
-  INFO(ptx.error);
-  REQUIRE(ptx.ok);
-  size_t fallback = ptx.binary.find(".entry gemm_kernel0_no_tma");
+  std::string ptx = ptxFor(source);
+  if (ptx.empty()) return;
+  size_t fallback = ptx.find(".entry gemm_kernel0_no_tma");
   REQUIRE(fallback != std::string::npos);
-  std::string tma = ptx.binary.substr(0, fallback), plain = ptx.binary.substr(fallback);
+  std::string tma = ptx.substr(0, fallback), plain = ptx.substr(fallback);
   if (tma.find(".entry gemm_kernel0(") == std::string::npos) std::swap(tma, plain);
   for (const char* insn : {"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "cp.async.bulk.tensor.2d",
                            "mbarrier.try_wait.parity", "mbarrier.arrive.expect_tx", "setmaxnreg.inc", "wgmma.wait_group"}) {
@@ -54,32 +63,20 @@ TEST_CASE("the sm_90a gemm example compiles to wgmma, TMA and mbarrier instructi
 }
 
 TEST_CASE("a split-K gemm whose trip count is a let takes the warp-specialized mainloop") {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/bench/zoo/gemm_splitk.tl");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string source = test::emitCudaFor(text.str(), "sm_90a");
+  std::string source = test::emitCudaFor(sourceFile("bench/zoo/gemm_splitk.tl"), "sm_90a");
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
   CHECK(source.find("tlc::wgmma_m64n128k16<") != std::string::npos);
 }
 
 TEST_CASE("an int8 gemm with B as [N, K] runs on int8 wgmma (k32, int32 accumulators)") {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/bench/zoo/gemm_int8.tl");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string source = test::emitCudaFor(text.str(), "sm_90a");
+  std::string text = sourceFile("bench/zoo/gemm_int8.tl");
+  std::string source = test::emitCudaFor(text, "sm_90a");
   CHECK(source.find("tlc::wgmma_s8_m64n128k32(") != std::string::npos);
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
-  std::string why;
-  if (!cuda::nvrtcAvailable(&why)) {
-    MESSAGE("PTX not checked: " << why);
-    return;
-  }
-  auto ptx = cuda::compileWithNvrtc(source, "sm_90a", true);
-  INFO(ptx.error);
-  REQUIRE(ptx.ok);
-  CHECK(ptx.binary.find("wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8") != std::string::npos);
+  std::string ptx = ptxFor(source);
+  if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8") != std::string::npos);
   // With B as [K, N] (MN-major) int8 wgmma does not apply: mma.sync does the gemm.
-  std::string nn = text.str();
+  std::string nn = text;
   nn.replace(nn.find("B: Tensor[(N, K), int8]"), 23, "B: Tensor[(K, N), int8]");
   nn.replace(nn.find("B_s = T.alloc_shared((block_N, block_K), int8)"), 46, "B_s = T.alloc_shared((block_K, block_N), int8)");
   nn.replace(nn.find("T.copy(B[bx * block_N, k * block_K], B_s)"), 41, "T.copy(B[k * block_K, bx * block_N], B_s)");
