@@ -9,10 +9,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "compiler/backends/cuda/cuda_driver.h"
 #include "compiler/backends/cuda/nvrtc.h"
 #include "compiler/driver/device_metadata.h"
+#include "compiler/driver/kernel_cache.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::driver {
@@ -153,20 +156,68 @@ int emitCuda(const Module& module, bool ptx, const CudaOptions& options, std::os
   return 0;
 }
 
+namespace {
+
+// The key of one part (`what`: the binary or its metadata) of a device
+// build: the module's IR with its source locations (the binary's line
+// directives and the metadata both name .tl lines), the target and every
+// option that changes the generated code.
+std::string cudaCacheKey(const Module& module, const CudaOptions& o, const SourceManager& sources,
+                         const std::string& what) {
+  CacheKeyParts parts;
+  PrintOptions print;
+  print.locations = &sources;
+  parts.sources = {printModule(module, print)};
+  parts.target = "cuda:" + o.arch;
+  parts.options = what + "|tensor-cores=" + std::to_string(o.tensorCores) + "|async-copy=" +
+                  std::to_string(o.asyncCopy) + "|swizzle=" + std::to_string(o.swizzle) + "|warp-specialize=" +
+                  std::to_string(o.warpSpecialize) + "|max-shared=" + std::to_string(o.maxSharedBytes) +
+                  "|line-directives=" + std::to_string(o.lineDirectives);
+  return cacheKey(parts);
+}
+
+bool readWhole(const std::string& path, std::string* bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  *bytes = text.str();
+  return (bool)in;
+}
+
+}  // namespace
+
 int buildForCuda(const Module& module, const std::string& outPath, const CudaOptions& options, DiagnosticEngine& diags) {
-  cuda::CudaModule generated;
-  auto bin = compileForCuda(module, options, false, diags, &generated);
-  if (!bin) return 1;
+  // Device builds go through the kernel cache (kernel_cache.h) like CPU
+  // modules: the binary and its metadata are two entries, used only together.
+  // Builds that print their passes or times always compile.
+  KernelCache cache = KernelCache::fromEnvironment();
+  bool cacheable = cache.enabled() && !options.printAfterAll && !options.timePasses;
+  std::string binKey = cacheable ? cudaCacheKey(module, options, diags.sources(), "binary") : "";
+  std::string metaKey = cacheable ? cudaCacheKey(module, options, diags.sources(), "metadata") : "";
+  std::string bin, meta;
+  bool hit = false;
+  if (cacheable) {
+    auto b = cache.lookup(binKey), m = cache.lookup(metaKey);
+    hit = b && m && readWhole(*b, &bin) && readWhole(*m, &meta);
+  }
+  if (!hit) {
+    cuda::CudaModule generated;
+    auto built = compileForCuda(module, options, false, diags, &generated);
+    if (!built) return 1;
+    bin = std::move(*built);
+    meta = cudaModuleMetadata(module, generated, "cuda:" + options.arch, &diags.sources());
+    std::string ignored;  // an unwritable cache only costs the next build its time
+    if (cacheable && cache.store(binKey, bin, &ignored)) cache.store(metaKey, meta, &ignored);
+  }
   std::ofstream out(outPath, std::ios::binary);
-  out.write(bin->data(), (std::streamsize)bin->size());
+  out.write(bin.data(), (std::streamsize)bin.size());
   if (!out) {
     diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`");
     return 1;
   }
   // Kernel metadata for the host runtime, as `<out>.json`.
   std::string error;
-  if (!writeMetadataBeside(outPath, cudaModuleMetadata(module, generated, "cuda:" + options.arch, &diags.sources()),
-                           &error)) {
+  if (!writeMetadataBeside(outPath, meta, &error)) {
     diags.report(DiagKind::CudaBuildFailed, {}, error);
     return 1;
   }

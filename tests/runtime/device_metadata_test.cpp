@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #ifdef TLC_TEST_HAVE_CUDA
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -102,5 +104,47 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   } else {
     CHECK(st == TLC_ERROR_BACKEND_UNAVAILABLE);
   }
+}
+
+// Device builds go through the kernel cache: a second build of the same
+// module is a hit with the same bytes, the metadata included; another
+// binding is a miss.
+TEST_CASE("CUDA builds through the kernel cache: miss, hit, miss on a changed binding") {
+  std::string dir = std::string(TLC_BINARY_DIR) + "/tests/cuda-build-cache";
+  std::filesystem::remove_all(dir);
+  const char* saved = std::getenv("TLC_CACHE_DIR");
+  std::string previous = saved ? saved : "";
+  setenv("TLC_CACHE_DIR", dir.c_str(), 1);
+  auto entries = [&] {
+    size_t n = 0;
+    if (std::filesystem::exists(dir))
+      for (auto& e : std::filesystem::recursive_directory_iterator(dir)) n += e.path().extension() == ".bin";
+    return n;
+  };
+  auto build = [&](const std::vector<std::string>& defines, const std::string& out, std::string* bytes,
+                   std::string* json) {
+    SourceManager sources;
+    DiagnosticEngine diags(sources);
+    auto m = test::compileTl(sources, diags, "examples/gemm/gemm.tl", defines);
+    REQUIRE(m);
+    if (!buildCubin(*m, diags, "sm_80", out, json)) return false;
+    std::ifstream in(out, std::ios::binary);
+    bytes->assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return true;
+  };
+  std::string base = std::string(TLC_BINARY_DIR) + "/tests/cache_gemm_";
+  std::string a, aj, b, bj, c, cj;
+  if (build({"K=64"}, base + "a.cubin", &a, &aj)) {
+    CHECK(entries() == 2);  // the binary and its metadata
+    REQUIRE(build({"K=64"}, base + "b.cubin", &b, &bj));
+    CHECK(entries() == 2);
+    CHECK(a == b);
+    CHECK(aj == bj);
+    REQUIRE(build({"K=128"}, base + "c.cubin", &c, &cj));
+    CHECK(entries() == 4);
+    CHECK(a != c);
+  }
+  if (saved) setenv("TLC_CACHE_DIR", previous.c_str(), 1);
+  else unsetenv("TLC_CACHE_DIR");
 }
 #endif
