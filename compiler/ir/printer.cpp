@@ -232,7 +232,9 @@ class Printer {
   }
 
   std::string locSuffix(SourceLoc loc) {
-    if (!opts_.locations || !loc.known()) return "";
+    // A location in a file this manager does not hold (a module built by
+    // hand, or read through another manager) prints as none.
+    if (!opts_.locations || !loc.known() || !opts_.locations->hasFile(loc.file)) return "";
     return " loc(" + quote(opts_.locations->name(loc.file)) + ":" + std::to_string(loc.line) + ":" +
            std::to_string(loc.col) + ")";
   }
