@@ -3,6 +3,7 @@
 // on the same seeded arguments, and compare with run_common's tolerances.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,9 +45,12 @@ struct OracleComparison {
   std::string log;  // diagnostics and the summary table
 };
 
-// Runs the module's first kernel on the CPU and in the interpreter.
+// Runs the module's first kernel on the CPU and in the interpreter;
+// `onResults`, when given, also sees the CPU's results (for references
+// computed in the test).
 inline OracleComparison runAgainstOracle(CpuCompiled& c, const std::map<std::string, int64_t>& dims = {},
-                                         uint64_t seed = 1, const driver::CpuOptions& options = {}) {
+                                         uint64_t seed = 1, const driver::CpuOptions& options = {},
+                                         const std::function<void(driver::RunArgs&)>& onResults = {}) {
   OracleComparison r;
   if (!c.module) {
     r.log = c.rendered();
@@ -71,6 +75,7 @@ inline OracleComparison runAgainstOracle(CpuCompiled& c, const std::map<std::str
                                if (!fn) return false;
                                r.ran = true;
                                driver::callCpuKernel(fn, f, args);
+                               if (onResults) onResults(args);
                                return true;
                              });
   r.pass = rc == 0 && r.ran;

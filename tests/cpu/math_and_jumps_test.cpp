@@ -20,27 +20,11 @@ using Reference = std::function<void(driver::RunArgs&)>;
 // copy of the inputs) and hands the CPU's results to `check`.
 bool runAndCheck(CpuCompiled& c, const std::map<std::string, int64_t>& dims, const Reference& check) {
   REQUIRE_MESSAGE(c.module, c.rendered());
-  auto jit = driver::compileForCpu(*c.module, {}, *c.diags);
-  REQUIRE_MESSAGE(jit, c.rendered());
-  driver::RunSettings settings;
-  settings.dims = dims;
-  settings.seed = 3;
-  settings.check = true;
-  std::ostringstream out;
-  settings.out = &out;
-  int rc = driver::runTarget(*c.module, settings, *c.diags, "cpu",
-                             [&](const ir::PrimFunc& f, driver::RunArgs& args, const driver::RunSettings&,
-                                 DiagnosticEngine&) {
-                               cpu::CpuKernelFn fn = jit->kernel(f.name);
-                               if (!fn) return false;
-                               driver::callCpuKernel(fn, f, args);
-                               check(args);
-                               return true;
-                             });
-  std::string log = out.str() + c.rendered();
-  INFO(log);
-  CHECK(rc == 0);
-  return rc == 0;
+  OracleComparison r = runAgainstOracle(c, dims, 3, {}, check);
+  INFO(r.log);
+  REQUIRE(r.compiled);
+  CHECK(r.pass);
+  return r.pass;
 }
 
 std::string treeFile(const std::string& rel) { return std::string(TLC_SOURCE_DIR) + "/" + rel; }

@@ -48,6 +48,22 @@ int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* 
   return rc;
 }
 
+// Runs one case on `arch`: the emulator reports nothing and the results
+// match the interpreter.
+void checkEmulated(const Case& c, const std::string& arch) {
+  std::string defs;
+  for (auto& d : c.defines) defs += " -D " + d.name + "=" + d.value;
+  for (auto& [n, v] : c.dims) defs += " --dim " + n + "=" + std::to_string(v);
+  CAPTURE(c.path);
+  CAPTURE(defs);
+  std::string log;
+  bool clean = false;
+  int rc = runEmulated(c, arch, &log, &clean);
+  INFO(log);
+  CHECK(clean);
+  CHECK(rc == 0);
+}
+
 }  // namespace
 
 TEST_CASE("every example runs clean in the CUDA emulator and matches the interpreter") {
@@ -143,45 +159,24 @@ TEST_CASE("the sm_90a flash-attention example through wgmma runs clean in the CU
       {"examples/flash_attention/mha_fwd_bshd.tl", {{"D", "256"}}, {{"B", 1}, {"S", 70}, {"H", 1}}},
       {"examples/flash_attention/mha_fwd_bshd.tl", {{"D", "64"}}, {{"B", 1}, {"S", 200}, {"H", 1}}},
   };
-  for (const Case& c : cases) {
-    std::string defs;
-    for (auto& d : c.defines) defs += " -D " + d.name + "=" + d.value;
-    CAPTURE(defs);
-    std::string log;
-    bool clean = false;
-    int rc = runEmulated(c, "sm_90a", &log, &clean);
-    INFO(log);
-    CHECK(clean);
-    CHECK(rc == 0);
-  }
-}
-
-// Runs a zoo kernel on sm_90a in the emulator at each of `sizes`: clean and
-// equal to the interpreter.
-static void checkZooOnSm90a(const char* path, const std::vector<std::map<std::string, int64_t>>& sizes) {
-  for (const auto& dims : sizes) {
-    Case c{path, {}, dims};
-    std::string log;
-    bool clean = false;
-    int rc = runEmulated(c, "sm_90a", &log, &clean);
-    INFO(log);
-    CHECK(clean);
-    CHECK(rc == 0);
-  }
+  for (const Case& c : cases) checkEmulated(c, "sm_90a");
 }
 
 // A split-K gemm (bench/zoo/gemm_splitk.tl): its trip count is a let of the
 // kernel, which the TMA producer substitutes; on sm_90a it takes the
 // warp-specialized mainloop and adds its partial products with atomics.
 TEST_CASE("the sm_90a split-K gemm through TMA and wgmma runs clean in the CUDA emulator") {
-  checkZooOnSm90a("bench/zoo/gemm_splitk.tl", {{{"M", 150}, {"N", 300}, {"K", 200}}, {{"M", 128}, {"N", 128}, {"K", 1000}}});
+  for (auto dims : {std::map<std::string, int64_t>{{"M", 150}, {"N", 300}, {"K", 200}},
+                    std::map<std::string, int64_t>{{"M", 128}, {"N", 128}, {"K", 1000}}})
+    checkEmulated({"bench/zoo/gemm_splitk.tl", {}, dims}, "sm_90a");
 }
 
 // An int8 gemm (bench/zoo/gemm_int8.tl, B as [N, K]): on sm_90a its mainloop
 // runs int8 wgmma (k32, int32 accumulators) from TMA tiles when the rows are
 // 16-byte multiples, mma.sync otherwise; exact against the interpreter.
 TEST_CASE("the sm_90a int8 gemm through TMA and int8 wgmma runs clean in the CUDA emulator") {
-  checkZooOnSm90a("bench/zoo/gemm_int8.tl", {{{"M", 130}, {"N", 136}, {"K", 96}},
-                                             {{"M", 256}, {"N", 128}, {"K", 256}},
-                                             {{"M", 70}, {"N", 50}, {"K", 200}}});
+  for (auto dims : {std::map<std::string, int64_t>{{"M", 130}, {"N", 136}, {"K", 96}},
+                    std::map<std::string, int64_t>{{"M", 256}, {"N", 128}, {"K", 256}},
+                    std::map<std::string, int64_t>{{"M", 70}, {"N", 50}, {"K", 200}}})
+    checkEmulated({"bench/zoo/gemm_int8.tl", {}, dims}, "sm_90a");
 }

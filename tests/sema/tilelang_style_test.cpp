@@ -8,8 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/interp/interpreter.h"
-#include "tests/sema/sema_test_util.h"
+#include "tests/sema/interp_run_util.h"
 
 using namespace tlc;
 using namespace tlc::test;
@@ -24,28 +23,6 @@ Compiled compileStyle(const std::string& name, const std::vector<Define>& define
   REQUIRE(c.module.has_value());
   CHECK(!c.diags->hasErrors());
   return c;
-}
-
-void run(const Compiled& c, std::vector<HostTensor*> tensors) {
-  std::vector<ArgValue> args;
-  for (HostTensor* t : tensors) args.push_back(ArgValue::ofTensor(*t));
-  DiagnosticEngine diags(*c.sources);
-  bool ok = interp::interpret(c.func(), args, diags);
-  INFO(diags.renderAll());
-  REQUIRE(ok);
-  CHECK(!diags.hasErrors());
-}
-
-void checkClose(const HostTensor& got, const std::vector<double>& want, double rtol, double atol) {
-  REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
-  int bad = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    double g = got.get(i), w = want[i];
-    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
-      if (bad++ < 5) FAIL_CHECK("element " << i << ": got " << g << ", want " << w);
-    }
-  }
-  CHECK(bad == 0);
 }
 
 std::string binding(const ir::PrimFunc& f, const std::string& name) {

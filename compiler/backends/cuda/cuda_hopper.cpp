@@ -123,6 +123,18 @@ VarMap producerLets(const KernelStmt& kernel, const ForStmt* f) {
   return lets;
 }
 
+// `c` with `lets` (producerLets) substituted into its regions: the copy the
+// producer warpgroup issues.
+std::shared_ptr<CopyStmt> producerCopyOf(const CopyStmt* c, const VarMap& lets) {
+  auto copy = std::make_shared<CopyStmt>(*c);
+  for (Region* r : {&copy->src, &copy->dst})
+    for (auto& rg : r->ranges) {
+      rg.min = substitute(rg.min, lets);
+      rg.extent = substitute(rg.extent, lets);
+    }
+  return copy;
+}
+
 // The general form: every stage-0 copy a tensor copy, the tiles used by
 // nothing outside the loop.
 bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
@@ -132,12 +144,7 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
   bound.visit(kernel.body);
   bound.vars.erase(f->var.get());
   for (const CopyStmt* c : sched.producers) {
-    auto copy = std::make_shared<CopyStmt>(*c);
-    for (Region* r : {&copy->src, &copy->dst})
-      for (auto& rg : r->ranges) {
-        rg.min = substitute(rg.min, lets);
-        rg.extent = substitute(rg.extent, lets);
-      }
+    auto copy = producerCopyOf(c, lets);
     UsesVars uses(bound.vars);
     uses.visitRegion(copy->src);
     uses.visitRegion(copy->dst);
@@ -218,16 +225,7 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   // The producer substitutes the kernel's lets before the loop (a split-K
   // gemm's per-block trip count) into the copies' regions and the trip count.
   VarMap lets = producerLets(kernel, f);
-  auto substituted = [&](const CopyStmt* c) {
-    auto copy = std::make_shared<CopyStmt>(*c);
-    for (Region* r : {&copy->src, &copy->dst})
-      for (auto& rg : r->ranges) {
-        rg.min = substitute(rg.min, lets);
-        rg.extent = substitute(rg.extent, lets);
-      }
-    return copy;
-  };
-  auto sa = substituted(ca), sb = substituted(cb);
+  auto sa = producerCopyOf(ca, lets), sb = producerCopyOf(cb, lets);
   if (!planOperand(sa.get(), &a, why) || !planOperand(sb.get(), &b, why)) return false;
   a.copy = ca;
   a.substituted = sa;

@@ -343,7 +343,11 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       auto vectorMoveAt = [&](const std::string& sp, const std::string& dp) {
         if (asyncOk) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
-        } else if (srcSplit || dstSplit) {
+        } else if (ts == td && !srcSplit && !dstSplit) {
+          line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
+        } else {
+          // Staged through registers: converted, or moved element by element
+          // on a split side. A scope of its own: straight-line moves repeat it.
           open("");
           line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
           line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
@@ -361,18 +365,6 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           } else {
             line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
           }
-          close();
-        } else if (ts == td) {
-          line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
-        } else {
-          // A scope of its own: straight-line moves repeat it.
-          open("");
-          line("__align__(16) " + typeName(ts) + " in_v[" + vs + "];");
-          line("__align__(16) " + typeName(td) + " out_v[" + vs + "];");
-          line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(in_v, " + sp + ");");
-          line("#pragma unroll");
-          line("for (int v = 0; v < " + vs + "; ++v) out_v[v] = " + cast(td, ts, "in_v[v]") + ";");
-          line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
           close();
         }
       };

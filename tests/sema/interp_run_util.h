@@ -1,0 +1,40 @@
+// Helpers for sema tests that run lowered kernels: the reference
+// interpreter on given tensors, and an element-wise comparison with a
+// reference computed in the test.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "compiler/interp/interpreter.h"
+#include "tests/sema/sema_test_util.h"
+
+namespace tlc::test {
+
+// Runs the first kernel of `c` on `tensors` (its parameters, in order); the run must succeed cleanly.
+inline void run(const Compiled& c, std::vector<interp::HostTensor*> tensors) {
+  std::vector<interp::ArgValue> args;
+  for (interp::HostTensor* t : tensors) args.push_back(interp::ArgValue::ofTensor(*t));
+  DiagnosticEngine diags(*c.sources);
+  bool ok = interp::interpret(c.func(), args, diags);
+  INFO(diags.renderAll());
+  REQUIRE(ok);
+  CHECK(!diags.hasErrors());
+}
+
+// Every element of `got` within atol + rtol * |want| of `want` (the first five misses are reported).
+inline void checkClose(const interp::HostTensor& got, const std::vector<double>& want, double rtol, double atol) {
+  REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
+  int bad = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = got.get(i), w = want[i];
+    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
+      if (bad++ < 5) FAIL_CHECK("element " << i << ": got " << g << ", want " << w);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace tlc::test
