@@ -6,9 +6,11 @@
 //                   [--cublas] [--copy-bandwidth] [--emit]
 //
 // --check compares with the reference interpreter; --bench times the kernel.
-// --cublas (with --bench on a gemm) times cuBLAS's GemmEx on M x N x K inputs
-// of the kernel's dtype in the same process, before and after the kernel and
-// for as long as the kernel each time, and prints the ratio to the faster.
+// --cublas (with --bench on a gemm) times cuBLAS on the kernel's M x N x K
+// (BATCH products when the kernel has that dimension) with the element type
+// of its first tensor (float16, bfloat16, or int8 with B as [N, K] and int32
+// C) in the same process, before and after the kernel and for as long as the
+// kernel each time, and prints the ratio to the faster.
 // --copy-bandwidth (with --bench) measures device-to-device copy bandwidth
 // in the same process and prints the kernel's fraction of it.
 #include <dlfcn.h>
@@ -57,8 +59,16 @@ std::vector<uint16_t> randomHalves(size_t n, bool bf16, uint64_t seed) {
   return v;
 }
 
-// Times cuBLAS GemmEx (row-major C = A @ B with float32 accumulation) in ms.
-double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, bool bf16, std::string* why) {
+// The element type cuBLAS is timed with: that of the gemm's first tensor.
+enum class GemmKind { F16, BF16, I8 };
+const char* gemmKindName(GemmKind k) { return k == GemmKind::I8 ? "int8" : k == GemmKind::BF16 ? "bfloat16" : "float16"; }
+
+// Times cuBLAS (row-major C = A @ B, `batch` independent products) in ms:
+// 16-bit inputs with float32 accumulation into 16-bit C (GemmEx), or int8
+// inputs with B given as [N, K] and int32 accumulation into int32 C (its
+// int8 tensor-core form).
+double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
+                  std::string* why) {
   void* h = nullptr;
   for (const char* n : {"libcublas.so", "libcublas.so.13", "libcublas.so.12"})
     if ((h = dlopen(n, RTLD_NOW | RTLD_GLOBAL))) break;
@@ -67,12 +77,12 @@ double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, bool b
     return -1;
   }
   using Create = int (*)(void**);
-  using Gemm = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int,
-                       const void*, void*, int, int, int, int);
+  using Gemm = int (*)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*,
+                       int, int, long long, const void*, void*, int, int, long long, int, int, int);
   auto create = (Create)dlsym(h, "cublasCreate_v2");
-  auto gemm = (Gemm)dlsym(h, "cublasGemmEx");
+  auto gemm = (Gemm)dlsym(h, "cublasGemmStridedBatchedEx");
   if (!create || !gemm) {
-    *why = "libcublas lacks cublasCreate_v2 / cublasGemmEx";
+    *why = "libcublas lacks cublasCreate_v2 / cublasGemmStridedBatchedEx";
     return -1;
   }
   void* handle = nullptr;
@@ -80,21 +90,33 @@ double timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, bool b
     *why = "cublasCreate failed";
     return -1;
   }
+  bool i8 = kind == GemmKind::I8;
+  int64_t in = i8 ? 1 : 2, out = i8 ? 4 : 2;
   cuda::CUdeviceptr a, b, c;
-  drv->alloc(&a, M * K * 2);
-  drv->alloc(&b, K * N * 2);
-  drv->alloc(&c, M * N * 2);
-  auto ha = randomHalves(M * K, bf16, 1), hb = randomHalves(K * N, bf16, 2);
-  drv->copyToDevice(a, ha.data(), ha.size() * 2);
-  drv->copyToDevice(b, hb.data(), hb.size() * 2);
+  drv->alloc(&a, batch * M * K * in);
+  drv->alloc(&b, batch * K * N * in);
+  drv->alloc(&c, batch * M * N * out);
+  auto ha = randomHalves(batch * M * K * in / 2 + 1, kind == GemmKind::BF16, 1);
+  auto hb = randomHalves(batch * K * N * in / 2 + 1, kind == GemmKind::BF16, 2);
+  drv->copyToDevice(a, ha.data(), batch * M * K * in);
+  drv->copyToDevice(b, hb.data(), batch * K * N * in);
   float alpha = 1, beta = 0;
-  int type = bf16 ? 14 : 2;  // CUDA_R_16BF / CUDA_R_16F
+  int32_t ialpha = 1, ibeta = 0;
+  int type = i8 ? 3 : kind == GemmKind::BF16 ? 14 : 2;  // CUDA_R_8I / CUDA_R_16BF / CUDA_R_16F
+  int ctype = i8 ? 10 : type;                           // CUDA_R_32I
+  int compute = i8 ? 72 : 68;                           // CUBLAS_COMPUTE_32I / CUBLAS_COMPUTE_32F
   auto run = [&] {
-    // Column-major view: C^T (N x M) = B^T (N x K) @ A^T (K x M).
-    return gemm(handle, 0, 0, (int)N, (int)M, (int)K, &alpha, (void*)b, type, (int)N, (void*)a, type, (int)K, &beta,
-                (void*)c, type, (int)N, 68 /*CUBLAS_COMPUTE_32F*/, -1 /*CUBLAS_GEMM_DEFAULT*/) == 0;
+    // Column-major view: C^T (N x M) = op(B) (N x K) @ A^T (K x M); int8's B
+    // is [N, K] row-major, so op(B) transposes it (the TN form).
+    return gemm(handle, i8 ? 1 : 0, 0, (int)N, (int)M, (int)K, i8 ? (const void*)&ialpha : &alpha, (void*)b, type,
+                i8 ? (int)K : (int)N, K * N, (void*)a, type, (int)K, M * K, i8 ? (const void*)&ibeta : &beta, (void*)c,
+                ctype, (int)N, M * N, (int)batch, compute, -1 /*CUBLAS_GEMM_DEFAULT*/) == 0;
   };
-  for (int i = 0; i < 3; ++i) run();
+  for (int i = 0; i < 3; ++i)
+    if (!run()) {
+      *why = "cublasGemmStridedBatchedEx failed";
+      return -1;
+    }
   drv->synchronize();
   // Timed like the kernel (--bench): launches for about 0.5 s, so that both
   // run at the clocks the GPU sustains, not only at its first boost.
@@ -215,15 +237,19 @@ int main(int argc, char** argv) {
         if (d.name == n) return std::stoll(d.value);
       return 0;
     };
-    int64_t M = dim("M"), N = dim("N"), K = dim("K");
-    bool bf16 = false;
-    for (auto& d : defines)
-      if (d.name == "dtype") bf16 = d.value == "bfloat16";
+    int64_t M = dim("M"), N = dim("N"), K = dim("K"), batch = std::max<int64_t>(1, dim("BATCH"));
+    GemmKind kind = GemmKind::F16;
+    for (auto& p : module->funcs[0]->params)
+      if (p.buffer) {
+        if (p.buffer->dtype == DType::BFloat16) kind = GemmKind::BF16;
+        if (p.buffer->dtype == DType::Int8) kind = GemmKind::I8;
+        break;
+      }
     std::string why;
     double cublasMs = -1;
     if (cublas && settings.bench) {
       cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
-      if (!drv || (cublasMs = timeCublas(drv, M, N, K, bf16, &why)) < 0) {
+      if (!drv || (cublasMs = timeCublas(drv, M, N, K, batch, kind, &why)) < 0) {
         std::cerr << "cublas: " << why << "\n";
         return 1;
       }
@@ -235,15 +261,15 @@ int main(int argc, char** argv) {
     if (!bench) return rc;
     cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
     if (cublas) {
-      double after = timeCublas(drv, M, N, K, bf16, &why);
+      double after = timeCublas(drv, M, N, K, batch, kind, &why);
       if (after < 0) {
         std::cerr << "cublas: " << why << "\n";
         return 1;
       }
       double ms = std::min(cublasMs, after);
-      double flops = 2.0 * M * N * K;
-      std::cout << "cublas: " << (bf16 ? "bfloat16" : "float16") << " " << M << "x" << N << "x" << K << ": median " << ms
-                << " ms, " << flops / (ms * 1e-3) / 1e12 << " TFLOP/s (the faster of the runs before and after: "
+      double flops = 2.0 * batch * M * N * K;
+      std::cout << "cublas: " << gemmKindName(kind) << " " << (batch > 1 ? std::to_string(batch) + "x" : "") << M << "x"
+                << N << "x" << K << ": median " << ms << " ms, " << flops / (ms * 1e-3) / 1e12 << " TFLOP/s (the faster of the runs before and after: "
                 << flops / (cublasMs * 1e-3) / 1e12 << ", " << flops / (after * 1e-3) / 1e12 << "); tlc "
                 << flops / (bench->medianMs * 1e-3) / 1e12 << " TFLOP/s; ratio tlc/cublas = " << ms / bench->medianMs
                 << "\n";

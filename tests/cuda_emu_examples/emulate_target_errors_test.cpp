@@ -113,7 +113,7 @@ TEST_CASE("findings name the .tl line through the emitted #line directives") {
         S = T.alloc_shared((128,), float32)
         T.clear(S)
         for i in T.Parallel(128):
-            S[0] = A[i]
+            S[0] = A[127 - i]
         T.copy(S, B[0])
 )";
   SourceManager sm;

@@ -1,11 +1,14 @@
 #include "compiler/backends/cuda/cuda_bank_conflicts.h"
 
+#include "compiler/backends/cuda/cuda_vector_loops.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <unordered_map>
 
 #include "compiler/backends/cuda/cuda_fragment_uses.h"
+#include "compiler/backends/cuda/cuda_vector_loops.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -144,8 +147,11 @@ bool touches(const Stmt& s, const std::unordered_set<const BufferNode*>& bufs) {
 class NestSampler : public IRVisitor {
  public:
   NestSampler(const FragmentLayoutPlan& tiles, const std::unordered_set<const BufferNode*>& candidates,
-              const std::unordered_set<const BufferNode*>& mmaTiles, int64_t threads)
-      : tiles_(tiles), candidates_(candidates), mmaTiles_(mmaTiles), threads_(threads) {}
+              const std::unordered_set<const BufferNode*>& mmaTiles, int64_t threads,
+              const std::function<bool(const BufferNode*)>& vectorizable,
+              std::unordered_set<const BufferNode*>* vectorBuffers)
+      : tiles_(tiles), candidates_(candidates), mmaTiles_(mmaTiles), threads_(threads), vectorizable_(vectorizable),
+        vectorBuffers_(vectorBuffers) {}
 
   std::map<const void*, LaneAccess> accesses;
   std::vector<const void*> order;
@@ -156,6 +162,7 @@ class NestSampler : public IRVisitor {
     auto loops = parallelNest(f, &body);
     if (!touches(body, candidates_)) return;
     std::vector<Env> lanes(32);
+    std::unordered_set<const BufferNode*> sampled = candidates_;
     if (auto it = tiles_.nests.find(f); it != tiles_.nests.end()) {
       const RegisterNest& n = it->second;
       for (int t = 0; t < 32 && t < threads_; ++t) {
@@ -178,17 +185,29 @@ class NestSampler : public IRVisitor {
         if (!as<IntImm>(l->extent) || !e || *e <= 0) return;
         ext.push_back(*e);
       }
+      // A vectorized nest: lane t takes chunk t, V innermost iterations
+      // (sampled at the chunk's first one).
+      int64_t V = 1;
+      if (auto plan = planVectorNest(loops, body, vectorizable_)) {
+        V = plan->lanes;
+        for (auto* b : plan->buffers) {
+          sampled.erase(b);
+          vectorBuffers_->insert(b);
+        }
+      }
       for (int t = 0; t < 32 && t < threads_; ++t) {
         int64_t rest = t;
         for (size_t d = loops.size(); d-- > 0;) {
-          int64_t local = d == 0 ? rest : rest % ext[d];
-          if (d > 0) rest /= ext[d];
+          int64_t per = d + 1 == loops.size() ? ext[d] / V : ext[d];
+          int64_t local = d == 0 ? rest : rest % per;
+          if (d > 0) rest /= per;
+          if (d + 1 == loops.size()) local *= V;
           lanes[t][loops[d]->var.get()] = evalLane(loops[d]->min, {}).value_or(0) + local;
         }
       }
     }
     for (int t = 0; t < 32 && t < threads_; ++t) {
-      LaneWalk walk(lanes[t], candidates_, t, &accesses, &order);
+      LaneWalk walk(lanes[t], sampled, t, &accesses, &order);
       walk.visit(body);
     }
   }
@@ -198,14 +217,18 @@ class NestSampler : public IRVisitor {
   const std::unordered_set<const BufferNode*>& candidates_;
   const std::unordered_set<const BufferNode*>& mmaTiles_;
   int64_t threads_;
+  const std::function<bool(const BufferNode*)>& vectorizable_;
+  std::unordered_set<const BufferNode*>* vectorBuffers_;
 };
 
 }  // namespace
 
 std::vector<LaneAccess> sampleSharedAccesses(const Stmt& body, const FragmentLayoutPlan& tiles,
                                              const std::unordered_set<const BufferNode*>& candidates,
-                                             const std::unordered_set<const BufferNode*>& mmaTiles, int64_t threads) {
-  NestSampler sampler(tiles, candidates, mmaTiles, threads);
+                                             const std::unordered_set<const BufferNode*>& mmaTiles, int64_t threads,
+                                             const std::function<bool(const BufferNode*)>& vectorizable,
+                                             std::unordered_set<const BufferNode*>* vectorBuffers) {
+  NestSampler sampler(tiles, candidates, mmaTiles, threads, vectorizable, vectorBuffers);
   sampler.visit(body);
   std::vector<LaneAccess> out;
   for (const void* n : sampler.order) out.push_back(std::move(sampler.accesses[n]));

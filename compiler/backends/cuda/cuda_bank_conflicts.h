@@ -9,6 +9,7 @@
 // words that one bank serves); the padding with the fewest wins.
 #pragma once
 
+#include <functional>
 #include <unordered_set>
 #include <vector>
 
@@ -26,11 +27,17 @@ struct LaneAccess {
 
 // The element accesses of `candidates` in the Parallel nests of `body` run
 // by `threads` threads, sampled as above. Nests whose mapping is not known
-// here (over mma accumulators, of non-constant extents) are skipped.
+// here (over mma accumulators, of non-constant extents) are skipped. A plain
+// nest that takes vector accesses (cuda_vector_loops.h, with `vectorizable`
+// as there) is sampled in its chunked mapping; its vector accesses, which a
+// padding does not make conflict, are left out and their buffers added to
+// `vectorBuffers`.
 std::vector<LaneAccess> sampleSharedAccesses(const ir::Stmt& body, const FragmentLayoutPlan& tiles,
                                              const std::unordered_set<const ir::BufferNode*>& candidates,
                                              const std::unordered_set<const ir::BufferNode*>& mmaTiles,
-                                             int64_t threads);
+                                             int64_t threads,
+                                             const std::function<bool(const ir::BufferNode*)>& vectorizable,
+                                             std::unordered_set<const ir::BufferNode*>* vectorBuffers);
 
 // The most distinct 32-bit words one of the 32 banks serves for `a`, with the
 // buffer's rows (last dimension `shape.back()`) padded by `pad` elements.

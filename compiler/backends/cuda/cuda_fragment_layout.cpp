@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
 
 #include "compiler/backends/cuda/cuda_fragment_uses.h"
 #include "compiler/ir/functor.h"
@@ -445,7 +446,10 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
   }
 
   Groups groups;
-  for (auto& l : uses.links) groups.join(l.a, l.b);
+  // A row vector that a reduction fills but some use needs in shared memory
+  // does not take its source there too: the reduction writes it from registers.
+  for (auto& l : uses.links)
+    if (std::string_view(l.how) != "reduction" || uses.cands[l.b].fallback.empty()) groups.join(l.a, l.b);
   // Roles travel along same-role links (copies, one-dimensional nests).
   for (bool changed = true; changed;) {
     changed = false;

@@ -209,9 +209,20 @@ class UseCollector {
     scalarUses(r->src, loc);
     scalarUses(r->dst, loc);
     const BufferNode *s = r->src.buffer.get(), *d = r->dst.buffer.get();
-    bool ok = uses.cands.count(s) && uses.cands.count(d) && r->src.buffer->shape.size() == 2 && r->dim == 1 &&
-              r->dst.buffer->shape.size() == 1 && isFullRegion(r->src) && isFullRegion(r->dst) &&
-              uses.cands[s].shape[0] == uses.cands[d].shape[0];
+    // A destination in memory (a shared vector) takes the rows' results from
+    // the first thread of each row: no link to the source's group.
+    std::vector<int64_t> dstShape;
+    bool inMemory = !uses.cands.count(d) && d->scope != MemScope::Global && constShape(d, &dstShape);
+    int64_t dstRows = inMemory ? (dstShape.size() == 1 ? dstShape[0] : -1)
+                               : uses.cands.count(d) ? uses.cands[d].shape[0] : -1;
+    bool ok = uses.cands.count(s) && (uses.cands.count(d) || inMemory) && r->src.buffer->shape.size() == 2 &&
+              r->dim == 1 && r->dst.buffer->shape.size() == 1 && isFullRegion(r->src) && isFullRegion(r->dst) &&
+              uses.cands[s].shape[0] == dstRows;
+    if (ok && inMemory) {
+      setRole(s, Role::Tile, loc);
+      uses.cands[s].reduced = true;
+      return;
+    }
     if (!ok) {
       reject(s, "a reduction other than along the last dimension into a fragment row vector", loc);
       reject(d, "a reduction other than along the last dimension of a register fragment", loc);

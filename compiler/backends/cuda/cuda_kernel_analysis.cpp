@@ -425,7 +425,16 @@ std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
   }
   std::unordered_map<const BufferNode*, int64_t> pads;
   if (candidates.empty()) return pads;
-  std::vector<LaneAccess> accesses = sampleSharedAccesses(kernel_.body, tiles_, candidates, mmaTiles, threads_);
+  // Which buffers plain Parallel nests may access as vectors (the placement
+  // planBuffers gives them next).
+  auto vectorizable = [&](const BufferNode* b) {
+    if (b->scope == MemScope::Global) return true;
+    if (tiles_.buffers.count(b) || layouts.accumulators.count(b) || layouts.sharedLayouts.count(b)) return false;
+    return b->scope == MemScope::Shared || b->scope == MemScope::Fragment;
+  };
+  std::unordered_set<const BufferNode*> vectorBuffers;
+  std::vector<LaneAccess> accesses =
+      sampleSharedAccesses(kernel_.body, tiles_, candidates, mmaTiles, threads_, vectorizable, &vectorBuffers);
   for (const BufferNode* b : candidates) {
     std::vector<LaneAccess> mine;
     for (auto& a : accesses)
@@ -436,7 +445,8 @@ std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
       constInt(e, &v);
       shape.push_back(v);
     }
-    if (int64_t pad = chooseRowPad(mine, shape, dtypeBytes(b->dtype), true)) pads[b] = pad;
+    // Vector accesses need rows aligned to 16 bytes: no one-word padding.
+    if (int64_t pad = chooseRowPad(mine, shape, dtypeBytes(b->dtype), !vectorBuffers.count(b))) pads[b] = pad;
   }
   return pads;
 }

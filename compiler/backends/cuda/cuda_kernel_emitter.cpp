@@ -95,7 +95,14 @@ std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx)
   return info.name + "[" + expr(offsetExpr(b, idx)) + "]";
 }
 
-std::string KernelEmitter::loadExpr(const Load* l) { return access(l->buffer, l->indices); }
+std::string KernelEmitter::loadExpr(const Load* l) {
+  if (vecNest_)
+    if (auto it = vecNest_->loadOf.find(l); it != vecNest_->loadOf.end()) {
+      const VectorRun& run = vecNest_->loads[it->second];
+      return "(" + run.ok + " ? " + run.name + "[" + vecNest_->lane + "] : " + access(l->buffer, l->indices) + ")";
+    }
+  return access(l->buffer, l->indices);
+}
 
 // The condition that `idx` lies inside `b`, with the comparisons that hold
 // for every value left out: the indices are simplified first (folding
@@ -333,6 +340,20 @@ void KernelEmitter::emitBlockLeaf(const Stmt& s) {
 void KernelEmitter::emitThread(const Stmt& s) {
   LocationScope at(*this, s->loc);
   if (!s || failed_) return;
+  if (vecNest_) {
+    if (auto* l = as<LetStmt>(s)) ensureVectorLoads({l->value});
+    else if (auto* i = as<IfStmt>(s)) ensureVectorLoads({i->cond});
+    else if (auto* e = as<EvaluateStmt>(s)) ensureVectorLoads({e->value});
+    else if (auto* st = as<StoreStmt>(s)) {
+      std::vector<Expr> used = st->indices;
+      used.push_back(st->value);
+      ensureVectorLoads(used);
+    } else if (auto* a = as<AtomicStmt>(s)) {
+      std::vector<Expr> used = a->indices;
+      used.push_back(a->value);
+      ensureVectorLoads(used);
+    }
+  }
   switch (s->kind) {
     case StmtKind::Seq:
       for (auto& c : as<SeqStmt>(s)->stmts) emitThread(c);
@@ -364,6 +385,15 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Alloc: emitAlloc(as<AllocStmt>(s), false); return;
     case StmtKind::Store: {
       auto* st = as<StoreStmt>(s);
+      if (vecNest_)
+        if (auto it = vecNest_->storeOf.find(st); it != vecNest_->storeOf.end()) {
+          const VectorRun& run = vecNest_->stores[it->second];
+          const std::string& lane = vecNest_->lane;
+          line(run.name + "[" + lane + "] = " + expr(st->value) + ";");
+          line(run.ok + " |= 1u << " + lane + ";");
+          line(run.name + "_at = &" + access(st->buffer, st->indices) + " - " + lane + ";");
+          return;
+        }
       line(access(st->buffer, st->indices) + " = " + expr(st->value) + ";");
       return;
     }
@@ -448,23 +478,29 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       return;
     }
   }
+  if (emitVectorNest(nest, body)) return;
   Expr total = makeInt(1);
   for (auto* l : nest) total = mul(total, l->extent);
   Var flat = openLoop(total, true, "it");
-  Expr rest = makeVarRef(flat);
-  for (size_t d = nest.size(); d-- > 0;) {
+  defineNestVars(nest, nest.size(), makeVarRef(flat));
+  ++parallelDepth_;
+  emitThread(body);
+  --parallelDepth_;
+  close();
+}
+
+// Defines the variables of the first `count` loops of a nest from `flat`,
+// their iteration in row-major order (the last of them varying fastest).
+void KernelEmitter::defineNestVars(const std::vector<const ForStmt*>& nest, size_t count, Expr flat) {
+  for (size_t d = count; d-- > 0;) {
     const ForStmt* l = nest[d];
-    Expr local = d == 0 ? rest : floorMod(rest, l->extent);
-    if (d > 0) rest = floorDiv(rest, l->extent);
+    Expr local = d == 0 ? flat : floorMod(flat, l->extent);
+    if (d > 0) flat = floorDiv(flat, l->extent);
     Expr value = add(l->min, local);
     if (value->dtype != l->var->dtype) value = makeCast(l->var->dtype, value);
     if (isNonNegative(l->min)) markNonNegative(l->var);
     line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(value) + ";");
   }
-  ++parallelDepth_;
-  emitThread(body);
-  --parallelDepth_;
-  close();
 }
 
 // A loop whose first statement loads a register tile from global memory

@@ -87,6 +87,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
   std::string fragmentPlacement(const ir::BufferNode* b, const BufferInfo& info) const;
   void emitParallelNest(const ir::ForStmt* f);
+  void defineNestVars(const std::vector<const ir::ForStmt*>& nest, size_t count, ir::Expr flat);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers);
@@ -156,9 +157,33 @@ class KernelEmitter : public backend::CEmitter {
   // shuffles within each warp, then the warps of a row combine their partial
   // results through shared memory (rowScratchOffset_), between two barriers.
   // `value(i)`: the accumulator-typed element of the source register `i`.
+  // The destination element of row slot `ri` of a row reduction of a register tile (see cuda_register_tiles.cpp).
+  std::string reduceTarget(const ir::ReduceStmt* r, const RegisterLayout& l, const ir::Expr& ri, std::string* guard);
   void emitWarpSpanningReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
                               const std::string& op, const std::function<std::string(const std::string&)>& value,
                               const std::function<std::string(const std::string&, const std::string&)>& combine);
+
+  // vector accesses in plain Parallel nests (cuda_vector_loops.cpp)
+  struct VectorRun {
+    const ir::Load* load;        // a run read ahead (or nullptr)
+    const ir::StoreStmt* store;  // a run written after the lanes (or nullptr)
+    std::string name;            // its array of lanes
+    std::string ok;              // loads: whether the array holds the run; stores: the mask of lanes that stored
+  };
+  struct VectorNest {
+    int64_t lanes = 0;
+    ir::Var laneVar;
+    std::string lane;  // the C name of the lane counter
+    std::vector<VectorRun> loads, stores;
+    std::unordered_map<const ir::Load*, size_t> loadOf;
+    std::unordered_map<const ir::StoreStmt*, size_t> storeOf;
+  };
+  bool vectorAccessible(const ir::BufferNode* b) const;
+  std::string vectorMove(DType t, int64_t lanes, const std::string& dst, const std::string& src);
+  // Before a statement of a vectorized nest: the vector loads of the runs its expressions read.
+  void ensureVectorLoads(const std::vector<ir::Expr>& exprs);
+  // Emits the nest with vector accesses when planVectorNest finds some; false otherwise.
+  bool emitVectorNest(const std::vector<const ir::ForStmt*>& nest, const ir::Stmt& body);
 
   // addressing
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
@@ -205,6 +230,7 @@ class KernelEmitter : public backend::CEmitter {
   std::vector<TensorMapArg> tensorMaps_;
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
+  VectorNest* vecNest_ = nullptr;  // the vectorized nest being emitted
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 

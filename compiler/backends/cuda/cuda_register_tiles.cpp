@@ -265,7 +265,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
                                           const std::string& op,
                                           const std::function<std::string(const std::string&)>& value,
                                           const std::function<std::string(const std::string&, const std::string&)>& combine) {
-  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
+  const BufferInfo& si = bufs_[r->src.buffer.get()];
   const RegisterLayout& l = si.tile->layout;
   DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
   // Partial result of warp w of row slot p, for the thread's row ri:
@@ -293,13 +293,30 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
   line(accType + " " + a + " = " + scratch + "[" + first + "];");
   line("#pragma unroll");
   line("for (int w = 1; w < " + rowWarps + "; ++w) " + a + " = " + combine(a, scratch + "[" + first + " + w]") + ";");
-  std::string target = di.name + "[ri]";
+  Var ri = makeVar("ri");
+  bindName(ri.get(), "ri");
+  markNonNegative(ri);
+  std::string guard;
+  std::string target = reduceTarget(r, l, makeVarRef(ri), &guard);
   std::string result = r->clear ? a : combine(cast(acc, td, target), a);
-  line(target + " = " + cast(td, acc, result) + ";");
+  line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, acc, result) + ";");
   close();
   // The next reduction reuses the scratch.
   line(syncThreads());
   close();
+}
+
+// The element of a row reduction's destination that row slot `ri` of the
+// calling thread produces: its register for a register vector; for a vector
+// in memory, the row's element, which the row's first thread writes (`guard`).
+std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayout& l, const Expr& ri, std::string* guard) {
+  const BufferInfo& di = bufs_[r->dst.buffer.get()];
+  if (di.tile) {
+    guard->clear();
+    return di.name + "[" + expr(ri) + "]";
+  }
+  *guard = "tid % " + std::to_string(l.group) + " == 0";
+  return access(r->dst.buffer, {add(r->dst.ranges[0].min, l.rowOf(ri, threadIdx()))});
 }
 
 }  // namespace tlc::cuda

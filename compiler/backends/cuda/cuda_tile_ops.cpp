@@ -497,7 +497,6 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
     // A register tile into a row vector of its group: each thread combines
     // its registers of a row, then the G threads of the row exchange by shuffles.
     const RegisterLayout& l = si.tile->layout;
-    const BufferInfo& di = bufs_[dst.buffer.get()];
     TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
     if (l.rowWarps() > 1) {
       auto value = [&](const std::string& reg) {
@@ -526,9 +525,10 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
     // The threads of a row are consecutive lanes of one warp.
     if (l.rowLanes() > 1)
       line(accName + " = tlc::group_allreduce<" + std::to_string(l.rowLanes()) + ">(" + accName + ", " + op + ");");
-    std::string target = di.name + "[" + i + "]";
+    std::string guard;
+    std::string target = reduceTarget(r, l, makeVarRef(ri), &guard);
     std::string result = r->clear ? accName : combine(cast(acc, td, target), accName);
-    line(target + " = " + cast(td, acc, result) + ";");
+    line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, acc, result) + ";");
     close();
     close();
     return;

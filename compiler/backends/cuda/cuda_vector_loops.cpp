@@ -1,0 +1,336 @@
+// Vector accesses in plain Parallel nests (cuda_vector_loops.h): the
+// analysis that picks the buffers and the run length, and the emission of
+// the chunked loop.
+#include "compiler/backends/cuda/cuda_vector_loops.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/ir/equality.h"
+#include "compiler/ir/functor.h"
+#include "compiler/ir/linear_form.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/ir/var_uses.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+namespace {
+
+// How the body uses one buffer.
+struct BufferUse {
+  bool moves = true;  // every access moves with the innermost loop, one element per iteration
+  bool loaded = false, stored = false;
+  bool loadAfterStore = false;  // some load follows a store in the body
+  bool sameIndex = true;        // every access has the first one's indices
+  std::vector<Expr> firstIndex;
+};
+
+class Planner {
+ public:
+  explicit Planner(const Var& inner) : inner_(inner) { laneVars_.insert(inner.get()); }
+
+  bool eligible = true;
+  std::unordered_map<const BufferNode*, BufferUse> uses;
+  std::vector<const BufferNode*> order;
+
+  void stmt(const Stmt& s) {
+    if (!s || !eligible) return;
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (auto& c : as<SeqStmt>(s)->stmts) stmt(c);
+        return;
+      case StmtKind::Let: {
+        auto* l = as<LetStmt>(s);
+        exprs(l->value);
+        if (laneDependent(l->value)) {
+          laneVars_.insert(l->var.get());
+          expanded_[l->var.get()] = expand(l->value);
+        }
+        stmt(l->body);
+        return;
+      }
+      case StmtKind::If: {
+        auto* i = as<IfStmt>(s);
+        exprs(i->cond);
+        stmt(i->thenBody);
+        stmt(i->elseBody);
+        return;
+      }
+      case StmtKind::Store: {
+        auto* st = as<StoreStmt>(s);
+        for (auto& e : st->indices) exprs(e);
+        exprs(st->value);
+        access(st->buffer.get(), st->indices, true);
+        return;
+      }
+      case StmtKind::Evaluate: exprs(as<EvaluateStmt>(s)->value); return;
+      case StmtKind::Atomic: {
+        auto* a = as<AtomicStmt>(s);
+        for (auto& e : a->indices) exprs(e);
+        exprs(a->value);
+        use(a->buffer.get()).moves = false;  // read-modify-write: element accesses
+        return;
+      }
+      default: eligible = false; return;  // loops, tile operations, jumps, allocations
+    }
+  }
+
+ private:
+  BufferUse& use(const BufferNode* b) {
+    auto [it, fresh] = uses.try_emplace(b);
+    if (fresh) order.push_back(b);
+    return it->second;
+  }
+
+  void exprs(const Expr& e) {
+    struct Loads : IRVisitor {
+      Planner* p;
+      void visitLoad(const Load* l) override {
+        IRVisitor::visitLoad(l);
+        p->access(l->buffer.get(), l->indices, false);
+      }
+    } loads;
+    loads.p = this;
+    if (e) loads.visit(e);
+  }
+
+  bool laneDependent(const Expr& e) const {
+    UsesVars u(laneVars_);
+    u.visit(e);
+    return u.found;
+  }
+  Expr expand(const Expr& e) const { return expanded_.empty() ? e : substitute(e, expanded_); }
+
+  // Whether the index `e` is `inner + u` with `u` the same in every lane.
+  bool movesWithInner(const Expr& e) const {
+    LinearForm f = linearForm(expand(e));
+    bool seen = false;
+    std::unordered_set<const VarNode*> inner{inner_.get()};
+    for (auto& [term, coeff] : f.terms) {
+      auto* r = as<VarRef>(term);
+      if (r && r->var == inner_) {
+        if (coeff != 1 || seen) return false;
+        seen = true;
+        continue;
+      }
+      UsesVars u(inner);
+      u.visit(term);
+      if (u.found) return false;
+    }
+    return seen;
+  }
+
+  void access(const BufferNode* b, const std::vector<Expr>& idx, bool store) {
+    BufferUse& u = use(b);
+    if (store) u.stored = true;
+    else {
+      if (u.stored) u.loadAfterStore = true;
+      u.loaded = true;
+    }
+    if (u.firstIndex.empty() && !idx.empty()) u.firstIndex = idx;
+    else if (idx.size() != u.firstIndex.size()) u.sameIndex = false;
+    else
+      for (size_t d = 0; d < idx.size(); ++d) u.sameIndex &= structurallyEqual(idx[d], u.firstIndex[d]);
+    if (idx.empty()) {
+      u.moves = false;
+      return;
+    }
+    for (size_t d = 0; d < idx.size(); ++d) {
+      static const std::unordered_set<const VarNode*> kNone;
+      UsesVars none(kNone);
+      none.visit(idx[d]);
+      if (none.loads) u.moves = false;  // an address read from memory: computed per lane
+      if (d + 1 < idx.size() && laneDependent(idx[d])) u.moves = false;
+    }
+    if (u.moves && !movesWithInner(idx.back())) u.moves = false;
+  }
+
+  Var inner_;
+  std::unordered_set<const VarNode*> laneVars_;  // the innermost variable and the lets that depend on it
+  VarMap expanded_;                              // those lets, in terms of the innermost variable
+};
+
+}  // namespace
+
+std::optional<VectorNestPlan> planVectorNest(const std::vector<const ForStmt*>& loops, const Stmt& body,
+                                             const std::function<bool(const BufferNode*)>& vectorizable) {
+  if (loops.empty()) return std::nullopt;
+  int64_t extent;
+  if (!constInt(loops.back()->extent, &extent) || extent < 2) return std::nullopt;
+  Planner p(loops.back()->var);
+  p.stmt(body);
+  if (!p.eligible) return std::nullopt;
+  VectorNestPlan plan;
+  int64_t narrowest = 0;
+  for (auto* b : p.order) {
+    const BufferUse& u = p.uses[b];
+    if (!u.moves || !vectorizable(b)) continue;
+    // A buffer both read and written: only in place (each element read before it is written).
+    if (u.loaded && u.stored && (u.loadAfterStore || !u.sameIndex)) continue;
+    plan.buffers.insert(b);
+    int64_t bytes = dtypeBytes(b->dtype);
+    narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+  }
+  if (plan.buffers.empty() || narrowest <= 0 || narrowest > 8) return std::nullopt;
+  plan.lanes = 16 / narrowest;
+  while (plan.lanes >= 2 && extent % plan.lanes) plan.lanes /= 2;
+  if (plan.lanes < 2) return std::nullopt;
+  return plan;
+}
+
+// ---------------------------------------------------------------------------
+// Emission
+
+bool KernelEmitter::vectorAccessible(const BufferNode* b) const {
+  auto it = bufs_.find(b);
+  if (it == bufs_.end()) return false;
+  const BufferInfo& i = it->second;
+  return !i.fragment && !i.tile && (i.place == Placement::Global || (i.place == Placement::Shared && !i.layout));
+}
+
+// Copies `lanes` elements of `t` between arrays `dst` and `src` in accesses
+// of at most 16 bytes (both aligned to the first access's size).
+std::string KernelEmitter::vectorMove(DType t, int64_t lanes, const std::string& dst, const std::string& src) {
+  int64_t bytes = dtypeBytes(t) * lanes, piece = std::min<int64_t>(16, bytes), per = piece / dtypeBytes(t);
+  std::string out;
+  for (int64_t k = 0; k < bytes / piece; ++k) {
+    std::string at = k ? " + " + std::to_string(k * per) : "";
+    out += (k ? " " : "") + std::string("tlc::copy_vec<") + typeName(t) + ", " + std::to_string(per) + ">(" + dst + at +
+           ", " + src + at + ");";
+  }
+  return out;
+}
+
+void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
+  struct Collect : IRVisitor {
+    std::vector<const Load*> loads;
+    void visitLoad(const Load* l) override {
+      IRVisitor::visitLoad(l);
+      loads.push_back(l);
+    }
+  } c;
+  for (auto& e : exprs)
+    if (e) c.visit(e);
+  for (const Load* l : c.loads) {
+    auto it = vecNest_->loadOf.find(l);
+    if (it == vecNest_->loadOf.end()) continue;
+    VectorRun& run = vecNest_->loads[it->second];
+    const Buffer& b = l->buffer;
+    int64_t V = vecNest_->lanes;
+    open("if (!" + run.ok + ")");
+    // The run's first column; the run is read when it lies inside one row of
+    // the buffer (no element another thread's iterations own) and is aligned.
+    Var col = makeVar(run.name + "_col", l->indices.back()->dtype);
+    line("const " + typeName(col->dtype) + " " + varName(col) + " = " +
+         expr(sub(l->indices.back(), makeCast(col->dtype, makeVarRef(vecNest_->laneVar)))) + ";");
+    std::vector<Expr> first = l->indices;
+    first.back() = makeVarRef(col);
+    Expr inside = logicalAnd(inBounds(b, first), lt(add(makeVarRef(col), makeInt(V - 1, col->dtype)), b->shape.back()));
+    std::string at = "&" + access(b, first);
+    open("if (" + expr(inside) + " && tlc::aligned(" + at + ", " +
+         std::to_string(std::min<int64_t>(16, dtypeBytes(b->dtype) * V)) + "))");
+    line(vectorMove(b->dtype, V, run.name, at));
+    line(run.ok + " = true;");
+    close();
+    close();
+  }
+}
+
+bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, const Stmt& body) {
+  auto plan = planVectorNest(nest, body, [&](const BufferNode* b) { return vectorAccessible(b); });
+  if (!plan) return false;
+  const int64_t V = plan->lanes;
+  int64_t extent;
+  constInt(nest.back()->extent, &extent);
+  VectorNest vn;
+  vn.lanes = V;
+  // The body's vector accesses: loads of one address share a run.
+  struct Scan : IRVisitor {
+    const VectorNestPlan& plan;
+    VectorNest& vn;
+    KernelEmitter& em;
+    Scan(const VectorNestPlan& p, VectorNest& v, KernelEmitter& e) : plan(p), vn(v), em(e) {}
+    void visitLoad(const Load* l) override {
+      IRVisitor::visitLoad(l);
+      if (!plan.buffers.count(l->buffer.get()) || vn.loadOf.count(l)) return;
+      for (size_t k = 0; k < vn.loads.size(); ++k) {
+        auto* o = vn.loads[k].load;
+        bool same = o->buffer == l->buffer && o->indices.size() == l->indices.size();
+        for (size_t d = 0; same && d < l->indices.size(); ++d) same = structurallyEqual(o->indices[d], l->indices[d]);
+        if (same) {
+          vn.loadOf[l] = k;
+          return;
+        }
+      }
+      vn.loadOf[l] = vn.loads.size();
+      vn.loads.push_back({l, nullptr, em.fresh("vld_" + em.bufs_[l->buffer.get()].name), ""});
+    }
+    void visitStore(const StoreStmt* s) override {
+      IRVisitor::visitStore(s);
+      if (!plan.buffers.count(s->buffer.get())) return;
+      vn.storeOf[s] = vn.stores.size();
+      vn.stores.push_back({nullptr, s, em.fresh("vst_" + em.bufs_[s->buffer.get()].name), ""});
+    }
+  } scan(*plan, vn, *this);
+  scan.visit(body);
+
+  // Chunks of V innermost iterations, spread over the threads.
+  Expr chunksPerRow = makeInt(extent / V);
+  Expr total = chunksPerRow;
+  for (size_t d = 0; d + 1 < nest.size(); ++d) total = mul(total, nest[d]->extent);
+  Var chunk = openLoop(total, true, "chunk");
+  defineNestVars(nest, nest.size() - 1, floorDiv(makeVarRef(chunk), chunksPerRow));
+  Var firstVar = makeVar("run_first");
+  markNonNegative(firstVar);
+  line("const int " + varName(firstVar) + " = " + expr(mul(floorMod(makeVarRef(chunk), chunksPerRow), makeInt(V))) + ";");
+  for (auto& r : vn.loads) {
+    r.ok = fresh(r.name + "_ok");
+    line("__align__(16) " + typeName(r.load->buffer->dtype) + " " + r.name + "[" + std::to_string(V) + "];");
+    line("bool " + r.ok + " = false;");
+  }
+  for (auto& r : vn.stores) {
+    std::string T = typeName(r.store->buffer->dtype);
+    r.ok = fresh(r.name + "_mask");
+    line("__align__(16) " + T + " " + r.name + "[" + std::to_string(V) + "];");
+    line("unsigned " + r.ok + " = 0u;");
+    line(T + "* " + r.name + "_at = nullptr;");
+  }
+  Var laneVar = makeVar("lane");
+  markNonNegative(laneVar);
+  vn.laneVar = laneVar;
+  vn.lane = varName(laneVar);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + vn.lane + " = 0; " + vn.lane + " < " +
+       std::to_string(V) + "; ++" + vn.lane + ")");
+  const ForStmt* inner = nest.back();
+  if (isNonNegative(inner->min)) markNonNegative(inner->var);
+  Expr j = add(add(inner->min, makeVarRef(firstVar)), makeVarRef(laneVar));
+  if (j->dtype != inner->var->dtype) j = makeCast(inner->var->dtype, j);
+  line("const " + typeName(inner->var->dtype) + " " + varName(inner->var) + " = " + expr(j) + ";");
+  vecNest_ = &vn;
+  ++parallelDepth_;
+  emitThread(body);
+  --parallelDepth_;
+  vecNest_ = nullptr;
+  close();
+  std::string full = std::to_string((1ull << V) - 1) + "u";
+  for (auto& r : vn.stores) {
+    DType t = r.store->buffer->dtype;
+    std::string at = r.name + "_at";
+    open("if (" + r.ok + " == " + full + " && tlc::aligned(" + at + ", " +
+         std::to_string(std::min<int64_t>(16, dtypeBytes(t) * V)) + "))");
+    line(vectorMove(t, V, at, r.name));
+    close("} else {");
+    ++indent_;
+    line("#pragma unroll");
+    line("for (int " + vn.lane + " = 0; " + vn.lane + " < " + std::to_string(V) + "; ++" + vn.lane + ") if ((" + r.ok +
+         " >> " + vn.lane + ") & 1u) " + at + "[" + vn.lane + "] = " + r.name + "[" + vn.lane + "];");
+    close();
+  }
+  close();
+  return true;
+}
+
+}  // namespace tlc::cuda
