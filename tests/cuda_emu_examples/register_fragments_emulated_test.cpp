@@ -71,3 +71,30 @@ TEST_CASE("sm_90a: gemms outside a mainloop on wgmma in place (panel-layout tile
     }
   }
 }
+
+// Column reductions in registers, with tile shapes that give rows of several
+// lanes (xor shuffles across rows) and of several warps (shared memory
+// across warps), and atomics from a nest over a replicated column vector
+// (one replica adds).
+TEST_CASE("register fragments: column reductions and writes from one replica") {
+  // Default tiles: 8 threads per row; 4 x 256 on 256 threads: rows of two warps.
+  for (auto defines : std::vector<std::vector<Define>>{
+           {}, {{"block_M", "4"}, {"block_N", "256"}, {"threads", "256"}}}) {
+    SourceManager sm;
+    DiagnosticEngine diags{sm};
+    std::string error;
+    uint32_t file =
+        sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/column_sums.tl", error);
+    REQUIRE_MESSAGE(file != 0, error);
+    auto module = compileSource(sm, diags, file, defines);
+    REQUIRE_MESSAGE(module, diags.renderAll());
+    for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 77}, {"N", 300}}, {{"M", 5}, {"N", 128}}}) {
+      std::string log;
+      CAPTURE(defines.size());
+      CAPTURE(dims.at("M"));
+      int rc = test::runEmulatedCheck(*module, diags, dims, 11, &log);
+      INFO(log);
+      CHECK(rc == 0);
+    }
+  }
+}

@@ -218,14 +218,25 @@ class UseCollector {
     bool ok = uses.cands.count(s) && (uses.cands.count(d) || inMemory) && r->src.buffer->shape.size() == 2 &&
               r->dim == 1 && r->dst.buffer->shape.size() == 1 && isFullRegion(r->src) && isFullRegion(r->dst) &&
               uses.cands[s].shape[0] == dstRows;
+    // A column reduction of a tile into a column vector of its group.
+    bool columns = uses.cands.count(s) && uses.cands.count(d) && r->src.buffer->shape.size() == 2 && r->dim == 0 &&
+                   r->dst.buffer->shape.size() == 1 && isFullRegion(r->src) && isFullRegion(r->dst) &&
+                   uses.cands[s].shape.size() == 2 && uses.cands[s].shape[1] == uses.cands[d].shape[0];
+    if (columns) {
+      setRole(s, Role::Tile, loc);
+      setRole(d, Role::Columns, loc);
+      uses.cands[s].columnReduced = true;
+      link(s, d, false, loc, "column reduction");
+      return;
+    }
     if (ok && inMemory) {
       setRole(s, Role::Tile, loc);
       uses.cands[s].reduced = true;
       return;
     }
     if (!ok) {
-      reject(s, "a reduction other than along the last dimension into a fragment row vector", loc);
-      reject(d, "a reduction other than along the last dimension of a register fragment", loc);
+      reject(s, "a reduction other than of a whole tile into a row or column vector of its group", loc);
+      reject(d, "a reduction other than of a whole register tile along one of its dimensions", loc);
       return;
     }
     setRole(s, Role::Tile, loc);
@@ -238,7 +249,7 @@ class UseCollector {
   class NestScan : public IRVisitor {
    public:
     NestScan(UseCollector* c, NestUse* n, const std::vector<const ForStmt*>& loops) : c_(c), n_(n), loops_(loops) {}
-    bool writesOther = false;
+    bool allocates = false;
     void access(const Buffer& b, const std::vector<Expr>& idx, SourceLoc at) {
       const BufferNode* p = b.get();
       SourceLoc loc = either(at, n_->loop->loc);
@@ -264,16 +275,14 @@ class UseCollector {
     }
     void visitStore(const StoreStmt* s) override {
       access(s->buffer, s->indices, s->loc);
-      if (!c_->uses.cands.count(s->buffer.get())) writesOther = true;
       IRVisitor::visitStore(s);
     }
     void visitAtomic(const AtomicStmt* a) override {
       c_->reject(a->buffer.get(), "an atomic update", either(a->loc, n_->loop->loc));
-      writesOther = true;
       IRVisitor::visitAtomic(a);
     }
     void visitAlloc(const AllocStmt* a) override {
-      writesOther = true;  // thread-local buffers: keep such nests on the generic path
+      allocates = true;  // thread-local buffers: keep such nests on the generic path
       IRVisitor::visitAlloc(a);
     }
     void visitCopy(const CopyStmt* c) override { tileOp(c->dst.buffer, c->src.buffer, c->loc); }
@@ -290,7 +299,6 @@ class UseCollector {
       SourceLoc loc = either(at, n_->loop->loc);
       c_->reject(a.get(), kWhy, loc);
       c_->reject(b.get(), kWhy, loc);
-      writesOther = true;
     }
     UseCollector* c_;
     NestUse* n_;
@@ -314,8 +322,7 @@ class UseCollector {
       for (auto* b : use.buffers) reject(b, why, f->loc);
     };
     if (!shapeOk) rejectAll("a Parallel loop nest that is not one or two loops of constant extent from 0");
-    if (loops.size() == 1 && scan.writesOther)
-      rejectAll("a one-dimensional Parallel loop that writes memory other threads see");
+    if (loops.size() == 1 && scan.allocates) rejectAll("a one-dimensional Parallel loop that allocates a buffer");
     if (loops.size() == 2) use.kind = Role::Tile;
     for (size_t k = 1; k < use.buffers.size(); ++k) link(use.buffers[0], use.buffers[k], loops.size() == 1, f->loc, "Parallel loop");
     uses.nests.push_back(use);

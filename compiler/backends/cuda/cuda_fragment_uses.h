@@ -25,6 +25,7 @@ struct Candidate {
   int64_t globalBytes = 0;  // narrowest element of a global/shared copy partner
   bool fixed = false;       // an accumulator: its layout is given
   bool reduced = false;     // the source of a row reduction
+  bool columnReduced = false;  // the source of a column reduction (dim=0)
 };
 
 // A candidate read as the A operand of a gemm.
@@ -47,7 +48,7 @@ struct FragmentLink {
   const ir::BufferNode *a, *b;
   bool sameRole;
   SourceLoc loc;
-  const char* how;  // "Parallel loop", "reduction", "copy"
+  const char* how;  // "Parallel loop", "reduction", "column reduction", "copy"
 };
 
 struct FragmentUses {

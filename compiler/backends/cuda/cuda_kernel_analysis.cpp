@@ -578,6 +578,21 @@ bool KernelEmitter::planBuffers() {
   int64_t scratch = 0;
   for (auto& g : tiles_.groups)
     if (!g.isMma() && g.group > 32) scratch = std::max(scratch, g.rowsPerThread() * (g.threads / 32) * 8);
+  // Column reductions combine the warps holding the same columns there: one
+  // partial result per warp, column register and lane of a row.
+  struct ColumnReductions : IRVisitor {
+    const FragmentLayoutPlan* tiles;
+    int64_t bytes = 0;
+    void visitReduce(const ReduceStmt* r) override {
+      auto it = tiles->buffers.find(r->src.buffer.get());
+      if (r->dim != 0 || it == tiles->buffers.end()) return;
+      const RegisterLayout& l = it->second.layout;
+      bytes = std::max(bytes, (l.threads / 32) * l.colsPerThread() * l.rowLanes() * 8);
+    }
+  } columnReductions;
+  columnReductions.tiles = &tiles_;
+  columnReductions.visit(kernel_.body);
+  scratch = std::max(scratch, columnReductions.bytes);
   if (scratch) {
     offset = (offset + 127) / 128 * 128;
     rowScratchOffset_ = offset;

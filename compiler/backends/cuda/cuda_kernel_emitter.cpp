@@ -394,7 +394,7 @@ void KernelEmitter::emitThread(const Stmt& s) {
           line(run.name + "_at = &" + access(st->buffer, st->indices) + " - " + lane + ";");
           return;
         }
-      line(access(st->buffer, st->indices) + " = " + expr(st->value) + ";");
+      line(ownerGuard(st->buffer.get()) + access(st->buffer, st->indices) + " = " + expr(st->value) + ";");
       return;
     }
     case StmtKind::Evaluate: line(expr(as<EvaluateStmt>(s)->value) + ";"); return;
@@ -405,7 +405,8 @@ void KernelEmitter::emitThread(const Stmt& s) {
       std::string fn = std::string("tlc::atomic_") + atomicKindName(a->atomicKind);
       std::string v = expr(a->value);
       if (a->value->dtype != a->buffer->dtype) v = cast(a->buffer->dtype, a->value->dtype, v);
-      line(fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) + ", " + v + ");");
+      line(ownerGuard(a->buffer.get()) + fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) +
+           ", " + v + ");");
       return;
     }
     case StmtKind::Copy: emitCopy(as<CopyStmt>(s), false); return;
@@ -487,6 +488,15 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
   emitThread(body);
   --parallelDepth_;
   close();
+}
+
+// Inside a nest over a replicated vector: the condition (and `if`) under
+// which a write of memory that other threads see happens, in one replica.
+std::string KernelEmitter::ownerGuard(const BufferNode* b) {
+  if (replicaOwner_.empty()) return "";
+  const BufferInfo& info = bufs_[b];
+  if (info.tile || info.fragment || info.place == Placement::Register) return "";
+  return "if (" + replicaOwner_ + ") ";
 }
 
 // Defines the variables of the first `count` loops of a nest from `flat`,

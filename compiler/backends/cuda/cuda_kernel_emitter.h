@@ -87,6 +87,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
   std::string fragmentPlacement(const ir::BufferNode* b, const BufferInfo& info) const;
   void emitParallelNest(const ir::ForStmt* f);
+  std::string ownerGuard(const ir::BufferNode* b);
   void defineNestVars(const std::vector<const ir::ForStmt*>& nest, size_t count, ir::Expr flat);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
@@ -157,6 +158,13 @@ class KernelEmitter : public backend::CEmitter {
   // shuffles within each warp, then the warps of a row combine their partial
   // results through shared memory (rowScratchOffset_), between two barriers.
   // `value(i)`: the accumulator-typed element of the source register `i`.
+  // reduce(X, w, dim=0) of a register tile into a column vector of its group:
+  // each thread combines its rows, xor shuffles combine the lanes holding the
+  // same columns, and the warps holding them combine through shared memory
+  // (rowScratchOffset_) between two barriers; every replica gets the result.
+  void emitColumnReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
+                        const std::string& op, const std::function<std::string(const std::string&)>& value,
+                        const std::function<std::string(const std::string&, const std::string&)>& combine);
   // The destination element of row slot `ri` of a row reduction of a register tile (see cuda_register_tiles.cpp).
   std::string reduceTarget(const ir::ReduceStmt* r, const RegisterLayout& l, const ir::Expr& ri, std::string* guard);
   void emitWarpSpanningReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
@@ -231,6 +239,9 @@ class KernelEmitter : public backend::CEmitter {
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   VectorNest* vecNest_ = nullptr;  // the vectorized nest being emitted
+  // Inside a Parallel nest over a replicated row or column vector: the C
+  // condition of the replica that writes memory (see ownerGuard).
+  std::string replicaOwner_;
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
   std::string body_;  // emitted statements
 

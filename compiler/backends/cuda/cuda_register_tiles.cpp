@@ -80,15 +80,20 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
     Expr v = value->dtype == l->var->dtype ? value : makeCast(l->var->dtype, value);
     line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(v) + ";");
   };
+  std::string outerOwner = replicaOwner_;
   if (nest.kind == FragmentRole::Tile) {
     define(loops[0], t.row);
     define(loops[1], t.col);
   } else {
     define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
+    // Every replica of a vector runs the nest; one of them writes memory.
+    const RegisterLayout& l = nest.layout;
+    replicaOwner_ = expr(nest.kind == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx()));
   }
   ++parallelDepth_;
   emitThread(body);
   --parallelDepth_;
+  replicaOwner_ = outerOwner;
   for (auto* b : bound) fragmentRegister_.erase(b);
   closeTileLoops(t);
   close();
@@ -303,6 +308,58 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::strin
   close();
   // The next reduction reuses the scratch.
   line(syncThreads());
+  close();
+}
+
+void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const std::string& accType, const std::string& identity,
+                                     const std::string& op, const std::function<std::string(const std::string&)>& value,
+                                     const std::function<std::string(const std::string&, const std::string&)>& combine) {
+  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
+  const RegisterLayout& l = si.tile->layout;
+  DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
+  int64_t cols = l.colsPerThread(), lanes = l.rowLanes(), warps = l.threads / 32, rowWarps = l.rowWarps();
+  std::string C = std::to_string(cols), L = std::to_string(lanes);
+  open("");
+  std::string part = fresh("col_acc");
+  line(accType + " " + part + "[" + C + "];");
+  line("#pragma unroll");
+  open("for (int c = 0; c < " + C + "; ++c)");
+  line(part + "[c] = " + identity + ";");
+  line("#pragma unroll");
+  line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + part + "[c] = " +
+       combine(part + "[c]", value("ri * " + C + " + c")) + ";");
+  // Lanes l and l + G of a warp (G = the threads of a row, below 32) hold the same columns.
+  if (lanes < 32)
+    line("for (int s = " + L + "; s < 32; s <<= 1) " + part + "[c] = " + op + "(" + part + "[c], tlc::shfl_xor(" + part +
+         "[c], s));");
+  close();
+  // Warps w and w + rowWarps hold the same columns.
+  if (warps / rowWarps > 1) {
+    std::string scratch = fresh("col_partial");
+    line(accType + "* " + scratch + " = reinterpret_cast<" + accType + "*>(tlc_smem + " +
+         std::to_string(rowScratchOffset_) + ");");
+    line("#pragma unroll");
+    line("for (int c = 0; c < " + C + "; ++c) if (tid % 32 < " + L + ") " + scratch + "[(tid / 32 * " + C + " + c) * " + L +
+         " + tid % 32] = " + part + "[c];");
+    line(syncThreads());
+    line("#pragma unroll");
+    open("for (int c = 0; c < " + C + "; ++c)");
+    std::string first = fresh("first");
+    line("const int " + first + " = tid / 32 % " + std::to_string(rowWarps) + ";");
+    line(part + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
+    line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) +
+         "; w += " + std::to_string(rowWarps) + ") " + part + "[c] = " +
+         combine(part + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
+    close();
+    // The next reduction reuses the scratch.
+    line(syncThreads());
+  }
+  line("#pragma unroll");
+  open("for (int c = 0; c < " + C + "; ++c)");
+  std::string target = di.name + "[c]";
+  std::string result = r->clear ? part + "[c]" : combine(cast(acc, td, target), part + "[c]");
+  line(target + " = " + cast(td, acc, result) + ";");
+  close();
   close();
 }
 

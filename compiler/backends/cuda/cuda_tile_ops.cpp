@@ -498,6 +498,14 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
     // its registers of a row, then the G threads of the row exchange by shuffles.
     const RegisterLayout& l = si.tile->layout;
     TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
+    if (r->dim == 0) {
+      auto value = [&](const std::string& reg) {
+        std::string v = cast(acc, ts, si.name + "[" + reg + "]");
+        return isAbs ? "tlc::abs(" + v + ")" : v;
+      };
+      emitColumnReduce(r, A, identity, op, value, combine);
+      return;
+    }
     if (l.rowWarps() > 1) {
       auto value = [&](const std::string& reg) {
         std::string v = cast(acc, ts, si.name + "[" + reg + "]");
