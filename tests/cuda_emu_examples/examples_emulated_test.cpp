@@ -180,3 +180,16 @@ TEST_CASE("the sm_90a int8 gemm through TMA and int8 wgmma runs clean in the CUD
                     std::map<std::string, int64_t>{{"M", 70}, {"N", 50}, {"K", 200}}})
     checkEmulated({"bench/zoo/gemm_int8.tl", {}, dims}, "sm_90a");
 }
+
+// Zoo kernels whose fragments and Parallel nests take the register column
+// reductions, the reductions into shared memory and the vector accesses of
+// plain nests, at sizes their tiles do not divide.
+TEST_CASE("zoo kernels with column reductions and vectorized nests run clean in the CUDA emulator") {
+  const std::vector<Case> cases = {
+      {"bench/zoo/col_sum.tl", {}, {{"M", 100}, {"N", 300}}},
+      {"bench/zoo/groupnorm.tl", {}, {{"B", 2}, {"C", 64}, {"HW", 300}}},
+      {"bench/zoo/embedding.tl", {}, {{"T_", 30}, {"V", 50}}},
+      {"bench/zoo/permute_3d.tl", {}, {{"B", 2}, {"M", 50}, {"N", 70}}},
+  };
+  for (const Case& c : cases) checkEmulated(c, "sm_90a");
+}
