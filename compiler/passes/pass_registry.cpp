@@ -1,5 +1,6 @@
 #include "compiler/passes/pass_registry.h"
 
+#include "compiler/passes/accumulate_reductions.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
@@ -16,6 +17,8 @@ std::vector<Pass> registeredPasses() {
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},
+      {"accumulate-reductions", "fold a reduction into a temporary and its accumulation into one accumulating reduction",
+       accumulateReductions},
       {"drop-layout-annotations", "remove annotate_layout statements (targets with plain row-major memory)",
        [](const ir::Module& m, PassContext&) { return dropLayoutAnnotations(m); }},
       // Register new passes here: {"name", "summary", function}.

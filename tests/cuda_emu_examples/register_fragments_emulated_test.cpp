@@ -77,7 +77,7 @@ TEST_CASE("sm_90a: gemms outside a mainloop on wgmma in place (panel-layout tile
 // across warps), and atomics from a nest over a replicated column vector
 // (one replica adds).
 TEST_CASE("register fragments: column reductions and writes from one replica") {
-  // Default tiles: 8 threads per row; 4 x 256 on 256 threads: rows of two warps.
+  // Default tiles: 16 threads per row; 4 x 256 on 256 threads: rows of two warps.
   for (auto defines : std::vector<std::vector<Define>>{
            {}, {{"block_M", "4"}, {"block_N", "256"}, {"threads", "256"}}}) {
     SourceManager sm;
@@ -92,6 +92,30 @@ TEST_CASE("register fragments: column reductions and writes from one replica") {
       std::string log;
       CAPTURE(defines.size());
       CAPTURE(dims.at("M"));
+      int rc = test::runEmulatedCheck(*module, diags, dims, 11, &log);
+      INFO(log);
+      CHECK(rc == 0);
+    }
+  }
+}
+
+// Accumulating reductions whose combine across threads waits until after
+// their loop, from starting values other than the identity, with rows of one
+// warp (default tiles) and of two (2 x 512 on 128 threads).
+TEST_CASE("register fragments: accumulating reductions combined after their loop") {
+  for (auto defines : std::vector<std::vector<Define>>{{}, {{"block_M", "2"}, {"block_N", "512"}}}) {
+    SourceManager sm;
+    DiagnosticEngine diags{sm};
+    std::string error;
+    uint32_t file = sm.addFile(
+        std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/deferred_reductions.tl", error);
+    REQUIRE_MESSAGE(file != 0, error);
+    auto module = compileSource(sm, diags, file, defines);
+    REQUIRE_MESSAGE(module, diags.renderAll());
+    for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 37}, {"N", 700}}, {{"M", 8}, {"N", 128}}}) {
+      std::string log;
+      CAPTURE(defines.size());
+      CAPTURE(dims.at("N"));
       int rc = test::runEmulatedCheck(*module, diags, dims, 11, &log);
       INFO(log);
       CHECK(rc == 0);

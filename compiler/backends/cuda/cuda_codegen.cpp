@@ -63,6 +63,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.timePasses = options.timePasses;
   p.add(*passes::findPass("pipeline-planning"));
   p.add(*passes::findPass("stage-accumulator-stores"));
+  p.add(*passes::findPass("accumulate-reductions"));
   p.add(layoutInferencePass(options));
   return p;
 }

@@ -163,7 +163,10 @@ struct Groups {
 };
 
 // The cost rule (see the header); false when no row-group layout fits.
-bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, RegisterLayout* out) {
+// `columnsWide`: the group is reduced along columns only, so the widest G
+// that gives every thread work is taken (fewer threads share a column).
+bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, bool columnsWide,
+                  RegisterLayout* out) {
   if (threads % 32 != 0) return false;
   for (int64_t vector = std::max<int64_t>(1, 16 / elemBytes); vector >= 1; vector /= 2) {
     if (cols % vector) continue;
@@ -173,7 +176,7 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
     for (int64_t group = 1; group <= threads; group *= 2) {
       if (cols % (group * vector) || (rows * group) % threads) continue;
       best = group;
-      if (group * vector * elemBytes >= 128 || group >= 32) break;
+      if (!columnsWide && (group * vector * elemBytes >= 128 || group >= 32)) break;
     }
     if (best) {
       *out = RegisterLayout{rows, cols, threads, best, vector};
@@ -615,7 +618,12 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       for (auto* b : list)
         if (uses.cands[b].role == Role::Tile) any = b;
       if (!bytes) bytes = dtypeBytes(any->dtype);
-      if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, &layout))
+      bool columns = false, rowsReduced = false;
+      for (auto* b : list) {
+        columns |= uses.cands[b].columnReduced;
+        rowsReduced |= uses.cands[b].reduced;
+      }
+      if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, columns && !rowsReduced, &layout))
         why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
               " threads";
     }

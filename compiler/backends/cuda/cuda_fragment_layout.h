@@ -34,8 +34,13 @@
 // G is the smallest power of two (at most T) for which every thread has work
 // (T / G rows at a time divide R) and the G threads of a row read at least
 // 128 contiguous bytes (stopping at 32 once a row fills a warp; more only
-// when R < T / 32, as for a kernel that gives each row the whole block) (whole cache lines from global memory; a conflict-free
-// phase of 8 threads for 16-byte shared memory accesses). Groups needing
+// when R < T / 32, as for a kernel that gives each row the whole block)
+// (whole cache lines from global memory; a conflict-free phase of 8 threads
+// for 16-byte shared memory accesses). A group reduced along columns and
+// not along rows takes the largest G that gives every thread work instead:
+// each column's partial results then sit in T / G threads, not T * V / C'
+// for the narrow G, and fewer shuffles and shared-memory partials combine
+// them. Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
 //
 // Mma groups: a group with an accumulator is laid out like it. Its tiles

@@ -248,36 +248,17 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
         else emitHopperLoop(f, pending);
         return;
       }
-      if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
-        PipelineSchedule sched = pipelineSchedule(f);
-        bool versioned = !sched.producers.empty();
-        for (auto* c : sched.producers) versioned &= bufs_[c->dst.buffer.get()].versions == sched.depth;
-        if (versioned) {
-          emitPipelined(f, sched, pending);
-          return;
-        }
-        if (!sched.unsupported.empty())
-          diags_.report(DiagKind::CudaPipelineUnsupported, f->loc,
-                        "this pipeline plan runs unpipelined on cuda: " + sched.unsupported);
+      std::vector<const ReduceStmt*> deferred = deferredReductions(f);
+      for (auto* r : deferred) {
+        emitDeferralStart(r);
+        deferred_.insert(r);
       }
-      Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
-      if (pending.conflictsWith(bounds)) barrier(pending);
-      // A loop that jumps keeps its plain form: the prefetch of the next
-      // iteration's registers sits at the end of the body.
-      if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) && !jumpsOutOf(f->body))
-        if (auto* prefetch = registerPrefetch(f)) {
-          emitPrefetchedLoop(f, prefetch, pending);
-          return;
-        }
-      Accesses body = accessesOf(f->body);
-      // What the body touches of the accesses before the loop waits once,
-      // before the loop, instead of at its first use in every iteration.
-      if (pending.conflictsWith(body)) barrier(pending);
-      Accesses inner = pending;
-      inner.merge(loopCarried(f));  // what the previous iteration left behind
-      emitSerialFor(f, [&] { emitBlock(f->body, inner); });
-      pending = inner;
-      pending.merge(body);
+      emitBlockLoop(f, pending);
+      for (auto* r : deferred) {
+        deferred_.erase(r);
+        LocationScope at(*this, r->loc);
+        emitRegisterReduce(r, ReducePart::AcrossThreads);
+      }
       return;
     }
     default: break;
@@ -286,6 +267,40 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
   if (pending.conflictsWith(a)) barrier(pending);
   emitBlockLeaf(s);
   pending.merge(a);
+}
+
+// A block-level serial or pipelined loop, in the form its plan takes.
+void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
+  if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
+    PipelineSchedule sched = pipelineSchedule(f);
+    bool versioned = !sched.producers.empty();
+    for (auto* c : sched.producers) versioned &= bufs_[c->dst.buffer.get()].versions == sched.depth;
+    if (versioned) {
+      emitPipelined(f, sched, pending);
+      return;
+    }
+    if (!sched.unsupported.empty())
+      diags_.report(DiagKind::CudaPipelineUnsupported, f->loc,
+                    "this pipeline plan runs unpipelined on cuda: " + sched.unsupported);
+  }
+  Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
+  if (pending.conflictsWith(bounds)) barrier(pending);
+  // A loop that jumps keeps its plain form: the prefetch of the next
+  // iteration's registers sits at the end of the body.
+  if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) && !jumpsOutOf(f->body))
+    if (auto* prefetch = registerPrefetch(f)) {
+      emitPrefetchedLoop(f, prefetch, pending);
+      return;
+    }
+  Accesses body = accessesOf(f->body);
+  // What the body touches of the accesses before the loop waits once,
+  // before the loop, instead of at its first use in every iteration.
+  if (pending.conflictsWith(body)) barrier(pending);
+  Accesses inner = pending;
+  inner.merge(loopCarried(f));  // what the previous iteration left behind
+  emitSerialFor(f, [&] { emitBlock(f->body, inner); });
+  pending = inner;
+  pending.merge(body);
 }
 
 void KernelEmitter::emitBlockLeaf(const Stmt& s) {

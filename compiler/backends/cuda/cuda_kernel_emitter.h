@@ -82,6 +82,7 @@ class KernelEmitter : public backend::CEmitter {
 
   // statements (cuda_kernel_emitter.cpp)
   void emitBlock(const ir::Stmt& s, Accesses& pending);
+  void emitBlockLoop(const ir::ForStmt* f, Accesses& pending);
   void emitBlockLeaf(const ir::Stmt& s);
   void emitThread(const ir::Stmt& s);
   void emitAlloc(const ir::AllocStmt* a, bool blockLevel);
@@ -154,22 +155,49 @@ class KernelEmitter : public backend::CEmitter {
   bool vectorRuns(const ir::Region& other, const RegisterTile& tile);
   // Whether a global -> register tile copy can load packed words (whole vector runs of 32-bit multiples).
   bool packableLoad(const ir::CopyStmt* c);
+  // Reductions of register tiles (cuda_register_tiles.cpp). The accumulator
+  // type, identity, combining functor and combine expression of `r`.
+  struct ReduceOps {
+    DType acc;
+    std::string accType, identity, op;
+    bool isAbs = false, isSum = false;
+    std::function<std::string(const std::string&, const std::string&)> combine;
+    // A register tile source: its element in register `reg`, accumulator-typed.
+    std::function<std::string(const std::string& reg)> value;
+  };
+  ReduceOps reduceOps(const ir::ReduceStmt* r);
+  // How much of a register reduction to emit: all of it; only each thread's
+  // own registers, combined into its partial destination values (a reduction
+  // whose cross-thread combine waits until after its loop, see
+  // deferredReductions); or only the combine, across the threads that hold
+  // one row or column, of those partial values.
+  enum class ReducePart { Whole, InThread, AcrossThreads };
+  void emitRegisterReduce(const ir::ReduceStmt* r, ReducePart part);
+  // reduce(X, m, dim=1) with a row's threads in one warp: each thread combines
+  // its registers of a row, then xor shuffles combine the row's lanes.
+  void emitRowReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // reduce(X, m, dim=1) of a register tile whose rows span several warps:
   // shuffles within each warp, then the warps of a row combine their partial
   // results through shared memory (rowScratchOffset_), between two barriers.
-  // `value(i)`: the accumulator-typed element of the source register `i`.
+  void emitWarpSpanningReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // reduce(X, w, dim=0) of a register tile into a column vector of its group:
   // each thread combines its rows, xor shuffles combine the lanes holding the
   // same columns, and the warps holding them combine through shared memory
   // (rowScratchOffset_) between two barriers; every replica gets the result.
-  void emitColumnReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
-                        const std::string& op, const std::function<std::string(const std::string&)>& value,
-                        const std::function<std::string(const std::string&, const std::string&)>& combine);
+  void emitColumnReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // The destination element of row slot `ri` of a row reduction of a register tile (see cuda_register_tiles.cpp).
   std::string reduceTarget(const ir::ReduceStmt* r, const RegisterLayout& l, const ir::Expr& ri, std::string* guard);
-  void emitWarpSpanningReduce(const ir::ReduceStmt* r, const std::string& accType, const std::string& identity,
-                              const std::string& op, const std::function<std::string(const std::string&)>& value,
-                              const std::function<std::string(const std::string&, const std::string&)>& combine);
+  // The accumulating register reductions of loop `f` whose combine across
+  // threads can wait until after the loop: reduce(..., clear=False) of a
+  // register tile into a register vector that nothing else in the body
+  // touches, at the body's top level (no branch or inner loop around it),
+  // in a loop that does not jump. Each replica of the destination then
+  // carries a partial result through the iterations (the first replica
+  // starts from the destination's value, the others from the identity
+  // where the combine is a sum); the combine after the loop makes them whole.
+  std::vector<const ir::ReduceStmt*> deferredReductions(const ir::ForStmt* f);
+  void emitDeferralStart(const ir::ReduceStmt* r);
+  std::unordered_set<const ir::ReduceStmt*> deferred_;
 
   // vector accesses in plain Parallel nests (cuda_vector_loops.cpp)
   struct VectorRun {

@@ -2,8 +2,8 @@
 // (cuda_fragment_layout.h): Parallel nests become unrolled loops over the
 // calling thread's registers, copies move each thread's own elements
 // (16-byte vectors where the run is contiguous and aligned), and no barrier is
-// needed since no other thread sees these registers. Row-wise reductions are
-// in cuda_tile_ops.cpp (emitReduce), except for rows wider than a warp (here).
+// needed since no other thread sees these registers. Their reductions are in
+// cuda_register_reduce.cpp.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/functor.h"
@@ -264,116 +264,6 @@ void KernelEmitter::emitTileCopy(const CopyStmt* c, bool packed) {
   scalarLoops();
   close();
   close();
-}
-
-void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const std::string& accType, const std::string& identity,
-                                          const std::string& op,
-                                          const std::function<std::string(const std::string&)>& value,
-                                          const std::function<std::string(const std::string&, const std::string&)>& combine) {
-  const BufferInfo& si = bufs_[r->src.buffer.get()];
-  const RegisterLayout& l = si.tile->layout;
-  DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
-  // Partial result of warp w of row slot p, for the thread's row ri:
-  // scratch[ri * (T / 32) + p * (G / 32) + w], that is scratch[ri * (T / 32) + tid / 32].
-  std::string warps = std::to_string(l.threads / 32), rowWarps = std::to_string(l.group / 32);
-  std::string rows = std::to_string(l.rowsPerThread()), cols = std::to_string(l.colsPerThread());
-  open("");
-  std::string scratch = fresh("row_partial"), a = fresh("acc");
-  line(accType + "* " + scratch + " = reinterpret_cast<" + accType + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) +
-       ");");
-  line("#pragma unroll");
-  open("for (int ri = 0; ri < " + rows + "; ++ri)");
-  line(accType + " " + a + " = " + identity + ";");
-  line("#pragma unroll");
-  line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " + combine(a, value("ri * " + cols + " + c")) + ";");
-  line(a + " = tlc::group_allreduce<32>(" + a + ", " + op + ");");
-  line("if (tid % 32 == 0) " + scratch + "[ri * " + warps + " + tid / 32] = " + a + ";");
-  close();
-  line(syncThreads());
-  // Every thread of a row combines the row's warps in the same order, so all hold the same result.
-  line("#pragma unroll");
-  open("for (int ri = 0; ri < " + rows + "; ++ri)");
-  std::string first = fresh("first");
-  line("const int " + first + " = ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps + ";");
-  line(accType + " " + a + " = " + scratch + "[" + first + "];");
-  line("#pragma unroll");
-  line("for (int w = 1; w < " + rowWarps + "; ++w) " + a + " = " + combine(a, scratch + "[" + first + " + w]") + ";");
-  Var ri = makeVar("ri");
-  bindName(ri.get(), "ri");
-  markNonNegative(ri);
-  std::string guard;
-  std::string target = reduceTarget(r, l, makeVarRef(ri), &guard);
-  std::string result = r->clear ? a : combine(cast(acc, td, target), a);
-  line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, acc, result) + ";");
-  close();
-  // The next reduction reuses the scratch.
-  line(syncThreads());
-  close();
-}
-
-void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const std::string& accType, const std::string& identity,
-                                     const std::string& op, const std::function<std::string(const std::string&)>& value,
-                                     const std::function<std::string(const std::string&, const std::string&)>& combine) {
-  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
-  const RegisterLayout& l = si.tile->layout;
-  DType td = r->dst.buffer->dtype, acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
-  int64_t cols = l.colsPerThread(), lanes = l.rowLanes(), warps = l.threads / 32, rowWarps = l.rowWarps();
-  std::string C = std::to_string(cols), L = std::to_string(lanes);
-  open("");
-  std::string part = fresh("col_acc");
-  line(accType + " " + part + "[" + C + "];");
-  line("#pragma unroll");
-  open("for (int c = 0; c < " + C + "; ++c)");
-  line(part + "[c] = " + identity + ";");
-  line("#pragma unroll");
-  line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + part + "[c] = " +
-       combine(part + "[c]", value("ri * " + C + " + c")) + ";");
-  // Lanes l and l + G of a warp (G = the threads of a row, below 32) hold the same columns.
-  if (lanes < 32)
-    line("for (int s = " + L + "; s < 32; s <<= 1) " + part + "[c] = " + op + "(" + part + "[c], tlc::shfl_xor(" + part +
-         "[c], s));");
-  close();
-  // Warps w and w + rowWarps hold the same columns.
-  if (warps / rowWarps > 1) {
-    std::string scratch = fresh("col_partial");
-    line(accType + "* " + scratch + " = reinterpret_cast<" + accType + "*>(tlc_smem + " +
-         std::to_string(rowScratchOffset_) + ");");
-    line("#pragma unroll");
-    line("for (int c = 0; c < " + C + "; ++c) if (tid % 32 < " + L + ") " + scratch + "[(tid / 32 * " + C + " + c) * " + L +
-         " + tid % 32] = " + part + "[c];");
-    line(syncThreads());
-    line("#pragma unroll");
-    open("for (int c = 0; c < " + C + "; ++c)");
-    std::string first = fresh("first");
-    line("const int " + first + " = tid / 32 % " + std::to_string(rowWarps) + ";");
-    line(part + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
-    line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) +
-         "; w += " + std::to_string(rowWarps) + ") " + part + "[c] = " +
-         combine(part + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
-    close();
-    // The next reduction reuses the scratch.
-    line(syncThreads());
-  }
-  line("#pragma unroll");
-  open("for (int c = 0; c < " + C + "; ++c)");
-  std::string target = di.name + "[c]";
-  std::string result = r->clear ? part + "[c]" : combine(cast(acc, td, target), part + "[c]");
-  line(target + " = " + cast(td, acc, result) + ";");
-  close();
-  close();
-}
-
-// The element of a row reduction's destination that row slot `ri` of the
-// calling thread produces: its register for a register vector; for a vector
-// in memory, the row's element, which the row's first thread writes (`guard`).
-std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayout& l, const Expr& ri, std::string* guard) {
-  const BufferInfo& di = bufs_[r->dst.buffer.get()];
-  if (di.tile) {
-    guard->clear();
-    return di.name + "[" + expr(ri) + "]";
-  }
-  *guard = "tid % " + std::to_string(l.group) + " == 0";
-  return access(r->dst.buffer, {add(r->dst.ranges[0].min, l.rowOf(ri, threadIdx()))});
 }
 
 }  // namespace tlc::cuda

@@ -480,67 +480,15 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
   Expr len = src.ranges[r->dim].extent;
   auto dd = nonUnitDims(dst);
   auto de = extentsOf(dst, dd);
-  bool max = r->reduceKind == ReduceKind::Max || r->reduceKind == ReduceKind::AbsMax;
-  bool isAbs = r->reduceKind == ReduceKind::AbsSum || r->reduceKind == ReduceKind::AbsMax;
-  std::string A = typeName(acc);
-  std::string identity = r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum ? cast(acc, DType::Int32, "0")
-                         : r->reduceKind == ReduceKind::AbsMax ? cast(acc, DType::Int32, "0")
-                         : max ? "tlc::lowest<" + A + ">()" : "tlc::highest<" + A + ">()";
-  std::string op = (r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum) ? "tlc::SumOp()"
-                   : max ? "tlc::MaxOp()" : "tlc::MinOp()";
-  auto combine = [&](const std::string& a, const std::string& b) {
-    if (r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum) return "(" + a + " + " + b + ")";
-    return std::string(max ? "tlc::max<" : "tlc::min<") + A + ">(" + a + ", " + b + ")";
-  };
-
-  if (const BufferInfo& si = bufs_[src.buffer.get()]; si.tile) {
-    // A register tile into a row vector of its group: each thread combines
-    // its registers of a row, then the G threads of the row exchange by shuffles.
-    const RegisterLayout& l = si.tile->layout;
-    TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
-    if (r->dim == 0) {
-      auto value = [&](const std::string& reg) {
-        std::string v = cast(acc, ts, si.name + "[" + reg + "]");
-        return isAbs ? "tlc::abs(" + v + ")" : v;
-      };
-      emitColumnReduce(r, A, identity, op, value, combine);
-      return;
-    }
-    if (l.rowWarps() > 1) {
-      auto value = [&](const std::string& reg) {
-        std::string v = cast(acc, ts, si.name + "[" + reg + "]");
-        return isAbs ? "tlc::abs(" + v + ")" : v;
-      };
-      emitWarpSpanningReduce(r, A, identity, op, value, combine);
-      return;
-    }
-    open("");
-    Var ri = makeVar("ri"), c = makeVar("c");
-    markNonNegative(ri);
-    markNonNegative(c);
-    std::string i = varName(ri), accName = fresh("acc");
-    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + i + " = 0; " + i + " < " +
-         std::to_string(l.rowsPerThread()) + "; ++" + i + ")");
-    line(A + " " + accName + " = " + identity + ";");
-    line("#pragma unroll");
-    open("for (int " + varName(c) + " = 0; " + varName(c) + " < " + std::to_string(l.colsPerThread()) + "; ++" +
-         varName(c) + ")");
-    Expr reg = l.tileRegisterAt(makeVarRef(ri), makeVarRef(c));
-    std::string v = cast(acc, ts, si.name + "[" + expr(reg) + "]");
-    if (isAbs) v = "tlc::abs(" + v + ")";
-    line(accName + " = " + combine(accName, v) + ";");
-    close();
-    // The threads of a row are consecutive lanes of one warp.
-    if (l.rowLanes() > 1)
-      line(accName + " = tlc::group_allreduce<" + std::to_string(l.rowLanes()) + ">(" + accName + ", " + op + ");");
-    std::string guard;
-    std::string target = reduceTarget(r, l, makeVarRef(ri), &guard);
-    std::string result = r->clear ? accName : combine(cast(acc, td, target), accName);
-    line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, acc, result) + ";");
-    close();
-    close();
+  if (bufs_[src.buffer.get()].tile) {
+    emitRegisterReduce(r, deferred_.count(r) ? ReducePart::InThread : ReducePart::Whole);
     return;
   }
+  ReduceOps ops = reduceOps(r);
+  const std::string& A = ops.accType;
+  bool isAbs = ops.isAbs;
+  auto combine = ops.combine;
+  const std::string &identity = ops.identity, &op = ops.op;
   int64_t outs, length = 0, group = 1;
   if (partitioned && threads_ % 32 == 0 && constInt(nOut, &outs) && outs > 0 && outs < threads_) {
     group = 1;

@@ -1,0 +1,258 @@
+// Reductions of register tiles (cuda_kernel_emitter.h): rows held by one
+// warp or several, columns, and the deferral of an accumulating reduction's
+// combine across threads to the end of its loop.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/ir/buffer_access.h"
+#include "compiler/ir/loop_jumps.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+KernelEmitter::ReduceOps KernelEmitter::reduceOps(const ReduceStmt* r) {
+  ReduceOps o;
+  DType td = r->dst.buffer->dtype;
+  o.acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
+  o.accType = typeName(o.acc);
+  bool max = r->reduceKind == ReduceKind::Max || r->reduceKind == ReduceKind::AbsMax;
+  o.isSum = r->reduceKind == ReduceKind::Sum || r->reduceKind == ReduceKind::AbsSum;
+  o.isAbs = r->reduceKind == ReduceKind::AbsSum || r->reduceKind == ReduceKind::AbsMax;
+  o.identity = o.isSum || r->reduceKind == ReduceKind::AbsMax ? cast(o.acc, DType::Int32, "0")
+               : max                                          ? "tlc::lowest<" + o.accType + ">()"
+                                                              : "tlc::highest<" + o.accType + ">()";
+  o.op = o.isSum ? "tlc::SumOp()" : max ? "tlc::MaxOp()" : "tlc::MinOp()";
+  std::string A = o.accType;
+  bool sum = o.isSum;
+  o.combine = [A, sum, max](const std::string& a, const std::string& b) {
+    if (sum) return "(" + a + " + " + b + ")";
+    return std::string(max ? "tlc::max<" : "tlc::min<") + A + ">(" + a + ", " + b + ")";
+  };
+  auto it = bufs_.find(r->src.buffer.get());
+  if (it != bufs_.end() && it->second.tile) {
+    std::string name = it->second.name;
+    DType ts = r->src.buffer->dtype, acc = o.acc;
+    bool isAbs = o.isAbs;
+    o.value = [this, name, ts, acc, isAbs](const std::string& reg) {
+      std::string v = cast(acc, ts, name + "[" + reg + "]");
+      return isAbs ? "tlc::abs(" + v + ")" : v;
+    };
+  }
+  return o;
+}
+
+void KernelEmitter::emitRegisterReduce(const ReduceStmt* r, ReducePart part) {
+  ReduceOps o = reduceOps(r);
+  const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
+  TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
+  if (r->dim == 0) emitColumnReduce(r, o, part);
+  else if (l.rowWarps() > 1 && part != ReducePart::InThread) emitWarpSpanningReduce(r, o, part);
+  else emitRowReduce(r, o, part);
+}
+
+void KernelEmitter::emitRowReduce(const ReduceStmt* r, const ReduceOps& o, ReducePart part) {
+  const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
+  DType td = r->dst.buffer->dtype;
+  open("");
+  Var ri = makeVar("ri"), c = makeVar("c");
+  markNonNegative(ri);
+  markNonNegative(c);
+  std::string i = varName(ri), a = fresh("acc");
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + i + " = 0; " + i + " < " +
+       std::to_string(l.rowsPerThread()) + "; ++" + i + ")");
+  std::string guard, target = reduceTarget(r, l, makeVarRef(ri), &guard);
+  if (part == ReducePart::AcrossThreads) {
+    line(o.accType + " " + a + " = " + cast(o.acc, td, target) + ";");
+  } else {
+    line(o.accType + " " + a + " = " + o.identity + ";");
+    line("#pragma unroll");
+    open("for (int " + varName(c) + " = 0; " + varName(c) + " < " + std::to_string(l.colsPerThread()) + "; ++" +
+         varName(c) + ")");
+    line(a + " = " + o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
+    close();
+  }
+  // The threads of a row are consecutive lanes of one warp.
+  if (part != ReducePart::InThread && l.rowLanes() > 1)
+    line(a + " = tlc::group_allreduce<" + std::to_string(l.rowLanes()) + ">(" + a + ", " + o.op + ");");
+  bool overwrite = r->clear || part == ReducePart::AcrossThreads;
+  std::string result = overwrite ? a : o.combine(cast(o.acc, td, target), a);
+  line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, o.acc, result) + ";");
+  close();
+  close();
+}
+
+void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps& o, ReducePart part) {
+  const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
+  DType td = r->dst.buffer->dtype;
+  const std::string& A = o.accType;
+  // Partial result of warp w of row slot p, for the thread's row ri:
+  // scratch[ri * (T / 32) + p * (G / 32) + w], that is scratch[ri * (T / 32) + tid / 32].
+  std::string warps = std::to_string(l.threads / 32), rowWarps = std::to_string(l.group / 32);
+  std::string rows = std::to_string(l.rowsPerThread()), cols = std::to_string(l.colsPerThread());
+  open("");
+  Var ri = makeVar("ri");
+  bindName(ri.get(), "ri");
+  markNonNegative(ri);
+  std::string guard, target = reduceTarget(r, l, makeVarRef(ri), &guard);
+  std::string scratch = fresh("row_partial"), a = fresh("acc");
+  line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
+  line("#pragma unroll");
+  open("for (int ri = 0; ri < " + rows + "; ++ri)");
+  if (part == ReducePart::AcrossThreads) {
+    line(A + " " + a + " = " + cast(o.acc, td, target) + ";");
+  } else {
+    line(A + " " + a + " = " + o.identity + ";");
+    line("#pragma unroll");
+    line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " + o.combine(a, o.value("ri * " + cols + " + c")) + ";");
+  }
+  line(a + " = tlc::group_allreduce<32>(" + a + ", " + o.op + ");");
+  line("if (tid % 32 == 0) " + scratch + "[ri * " + warps + " + tid / 32] = " + a + ";");
+  close();
+  line(syncThreads());
+  // Every thread of a row combines the row's warps in the same order, so all hold the same result.
+  line("#pragma unroll");
+  open("for (int ri = 0; ri < " + rows + "; ++ri)");
+  std::string first = fresh("first");
+  line("const int " + first + " = ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps + ";");
+  line(A + " " + a + " = " + scratch + "[" + first + "];");
+  line("#pragma unroll");
+  line("for (int w = 1; w < " + rowWarps + "; ++w) " + a + " = " + o.combine(a, scratch + "[" + first + " + w]") + ";");
+  bool overwrite = r->clear || part == ReducePart::AcrossThreads;
+  std::string result = overwrite ? a : o.combine(cast(o.acc, td, target), a);
+  line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, o.acc, result) + ";");
+  close();
+  // The next reduction reuses the scratch.
+  line(syncThreads());
+  close();
+}
+
+void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, ReducePart part) {
+  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
+  const RegisterLayout& l = si.tile->layout;
+  DType td = r->dst.buffer->dtype;
+  const std::string& A = o.accType;
+  int64_t cols = l.colsPerThread(), lanes = l.rowLanes(), warps = l.threads / 32, rowWarps = l.rowWarps();
+  std::string C = std::to_string(cols), L = std::to_string(lanes);
+  open("");
+  std::string acc = fresh("col_acc");
+  line(A + " " + acc + "[" + C + "];");
+  line("#pragma unroll");
+  open("for (int c = 0; c < " + C + "; ++c)");
+  if (part == ReducePart::AcrossThreads) {
+    line(acc + "[c] = " + cast(o.acc, td, di.name + "[c]") + ";");
+  } else {
+    line(acc + "[c] = " + o.identity + ";");
+    line("#pragma unroll");
+    line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + acc + "[c] = " +
+         o.combine(acc + "[c]", o.value("ri * " + C + " + c")) + ";");
+  }
+  // Lanes l and l + G of a warp (G = the threads of a row, below 32) hold the same columns.
+  if (part != ReducePart::InThread && lanes < 32)
+    line("for (int s = " + L + "; s < 32; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc + "[c], tlc::shfl_xor(" + acc +
+         "[c], s));");
+  close();
+  // Warps w and w + rowWarps hold the same columns.
+  if (part != ReducePart::InThread && warps / rowWarps > 1) {
+    std::string scratch = fresh("col_partial");
+    line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
+    line("#pragma unroll");
+    line("for (int c = 0; c < " + C + "; ++c) if (tid % 32 < " + L + ") " + scratch + "[(tid / 32 * " + C + " + c) * " +
+         L + " + tid % 32] = " + acc + "[c];");
+    line(syncThreads());
+    line("#pragma unroll");
+    open("for (int c = 0; c < " + C + "; ++c)");
+    std::string first = fresh("first");
+    line("const int " + first + " = tid / 32 % " + std::to_string(rowWarps) + ";");
+    line(acc + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
+    line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) + "; w += " +
+         std::to_string(rowWarps) + ") " + acc + "[c] = " +
+         o.combine(acc + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
+    close();
+    // The next reduction reuses the scratch.
+    line(syncThreads());
+  }
+  line("#pragma unroll");
+  open("for (int c = 0; c < " + C + "; ++c)");
+  std::string target = di.name + "[c]";
+  bool overwrite = r->clear || part == ReducePart::AcrossThreads;
+  std::string result = overwrite ? acc + "[c]" : o.combine(cast(o.acc, td, target), acc + "[c]");
+  line(target + " = " + cast(td, o.acc, result) + ";");
+  close();
+  close();
+}
+
+// The element of a row reduction's destination that row slot `ri` of the
+// calling thread produces: its register for a register vector; for a vector
+// in memory, the row's element, which the row's first thread writes (`guard`).
+std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayout& l, const Expr& ri, std::string* guard) {
+  const BufferInfo& di = bufs_[r->dst.buffer.get()];
+  if (di.tile) {
+    guard->clear();
+    return di.name + "[" + expr(ri) + "]";
+  }
+  *guard = "tid % " + std::to_string(l.group) + " == 0";
+  return access(r->dst.buffer, {add(r->dst.ranges[0].min, l.rowOf(ri, threadIdx()))});
+}
+
+// ---------------------------------------------------------------------------
+// Deferred combines
+
+namespace {
+
+// Whether `body` touches buffer `b` anywhere other than in reduction `skip`.
+bool touchedOutside(const Stmt& body, const BufferNode* b, const ReduceStmt* skip) {
+  struct Touches : BufferAccessVisitor {
+    const BufferNode* b;
+    const ReduceStmt* skip;
+    bool found = false;
+    void read(const Buffer& x) override { found |= x.get() == b; }
+    void write(const Buffer& x) override { found |= x.get() == b; }
+    void visitReduce(const ReduceStmt* n) override {
+      if (n != skip) BufferAccessVisitor::visitReduce(n);
+    }
+  } t;
+  t.b = b;
+  t.skip = skip;
+  t.visit(body);
+  return t.found;
+}
+
+}  // namespace
+
+std::vector<const ReduceStmt*> KernelEmitter::deferredReductions(const ForStmt* f) {
+  std::vector<const ReduceStmt*> top, out;
+  if (f->forKind == ForKind::Parallel || jumpsOutOf(f->body)) return out;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s) return;
+    if (s->kind == StmtKind::Seq)
+      for (auto& c : as<SeqStmt>(s)->stmts) walk(c);
+    else if (s->kind == StmtKind::Let)
+      walk(as<LetStmt>(s)->body);
+    else if (s->kind == StmtKind::Reduce)
+      top.push_back(as<ReduceStmt>(s));
+  };
+  walk(f->body);
+  for (auto* r : top) {
+    auto si = bufs_.find(r->src.buffer.get()), di = bufs_.find(r->dst.buffer.get());
+    if (r->clear || si == bufs_.end() || di == bufs_.end() || !si->second.tile || !di->second.tile) continue;
+    const RegisterLayout& l = si->second.tile->layout;
+    bool across = r->dim == 0 ? l.rowLanes() < 32 || l.threads / 32 > l.rowWarps() : l.rowLanes() > 1 || l.rowWarps() > 1;
+    if (across && !touchedOutside(f->body, r->dst.buffer.get(), r)) out.push_back(r);
+  }
+  return out;
+}
+
+void KernelEmitter::emitDeferralStart(const ReduceStmt* r) {
+  ReduceOps o = reduceOps(r);
+  if (!o.isSum) return;  // max and min: replicas of one value combine to it
+  const BufferInfo &si = bufs_[r->src.buffer.get()], &di = bufs_[r->dst.buffer.get()];
+  const RegisterLayout& l = si.tile->layout;
+  Expr owner = r->dim == 0 ? l.columnVectorOwner(threadIdx()) : l.rowVectorOwner(threadIdx());
+  DType td = r->dst.buffer->dtype;
+  open("if (!(" + expr(owner) + "))");
+  line("#pragma unroll");
+  line("for (int r = 0; r < " + std::to_string(di.elems) + "; ++r) " + di.name + "[r] = " +
+       cast(td, o.acc, o.identity) + ";");
+  close();
+}
+
+}  // namespace tlc::cuda
