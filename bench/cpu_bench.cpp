@@ -3,10 +3,12 @@
 //     OpenBLAS cblas_sgemm at 1024^3, 2048^3, 4096^3 on all cores;
 //   - elementwise add: examples/elementwise_add/add.tl (float32) vs memcpy of
 //     the same number of bytes moved (read + write), single- and multi-threaded;
-//   - compile time of gemm.tl to a JIT module and to a .so.
+//   - compile time of gemm.tl to a JIT module and to a .so;
+//   - with --zoo, the memory-bound kernels of bench/zoo/ vs memcpy of the
+//     bytes of their tensors (cpu_bench_zoo.cpp).
 // Every timing is the median of repeated runs after a warm-up; every result
 // is checked against the reference before it is timed.
-// Usage: tlc_cpu_bench [--sizes 1024,2048,4096] [--add-mb 64]
+// Usage: tlc_cpu_bench [--sizes 1024,2048,4096] [--add-mb 64] [--zoo [NAME,...]]
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -26,28 +28,13 @@
 
 #include "compiler/driver/cpu_target.h"
 #include "compiler/sema/frontend.h"
+#include "bench/cpu_bench_util.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
 
 using namespace tlc;
-using Clock = std::chrono::steady_clock;
+using namespace tlc::bench;
 
 namespace {
-
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-
-template <class F>
-double medianTime(F&& f, int minRuns, double minSeconds) {
-  f();  // warm-up
-  std::vector<double> t;
-  auto start = Clock::now();
-  while (int(t.size()) < minRuns || seconds(start, Clock::now()) < minSeconds) {
-    auto t0 = Clock::now();
-    f();
-    t.push_back(seconds(t0, Clock::now()));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 struct Aligned {
   float* p = nullptr;
@@ -125,18 +112,6 @@ void benchGemm(int n, std::FILE* md) {
               n, tTlc * 1e3, gTlc, tBlas * 1e3, gBlas, gTlc / gBlas, maxErr, maxRef);
   if (md)
     std::fprintf(md, "| sgemm %d³ | %.1f GFLOP/s | OpenBLAS %.1f GFLOP/s | %.3f |\n", n, gTlc, gBlas, gTlc / gBlas);
-}
-
-void parallelMemcpy(char* dst, const char* src, size_t bytes, int threads) {
-  std::vector<std::thread> ts;
-  size_t chunk = (bytes / size_t(threads) + 63) / 64 * 64;
-  for (int t = 0; t < threads; ++t) {
-    size_t off = size_t(t) * chunk;
-    if (off >= bytes) break;
-    size_t len = std::min(chunk, bytes - off);
-    ts.emplace_back([=] { std::memcpy(dst + off, src + off, len); });
-  }
-  for (auto& t : ts) t.join();
 }
 
 void benchAdd(size_t mbPerTensor, std::FILE* md) {
@@ -262,6 +237,8 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {1024, 2048, 4096};
   size_t addMb = 64;
   const char* mdPath = nullptr;
+  bool zoo = false;
+  std::vector<std::string> zooNames;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc) {
@@ -271,10 +248,17 @@ int main(int argc, char** argv) {
       while (std::getline(ss, item, ',')) sizes.push_back(std::atoi(item.c_str()));
     } else if (a == "--add-mb" && i + 1 < argc) {
       addMb = size_t(std::atoi(argv[++i]));
+    } else if (a == "--zoo") {
+      zoo = true;
+      if (i + 1 < argc && argv[i + 1][0] != '-') {
+        std::stringstream ss(argv[++i]);
+        std::string item;
+        while (std::getline(ss, item, ',')) zooNames.push_back(item);
+      }
     } else if (a == "--markdown" && i + 1 < argc) {
       mdPath = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--sizes 1024,2048,4096] [--add-mb 64] [--markdown FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--sizes 1024,2048,4096] [--add-mb 64] [--zoo [NAME,...]] [--markdown FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -286,9 +270,13 @@ int main(int argc, char** argv) {
                  openblas_get_corename());
     std::fprintf(md, "| work | tlc | reference | ratio |\n|---|---|---|---|\n");
   }
-  for (int n : sizes) benchGemm(n, md);
-  benchAdd(addMb, md);
-  benchCompileTime(md);
+  if (zoo) {
+    benchZoo(zooNames, md);
+  } else {
+    for (int n : sizes) benchGemm(n, md);
+    benchAdd(addMb, md);
+    benchCompileTime(md);
+  }
   if (md) std::fclose(md);
   return 0;
 }
