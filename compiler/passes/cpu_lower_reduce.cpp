@@ -1,6 +1,8 @@
 #include "compiler/passes/cpu_lower_reduce.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "compiler/ir/functor.h"
@@ -57,70 +59,202 @@ Expr combine(ReduceKind k, Expr acc, Expr v) {
   return acc;
 }
 
-Stmt lowerReduce(const ReduceStmt* r) {
-  const Region& src = r->src;
-  const Region& dst = r->dst;
-  size_t rank = src.ranges.size();
-  size_t dim = size_t(r->dim);
-  bool dstKeepsDim = dst.ranges.size() == rank;
-  DType dt = dst.buffer->dtype;
-  DType at = accumulatorType(dt);
-  SourceLoc loc = r->loc;
+// The combine of two partial results (the absolute value was taken already).
+Expr combinePartials(ReduceKind k, Expr a, Expr b) {
+  switch (k) {
+    case ReduceKind::Sum:
+    case ReduceKind::AbsSum: return makeBinary(BinaryOp::Add, a, b);
+    case ReduceKind::Max:
+    case ReduceKind::AbsMax: return makeBinary(BinaryOp::Max, a, b);
+    case ReduceKind::Min: return makeBinary(BinaryOp::Min, a, b);
+  }
+  return a;
+}
 
-  Buffer acc = makeBuffer(dst.buffer->name + "_acc", at, {makeInt(1)}, MemScope::Local, loc);
-  std::vector<Expr> accIdx = {makeInt(0)};
+// Accumulator lanes of a reduction along the contiguous dimension: 64 bytes.
+int64_t accumulatorLanes(DType at) { return std::max<int64_t>(1, 64 / std::max(1, dtypeBytes(at))); }
+// The largest destination row kept in an accumulator row (reductions along an outer dimension).
+constexpr int64_t kMaxAccumulatorRow = 4096;
 
-  // Loops over every source dimension except `dim`, clamped to the destination.
-  std::vector<size_t> outerSrcDims;
-  std::vector<LoopDim> loops;
-  for (size_t d = 0; d < rank; ++d) {
-    if (d == dim) continue;
-    size_t dd = dstKeepsDim ? d : (d < dim ? d : d - 1);
-    outerSrcDims.push_back(d);
-    ValidSpan span = validSpan(dst.ranges[dd], dst.buffer->shape[dd]);
-    loops.push_back({span.lo, span.hi, dst.buffer->name + "_r" + std::to_string(loops.size())});
+class Lowering {
+ public:
+  explicit Lowering(const ReduceStmt* r)
+      : r_(r), src_(r->src), dst_(r->dst), rank_(src_.ranges.size()), dim_(size_t(r->dim)),
+        keepsDim_(dst_.ranges.size() == rank_), dt_(dst_.buffer->dtype), at_(accumulatorType(dt_)), loc_(r->loc),
+        inside_(isTrue(regionInBounds(src_))) {}
+
+  Stmt lower() {
+    std::vector<Stmt> allocs;
+    acc_ = makeBuffer(dst_.buffer->name + "_acc", at_, {makeInt(1)}, MemScope::Local, loc_);
+    allocs.push_back(std::make_shared<const AllocStmt>(acc_, loc_));
+    int64_t extent = 0, last = 0;
+    bool constExtent = constInt(src_.ranges[dim_].extent, &extent);
+    int64_t lanes = accumulatorLanes(at_);
+    // Along the contiguous dimension: lanes of partial results, combined at the end.
+    bool laned = dim_ + 1 == rank_ && constExtent && extent >= 2 * lanes;
+    // Along an outer one: a row of accumulators over the contiguous output dimension, walked in order.
+    bool rowWise = dim_ + 1 < rank_ && constInt(src_.ranges[rank_ - 1].extent, &last) && last > 1 &&
+                   last <= kMaxAccumulatorRow;
+    if (laned) {
+      partials_ = makeBuffer(dst_.buffer->name + "_part", at_, {makeInt(lanes)}, MemScope::Local, loc_);
+      allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
+    } else if (rowWise) {
+      partials_ = makeBuffer(dst_.buffer->name + "_row", at_, {makeInt(last)}, MemScope::Local, loc_);
+      allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
+    }
+    // Loops over every source dimension except `dim` (and, row-wise, the last), clamped to the destination.
+    std::vector<LoopDim> loops;
+    for (size_t d = 0; d < rank_; ++d) {
+      if (d == dim_ || (rowWise && d + 1 == rank_)) continue;
+      outer_.push_back(d);
+      ValidSpan span = validSpan(dst_.ranges[dstDim(d)], dst_.buffer->shape[dstDim(d)]);
+      loops.push_back({span.lo, span.hi, dst_.buffer->name + "_r" + std::to_string(loops.size())});
+    }
+    auto body = [&](const std::vector<Expr>& offs) -> Stmt {
+      if (laned) return lanedBody(offs, extent, lanes);
+      if (rowWise) return rowBody(offs);
+      return scalarBody(offs);
+    };
+    Expr unitInside = makeBool(true);
+    if (keepsDim_) unitInside = inBounds(dst_.ranges[dim_].min, dst_.buffer->shape[dim_]);
+    allocs.push_back(guarded(unitInside, buildLoopNest(loops, ForKind::Serial, body, loc_), loc_));
+    return makeSeq(std::move(allocs), loc_);
   }
 
-  auto body = [&](const std::vector<Expr>& offs) -> Stmt {
-    std::vector<Expr> di;
-    for (const Range& rg : dst.ranges) di.push_back(rg.min);
-    for (size_t k = 0; k < outerSrcDims.size(); ++k) {
-      size_t d = outerSrcDims[k];
-      size_t dd = dstKeepsDim ? d : (d < dim ? d : d - 1);
-      di[dd] = add(dst.ranges[dd].min, offs[k]);
-    }
-    Expr init = r->clear ? identity(r->reduceKind, at) : makeCast(at, makeLoad(dst.buffer, di, loc), loc);
-    if (init->dtype != at) init = makeCast(at, init, loc);
-    Stmt initStore = std::make_shared<const StoreStmt>(acc, accIdx, init, loc);
+ private:
+  size_t dstDim(size_t d) const { return keepsDim_ ? d : (d < dim_ ? d : d - 1); }
 
-    Var rv = makeVar(src.buffer->name + "_k", src.ranges[dim].extent->dtype, loc);
+  // Destination and source indices at the outer offsets `offs`.
+  std::vector<Expr> dstIndex(const std::vector<Expr>& offs) const {
+    std::vector<Expr> di;
+    for (const Range& rg : dst_.ranges) di.push_back(rg.min);
+    for (size_t k = 0; k < outer_.size(); ++k) di[dstDim(outer_[k])] = add(dst_.ranges[dstDim(outer_[k])].min, offs[k]);
+    return di;
+  }
+  std::vector<Expr> srcIndex(const std::vector<Expr>& offs) const {
     std::vector<Expr> si;
-    for (const Range& rg : src.ranges) si.push_back(rg.min);
-    for (size_t k = 0; k < outerSrcDims.size(); ++k) si[outerSrcDims[k]] = add(src.ranges[outerSrcDims[k]].min, offs[k]);
-    si[dim] = add(src.ranges[dim].min, makeVarRef(rv, loc));
+    for (const Range& rg : src_.ranges) si.push_back(rg.min);
+    for (size_t k = 0; k < outer_.size(); ++k) si[outer_[k]] = add(src_.ranges[outer_[k]].min, offs[k]);
+    return si;
+  }
+
+  // The source element at `si` in the accumulator type; zero outside the buffer.
+  Expr value(const std::vector<Expr>& si) const {
     Expr valid = makeBool(true);
     std::vector<Expr> clamped;
-    for (size_t d = 0; d < rank; ++d) {
-      Expr ok = inBounds(si[d], src.buffer->shape[d]);
+    for (size_t d = 0; d < rank_; ++d) {
+      Expr ok = inside_ ? makeBool(true) : inBounds(si[d], src_.buffer->shape[d]);
       valid = logicalAnd(valid, ok);
-      clamped.push_back(isTrue(ok) ? si[d] : clampIndex(si[d], src.buffer->shape[d]));
+      clamped.push_back(isTrue(ok) ? si[d] : clampIndex(si[d], src_.buffer->shape[d]));
     }
-    Expr v = makeLoad(src.buffer, clamped, loc);
-    if (v->dtype != at) v = makeCast(at, v, loc);
-    if (!isTrue(valid)) v = makeSelect(valid, v, zeroOf(at), loc);
-    Stmt step = std::make_shared<const StoreStmt>(acc, accIdx, combine(r->reduceKind, makeLoad(acc, accIdx, loc), v), loc);
-    Stmt loop = makeFor(rv, makeInt(0, rv->dtype), src.ranges[dim].extent, ForKind::Serial, step, loc);
+    Expr v = makeLoad(src_.buffer, clamped, loc_);
+    if (v->dtype != at_) v = makeCast(at_, v, loc_);
+    if (!isTrue(valid)) v = makeSelect(valid, v, zeroOf(at_), loc_);
+    return v;
+  }
 
-    Expr result = makeLoad(acc, accIdx, loc);
-    if (dt != at) result = makeCast(dt, result, loc);
-    Stmt store = std::make_shared<const StoreStmt>(dst.buffer, di, result, loc);
-    return makeSeq({initStore, loop, store}, loc);
-  };
-  Expr unitInside = makeBool(true);
-  if (dstKeepsDim) unitInside = inBounds(dst.ranges[dim].min, dst.buffer->shape[dim]);
-  Stmt nest = guarded(unitInside, buildLoopNest(loops, ForKind::Serial, body, loc), loc);
-  return makeSeq({std::make_shared<const AllocStmt>(acc, loc), nest}, loc);
-}
+  Expr initial(const std::vector<Expr>& di) const {
+    Expr init = r_->clear ? identity(r_->reduceKind, at_) : makeCast(at_, makeLoad(dst_.buffer, di, loc_), loc_);
+    return init->dtype == at_ ? init : makeCast(at_, init, loc_);
+  }
+  Stmt store(const Buffer& b, const std::vector<Expr>& idx, Expr v) const {
+    return std::make_shared<const StoreStmt>(b, idx, std::move(v), loc_);
+  }
+  Stmt storeResult(const std::vector<Expr>& di, Expr result) const {
+    if (dt_ != at_) result = makeCast(dt_, result, loc_);
+    return store(dst_.buffer, di, result);
+  }
+  // acc[0] = combine(acc[0], source element at offset k of the reduced dimension).
+  Stmt step(const std::vector<Expr>& si0, const Expr& k) const {
+    std::vector<Expr> si = si0;
+    si[dim_] = add(src_.ranges[dim_].min, k);
+    std::vector<Expr> a0 = {makeInt(0)};
+    return store(acc_, a0, combine(r_->reduceKind, makeLoad(acc_, a0, loc_), value(si)));
+  }
+  Var loopVar(const std::string& suffix) const {
+    return makeVar(src_.buffer->name + suffix, src_.ranges[dim_].extent->dtype, loc_);
+  }
+
+  // The reduced dimension walked in order into one accumulator.
+  Stmt scalarBody(const std::vector<Expr>& offs) const {
+    std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs), a0 = {makeInt(0)};
+    Var k = loopVar("_k");
+    return makeSeq({store(acc_, a0, initial(di)),
+                    makeFor(k, makeInt(0, k->dtype), src_.ranges[dim_].extent, ForKind::Serial, step(si, makeVarRef(k, loc_)), loc_),
+                    storeResult(di, makeLoad(acc_, a0, loc_))},
+                   loc_);
+  }
+
+  // Along the contiguous dimension: lane l of the partial results takes the
+  // elements l, l + L, ... of the main part (a vector loop per chunk of L),
+  // then the lanes combine into the accumulator, which takes the rest in order.
+  Stmt lanedBody(const std::vector<Expr>& offs, int64_t extent, int64_t lanes) const {
+    std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs), a0 = {makeInt(0)};
+    DType it = src_.ranges[dim_].extent->dtype;
+    Var l = loopVar("_l"), c = loopVar("_c"), h = loopVar("_h"), k = loopVar("_k");
+    Expr L = makeInt(lanes, it);
+    std::vector<Expr> pl = {makeVarRef(l, loc_)};
+    Stmt clearLanes = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
+                              store(partials_, pl, identity(r_->reduceKind, at_)), loc_);
+    std::vector<Expr> sc = si;
+    sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
+    Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
+                         store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc))), loc_);
+    Stmt main = makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_);
+    std::vector<Expr> ph = {makeVarRef(h, loc_)};
+    Stmt fold = makeFor(h, makeInt(0, it), L, ForKind::Serial,
+                        store(acc_, a0, combinePartials(r_->reduceKind, makeLoad(acc_, a0, loc_), makeLoad(partials_, ph, loc_))),
+                        loc_);
+    std::vector<Stmt> body = {clearLanes, main, store(acc_, a0, initial(di)), fold};
+    if (extent % lanes)
+      body.push_back(makeFor(k, makeInt(extent / lanes * lanes, it), makeInt(extent % lanes, it), ForKind::Serial,
+                             step(si, makeVarRef(k, loc_)), loc_));
+    body.push_back(storeResult(di, makeLoad(acc_, a0, loc_)));
+    return makeSeq(std::move(body), loc_);
+  }
+
+  // Along an outer dimension: a row of accumulators over the last (output)
+  // dimension, each output walked in order, the row in vector loops.
+  Stmt rowBody(const std::vector<Expr>& offs) const {
+    size_t lastDst = dstDim(rank_ - 1);
+    ValidSpan span = validSpan(dst_.ranges[lastDst], dst_.buffer->shape[lastDst]);
+    DType jt = src_.ranges[rank_ - 1].extent->dtype;
+    auto rowLoop = [&](const std::string& suffix, const std::function<Stmt(const Expr& j)>& f) {
+      Var j = makeVar(dst_.buffer->name + suffix, jt, loc_);
+      return makeFor(j, span.lo, sub(span.hi, span.lo), ForKind::Vectorized, f(makeVarRef(j, loc_)), loc_);
+    };
+    auto at = [&](std::vector<Expr> idx, size_t d, const Range& rg, const Expr& j) {
+      idx[d] = add(rg.min, j);
+      return idx;
+    };
+    std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs);
+    Stmt init = rowLoop("_j", [&](const Expr& j) {
+      return store(partials_, {j}, initial(at(di, lastDst, dst_.ranges[lastDst], j)));
+    });
+    Var k = loopVar("_k");
+    Stmt walk = makeFor(k, makeInt(0, k->dtype), src_.ranges[dim_].extent, ForKind::Serial, rowLoop("_j1", [&](const Expr& j) {
+      std::vector<Expr> s = at(si, rank_ - 1, src_.ranges[rank_ - 1], j);
+      s[dim_] = add(src_.ranges[dim_].min, makeVarRef(k, loc_));
+      return store(partials_, {j}, combine(r_->reduceKind, makeLoad(partials_, {j}, loc_), value(s)));
+    }), loc_);
+    Stmt out = rowLoop("_j2", [&](const Expr& j) {
+      return storeResult(at(di, lastDst, dst_.ranges[lastDst], j), makeLoad(partials_, {j}, loc_));
+    });
+    return makeSeq({init, walk, out}, loc_);
+  }
+
+  const ReduceStmt* r_;
+  const Region &src_, &dst_;
+  size_t rank_, dim_;
+  bool keepsDim_;
+  DType dt_, at_;
+  SourceLoc loc_;
+  bool inside_;
+  Buffer acc_, partials_;
+  std::vector<size_t> outer_;  // the source dimensions the loop nest walks
+};
+
+Stmt lowerReduce(const ReduceStmt* r) { return Lowering(r).lower(); }
 
 class ReduceLowering : public IRMutator {
  protected:

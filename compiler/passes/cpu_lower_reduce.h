@@ -3,11 +3,21 @@
 // Assumes: a verified module; dst has src's dimensions without `dim` (or the
 // same rank with a unit extent at `dim`).
 // Guarantees: no Reduce statement remains. Each destination element gets an
-// accumulator (a one-element local buffer, float32 for 16-bit float
-// destinations) initialised with the reduction's identity (clear) or the old
-// destination value (no clear); the reduced dimension is walked in order and
-// the result stored back. Source reads outside the buffer yield zero, as for
-// every region; destination writes outside it are skipped.
+// accumulator (float32 for 16-bit float destinations) initialised with the
+// reduction's identity (clear) or the old destination value (no clear), and
+// the result is stored back. Along the contiguous (last) dimension, when it
+// is a constant of at least two 64-byte vectors of the accumulator type, a
+// vector of 64 bytes of partial results takes one element of each chunk per
+// lane, the lanes combine in order after the chunks, and the elements past
+// the last whole chunk follow in order (sums therefore add in another order
+// than the interpreter's; maxima and minima are exact). Along an outer
+// dimension whose region has a constant last extent of at most 4096, a row
+// of accumulators over the last dimension walks the reduced dimension in
+// order, the row in vector loops (the interpreter's order for every
+// element). Otherwise the reduced dimension is walked in order into one
+// accumulator. Source reads outside the buffer yield zero, as for every
+// region (no test when the region lies inside its buffer); destination
+// writes outside it are skipped.
 #pragma once
 
 #include "compiler/ir/ir.h"

@@ -123,3 +123,40 @@ def colmath[M, N, block_N=32](X: Tensor[(M, N), float32], Y: Tensor[(M, N), floa
 )";
   check(src, {{"M", "20"}, {"N", "100"}});
 }
+
+// The vector forms of cpu-lower-reduce: lanes of partial results along the
+// last dimension (int32 and float32, with a remainder past the last whole
+// chunk), a row of accumulators along an outer dimension of a 3-D tile
+// (with clear=False), and a sub-region of a shared tile.
+TEST_CASE("reductions in vector form: lanes along the last dimension, rows along an outer one") {
+  const char* src = R"(
+def vector_reductions[B, N, block_N=48](
+        X: Tensor[(B, 6, N), float32], I: Tensor[(B, N), int32], RowSum: Tensor[(B, 6), float32],
+        MidMax: Tensor[(B, N), float32], MidSum: Tensor[(B, N), float32], IntSum: Tensor[(B,), int32],
+        Edge: Tensor[(B,), float32]):
+    with T.Kernel(B, threads=64) as b:
+        x = T.alloc_fragment((6, N), float32)
+        rs = T.alloc_fragment((6,), float32)
+        mm = T.alloc_fragment((N,), float32)
+        ms = T.alloc_fragment((N,), float32)
+        xi = T.alloc_fragment((1, N), int32)
+        si = T.alloc_fragment((1,), int32)
+        sh = T.alloc_shared((2, block_N), float32)
+        e = T.alloc_fragment((1,), float32)
+        T.copy(X[b, 0, 0], x)
+        T.copy(I[b, 0], xi)
+        T.reduce_sum(x, rs, dim=1)
+        T.copy(rs, RowSum[b, 0])
+        T.reduce_max(x, mm, dim=0)
+        T.copy(mm, MidMax[b, 0])
+        T.fill(ms, 0.5)
+        T.reduce_sum(x, ms, dim=0, clear=False)
+        T.copy(ms, MidSum[b, 0])
+        T.reduce_sum(xi, si, dim=1)
+        T.copy(si, IntSum[b])
+        T.copy(X[b, 0, 0], sh)
+        T.reduce_absmax(sh[1:2, 8:block_N], e, dim=1)
+        T.copy(e, Edge[b])
+)";
+  for (const char* n : {"77", "32", "100"}) check(src, {{"N", n}}, {{"B", 3}});
+}
