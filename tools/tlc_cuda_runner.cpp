@@ -33,7 +33,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N]\n"
-               "                       [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
+               "                       [--load DIR] [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
                "                       [--no-warp-specialize]\n";
   return 2;
 }
@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
       settings.kernel = value("--kernel");
     } else if (is("--seed")) {
       settings.seed = std::stoull(value("--seed"));
+    } else if (is("--load")) {
+      settings.loadDir = value("--load");
     } else if (is("--arch")) {
       if (!cuda::parseCudaTarget(value("--arch"), &arch)) return usage();
       if (!cuda::isSupportedCudaArch(arch)) {

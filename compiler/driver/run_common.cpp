@@ -294,7 +294,6 @@ bool loadTensors(const PrimFunc& func, RunArgs& args, const std::string& dir) {
     return false;
   }
   for (size_t i = 0; i < func.params.size(); ++i) {
-    if (!args.tensors[i]) continue;
     std::string path = (std::filesystem::path(dir) / (func.params[i].name + ".npy")).string();
     if (!std::filesystem::exists(path, ec)) continue;
     std::string error;
@@ -303,6 +302,18 @@ bool loadTensors(const PrimFunc& func, RunArgs& args, const std::string& dir) {
       std::cerr << "tlc: error: --load: " << error << "\n";
       return false;
     }
+    if (const Var& s = func.params[i].scalar) {
+      // A scalar parameter: an array of one element of the same kind.
+      if (t->numel() != 1 || isFloat(t->dtype) != isFloat(s->dtype)) {
+        std::cerr << "tlc: error: --load: " << path << " must hold one " << (isFloat(s->dtype) ? "float" : "integer")
+                  << " value for the scalar `" << func.params[i].name << "` (" << dtypeName(s->dtype) << ")\n";
+        return false;
+      }
+      args.scalars[i] = isFloat(s->dtype) ? ArgValue::ofFloat(interp::roundToFloatDType(t->get(0), s->dtype))
+                                          : ArgValue::ofInt(t->getInt(0));
+      continue;
+    }
+    if (!args.tensors[i]) continue;
     HostTensor& want = *args.tensors[i];
     auto shapeText = [](const std::vector<int64_t>& s) {
       std::string r = "(";

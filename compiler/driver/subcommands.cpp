@@ -159,7 +159,7 @@ class RunCommand : public Subcommand {
     cmd_->add_flag("--check", settings_.check, "compare every output with the reference interpreter");
     cmd_->add_flag("--bench", settings_.bench, "time the kernel and print GFLOP/s or GB/s");
     cmd_->add_option("--save", settings_.saveDir, "write every tensor after the run as DIR/<param>.npy (and, with --check, the interpreter's as DIR/<param>.interp.npy)");
-    cmd_->add_option("--load", settings_.loadDir, "read tensors from DIR/<param>.npy where such a file exists (the others stay random)");
+    cmd_->add_option("--load", settings_.loadDir, "read tensors (and scalars, from one-element arrays) from DIR/<param>.npy where such a file exists (the others stay random)");
     cmd_->add_flag("--emulate", emulate_, "run CUDA code in the CPU emulator (with --target=cuda:sm_XX)");
   }
   int run() override {

@@ -119,6 +119,22 @@ class Examples(unittest.TestCase):
     def test_attention_bshd(self):
         self._attention("bshd")
 
+    def test_attention_varlen(self):
+        tiles = {"D": 32, "block_M": 32, "block_N": 32, "threads": 128, "stages": 2, "dtype": "float32"}
+        lens = [37, 1, 70, 32]  # past, at and below a tile; a one-token sequence
+        cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        T, H, D = int(cu[-1]), 4, 32
+        for causal, groups in ((False, 1), (True, 2)):
+            m = tlc.load(support.build("examples/flash_attention/mha_fwd_varlen.tl", f"mha_fwd_varlen_{causal}_{groups}.so",
+                                       defines=dict(tiles, causal=causal, groups=groups)))
+            q, k, v = rand((T, H, D)), rand((T, H // groups, D)), rand((T, H // groups, D))
+            o = np.full((T, H, D), np.nan, dtype=np.float32)
+            m.mha_fwd_varlen(q, k, v, cu, max(lens), o)
+            for b in range(len(lens)):
+                s, e = cu[b], cu[b + 1]
+                ref = attention(*(x[s:e].transpose(1, 0, 2)[None] for x in (q, k, v)), causal, groups)
+                close(self, o[s:e], ref[0].transpose(1, 0, 2), 1e-4, 1e-5)
+
 
 TESTED = {
     "examples/elementwise_add/add.tl": Examples.test_elementwise_add,
@@ -128,6 +144,7 @@ TESTED = {
     "examples/softmax/softmax.tl": Examples.test_softmax,
     "examples/flash_attention/mha_fwd_bhsd.tl": Examples.test_attention_bhsd,
     "examples/flash_attention/mha_fwd_bshd.tl": Examples.test_attention_bshd,
+    "examples/flash_attention/mha_fwd_varlen.tl": Examples.test_attention_varlen,
 }
 
 if __name__ == "__main__":

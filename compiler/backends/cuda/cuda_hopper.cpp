@@ -4,6 +4,7 @@
 
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/buffer_access.h"
+#include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
 
@@ -56,6 +57,25 @@ class TouchCount : public BufferAccessVisitor {
   std::unordered_set<const BufferNode*> seen_;
 };
 
+// Uses of values the producer warpgroup cannot compute itself: variables
+// bound in the kernel (`vars`), and loads other than of global tensors that
+// the kernel never writes (those it may read again: a sequence's offset, an
+// expert's first row).
+struct ProducerUses : UsesVars {
+  const std::set<const BufferNode*>& written;
+  bool computed = false;  // found, or a load of a buffer the kernel computes
+  ProducerUses(const std::unordered_set<const VarNode*>& v, const std::set<const BufferNode*>& w)
+      : UsesVars(v), written(w) {}
+  void visitVarRef(const VarRef* r) override {
+    UsesVars::visitVarRef(r);
+    computed |= found;
+  }
+  void visitLoad(const Load* l) override {
+    UsesVars::visitLoad(l);
+    if (l->buffer->scope != MemScope::Global || written.count(l->buffer.get())) computed = true;
+  }
+};
+
 bool fail(std::string* why, const std::string& text) {
   if (why) *why = text;
   return false;
@@ -102,6 +122,7 @@ VarMap producerLets(const KernelStmt& kernel, const ForStmt* f) {
   VarMap lets;
   BoundVars bound;
   bound.visit(kernel.body);
+  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
   std::function<bool(const Stmt&)> walk = [&](const Stmt& s) {
     if (!s) return false;
     if (s.get() == f) return true;
@@ -112,9 +133,9 @@ VarMap producerLets(const KernelStmt& kernel, const ForStmt* f) {
     }
     if (auto* l = as<LetStmt>(s)) {
       Expr v = substitute(l->value, lets);
-      UsesVars uses(bound.vars);
+      ProducerUses uses(bound.vars, written);
       uses.visit(v);
-      if (!uses.found && !uses.loads) lets[l->var.get()] = v;
+      if (!uses.computed) lets[l->var.get()] = v;
       return walk(l->body);
     }
     return false;
@@ -143,22 +164,23 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
   BoundVars bound;
   bound.visit(kernel.body);
   bound.vars.erase(f->var.get());
+  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
   for (const CopyStmt* c : sched.producers) {
     auto copy = producerCopyOf(c, lets);
-    UsesVars uses(bound.vars);
+    ProducerUses uses(bound.vars, written);
     uses.visitRegion(copy->src);
     uses.visitRegion(copy->dst);
-    if (uses.found || uses.loads) return fail(why, "a copy's region uses values computed in the kernel");
+    if (uses.computed) return fail(why, "a copy's region uses values computed in the kernel");
     HopperOperand op;
     if (!planOperand(copy.get(), &op, why)) return false;
     op.copy = c;
     op.substituted = copy;
     out->tiles.push_back(op);
   }
-  UsesVars uses(bound.vars);
+  ProducerUses uses(bound.vars, written);
   uses.visit(substitute(f->min, lets));
   uses.visit(substitute(f->extent, lets));
-  if (uses.found || uses.loads) return fail(why, "the trip count uses values computed in the kernel");
+  if (uses.computed) return fail(why, "the trip count uses values computed in the kernel");
   if (threads + 128 > 1024) return fail(why, "no room for a producer warpgroup beside " + std::to_string(threads) +
                                                  " threads");
   // The tiles are touched only inside the loop.
@@ -276,12 +298,13 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   BoundVars bound;
   bound.visit(kernel.body);
   bound.vars.erase(f->var.get());
-  UsesVars uses(bound.vars);
+  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
+  ProducerUses uses(bound.vars, written);
   uses.visitRegion(sa->src);
   uses.visitRegion(sb->src);
   uses.visit(substitute(f->min, lets));
   uses.visit(substitute(f->extent, lets));
-  if (uses.found || uses.loads) return fail(why, "the copies' regions use values computed in the kernel");
+  if (uses.computed) return fail(why, "the copies' regions use values computed in the kernel");
   out->loop = f;
   out->producerLets = lets;
   out->gemm = g;
