@@ -149,6 +149,20 @@ std::optional<std::string> KernelCache::store(const std::string& key, const std:
   return base + ".bin";
 }
 
+std::vector<std::string> KernelCache::keys() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::path root = std::filesystem::path(dir_) / "v1";
+  if (!enabled_ || !std::filesystem::is_directory(root, ec)) return out;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::filesystem::path& p = it->path();
+    if (p.extension() == ".bin" && p.stem().string().size() > 2) out.push_back(p.stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::optional<std::string> cachedBuild(const KernelCache& cache, const std::string& key,
                                        const std::function<bool(const std::string& path, std::string* error)>& build,
                                        std::string* error, bool* hit, const EntryCheck& check) {
