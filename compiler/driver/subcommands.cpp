@@ -80,10 +80,12 @@ bool checkStageName(const std::string& stage) {
   return false;
 }
 
-// Every file the compilation read: the program and the modules it imports.
+// Every file the compilation read: the program and the modules it imports
+// (not the buffers of -D and --where, named "<...>").
 std::vector<std::string> sourceFiles(Compilation& c) {
   std::vector<std::string> out;
-  for (uint32_t id = 1; c.sources().hasFile(id); ++id) out.push_back(c.sources().name(id));
+  for (uint32_t id = 1; c.sources().hasFile(id); ++id)
+    if (c.sources().name(id).rfind('<', 0) != 0) out.push_back(c.sources().name(id));
   return out;
 }
 

@@ -32,7 +32,8 @@ struct Workspace {
           "def scale[M, block=32](A: Tensor[(M,), float32], B: Tensor[(M,), float32]):\n"
           "    with T.Kernel(T.ceildiv(M, block)) as bx:\n"
           "        for i in T.Parallel(block):\n"
-          "            B[bx * block + i] = twice(A[bx * block + i]) + 1.0\n"
+          "            if bx * block + i < M:\n"
+          "                B[bx * block + i] = twice(A[bx * block + i]) + 1.0\n"
           "def plain[M](A: Tensor[(M,), float32]):\n"
           "    with T.Kernel(1) as bx:\n"
           "        A[0] = 1.0\n");
