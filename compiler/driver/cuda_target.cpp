@@ -18,6 +18,7 @@
 #include "compiler/driver/kernel_cache.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/functor.h"
+#include "compiler/support/file_io.h"
 
 namespace tlc::driver {
 
@@ -130,14 +131,12 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
     std::string ignored;  // an unwritable cache only costs the next build its time
     if (cacheable && cache.store(binKey, bin, &ignored)) cache.store(metaKey, meta, &ignored);
   }
-  std::ofstream out(outPath, std::ios::binary);
-  out.write(bin.data(), (std::streamsize)bin.size());
-  if (!out) {
-    diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`");
+  std::string error;
+  if (!replaceNamedFile(outPath, bin, &error)) {
+    diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`: " + error);
     return 1;
   }
   // Kernel metadata for the host runtime, as `<out>.json`.
-  std::string error;
   if (!writeMetadataBeside(outPath, meta, &error)) {
     diags.report(DiagKind::CudaBuildFailed, {}, error);
     return 1;

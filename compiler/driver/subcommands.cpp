@@ -15,6 +15,7 @@
 #include "compiler/lexer/lexer.h"
 #include "compiler/parser/ast_dump.h"
 #include "compiler/parser/parser.h"
+#include "compiler/support/file_io.h"
 #include "compiler/support/suggest.h"
 
 namespace tlc::driver {
@@ -263,7 +264,7 @@ class BuildCommand : public Subcommand {
     // A rebuild is due when a tuning record used changes too.
     std::vector<std::string> inputs = sources;
     inputs.insert(inputs.end(), records.begin(), records.end());
-    if (!depfile_.empty() && !writeTextFile(depfile_, depfileText(output_, inputs), &error)) {
+    if (!depfile_.empty() && !replaceNamedFile(depfile_, depfileText(output_, inputs), &error)) {
       std::cerr << "tlc: error: " << error << "\n";
       return kExitUserError;
     }
