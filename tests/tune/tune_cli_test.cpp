@@ -126,21 +126,21 @@ TEST_CASE("a corrupt record is rebuilt by the next tune") {
 
 TEST_CASE("tlc tune reports bad spaces and missing sizes") {
   Workspace w;
-  Result misspelled = w.tune("--dim M=100 --space blok=16");
-  CHECK(misspelled.code == 2);
-  CHECK(misspelled.out.find("did you mean `block`") != std::string::npos);
-  Result bound = w.tune("--dim M=100 -D block=32");
-  CHECK(bound.code == 2);
-  CHECK(bound.out.find("both tuned and bound") != std::string::npos);
-  Result noSpace = w.tune("--dim M=100 --kernel plain");
-  CHECK(noSpace.code == 2);
-  CHECK(noSpace.out.find("has no tuning space") != std::string::npos);
-  Result noDim = w.tune("");
-  CHECK(noDim.code == 1);
-  CHECK(noDim.out.find("[missing-dim-value]") != std::string::npos);
-  Result where = w.tune("--dim M=100 --where 'block <'");
-  CHECK(where.code == 1);
-  CHECK(where.out.find("<--where 1>") != std::string::npos);
+  struct Mistake {
+    std::string args;
+    int code;
+    const char* says;
+  };
+  for (const Mistake& m : {Mistake{"--dim M=100 --space blok=16", 2, "did you mean `block`"},
+                           Mistake{"--dim M=100 -D block=32", 2, "both tuned and bound"},
+                           Mistake{"--dim M=100 --kernel plain", 2, "has no tuning space"},
+                           Mistake{"", 1, "[missing-dim-value]"},
+                           Mistake{"--dim M=100 --where 'block <'", 1, "<--where 1>"}}) {
+    Result r = w.tune(m.args);
+    INFO(m.args, "\n", r.out);
+    CHECK(r.code == m.code);
+    CHECK(r.out.find(m.says) != std::string::npos);
+  }
   Result interp = tlc("tune " + w.file("scale.tl") + " --target=interp --dim M=100");
   CHECK(interp.code == 2);
   CHECK(tlc("build " + w.file("scale.tl") + " -o " + w.file("x.so") + " --dim M=4").code == 2);
