@@ -5,6 +5,8 @@
 #     SOURCES k.tl [...]            # one module per source
 #     [TARGETS cpu cuda:sm_90 ...]  # default: cpu
 #     [DEFINES M=4096 dtype=float16 ...]   # compile-time parameters, for every source
+#     [TUNED [DIMS M=4096 ...]]     # the configurations `tlc tune` found (docs/tuning.md),
+#                                   # for the shape bucket of DIMS (default: the newest)
 #     [OPTIONS ...])                # extra `tlc build` arguments
 #
 # For each source `k.tl` and target T, `tlc build` runs at build time and
@@ -16,11 +18,13 @@
 #   k_launch(k_module(), A, B, C, M, N, stream)   // see the header
 # The kernels are rebuilt when a source, a module it imports (through the
 # depfile `tlc build --depfile` writes; Ninja and Makefile generators), the
-# tlc executable or the arguments change.
+# tlc executable or the arguments change; with TUNED, also when the tuning
+# record used changes (`tlc tune --force` again). A TUNED kernel that was
+# never tuned fails the build with the `tlc tune` command to run.
 include_guard(GLOBAL)
 
 function(tlc_add_kernel target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;TARGETS;DEFINES;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "TUNED" "" "SOURCES;TARGETS;DEFINES;DIMS;OPTIONS")
   if(NOT TARGET ${target})
     message(FATAL_ERROR "tlc_add_kernel: `${target}` is not a target (call add_executable/add_library first)")
   endif()
@@ -44,6 +48,18 @@ function(tlc_add_kernel target)
     endif()
     list(APPEND defines -D ${d})
   endforeach()
+  set(tuned)
+  if(ARG_TUNED)
+    set(tuned --tuned)
+    foreach(d IN LISTS ARG_DIMS)
+      if(NOT d MATCHES "^[A-Za-z_][A-Za-z0-9_]*=[0-9]+$")
+        message(FATAL_ERROR "tlc_add_kernel(${target}): DIMS entries are NAME=SIZE, got `${d}`")
+      endif()
+      list(APPEND tuned --dim ${d})
+    endforeach()
+  elseif(ARG_DIMS)
+    message(FATAL_ERROR "tlc_add_kernel(${target}): DIMS picks tuning results: use it with TUNED")
+  endif()
 
   set(outdir ${CMAKE_CURRENT_BINARY_DIR}/tlc/${target})
   file(MAKE_DIRECTORY ${outdir})
@@ -90,7 +106,7 @@ function(tlc_add_kernel target)
       endif()
       add_custom_command(
         OUTPUT ${bin} ${header} ${embed}
-        COMMAND ${env} ${TLC_EXECUTABLE} build ${src_abs} --target=${tgt} ${defines} ${ARG_OPTIONS}
+        COMMAND ${env} ${TLC_EXECUTABLE} build ${src_abs} --target=${tgt} ${defines} ${tuned} ${ARG_OPTIONS}
                 -o ${bin} --header ${header} --embed ${embed} ${depfile_args}
         DEPENDS ${src_abs} ${tlc_dep}
         ${depfile_option}

@@ -41,7 +41,21 @@ uint32_t Compilation::load(const std::string& path) {
   return id;
 }
 
-std::optional<ir::Module> Compilation::compile(const std::string& path, const std::vector<std::string>& rawDefines) {
+std::vector<std::string> Compilation::sourceTexts() const {
+  std::vector<std::string> out;
+  for (uint32_t id = 1; sources_.hasFile(id); ++id)
+    if (!sources_.name(id).empty() && sources_.name(id)[0] != '<') out.push_back(sources_.text(id));
+  return out;
+}
+
+std::string Compilation::firstError() const {
+  for (const Diagnostic& d : diags_.diagnostics())
+    if (d.severity == Severity::Error) return d.message;
+  return "";
+}
+
+std::optional<ir::Module> Compilation::compile(const std::string& path, const std::vector<std::string>& rawDefines,
+                                               FrontendTuning* tuning) {
   auto defines = parseDefines(rawDefines);
   if (!defines) return std::nullopt;
   uint32_t file = load(path);
@@ -57,12 +71,13 @@ std::optional<ir::Module> Compilation::compile(const std::string& path, const st
     if (!ir::verifyModule(*module, diags_)) return std::nullopt;
     return module;
   }
-  auto module = compileSource(sources_, diags_, file, *defines);
+  auto module = compileSource(sources_, diags_, file, *defines, tuning);
   if (diags_.hasErrors()) return std::nullopt;
   return module;
 }
 
 void Compilation::flush() {
+  if (quiet_) return;
   static const bool color = isatty(2) && getenv("NO_COLOR") == nullptr;
   const auto& all = diags_.diagnostics();
   for (; printed_ < all.size(); ++printed_) std::cerr << diags_.render(all[printed_], color);

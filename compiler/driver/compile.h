@@ -27,7 +27,17 @@ class Compilation {
   uint32_t load(const std::string& path);
   // .tir files are parsed as tile IR (defines must be empty); anything else is
   // compiled as .tl source. nullopt iff errors were reported.
-  std::optional<ir::Module> compile(const std::string& path, const std::vector<std::string>& defines);
+  // With `tuning`, the front end also reports tuning spaces (frontend.h).
+  std::optional<ir::Module> compile(const std::string& path, const std::vector<std::string>& defines,
+                                    FrontendTuning* tuning = nullptr);
+  // The text of every file read (the program and the modules it imports),
+  // in the order read; command-line buffers are left out.
+  std::vector<std::string> sourceTexts() const;
+  // Keeps the diagnostics instead of printing them (each candidate of
+  // `tlc tune` is compiled quietly; its errors become its note).
+  void setQuiet() { quiet_ = true; }
+  // The first error's message ("" when none).
+  std::string firstError() const;
 
   // Prints the diagnostics reported so far (once each).
   void flush();
@@ -37,6 +47,7 @@ class Compilation {
   SourceManager sources_;
   DiagnosticEngine diags_;
   size_t printed_ = 0;
+  bool quiet_ = false;
 };
 
 bool endsWith(const std::string& s, const std::string& suffix);

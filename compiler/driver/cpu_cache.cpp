@@ -3,11 +3,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <filesystem>
 
 #include "compiler/driver/cpu_target.h"
 #include "compiler/driver/exit_codes.h"
 #include "compiler/ir/printer.h"
+#include "compiler/support/file_io.h"
 #include "compiler/support/module_image.h"
 
 namespace tlc::driver {
@@ -86,14 +86,18 @@ std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module,
 int buildForCpuCached(const ir::Module& module, const std::string& outPath, const cpu::CpuOptions& options,
                       DiagnosticEngine& diags, const KernelCache& cache, bool* hit) {
   if (hit) *hit = false;
-  if (!cache.enabled() || options.printAfterAll || options.timePasses || options.dumpLLVM)
-    return buildForCpu(module, outPath, options, diags);
   if (!cpuOptionsUsable(options)) return kExitUsage;
+  // Without the cache (or when the user asked to see the compilation) the
+  // module is built into a temporary file all the same: the output is only
+  // ever replaced whole, never rewritten in place (replaceNamedFile).
+  bool bypass = !cache.enabled() || options.printAfterAll || options.timePasses || options.dumpLLVM;
+  KernelCache disabled(cache.dir(), false);
+  const KernelCache& used = bypass ? disabled : cache;
   std::string key = sha256Hex(cpuCacheKey(module, options) + "|build|" + cpuModuleMetadata(module, &diags.sources()));
   std::string error;
   int status = 0;
   auto path = cachedBuild(
-      cache, key,
+      used, key,
       [&](const std::string& out, std::string* err) {
         status = buildForCpu(module, out, options, diags);
         *err = "";
@@ -102,19 +106,18 @@ int buildForCpuCached(const ir::Module& module, const std::string& outPath, cons
       &error, hit, [](const std::string& bytes, std::string* why) {
         return checkCpuModuleImage(bytes.data(), bytes.size(), why);
       });
+  SourceLoc loc = module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc;
   if (!path) {
     if (status != 0) return status;
-    diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
-                 "cannot build the kernels: " + error);
+    diags.report(DiagKind::CpuBuildFailed, loc, "cannot build the kernels: " + error);
     return 1;
   }
-  bool uncached = path->find(cache.dir()) != 0;
-  std::error_code ec;
-  std::filesystem::copy_file(*path, outPath, std::filesystem::copy_options::overwrite_existing, ec);
+  bool uncached = !used.enabled() || path->find(used.dir()) != 0;
+  std::string bytes;
+  bool written = readRegularFile(*path, &bytes, &error) == ReadStatus::Ok && replaceNamedFile(outPath, bytes, &error);
   if (uncached) ::unlink(path->c_str());
-  if (ec) {
-    diags.report(DiagKind::CpuBuildFailed, module.funcs.empty() ? SourceLoc{} : module.funcs[0]->loc,
-                 "cannot write `" + outPath + "`: " + ec.message());
+  if (!written) {
+    diags.report(DiagKind::CpuBuildFailed, loc, "cannot write `" + outPath + "`: " + error);
     return 1;
   }
   return 0;

@@ -30,7 +30,9 @@ std::unique_ptr<cpu::CpuJitModule> compileForCpuCached(const ir::Module& module,
 // `tlc build --target=cpu`: writes the module's shared object to `outPath`,
 // copied from `cache` when an entry exists (keyed like cpuCacheKey and the
 // module's metadata, so the copy is byte for byte what a build writes), else
-// built and stored. Returns the process exit code, as buildForCpu does.
+// built and stored. `outPath` is replaced whole (replaceNamedFile), never
+// rewritten: a process that has loaded the old library keeps it intact.
+// Returns the process exit code, as buildForCpu does.
 int buildForCpuCached(const ir::Module& module, const std::string& outPath, const cpu::CpuOptions& options,
                       DiagnosticEngine& diags, const KernelCache& cache, bool* hit = nullptr);
 

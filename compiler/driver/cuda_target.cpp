@@ -13,10 +13,12 @@
 
 #include "compiler/backends/cuda/cuda_driver.h"
 #include "compiler/backends/cuda/nvrtc.h"
+#include "compiler/driver/cuda_launch.h"
 #include "compiler/driver/device_metadata.h"
 #include "compiler/driver/kernel_cache.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/functor.h"
+#include "compiler/support/file_io.h"
 
 namespace tlc::driver {
 
@@ -25,86 +27,6 @@ using namespace ir;
 namespace {
 
 std::optional<CudaBenchResult> gLastBench;
-
-// Host-side evaluation of launch expressions (grids, lets, shape variables).
-struct HostValues {
-  std::map<const VarNode*, double> values;
-  std::map<std::string, double> byName;
-
-  std::optional<double> eval(const Expr& e) const {
-    if (auto* i = as<IntImm>(e)) return (double)i->value;
-    if (auto* f = as<FloatImm>(e)) return f->value;
-    if (auto* v = as<VarRef>(e)) {
-      if (auto it = values.find(v->var.get()); it != values.end()) return it->second;
-      if (auto it = byName.find(v->var->name); it != byName.end()) return it->second;
-      return std::nullopt;
-    }
-    if (auto* c = as<Cast>(e)) {
-      auto x = eval(c->value);
-      if (x && !isFloat(c->dtype)) *x = std::trunc(*x);
-      return x;
-    }
-    if (auto* s = as<Select>(e)) {
-      auto c = eval(s->cond);
-      if (!c) return std::nullopt;
-      return *c ? eval(s->t) : eval(s->f);
-    }
-    if (auto* call = as<Call>(e)) {
-      std::vector<double> a;
-      for (auto& x : call->args) {
-        auto v = eval(x);
-        if (!v) return std::nullopt;
-        a.push_back(*v);
-      }
-      if (call->callee == "ceildiv" && a.size() == 2 && a[1] != 0) return std::ceil(a[0] / a[1]);
-      if (call->callee == "min" && a.size() == 2) return std::min(a[0], a[1]);
-      if (call->callee == "max" && a.size() == 2) return std::max(a[0], a[1]);
-      return std::nullopt;
-    }
-    if (auto* u = as<Unary>(e)) {
-      auto x = eval(u->a);
-      if (!x) return std::nullopt;
-      return u->op == UnaryOp::Neg ? -*x : u->op == UnaryOp::Not ? (double)!*x : (double)~(int64_t)*x;
-    }
-    if (auto* b = as<Binary>(e)) {
-      auto x = eval(b->a), y = eval(b->b);
-      if (!x || !y) return std::nullopt;
-      bool integer = !isFloat(b->a->dtype);
-      switch (b->op) {
-        case BinaryOp::Add: return *x + *y;
-        case BinaryOp::Sub: return *x - *y;
-        case BinaryOp::Mul: return *x * *y;
-        case BinaryOp::Div: return *x / *y;
-        case BinaryOp::FloorDiv: return *y == 0 ? std::nullopt : std::optional<double>(std::floor(*x / *y));
-        case BinaryOp::FloorMod:
-          if (*y == 0) return std::nullopt;
-          return integer ? *x - std::floor(*x / *y) * *y : std::fmod(*x, *y);
-        case BinaryOp::Min: return std::min(*x, *y);
-        case BinaryOp::Max: return std::max(*x, *y);
-        case BinaryOp::Eq: return (double)(*x == *y);
-        case BinaryOp::Ne: return (double)(*x != *y);
-        case BinaryOp::Lt: return (double)(*x < *y);
-        case BinaryOp::Le: return (double)(*x <= *y);
-        case BinaryOp::Gt: return (double)(*x > *y);
-        case BinaryOp::Ge: return (double)(*x >= *y);
-        case BinaryOp::And: return (double)(*x && *y);
-        case BinaryOp::Or: return (double)(*x || *y);
-        case BinaryOp::BitAnd: return (double)((int64_t)*x & (int64_t)*y);
-        case BinaryOp::BitOr: return (double)((int64_t)*x | (int64_t)*y);
-        case BinaryOp::BitXor: return (double)((int64_t)*x ^ (int64_t)*y);
-        case BinaryOp::Shl: return (double)((int64_t)*x << (int64_t)*y);
-        case BinaryOp::Shr: return (double)((int64_t)*x >> (int64_t)*y);
-      }
-    }
-    return std::nullopt;
-  }
-};
-
-struct LoadedModule {
-  cuda::CudaModule generated;
-  void* module = nullptr;
-  std::map<std::string, void*> functions;
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -209,14 +131,12 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
     std::string ignored;  // an unwritable cache only costs the next build its time
     if (cacheable && cache.store(binKey, bin, &ignored)) cache.store(metaKey, meta, &ignored);
   }
-  std::ofstream out(outPath, std::ios::binary);
-  out.write(bin.data(), (std::streamsize)bin.size());
-  if (!out) {
-    diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`");
+  std::string error;
+  if (!replaceNamedFile(outPath, bin, &error)) {
+    diags.report(DiagKind::CudaBuildFailed, {}, "cannot write `" + outPath + "`: " + error);
     return 1;
   }
   // Kernel metadata for the host runtime, as `<out>.json`.
-  std::string error;
   if (!writeMetadataBeside(outPath, meta, &error)) {
     diags.report(DiagKind::CudaBuildFailed, {}, error);
     return 1;
@@ -225,7 +145,7 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
 }
 
 int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptions& options, DiagnosticEngine& diags) {
-  LoadedModule lm;
+  LoadedCudaModule lm;
   auto cubin = compileForCuda(module, options, false, diags, &lm.generated);
   if (!cubin) return 1;
   std::string why;
@@ -241,135 +161,18 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
   std::ostream& out = settings.out ? *settings.out : std::cout;
 
   auto runner = [&](const PrimFunc& func, RunArgs& args, const RunSettings& rs, DiagnosticEngine& d) -> bool {
-    const cuda::FuncLaunch* fl = nullptr;
-    for (auto& f : lm.generated.funcs)
-      if (f.funcName == func.name) fl = &f;
     auto fail = [&](const std::string& msg) {
       d.report(DiagKind::CudaLaunchFailed, func.loc, msg);
       return false;
     };
-    if (!fl) return fail("the CUDA backend produced no kernels for `" + func.name + "`");
-    HostValues env;
-    for (auto& [name, v] : args.dims) env.byName[name] = (double)v;
-    for (size_t i = 0; i < func.params.size(); ++i) {
-      const Param& p = func.params[i];
-      if (p.scalar && i < args.scalars.size()) {
-        const interp::ArgValue& a = args.scalars[i];
-        env.values[p.scalar.get()] = a.kind == interp::ArgValue::Kind::Float ? a.floatValue : (double)a.intValue;
-      }
-      if (p.buffer && args.tensors[i])  // shape variables from the tensors' shapes
-        for (size_t d2 = 0; d2 < p.buffer->shape.size(); ++d2)
-          if (auto* v = as<VarRef>(p.buffer->shape[d2])) env.values[v->var.get()] = (double)args.tensors[i]->shape[d2];
-    }
-    for (auto& [var, e] : fl->hostLets) {
-      auto v = env.eval(e);
-      if (!v) return fail("cannot evaluate `" + var->name + "` on the host for the launch");
-      env.values[var.get()] = *v;
-    }
-    // Device copies of the tensors.
-    std::vector<cuda::CUdeviceptr> dev(func.params.size(), 0);
-    struct Free {
-      cuda::CudaDriver* drv;
-      std::vector<cuda::CUdeviceptr>& p;
-      ~Free() {
-        for (auto x : p) drv->free(x);
-      }
-    } freeAll{drv, dev};
-    double bytes = 0;
-    for (size_t i = 0; i < func.params.size(); ++i) {
-      if (!args.tensors[i]) continue;
-      auto& t = *args.tensors[i];
-      bytes += (double)t.sizeBytes();
-      if (!drv->alloc(&dev[i], t.sizeBytes()) || !drv->copyToDevice(dev[i], t.data(), t.sizeBytes()))
-        return fail(drv->lastError());
-    }
-    // Kernel argument storage, in the order of FuncLaunch::args.
-    std::vector<std::array<unsigned char, 8>> storage(fl->args.size());
-    std::vector<void*> params(fl->args.size());
-    for (size_t k = 0; k < fl->args.size(); ++k) {
-      const cuda::KernelArg& ka = fl->args[k];
-      auto& slot = storage[k];
-      slot.fill(0);
-      params[k] = slot.data();
-      if (ka.kind == cuda::KernelArg::Kind::Tensor) {
-        std::memcpy(slot.data(), &dev[ka.paramIndex], sizeof(cuda::CUdeviceptr));
-        continue;
-      }
-      auto v = env.eval(makeVarRef(ka.var));
-      if (!v) return fail("no value for kernel argument `" + ka.var->name + "`");
-      interp::HostTensor scalar(ka.dtype, {1});
-      scalar.set(0, *v);
-      std::memcpy(slot.data(), scalar.data(), dtypeBytes(ka.dtype));
-    }
-    struct alignas(64) TensorMapBytes {
-      unsigned char bytes[128];
-    };
-    struct Launch {
-      void* fn;
-      unsigned grid[3];
-      unsigned threads, shared;
-      std::vector<TensorMapBytes> maps;  // after the function's arguments (Hopper TMA)
-      std::vector<void*> params;
-    };
-    std::vector<Launch> launches;
-    for (const cuda::KernelLaunch& kl : fl->kernels) {
-      Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes, {}, {}};
-      bool empty = false;
-      for (size_t g = 0; g < kl.grid.size() && g < 3; ++g) {
-        auto v = env.eval(kl.grid[g]);
-        if (!v) return fail("cannot evaluate the grid of `" + kl.name + "` on the host");
-        if (*v <= 0) empty = true;
-        l.grid[g] = (unsigned)std::max(0.0, *v);
-      }
-      if (empty) continue;
-      // Tensor maps (Hopper TMA); the version without TMA when one cannot be encoded.
-      l.maps.resize(kl.tensorMaps.size());
-      bool useFallback = false;
-      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
-        const cuda::TensorMapArg& tm = kl.tensorMaps[t];
-        const interp::HostTensor& x = *args.tensors[tm.paramIndex];
-        cuda::TensorMapSpec spec;
-        std::string why;
-        if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), dev[tm.paramIndex], x.shape, tm.box,
-                                         tm.swizzle, &spec, &why)) {
-          const std::string& tensor = func.params[tm.paramIndex].name;
-          if (kl.fallbackName.empty()) return fail(cuda::tmaUnsupportedError(kl.name, tensor, why));
-          useFallback = true;
-          out << cuda::tmaFallbackNote(kl.name, tensor, why);
-          break;
-        }
-        if (!drv->encodeTensorMap(spec, l.maps[t].bytes)) return fail(drv->lastError());
-      }
-      if (useFallback) {
-        l.maps.clear();
-        l.threads = (unsigned)kl.fallbackThreads;
-        l.shared = (unsigned)kl.fallbackSharedBytes;
-      }
-      const std::string& entry = useFallback ? kl.fallbackName : kl.name;
-      auto it = lm.functions.find(entry);
-      if (it == lm.functions.end()) {
-        void* fn = nullptr;
-        if (!drv->getFunction(lm.module, entry, &fn)) return fail(drv->lastError());
-        if (l.shared > 48 * 1024 && !drv->setDynamicShared(fn, (int)l.shared)) return fail(drv->lastError());
-        it = lm.functions.emplace(entry, fn).first;
-      }
-      l.fn = it->second;
-      launches.push_back(std::move(l));
-    }
-    for (auto& l : launches) {
-      l.params = params;
-      for (auto& m : l.maps) l.params.push_back(m.bytes);
-    }
-    auto launchAll = [&]() {
-      for (auto& l : launches)
-        if (!drv->launch(l.fn, l.grid, l.threads, l.shared, l.params.data())) return false;
-      return true;
-    };
+    CudaLaunches launches(drv);
+    std::string error, notes;
+    bool prepared = launches.prepare(lm, func, args, &error, &notes);
+    out << notes;
+    if (!prepared) return fail(error);
+    auto launchAll = [&]() { return launches.launchAll(); };
     if (!launchAll() || !drv->synchronize()) return fail(drv->lastError());
-    std::vector<bool> written = writtenParams(func);
-    for (size_t i = 0; i < func.params.size(); ++i)
-      if (args.tensors[i] && written[i] && !drv->copyToHost(args.tensors[i]->data(), dev[i], args.tensors[i]->sizeBytes()))
-        return fail(drv->lastError());
+    if (!launches.copyOutputs(func, args)) return fail(drv->lastError());
 
     if (rs.bench) {
       // Warm up, then time batches of launches until ~0.5 s have passed (at least 5).
@@ -384,9 +187,9 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
       }
       CudaBenchResult br;
       br.medianMs = median(times);
-      br.bytes = bytes;
+      br.bytes = launches.tensorBytes();
       auto flops = ir::gemmFlops(func.body, [&](const Expr& e) -> std::optional<double> {
-        auto v = env.eval(e);
+        auto v = launches.values().eval(e);
         if (!v) return std::nullopt;
         return double(*v);
       });

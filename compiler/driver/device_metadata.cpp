@@ -1,8 +1,8 @@
 #include "compiler/driver/device_metadata.h"
 
-#include <fstream>
 
 #include "compiler/backends/metadata.h"
+#include "compiler/support/file_io.h"
 
 namespace tlc::driver {
 
@@ -51,15 +51,7 @@ std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule&
 }
 
 bool writeMetadataBeside(const std::string& binaryPath, const std::string& json, std::string* error) {
-  std::string path = binaryPath + ".json";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << json << "\n";
-  out.close();
-  if (!out) {
-    *error = "cannot write `" + path + "`";
-    return false;
-  }
-  return true;
+  return replaceNamedFile(binaryPath + ".json", json + "\n", error);
 }
 
 }  // namespace tlc::driver

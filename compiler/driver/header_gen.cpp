@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/backends/c_names.h"
+#include "compiler/support/file_io.h"
 #include "compiler/ir/buffer_writes.h"
 
 namespace tlc::driver {
@@ -363,17 +364,6 @@ bool readAll(const std::string& path, std::string* out) {
   return true;
 }
 
-bool writeAll(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    *error = "cannot write " + path;
-    return false;
-  }
-  return true;
-}
-
 std::string stemOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -391,7 +381,7 @@ bool writeHostFiles(const ir::Module& module, const std::string& binaryPath, con
     h.moduleName = name;
     h.embedded = !embedPath.empty();
     h.sourceName = stemOf(binaryPath);
-    if (!writeAll(headerPath, generateHeader(module, h), error)) return false;
+    if (!replaceNamedFile(headerPath, generateHeader(module, h), error)) return false;
   }
   if (!embedPath.empty()) {
     std::string binary, metadata;
@@ -403,7 +393,7 @@ bool writeHostFiles(const ir::Module& module, const std::string& binaryPath, con
     EmbedOptions e;
     e.moduleName = name;
     if (!headerPath.empty()) e.headerName = headerPath.substr(headerPath.find_last_of('/') + 1);
-    if (!writeAll(embedPath, generateEmbedSource(binary, metadata, e), error)) return false;
+    if (!replaceNamedFile(embedPath, generateEmbedSource(binary, metadata, e), error)) return false;
   }
   return true;
 }

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -28,42 +27,6 @@ void removeEntryFile(const std::string& path) {
     std::filesystem::remove_all(path, ec);
   else
     std::filesystem::remove(path, ec);
-}
-
-// Writes `bytes` to a unique temporary file beside `path`, flushes it, and
-// renames it over `path`.
-bool writeAtomically(const std::string& path, const std::string& bytes, std::string* error) {
-  static std::atomic<uint64_t> counter{0};
-  std::random_device rd;
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
-                    std::to_string(rd());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *error = "cannot create " + tmp + ": " + std::strerror(errno);
-    return false;
-  }
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t w = ::write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      *error = "cannot write " + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    p += w;
-    left -= (size_t)w;
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -144,9 +107,23 @@ std::optional<std::string> KernelCache::store(const std::string& key, const std:
     return std::nullopt;
   }
   // Bytes first, then the checksum that makes the entry valid.
-  if (!writeAtomically(base + ".bin", bytes, error)) return std::nullopt;
-  if (!writeAtomically(base + ".sum", sha256Hex(bytes), error)) return std::nullopt;
+  if (!replaceFile(base + ".bin", bytes, error, 0644)) return std::nullopt;
+  if (!replaceFile(base + ".sum", sha256Hex(bytes), error, 0644)) return std::nullopt;
   return base + ".bin";
+}
+
+std::vector<std::string> KernelCache::keys() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::path root = std::filesystem::path(dir_) / "v1";
+  if (!enabled_ || !std::filesystem::is_directory(root, ec)) return out;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::filesystem::path& p = it->path();
+    if (p.extension() == ".bin" && p.stem().string().size() > 2) out.push_back(p.stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::optional<std::string> cachedBuild(const KernelCache& cache, const std::string& key,

@@ -55,6 +55,10 @@ class KernelCache {
   // Stores `bytes` under `key`; returns the entry's path, or nullopt and sets
   // *error (a disabled cache returns nullopt with an empty error).
   std::optional<std::string> store(const std::string& key, const std::string& bytes, std::string* error) const;
+  // The file that holds the bytes of `key`'s entry (present or not).
+  std::string entryPath(const std::string& key) const { return entryBase(key) + ".bin"; }
+  // The keys of the entries present (not verified: lookup checks each).
+  std::vector<std::string> keys() const;
 
  private:
   std::string entryBase(const std::string& key) const;

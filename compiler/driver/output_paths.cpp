@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace tlc::driver {
@@ -82,17 +81,6 @@ std::string depfileText(const std::string& target, const std::vector<std::string
     text += " \\\n  " + escapeForMake((ec ? fs::path(d) : abs.lexically_normal()).string());
   }
   return text + "\n";
-}
-
-bool writeTextFile(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    *error = "cannot write " + path;
-    return false;
-  }
-  return true;
 }
 
 }  // namespace tlc::driver

@@ -27,7 +27,5 @@ bool checkOutputs(const std::vector<OutputFile>& outputs, const std::vector<std:
 // `target: dep dep ...` with spaces, `#` and `$` escaped as Make and Ninja
 // read them; the dependencies as absolute paths.
 std::string depfileText(const std::string& target, const std::vector<std::string>& deps);
-// Writes `text` to `path`; false and *error on failure.
-bool writeTextFile(const std::string& path, const std::string& text, std::string* error);
 
 }  // namespace tlc::driver

@@ -9,10 +9,13 @@
 #include "compiler/driver/output_paths.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/driver/targets.h"
+#include "compiler/driver/tuned_build.h"
+#include "compiler/driver/tuner.h"
 #include "compiler/ir/printer.h"
 #include "compiler/lexer/lexer.h"
 #include "compiler/parser/ast_dump.h"
 #include "compiler/parser/parser.h"
+#include "compiler/support/file_io.h"
 #include "compiler/support/suggest.h"
 
 namespace tlc::driver {
@@ -78,11 +81,32 @@ bool checkStageName(const std::string& stage) {
   return false;
 }
 
-// Every file the compilation read: the program and the modules it imports.
+// Every file the compilation read: the program and the modules it imports
+// (not the buffers of -D and --where, named "<...>").
 std::vector<std::string> sourceFiles(Compilation& c) {
   std::vector<std::string> out;
-  for (uint32_t id = 1; c.sources().hasFile(id); ++id) out.push_back(c.sources().name(id));
+  for (uint32_t id = 1; c.sources().hasFile(id); ++id)
+    if (c.sources().name(id).rfind('<', 0) != 0) out.push_back(c.sources().name(id));
   return out;
+}
+
+// Reads `--dim NAME=SIZE` options into *dims; false after printing why.
+bool parseDims(const std::vector<std::string>& raw, std::map<std::string, int64_t>* dims) {
+  for (const std::string& d : raw) {
+    auto parsed = parseDimSetting(d);
+    if (!parsed) {
+      std::cerr << "tlc: error: malformed `--dim " << d
+                << "`: write `--dim NAME=SIZE` with SIZE in 0..2147483647, e.g. `--dim M=1000`\n";
+      return false;
+    }
+    auto [it, inserted] = dims->emplace(parsed->first, parsed->second);
+    if (!inserted) {
+      std::cerr << "tlc: error: `--dim " << parsed->first << "` is given twice (" << parsed->first << "="
+                << it->second << " and " << d << "): give each dimension once\n";
+      return false;
+    }
+  }
+  return true;
 }
 
 class CheckCommand : public Subcommand {
@@ -165,20 +189,7 @@ class RunCommand : public Subcommand {
   int run() override {
     if (!checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
-    for (const std::string& d : dims_) {
-      auto parsed = parseDimSetting(d);
-      if (!parsed) {
-        std::cerr << "tlc: error: malformed `--dim " << d
-                  << "`: write `--dim NAME=SIZE` with SIZE in 0..2147483647, e.g. `--dim M=1000`\n";
-        return kExitUsage;
-      }
-      auto [it, inserted] = settings_.dims.emplace(parsed->first, parsed->second);
-      if (!inserted) {
-        std::cerr << "tlc: error: `--dim " << parsed->first << "` is given twice (" << parsed->first << "="
-                  << it->second << " and " << d << "): give each dimension once\n";
-        return kExitUsage;
-      }
-    }
+    if (!parseDims(dims_, &settings_.dims)) return kExitUsage;
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
     TargetRequest request = target_.request();
@@ -207,6 +218,10 @@ class BuildCommand : public Subcommand {
     cmd_->add_option("--embed", embed_, "also write a C source embedding the built binary (no files needed at run time)");
     cmd_->add_option("--depfile", depfile_,
                      "also write a Makefile-syntax depfile: the output depends on the source and every imported module");
+    cmd_->add_flag("--tuned", tuned_, "use the configurations `tlc tune` found for the kernels (docs/tuning.md)");
+    cmd_->add_option("--dim", dims_, "with --tuned: the sizes to pick tuning results for, --dim M=4096");
+    cmd_->add_option("--device", device_, "with --tuned: the device the results were tuned on (default: this machine's)");
+    cmd_->add_option("--db", db_, "with --tuned: the results database's directory (docs/tuning.md)");
   }
   int run() override {
     if (!checkTargetName(target_.target)) return kExitUsage;
@@ -215,9 +230,27 @@ class BuildCommand : public Subcommand {
     if (!embed_.empty()) outputs.push_back({"--embed", embed_});
     if (!depfile_.empty()) outputs.push_back({"--depfile", depfile_});
     if (!checkOutputs(outputs, {program_.file})) return kExitUsage;
-    Compilation c;
-    auto module = c.compile(program_.file, program_.defines);
+    TunedBuildRequest tunedRequest{program_.file, program_.defines, {}, device_, db_};
+    if (!tuned_ && (!dims_.empty() || !device_.empty() || !db_.empty())) {
+      std::cerr << "tlc: error: --dim, --device and --db choose tuning results: use them with --tuned\n";
+      return kExitUsage;
+    }
+    if (!parseDims(dims_, &tunedRequest.dims)) return kExitUsage;
+    Compilation first;
+    FrontendTuning tuning;
+    auto module = first.compile(program_.file, program_.defines, tuned_ ? &tuning : nullptr);
     if (!module) return kExitUserError;
+    // With --tuned, the program again with the tuned bindings.
+    Compilation tunedCompilation;
+    Compilation& c = tuned_ ? tunedCompilation : first;
+    std::vector<std::string> records;
+    if (tuned_) {
+      auto defines =
+          tunedDefines(tunedRequest, *module, tuning.spaces, first.sourceTexts(), target_.request(), &records);
+      if (!defines) return kExitUserError;
+      module = c.compile(program_.file, *defines);
+      if (!module) return kExitUserError;
+    }
     std::vector<std::string> sources = sourceFiles(c);
     if (!checkOutputs(outputs, sources)) return kExitUsage;  // the imported modules too
     int code = buildForTarget(*module, output_, target_.request(), c.diags());
@@ -228,7 +261,10 @@ class BuildCommand : public Subcommand {
       std::cerr << "tlc: error: " << error << "\n";
       return kExitUserError;
     }
-    if (!depfile_.empty() && !writeTextFile(depfile_, depfileText(output_, sources), &error)) {
+    // A rebuild is due when a tuning record used changes too.
+    std::vector<std::string> inputs = sources;
+    inputs.insert(inputs.end(), records.begin(), records.end());
+    if (!depfile_.empty() && !replaceNamedFile(depfile_, depfileText(output_, inputs), &error)) {
       std::cerr << "tlc: error: " << error << "\n";
       return kExitUserError;
     }
@@ -242,6 +278,60 @@ class BuildCommand : public Subcommand {
   std::string header_;
   std::string embed_;
   std::string depfile_;
+  bool tuned_ = false;
+  std::vector<std::string> dims_;
+  std::string device_;
+  std::string db_;
+};
+
+class TuneCommand : public Subcommand {
+ public:
+  void attach(CLI::App& app) override {
+    cmd_ = app.add_subcommand("tune", "find the fastest configuration of a kernel's tuning space (docs/tuning.md)");
+    cmd_->add_option("file", settings_.file, "the .tl source");
+    cmd_->add_option("-D,--define", settings_.defines, "bind a compile-time parameter: -D NAME=VALUE")
+        ->allow_extra_args(false);
+    target_.attach(cmd_, defaultRunTarget());
+    cmd_->add_option("--dim", dims_, "size of a runtime (dynamic) dimension to tune at: --dim M=4096");
+    cmd_->add_option("--kernel", settings_.kernel, "the kernel to tune when the file has several");
+    cmd_->add_option("--space", settings_.space, "replace (or add) a parameter's candidates: --space block_M=64,128");
+    cmd_->add_option("--where", settings_.where, "one more condition on the candidates: --where 'block_M <= block_N'");
+    cmd_->add_option("-j,--jobs", settings_.jobs, "compile threads (default: one per core)");
+    cmd_->add_option("--check-count", settings_.checkCount,
+                     "how many of the fastest must agree with the interpreter (default 3)");
+    cmd_->add_option("--min-time", settings_.minTime, "seconds of timed runs per candidate (default 0.3)");
+    cmd_->add_option("--seed", settings_.seed, "seed of the random inputs")->default_val(0);
+    cmd_->add_option("--devices", settings_.devices, "cuda: the GPUs to measure on, by ordinal (default: all)")
+        ->delimiter(',');
+    cmd_->add_flag("--force", settings_.force, "tune again even when results for these inputs exist");
+    cmd_->add_option("--db", settings_.db, "the results database's directory (default: <kernel cache>/tune)");
+    cmd_->add_flag("--show", show_, "print the results database (with FILE: that file's results only)");
+    cmd_->add_flag("-v,--verbose", verbose_, "with --show: every candidate's outcome");
+  }
+  int run() override {
+    if (show_) {
+      TuneDatabase db = TuneDatabase::locate(settings_.db);
+      std::vector<TuneRecord> records;
+      for (TuneRecord& r : db.all())
+        if (settings_.file.empty() || r.file == settings_.file) records.push_back(std::move(r));
+      if (records.empty()) std::cout << "no tuning results in " << db.dir() << "\n";
+      std::cout << formatRecords(records, verbose_);
+      return kExitOk;
+    }
+    if (settings_.file.empty()) {
+      std::cerr << "tlc: error: `tlc tune` needs the .tl file to tune (or --show)\n";
+      return kExitUsage;
+    }
+    if (!checkTargetName(target_.target) || !parseDims(dims_, &settings_.dims)) return kExitUsage;
+    return tuneKernel(settings_, target_.request());
+  }
+
+ private:
+  TuneSettings settings_;
+  TargetOptions target_;
+  std::vector<std::string> dims_;
+  bool show_ = false;
+  bool verbose_ = false;
 };
 
 }  // namespace
@@ -252,6 +342,7 @@ std::vector<std::unique_ptr<Subcommand>> makeSubcommands() {
   out.push_back(std::make_unique<EmitCommand>());
   out.push_back(std::make_unique<RunCommand>());
   out.push_back(std::make_unique<BuildCommand>());
+  out.push_back(std::make_unique<TuneCommand>());
   return out;
 }
 

@@ -512,10 +512,29 @@ StmtPtr Parser::parseIf() {
   return stmt;
 }
 
+// whole_expression = expr { NEWLINE } EOF
+ExprPtr Parser::parseWholeExpression() {
+  try {
+    ExprPtr e = parseExpr();
+    while (accept(TokenKind::Newline)) {
+    }
+    if (!at(TokenKind::Eof))
+      fail(DiagKind::UnexpectedToken, cur().loc, "expected the end of the condition, found " + describeToken(cur()));
+    return e;
+  } catch (const ParseError&) {
+    return nullptr;
+  }
+}
+
 }  // namespace parser_detail
 
 std::unique_ptr<ast::Module> parseTokens(const std::vector<Token>& tokens, DiagnosticEngine& diags, uint32_t file) {
   return parser_detail::Parser(tokens, diags, file).parseModule();
+}
+
+ast::ExprPtr parseExpressionFile(const SourceManager& sources, DiagnosticEngine& diags, uint32_t file) {
+  std::vector<Token> tokens = lex(sources, diags, file);
+  return parser_detail::Parser(tokens, diags, file).parseWholeExpression();
 }
 
 std::unique_ptr<ast::Module> parseModule(const SourceManager& sources, DiagnosticEngine& diags, uint32_t file) {

@@ -31,4 +31,8 @@ std::unique_ptr<ast::Module> parseModule(const SourceManager& sources, Diagnosti
 // Parses an already lexed token stream (which must end with Eof).
 std::unique_ptr<ast::Module> parseTokens(const std::vector<Token>& tokens, DiagnosticEngine& diags, uint32_t file);
 
+// Parses a file that holds one expression and nothing else (a condition
+// given on the command line); null after reporting a syntax error.
+ast::ExprPtr parseExpressionFile(const SourceManager& sources, DiagnosticEngine& diags, uint32_t file);
+
 }  // namespace tlc

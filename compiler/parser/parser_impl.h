@@ -25,6 +25,8 @@ class Parser {
   Parser(const std::vector<Token>& tokens, DiagnosticEngine& diags, uint32_t file);
 
   std::unique_ptr<ast::Module> parseModule();
+  // expr { NEWLINE } EOF; null after a syntax error.
+  ast::ExprPtr parseWholeExpression();
 
   // ---- expressions (parser_expr.cpp)
   ast::ExprPtr parseExpr();

@@ -75,6 +75,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"prim_func", B::PrimFunc, C::Decorator, {}, 0, false},
       {"macro", B::MacroDecorator, C::Decorator, {}, 0, false},
       {"jit", B::Jit, C::Decorator, {}, 0, false},
+      {"tune", B::Tune, C::Decorator, {}, 0, false},
       {"GemmWarpPolicy", B::GemmWarpPolicy, C::Enum, {}, 0, false},
   };
   return table;

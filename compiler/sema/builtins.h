@@ -27,6 +27,8 @@ enum class BuiltinId {
   Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
   // TileLang's decorators (docs/language.md, TileLang spellings)
   PrimFunc, MacroDecorator, Jit,
+  // the tuning space of a kernel (docs/tuning.md)
+  Tune,
   // TileLang's gemm warp policies: `T.GemmWarpPolicy.FullRow`
   GemmWarpPolicy,
 };
@@ -39,7 +41,7 @@ enum class BuiltinCategory {
   Scalar,     // an expression
   Layout,     // a layout value for T.annotate_layout
   Type,       // only in annotations
-  Decorator,  // only as `@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`
+  Decorator,  // only as `@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`, `@T.tune(...)`
   Enum,       // a namespace of named constants (`T.GemmWarpPolicy.FullRow`)
 };
 

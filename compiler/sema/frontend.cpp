@@ -15,9 +15,10 @@
 namespace tlc {
 
 std::optional<ir::Module> compileSource(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
-                                        const std::vector<Define>& defines) {
+                                        const std::vector<Define>& defines, FrontendTuning* tuning) {
   int before = diags.errorCount();
   sema::Sema sema(sources, diags, defines);
+  sema.tuning_ = tuning;
   std::optional<ir::Module> module = sema.run(file);
   if (diags.errorCount() > before) return std::nullopt;
   return module;

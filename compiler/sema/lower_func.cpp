@@ -436,6 +436,7 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   primFuncFreeNames_ = kind == DefForm::PrimFunc;
   lowerRuntimeParams(kernel->params, *fn);
   checkUnboundParams(compileNames, kernelScope);
+  lowerTuneSpace(form == defForms_.end() ? nullptr : form->second.tune, compileNames, *fn);
   lowerBlockInto(kernel->body);
   primFuncFreeNames_ = false;
   fn->body = body.finish(def.loc);

@@ -80,6 +80,7 @@ enum class DefForm {
 struct DefInfo {
   DefForm form = DefForm::Kernel;
   const ast::FuncDef* primFunc = nullptr;  // Factory: the inner kernel
+  const ast::Expr* tune = nullptr;         // `@T.tune(...)`, if any
 };
 
 class Sema {
@@ -112,6 +113,14 @@ class Sema {
   };
   std::optional<BufferType> bufferTypeOf(const ast::Expr& ann, bool& failed);
   std::vector<ir::Expr> bufferTypeShape(const ast::Expr& shape);
+
+  // ---- tuning spaces (lower_tune.cpp)
+  // Checks the kernel's `@T.tune` (null: none) and, when tuning_ is set,
+  // reports its space with the conditions evaluated on the current bindings.
+  void lowerTuneSpace(const ast::Expr* decl, const std::vector<std::pair<std::string, SourceLoc>>& compileNames,
+                      const ir::PrimFunc& fn);
+  std::optional<std::vector<std::string>> tuneCandidates(const ast::Expr& list, const std::string& name, bool isBool);
+  std::optional<TuneCondition> tuneCondition(const ast::Expr& cond);
 
   // ---- TileLang's forms (tilelang_forms.cpp)
   void classifyDefinitions(ModuleInfo& m);
@@ -232,6 +241,7 @@ class Sema {
   std::vector<std::unique_ptr<Scope>> scopeStore_;
 
   std::map<const ast::FuncDef*, DefInfo> defForms_;
+  FrontendTuning* tuning_ = nullptr;  // compileSource's `tuning` (null: not tuning)
 
   // Per kernel.
   ir::PrimFunc* currentFunc_ = nullptr;

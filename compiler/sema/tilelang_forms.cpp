@@ -40,6 +40,7 @@ std::string decoratorName(BuiltinId id) {
   switch (id) {
     case BuiltinId::PrimFunc: return "`@T.prim_func`";
     case BuiltinId::MacroDecorator: return "`@T.macro`";
+    case BuiltinId::Tune: return "`@T.tune`";
     default: return "`@tilelang.jit`";
   }
 }
@@ -55,12 +56,13 @@ std::optional<BuiltinId> Sema::evalDecorator(const ast::Expr& d) {
   if (v.kind != ValueKind::Builtin || v.builtin->category != BuiltinCategory::Decorator) {
     report(DiagKind::BadDecorator, d.loc,
            "unknown decorator: a definition takes `@T.prim_func` (a kernel), `@T.macro` (a helper inlined at each "
-           "call) or `@tilelang.jit(...)` (on a kernel factory), but this is " +
+           "call), `@tilelang.jit(...)` (on a kernel factory) or `@T.tune(...)` (a kernel's tuning space), but this "
+           "is " +
                describeValue(v));
     return std::nullopt;
   }
   BuiltinId id = v.builtin->id;
-  if (d.kind == ast::ExprKind::Call && id != BuiltinId::Jit) {
+  if (d.kind == ast::ExprKind::Call && id != BuiltinId::Jit && id != BuiltinId::Tune) {
     report(DiagKind::BadDecorator, d.loc, decoratorName(id) + " takes no arguments");
     return std::nullopt;
   }
@@ -83,9 +85,19 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
     bool hasDefs = false;
     for (const ast::StmtPtr& s : def.body) hasDefs = hasDefs || (s && isDef(*s));
     const SourceLoc* jit = nullptr;
-    for (const auto& [id, loc] : decorators) {
+    for (size_t k = 0; k < decorators.size(); ++k) {
+      const auto& [id, loc] = decorators[k];
       if (id == BuiltinId::Jit) {
         jit = &loc;
+        continue;
+      }
+      if (id == BuiltinId::Tune) {
+        if (info.tune) {
+          report(DiagKind::BadTuneSpace, loc, "`" + def.name + "` has a second `@T.tune`: list every tuned parameter in one")
+              .note(info.tune->loc, "the first `@T.tune` is here");
+          bad = true;
+        }
+        info.tune = def.decorators[k].get();
         continue;
       }
       DefForm want = id == BuiltinId::PrimFunc ? DefForm::PrimFunc : DefForm::Macro;
@@ -112,6 +124,14 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
              "`@tilelang.jit` decorates a kernel factory: a `def` that defines an inner `@T.prim_func` and returns it, "
              "but `" + def.name + "` defines none")
           .note(def.loc, "`" + def.name + "` defined here");
+      bad = true;
+    }
+    if (info.tune && (info.form == DefForm::Macro || info.form == DefForm::PrimFunc)) {
+      report(DiagKind::BadTuneSpace, info.tune->loc,
+             info.form == DefForm::Macro
+                 ? "`@T.tune` declares the tuning space of a kernel; a macro is tuned with the kernel that calls it"
+                 : "a top-level `@T.prim_func` declares no compile-time parameters to tune: write `def " + def.name +
+                       "[params](...)` or a kernel factory");
       bad = true;
     }
     if (jit && info.form == DefForm::Macro) {
@@ -143,8 +163,9 @@ void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
       auto id = evalDecorator(*d);
       if (!id) {
         ok = false;
-      } else if (*id == BuiltinId::Jit) {
-        report(DiagKind::BadDecorator, d->loc, "`@tilelang.jit` goes on the kernel factory `" + def.name + "`, not inside it");
+      } else if (*id == BuiltinId::Jit || *id == BuiltinId::Tune) {
+        report(id == BuiltinId::Jit ? DiagKind::BadDecorator : DiagKind::BadTuneSpace, d->loc,
+               decoratorName(*id) + " goes on the kernel factory `" + def.name + "`, not inside it");
         ok = false;
       } else {
         (*id == BuiltinId::PrimFunc ? primFunc : macro) = true;

@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <random>
 
 namespace tlc {
 namespace {
@@ -73,6 +77,58 @@ ReadStatus readRegularFile(const std::string& path, std::string* out, std::strin
   bytes.resize(have);
   *out = std::move(bytes);
   return ReadStatus::Ok;
+}
+
+bool replaceFile(const std::string& path, const std::string& bytes, std::string* error, unsigned mode) {
+  static std::atomic<uint64_t> counter{0};
+  std::random_device rd;
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+                    std::to_string(rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) {
+    *error = "cannot create " + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  const char* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      *error = "cannot write " + tmp + ": " + std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    p += w;
+    left -= static_cast<size_t>(w);
+  }
+  int flushError = ::fsync(fd) == 0 ? 0 : errno;
+  if (::close(fd) != 0 && flushError == 0) flushError = errno;
+  if (flushError != 0) {
+    *error = "cannot write " + tmp + ": " + std::strerror(flushError);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool replaceNamedFile(const std::string& path, const std::string& bytes, std::string* error) {
+  // Follows the chain of links by hand: the last one may name a file that
+  // does not exist yet.
+  std::filesystem::path target = path;
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec)); ++hops) {
+    std::filesystem::path next = std::filesystem::read_symlink(target, ec);
+    if (ec) break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return replaceFile(target.string(), bytes, error);
 }
 
 }  // namespace tlc

@@ -1,9 +1,12 @@
 // The files the `tlc` command line reads and writes: inputs that are not
 // regular files, outputs that would overwrite a source or each other, output
 // directories that do not exist, --depfile, and repeated options.
+#include <dlfcn.h>
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
@@ -12,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "tests/driver/run_tlc.h"
 
@@ -22,7 +26,7 @@ using driver_test::tlc;
 namespace {
 
 fs::path scratch(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / "tlc_cli_files_test" / name;
+  fs::path dir = driver_test::scratchDir("cli_files") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -38,6 +42,50 @@ const char* kAdd =
     "    with T.Kernel(1) as bx:\n"
     "        for i in T.Parallel(64):\n"
     "            B[i] = A[i] + 1.0\n";
+
+// kAdd with its size a parameter: builds with other -D N differ in code and metadata.
+const char* kSizedAdd =
+    "def add[N=64](A: Tensor[(N,), float32], B: Tensor[(N,), float32]):\n"
+    "    with T.Kernel(1) as bx:\n"
+    "        for i in T.Parallel(N):\n"
+    "            B[i] = A[i] + 1.0\n";
+
+// An output file held open across a rebuild, with what it held then.
+struct HeldFile {
+  fs::path path;
+  int fd;
+  ino_t inode;
+  std::string text;
+};
+
+std::vector<HeldFile> holdOpen(const std::vector<fs::path>& paths) {
+  std::vector<HeldFile> held;
+  for (const fs::path& p : paths) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    REQUIRE_MESSAGE(fd >= 0, p);
+    struct stat st;
+    REQUIRE(::fstat(fd, &st) == 0);
+    std::string text(static_cast<size_t>(st.st_size), '\0');
+    REQUIRE(::pread(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()));
+    held.push_back({p, fd, st.st_ino, text});
+  }
+  return held;
+}
+
+// Each path now names a new file, and the open one still reads as before.
+void checkReplaced(const std::vector<HeldFile>& held) {
+  for (const HeldFile& h : held) {
+    INFO(h.path);
+    struct stat st;
+    REQUIRE(::stat(h.path.c_str(), &st) == 0);
+    CHECK(st.st_ino != h.inode);
+    std::string now(h.text.size() + 1, '\0');
+    ssize_t n = ::pread(h.fd, now.data(), now.size(), 0);
+    now.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    CHECK(now == h.text);
+    ::close(h.fd);
+  }
+}
 
 fs::path writeSource(const fs::path& dir, const std::string& name = "k.tl", const std::string& text = kAdd) {
   fs::path p = dir / name;
@@ -158,4 +206,46 @@ TEST_CASE("a --dim given twice is a command-line error") {
   CHECK(r.code == 2);
   CHECK(r.out.find("given twice (M=4 and M=8)") != std::string::npos);
   CHECK(tlc("run " + src.string() + " --target=interp --dim M=4").code == 0);
+}
+
+TEST_CASE("a rebuild replaces its outputs whole: a library loaded from the old one and open files keep their bytes") {
+  fs::path dir = scratch("rebuild");
+  fs::path src = writeSource(dir, "k.tl", kSizedAdd);
+  fs::path so = dir / "k.so", header = dir / "k.h", embed = dir / "k_embed.c", dep = dir / "k.d";
+  // The header goes through a symbolic link, to a file that is not there yet.
+  fs::create_symlink("k_real.h", header);
+  auto build = [&](int n) {
+    Result r = tlc("build " + src.string() + " -D N=" + std::to_string(n) + " -o " + so.string() + " --header " +
+                   header.string() + " --embed " + embed.string() + " --depfile " + dep.string());
+    INFO(r.out);
+    return r.code;
+  };
+  REQUIRE(build(64) == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(header)));
+  CHECK(fs::is_regular_file(fs::symlink_status(dir / "k_real.h")));
+  // Linked nodelete, the library stays mapped until this process exits.
+  void* lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  const char* metadata = static_cast<const char*>(dlsym(lib, "tlc_module_metadata"));
+  REQUIRE(metadata != nullptr);
+  std::string loaded = metadata;
+  std::vector<HeldFile> held = holdOpen({so, dir / "k_real.h", embed, dep});
+  REQUIRE(build(128) == 0);
+  CHECK(std::string(metadata) == loaded);
+  CHECK(slurp(so) != held[0].text);
+  checkReplaced(held);
+  CHECK(fs::is_symlink(fs::symlink_status(header)));
+  dlclose(lib);
+#ifdef TLC_TEST_HAVE_CUDA
+  fs::path cubin = dir / "k.cubin";
+  std::string cudaBuild = "build --target=cuda:sm_80 " + src.string() + " -o " + cubin.string() + " -D N=";
+  Result first = tlc(cudaBuild + "64");
+  INFO(first.out);
+  REQUIRE(first.code == 0);
+  std::vector<HeldFile> device = holdOpen({cubin, dir / "k.cubin.json"});
+  Result second = tlc(cudaBuild + "128");
+  INFO(second.out);
+  REQUIRE(second.code == 0);
+  checkReplaced(device);
+#endif
 }

@@ -33,13 +33,14 @@ TEST_CASE("an unknown target lists the targets and suggests the closest") {
   Result huge = tlc("run " + example("elementwise_add/add.tl") + " --target=cuda:sm_99999999999999999999");
   CHECK(huge.code == 2);
   CHECK(huge.out.find("unknown target") != std::string::npos);
-  Result bare = tlc("build " + example("elementwise_add/add.tl") + " --target=sm_90 -o /tmp/tlc_bare.cubin");
+  std::string scratch = driver_test::scratchRoot().string();
+  Result bare = tlc("build " + example("elementwise_add/add.tl") + " --target=sm_90 -o " + scratch + "/bare.cubin");
   CHECK(bare.code == 2);
   INFO(bare.out);
 #ifdef TLC_TEST_HAVE_CUDA
   CHECK(bare.out.find("did you mean `cuda:sm_90`?") != std::string::npos);
   CHECK(bare.out.find("cuda:sm_90a") != std::string::npos);
-  Result old = tlc("build " + example("elementwise_add/add.tl") + " --target=cuda:sm_75 -o /tmp/tlc_old.cubin");
+  Result old = tlc("build " + example("elementwise_add/add.tl") + " --target=cuda:sm_75 -o " + scratch + "/old.cubin");
   INFO(old.out);
   CHECK(old.code == 2);
   CHECK(old.out.find("needs sm_80 or newer") != std::string::npos);

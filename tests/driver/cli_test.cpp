@@ -19,8 +19,7 @@ namespace {
 std::string example(const std::string& rel) { return std::string(TLC_SOURCE_DIR) + "/examples/" + rel; }
 
 fs::path writeTemp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / "tlc_cli_test";
-  fs::create_directories(dir);
+  fs::path dir = driver_test::scratchDir("cli");
   fs::path p = dir / name;
   std::ofstream(p) << text;
   return p;

@@ -21,8 +21,7 @@ using driver_test::tlc;
 namespace {
 
 fs::path writeTemp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / "tlc_cpu_cli_test";
-  fs::create_directories(dir);
+  fs::path dir = driver_test::scratchDir("cpu_cli");
   fs::path p = dir / name;
   std::ofstream(p) << text;
   return p;
@@ -98,7 +97,7 @@ TEST_CASE("tiles larger than a thread's stack run") {
 }
 
 TEST_CASE("--cpu and --features that LLVM cannot generate code for are command-line errors for run, build and emit") {
-  fs::path so = fs::temp_directory_path() / "tlc_cpu_cli_test" / "bad.so";
+  fs::path so = driver_test::scratchDir("cpu_cli") / "bad.so";
   for (const std::string& bad : {std::string("--features=-sse"), std::string("--features=-sse2"),
                                  std::string("--cpu=i386"), std::string("--cpu=znver9"),
                                  std::string("--features=+avx512ff")}) {

@@ -19,8 +19,7 @@ using driver_test::tlc;
 namespace {
 
 fs::path writeTemp(const std::string& name, const std::string& text) {
-  fs::path dir = fs::temp_directory_path() / "tlc_deep_inputs_test";
-  fs::create_directories(dir);
+  fs::path dir = driver_test::scratchDir("deep_inputs");
   fs::path p = dir / name;
   std::ofstream(p) << text;
   return p;

@@ -5,12 +5,38 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace driver_test {
+
+// This process's directory for the files the tests write, removed at exit.
+// It is never shared with another run of the suite (from another checkout,
+// say): one run's files are not rewritten under another that uses them.
+inline const std::filesystem::path& scratchRoot() {
+  struct Root {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("tlc_driver_tests_" + std::to_string(::getpid()));
+    Root() { std::filesystem::create_directories(path); }
+    ~Root() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Root root;
+  return root.path;
+}
+
+// The directory `name` under scratchRoot(), created when missing.
+inline std::filesystem::path scratchDir(const std::string& name) {
+  std::filesystem::path dir = scratchRoot() / name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 struct Result {
   int code;         // the exit code, or -1 when tlc was killed by a signal

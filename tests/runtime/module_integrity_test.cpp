@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -124,6 +125,42 @@ TEST_CASE("readRegularFile reads files and refuses directories, devices and over
   CHECK(tlc::readRegularFile("/dev/zero", &out, &why) == tlc::ReadStatus::NotRegular);
   CHECK(why.find("character device") != std::string::npos);
   CHECK(tlc::readRegularFile((dir / "none").string(), &out, &why) == tlc::ReadStatus::CannotOpen);
+}
+
+TEST_CASE("replaceFile puts a new file in place; what had the old one open keeps it; replaceNamedFile follows links") {
+  namespace fs = std::filesystem;
+  fs::path dir = scratchDir("replace-file");
+  std::string file = (dir / "f.txt").string(), why;
+  spit(file, "old contents");
+  struct stat before;
+  REQUIRE(::stat(file.c_str(), &before) == 0);
+  std::ifstream held(file, std::ios::binary);
+  REQUIRE(tlc::replaceFile(file, "new", &why));
+  struct stat after;
+  REQUIRE(::stat(file.c_str(), &after) == 0);
+  CHECK(after.st_ino != before.st_ino);
+  CHECK(std::string(std::istreambuf_iterator<char>(held), {}) == "old contents");
+  std::string out;
+  REQUIRE(tlc::readRegularFile(file, &out, &why) == tlc::ReadStatus::Ok);
+  CHECK(out == "new");
+  // No temporary file is left behind, after a success or a failure.
+  CHECK(!tlc::replaceFile((dir / "missing" / "g.txt").string(), "x", &why));
+  CHECK(why.find("cannot create") != std::string::npos);
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  // A chain of links whose last names no file yet: the links stay, the file appears.
+  fs::create_directories(dir / "real");
+  fs::create_symlink("real/target.txt", dir / "middle");
+  fs::create_symlink(dir / "middle", dir / "named");
+  REQUIRE(tlc::replaceNamedFile((dir / "named").string(), "through links", &why));
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "named")));
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "middle")));
+  REQUIRE(tlc::readRegularFile((dir / "real" / "target.txt").string(), &out, &why) == tlc::ReadStatus::Ok);
+  CHECK(out == "through links");
+  // replaceFile itself replaces a link (the kernel cache never writes through one).
+  REQUIRE(tlc::replaceFile((dir / "middle").string(), "the link's place", &why));
+  CHECK(fs::is_regular_file(fs::symlink_status(dir / "middle")));
+  REQUIRE(tlc::readRegularFile((dir / "real" / "target.txt").string(), &out, &why) == tlc::ReadStatus::Ok);
+  CHECK(out == "through links");
 }
 
 TEST_CASE("modules loaded one after another are each their own library") {

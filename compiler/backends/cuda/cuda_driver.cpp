@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 namespace tlc::cuda {
@@ -10,6 +11,7 @@ namespace tlc::cuda {
 struct CudaDriver::Api {
   void* handle = nullptr;
   int (*cuInit)(unsigned);
+  int (*cuDeviceGetCount)(int*);
   int (*cuDeviceGet)(int*, int);
   int (*cuDeviceGetName)(char*, int, int);
   int (*cuDeviceGetAttribute)(int*, int, int);
@@ -43,14 +45,13 @@ bool bind(void* h, F& fn, const char* name) {
 }
 }  // namespace
 
-CudaDriver* CudaDriver::get(std::string* why) {
-  static std::unique_ptr<CudaDriver> instance;
+CudaDriver::Api* CudaDriver::api(std::string* why) {
+  static Api* shared = nullptr;
   static std::string failure;
   static std::once_flag once;
   std::call_once(once, [] {
-    auto d = std::unique_ptr<CudaDriver>(new CudaDriver());
-    d->api_ = std::make_unique<Api>();
-    Api& a = *d->api_;
+    auto owned = std::make_unique<Api>();
+    Api& a = *owned;
     for (const char* n : {"libcuda.so.1", "libcuda.so"}) {
       a.handle = dlopen(n, RTLD_NOW | RTLD_LOCAL);
       if (a.handle) break;
@@ -60,7 +61,8 @@ CudaDriver* CudaDriver::get(std::string* why) {
                 "use `--emulate` to run CUDA code on the CPU";
       return;
     }
-    bool ok = bind(a.handle, a.cuInit, "cuInit") && bind(a.handle, a.cuDeviceGet, "cuDeviceGet") &&
+    bool ok = bind(a.handle, a.cuInit, "cuInit") && bind(a.handle, a.cuDeviceGetCount, "cuDeviceGetCount") &&
+              bind(a.handle, a.cuDeviceGet, "cuDeviceGet") &&
               bind(a.handle, a.cuDeviceGetName, "cuDeviceGetName") &&
               bind(a.handle, a.cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
               bind(a.handle, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
@@ -81,28 +83,71 @@ CudaDriver* CudaDriver::get(std::string* why) {
       failure = "the CUDA driver library lacks expected functions (driver too old?)";
       return;
     }
-    int dev = 0;
-    void* ctx = nullptr;
-    if (!d->check(a.cuInit(0), "cuInit") || !d->check(a.cuDeviceGet(&dev, 0), "cuDeviceGet") ||
-        !d->check(a.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
-        !d->check(a.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")) {
-      failure = "no usable GPU: " + d->error_;
+    if (int rc = a.cuInit(0); rc != 0) {
+      const char* msg = nullptr;
+      a.cuGetErrorString(rc, &msg);
+      failure = std::string("no usable GPU: cuInit failed: ") + (msg ? msg : "error " + std::to_string(rc));
       return;
     }
-    char name[256] = {0};
-    a.cuDeviceGetName(name, sizeof name, dev);
-    d->deviceName_ = name;
-    int major = 0, minor = 0;
-    a.cuDeviceGetAttribute(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-    a.cuDeviceGetAttribute(&minor, 76, dev);
-    d->cc_ = major * 10 + minor;
-    a.cuEventCreate(&d->events_[0], 0);
-    a.cuEventCreate(&d->events_[1], 0);
-    instance = std::move(d);
+    shared = owned.release();
   });
-  if (!instance && why) *why = failure;
-  return instance.get();
+  if (!shared && why) *why = failure;
+  return shared;
 }
+
+int CudaDriver::deviceCount(std::string* why) {
+  Api* a = api(why);
+  int n = 0;
+  if (!a || a->cuDeviceGetCount(&n) != 0) return 0;
+  if (n == 0 && why) *why = "the CUDA driver sees no GPU";
+  return n;
+}
+
+CudaDriver* CudaDriver::get(std::string* why) { return forDevice(0, why); }
+
+CudaDriver* CudaDriver::forDevice(int ordinal, std::string* why) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<CudaDriver>> instances;
+  static std::map<int, std::string> failures;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = instances.find(ordinal); it != instances.end()) return it->second.get();
+  if (auto it = failures.find(ordinal); it != failures.end()) {
+    if (why) *why = it->second;
+    return nullptr;
+  }
+  std::string failure;
+  Api* a = api(&failure);
+  auto d = std::unique_ptr<CudaDriver>(new CudaDriver());
+  int dev = 0;
+  if (a) {
+    d->api_ = a;
+    d->ordinal_ = ordinal;
+    if (!d->check(a->cuDeviceGet(&dev, ordinal), "cuDeviceGet") ||
+        !d->check(a->cuDevicePrimaryCtxRetain(&d->ctx_, dev), "cuDevicePrimaryCtxRetain") || !d->makeCurrent())
+      failure = "no usable GPU " + std::to_string(ordinal) + ": " + d->error_;
+  }
+  if (!failure.empty()) {
+    failures[ordinal] = failure;
+    if (why) *why = failure;
+    return nullptr;
+  }
+  char name[256] = {0};
+  a->cuDeviceGetName(name, sizeof name, dev);
+  d->deviceName_ = name;
+  int major = 0, minor = 0, l2 = 0, shared = 0;
+  a->cuDeviceGetAttribute(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+  a->cuDeviceGetAttribute(&minor, 76, dev);
+  a->cuDeviceGetAttribute(&l2, 38, dev);      // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
+  a->cuDeviceGetAttribute(&shared, 97, dev);  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  d->cc_ = major * 10 + minor;
+  d->l2Bytes_ = l2;
+  d->maxShared_ = shared;
+  a->cuEventCreate(&d->events_[0], 0);
+  a->cuEventCreate(&d->events_[1], 0);
+  return instances.emplace(ordinal, std::move(d)).first->second.get();
+}
+
+bool CudaDriver::makeCurrent() { return check(api_->cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
 
 bool CudaDriver::check(int rc, const char* what) {
   if (rc == 0) return true;

@@ -1,7 +1,9 @@
 // The CUDA driver API, loaded at run time with dlopen (libcuda.so.1), and a
-// small RAII layer for what tlc needs: a context on device 0 (the primary
+// small RAII layer for what tlc needs: a context per device (the primary
 // context, shared with libraries such as cuBLAS), device memory, modules
-// loaded from .cubin bytes, launches and event timing.
+// loaded from .cubin bytes, launches and event timing. A context is current
+// per thread: a thread that works on a device other than the one it got
+// the driver on calls makeCurrent() first (`tlc tune` runs one thread per GPU).
 //
 // Nothing here links CUDA: on a machine without a driver, CudaDriver::get()
 // returns null and `error()` says why.
@@ -24,9 +26,19 @@ class CudaDriver {
   // The process-wide driver with a current context on device 0; null after
   // setting *why when the driver or a GPU is unavailable.
   static CudaDriver* get(std::string* why);
+  // The driver of device `ordinal`, its context made current on the calling
+  // thread when the driver is created; null after setting *why.
+  static CudaDriver* forDevice(int ordinal, std::string* why);
+  // How many GPUs the driver sees; 0 and *why when there is no driver.
+  static int deviceCount(std::string* why);
 
+  // Makes this device's context current on the calling thread.
+  bool makeCurrent();
   std::string deviceName() const { return deviceName_; }
   int computeCapability() const { return cc_; }  // e.g. 90
+  int ordinal() const { return ordinal_; }
+  int64_t l2CacheBytes() const { return l2Bytes_; }
+  int64_t maxSharedPerBlock() const { return maxShared_; }  // opt-in dynamic shared memory
 
   // Each returns false and sets lastError() on failure.
   bool alloc(CUdeviceptr* p, size_t bytes);
@@ -58,9 +70,13 @@ class CudaDriver {
   bool record(int which);
   double elapsed();
   struct Api;
-  std::unique_ptr<Api> api_;
+  static Api* api(std::string* why);
+  Api* api_ = nullptr;  // shared by every device, never freed
+  void* ctx_ = nullptr;
+  int ordinal_ = 0;
   std::string deviceName_;
   int cc_ = 0;
+  int64_t l2Bytes_ = 0, maxShared_ = 0;
   void* events_[2] = {nullptr, nullptr};
   std::string error_;
 };
