@@ -30,6 +30,11 @@ fi
 if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
   "$root/bench/attention/build_modules.sh" "$out/attention" >/dev/null
 fi
+# The fp8 and convolution modules scripts/gpu/lowbit_bench.sh times against
+# torch (bench/lowbit/).
+if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
+  "$root/bench/lowbit/build_modules.sh" "$out/lowbit" >/dev/null
+fi
 # The modules of scripts/gpu/python_check.py (the Python package on torch
 # CUDA tensors), with the runtime library it loads them through.
 if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" ]; then
