@@ -126,7 +126,7 @@ def case_fp8_blockscale_k64():
     return case_fp8_blockscale({"block_M": 64, "block_N": 64, "block_K": 64, "threads": 128})
 
 
-def conv_case(N, H, W, C, F, KH, KW, S, P, D, **tiles):
+def conv_case(N, H, W, C, F, KH, KW, S, P, D, dynamic=False, **tiles):
     X = rand((N, H, W, C), "float16")
     Wt = rand((KH, KW, C, F), "float16")
     OH = (H + 2 * P - D * (KH - 1) - 1) // S + 1
@@ -138,14 +138,20 @@ def conv_case(N, H, W, C, F, KH, KW, S, P, D, **tiles):
         for kw in range(KW):
             win = Xp[:, kh * D:kh * D + S * (OH - 1) + 1:S, kw * D:kw * D + S * (OW - 1) + 1:S, :]
             out += np.einsum("nhwc,cf->nhwf", win, f(Wt[kh, kw]))
-    defines = {"N": N, "H": H, "W": W, "C": C, "F": F, "KH": KH, "KW": KW, "S": S, "P": P, "D": D}
-    defines.update(tiles)
-    return ("examples/convolution/conv2d_nhwc.tl", defines, {},
+    shape = {"N": N, "H": H, "W": W, "C": C, "F": F}
+    defines = {"KH": KH, "KW": KW, "S": S, "P": P, "D": D, **tiles}
+    if not dynamic:
+        defines.update(shape)
+    return ("examples/convolution/conv2d_nhwc.tl", defines, shape if dynamic else {},
             {"X": X, "Wt": Wt.reshape(KH * KW * C, F)}, {"Out": (out.reshape(N * OH * OW, F), "float16")})
 
 
 def case_conv3x3():
     return conv_case(2, 9, 11, 24, 40, 3, 3, 1, 1, 1)
+
+
+def case_conv3x3_runtime_shape():
+    return conv_case(3, 8, 6, 16, 20, 3, 3, 1, 1, 1, dynamic=True)
 
 
 def case_conv3x3_stride2_dilation2():
