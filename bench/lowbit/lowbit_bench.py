@@ -4,9 +4,9 @@ timed in this process on the same GPU with CUDA events.
 
     lowbit_bench.py MODULE_DIR [--iters N]
 
-MODULE_DIR holds what bench/lowbit/build_modules.sh built (cubins with their
-metadata, and libtlc_runtime.so, through which the `tlc` Python package in
-python/ launches them on torch tensors). Each kernel is checked against a
+MODULE_DIR holds what scripts/gpu/prepare.sh built into build-gpu/lowbit
+(cubins with their metadata, and libtlc_runtime.so, through which the `tlc`
+Python package in python/ launches them on torch tensors). Each kernel is checked against a
 torch computation of what its example's header says, then timed:
 
 - examples/gemm_fp8/gemm_fp8.tl (e4m3, per-tensor scales, bfloat16 C) and
@@ -26,23 +26,7 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(root / "python"))
-
-
-def time_ms(fn, iters):
-    import torch
-    for _ in range(3):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(5):
-        torch.cuda.synchronize()
-        start.record()
-        for _ in range(iters):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / iters)
-    return sorted(times)[len(times) // 2]
+sys.path.insert(0, str(root / "bench" / "attention"))
 
 
 def rel_err(got, ref):
@@ -52,13 +36,14 @@ def rel_err(got, ref):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("modules")
-    p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--iters", type=int, default=100)
     args = p.parse_args()
     mods = pathlib.Path(args.modules)
     os.environ.setdefault("TLC_RUNTIME_LIBRARY", str(mods / "libtlc_runtime.so"))
     import torch
     import torch.nn.functional as F
     import tlc
+    from attention_bench import time_ms  # CUDA events around `iters` launches after a warm-up
 
     dev = torch.device("cuda")
     torch.manual_seed(0)

@@ -15,16 +15,13 @@ and a comparison with the interpreter) before the NumPy comparison.
 
     check_examples.py --tlc PATH/TO/tlc [--targets interp,cpu] [CASE...]
 """
-import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
-from check_zoo import compare, f, rand, rng  # noqa: E402
+from check_zoo import dim_args, f, main, rand, rng, run_file  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -188,56 +185,12 @@ def case_packed_bits():
 
 CASES = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("case_")}
 
+
 def run_case(tlc, name, targets):
     file, defines, dims, inputs, outputs = CASES[name]()
-    failures = []
-    with tempfile.TemporaryDirectory() as tmp:
-        load = os.path.join(tmp, "in")
-        os.makedirs(load)
-        for k, v in inputs.items():
-            np.save(os.path.join(load, k + ".npy"), v)
-        for target in targets:
-            save = os.path.join(tmp, target.replace(":", "_"))
-            cmd = [tlc, "run", os.path.join(ROOT, file), "--target=" + target, "--load", load, "--save", save]
-            if target.startswith("cuda:"):
-                cmd += ["--emulate", "--check"]
-            for d, v in defines.items():
-                cmd += ["-D", f"{d}={v}"]
-            for d, v in dims.items():
-                cmd += ["--dim", f"{d}={v}"]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                failures.append(f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}")
-                continue
-            for out, (want, dtype) in outputs.items():
-                got = np.load(os.path.join(save, out + ".npy"))
-                why = compare(out, got, want, dtype)
-                if why:
-                    failures.append(f"{name} [{target}]: {out}: {why}")
-    return failures
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tlc", required=True)
-    ap.add_argument("--targets", default="interp,cpu")
-    ap.add_argument("cases", nargs="*")
-    args = ap.parse_args()
-    names = args.cases or sorted(CASES)
-    targets = args.targets.split(",")
-    failures = []
-    for name in names:
-        if name not in CASES:
-            print(f"unknown case `{name}` (known: {', '.join(sorted(CASES))})", file=sys.stderr)
-            return 2
-        fs = run_case(args.tlc, name, targets)
-        print(f"{name}: {'FAIL' if fs else 'PASS'} ({', '.join(targets)})", flush=True)
-        failures += fs
-    for m in failures:
-        print(m, file=sys.stderr)
-    print(f"examples: {len(names) - len({m.split(' ')[0] for m in failures})} of {len(names)} cases pass")
-    return 1 if failures else 0
+    args = [a for d, v in defines.items() for a in ("-D", f"{d}={v}")] + dim_args(dims)
+    return run_file(tlc, name, os.path.join(ROOT, file), args, inputs, outputs, targets)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(CASES, run_case, "examples"))
