@@ -165,6 +165,7 @@ def case_packed_bits():
     # 32-bit words whose float32 reading is finite (exponent below all ones).
     W = rng.integers(0, 2 ** 32, size=M, dtype=np.uint64).astype(np.uint32) & np.uint32(0xBFFFFFFF)
     H = rng.integers(0, 2 ** 16, size=M).astype(np.uint16) & np.uint16(0xBFFF)
+    LUT = rand((16,), "float16")
     nib = lambda w, n: (w.astype(np.uint64)[:, None] >> (4 * np.arange(n, dtype=np.uint64))) & 15
     p4, w4 = nib(P, 2).astype(np.int64), nib(W, 8).astype(np.int64)
     signed = lambda q: np.where(q >= 8, q - 16, q)
@@ -172,15 +173,15 @@ def case_packed_bits():
     e4m3 = {c: v for c, v in zip([c for c in range(256) if c & 0x7F != 0x7F], e4m3_values())}
     outputs = {
         "U16": (p4, "float16"), "I16": (signed(p4), "bfloat16"), "F16": (fp4[p4], "float16"),
-        "FB": (fp4[p4], "bfloat16"), "FF": (fp4[w4], "float32"), "IW": (signed(w4), "int32"),
+        "FB": (fp4[p4], "bfloat16"), "LT": (f(LUT)[p4], "float16"), "FF": (fp4[w4], "float32"), "IW": (signed(w4), "int32"),
         "UF": (w4, "float32"), "IF": (signed(w4), "float32"),
         "RH": (H.view(np.float16).astype(np.float64), "float16"), "RU": (H ^ np.uint16(0x8001), "int32"),
         "RF": (W.view(np.float32).astype(np.float64), "float32"),
         "R8": (np.array([e4m3[int(c) & 0xF7] for c in P]), "float32"),
         "BW": (((W >> 3) & np.uint32(0xFF00FF)) ^ (W << np.uint32(5)) | ~(W >> np.uint32(29)), "int32"),
-        "SH": (W.view(np.int32) >> 7, "int32"),
+        "SH": (W.view(np.int32) >> 7, "int32"), "CF": (np.full(M, 8.5), "float32"),
     }
-    return "tests/examples/packed_bits.tl", {}, {"M": M}, {"P": P, "W": W, "H": H}, outputs
+    return "tests/examples/packed_bits.tl", {}, {"M": M}, {"P": P, "W": W, "H": H, "LUT": LUT}, outputs
 
 
 CASES = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("case_")}
