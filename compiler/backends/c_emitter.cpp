@@ -201,6 +201,9 @@ std::string CEmitter::callExpr(const Call* c) {
   if (n == "infinity") return ns + "inf<" + typeName(c->dtype) + ">()";
   if (n == "ninf") return ns + "ninf<" + typeName(c->dtype) + ">()";
   if (n == "cast") return cast(c->dtype, c->args.at(0)->dtype, arg(0));
+  if (n == "reinterpret") return ns + "reinterpret<" + typeName(c->dtype) + ">(" + arg(0) + ")";
+  if (n == "unpack_int4" || n == "unpack_uint4" || n == "unpack_fp4")
+    return ns + n + "<" + typeName(c->dtype) + ">(" + arg(0) + ", (int)(" + arg(1) + "))";
   if (n == "ceildiv") {
     if (isNonNegative(c->args[0]) && isNonNegative(c->args[1]))
       return "((" + arg(0) + " + " + arg(1) + " - 1) / " + arg(1) + ")";

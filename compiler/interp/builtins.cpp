@@ -1,8 +1,11 @@
 #include "compiler/interp/builtins.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <unordered_map>
+
+#include "compiler/ir/float4.h"
 
 namespace tlc::interp {
 
@@ -29,6 +32,8 @@ std::optional<BuiltinSignature> findInterpBuiltin(std::string_view name) {
       {"infinity", {Builtin::Infinity, 0}}, {"ninf", {Builtin::NegInfinity, 0}},
       {"isnan", {Builtin::IsNan, 1}},     {"isinf", {Builtin::IsInf, 1}},
       {"isfinite", {Builtin::IsFinite, 1}}, {"cast", {Builtin::Cast, 1}},
+      {"reinterpret", {Builtin::Reinterpret, 1}}, {"unpack_int4", {Builtin::UnpackInt4, 2}},
+      {"unpack_uint4", {Builtin::UnpackUInt4, 2}}, {"unpack_fp4", {Builtin::UnpackFp4, 2}},
   };
   auto it = table.find(name);
   if (it == table.end()) return std::nullopt;
@@ -79,6 +84,57 @@ Value evalIntBuiltin(Builtin id, const Value* a, const DType* types, DType rt, b
   return intValue(wrapToIntDType(r, rt));
 }
 
+// The bits of a value of dtype `t` (not bool), in the low dtypeBits(t) bits.
+uint64_t bitsOf(Value v, DType t) {
+  switch (t) {
+    case DType::Float16: return toFloat16(v.f);
+    case DType::BFloat16: return toBFloat16(v.f);
+    case DType::Float8E4M3: return toFloat8E4M3(v.f);
+    case DType::Float8E5M2: return toFloat8E5M2(v.f);
+    case DType::Float32: {
+      float x = static_cast<float>(v.f);
+      uint32_t u;
+      std::memcpy(&u, &x, 4);
+      return u;
+    }
+    case DType::Float64: {
+      uint64_t u;
+      std::memcpy(&u, &v.f, 8);
+      return u;
+    }
+    default: return dtypeBits(t) == 64 ? static_cast<uint64_t>(v.i) : static_cast<uint64_t>(v.i) & ((uint64_t(1) << dtypeBits(t)) - 1);
+  }
+}
+
+// The value of dtype `t` whose bits are `u`.
+Value fromBits(uint64_t u, DType t) {
+  switch (t) {
+    case DType::Float16: return floatValue(fromFloat16(static_cast<uint16_t>(u)));
+    case DType::BFloat16: return floatValue(fromBFloat16(static_cast<uint16_t>(u)));
+    case DType::Float8E4M3: return floatValue(fromFloat8E4M3(static_cast<uint8_t>(u)));
+    case DType::Float8E5M2: return floatValue(fromFloat8E5M2(static_cast<uint8_t>(u)));
+    case DType::Float32: {
+      uint32_t w = static_cast<uint32_t>(u);
+      float x;
+      std::memcpy(&x, &w, 4);
+      return floatValue(x);
+    }
+    case DType::Float64: {
+      double x;
+      std::memcpy(&x, &u, 8);
+      return floatValue(x);
+    }
+    default: return intValue(wrapToIntDType(static_cast<int64_t>(u), t));
+  }
+}
+
+// Nibble `index mod (bits / 4)` of the integer `packed` of dtype `t`.
+int64_t nibbleOf(Value packed, DType t, Value index) {
+  uint64_t n = static_cast<uint64_t>(dtypeBits(t) / 4);
+  uint64_t i = static_cast<uint64_t>(index.i) & (n - 1);
+  return static_cast<int64_t>((bitsOf(packed, t) >> (4 * i)) & 0xF);
+}
+
 double nanPropagatingMin(double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return NAN;
   return y < x ? y : x;
@@ -96,6 +152,13 @@ Value evalBuiltin(Builtin id, const Value* args, const DType* types, int nargs, 
     case Builtin::IsInf: return intValue(isFloat(types[0]) && std::isinf(args[0].f));
     case Builtin::IsFinite: return intValue(!isFloat(types[0]) || std::isfinite(args[0].f));
     case Builtin::Cast: return castValue(args[0], types[0], rt);
+    case Builtin::Reinterpret: return fromBits(bitsOf(args[0], types[0]), rt);
+    case Builtin::UnpackUInt4: return castValue(intValue(nibbleOf(args[0], types[0], args[1])), DType::Int32, rt);
+    case Builtin::UnpackInt4: {
+      int64_t n = nibbleOf(args[0], types[0], args[1]);
+      return castValue(intValue(n >= 8 ? n - 16 : n), DType::Int32, rt);
+    }
+    case Builtin::UnpackFp4: return castValue(floatValue(float4E2M1Value(static_cast<unsigned>(nibbleOf(args[0], types[0], args[1])))), DType::Float64, rt);
     default: break;
   }
   bool hasIntForm = id == Builtin::Abs || id == Builtin::Min || id == Builtin::Max || id == Builtin::Clamp ||

@@ -17,7 +17,8 @@ namespace tlc::interp {
 enum class Builtin {
   Exp, Exp2, Exp10, Expm1, Log, Log2, Log10, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tan, Asin, Acos, Atan,
   Sinh, Cosh, Tanh, Erf, Sigmoid, Floor, Ceil, Round, Trunc, Pow, Atan2, Fmod, Min, Max, Clamp, Fma,
-  CeilDiv, IfThenElse, Infinity, NegInfinity, IsNan, IsInf, IsFinite, Cast
+  CeilDiv, IfThenElse, Infinity, NegInfinity, IsNan, IsInf, IsFinite, Cast, Reinterpret, UnpackInt4, UnpackUInt4,
+  UnpackFp4
 };
 
 struct BuiltinSignature {

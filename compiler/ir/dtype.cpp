@@ -1,4 +1,7 @@
 #include "compiler/ir/dtype.h"
+#include "compiler/ir/float4.h"
+
+#include <cmath>
 
 namespace tlc {
 
@@ -85,6 +88,12 @@ DType promote(DType a, DType b) {
   int ba = dtypeBits(a), bb = dtypeBits(b);
   if (ba != bb) return ba > bb ? a : b;
   return isSigned(a) ? a : b;
+}
+
+double float4E2M1Value(unsigned code) {
+  unsigned e = (code >> 1) & 3, m = code & 1;
+  double mag = e == 0 ? 0.5 * m : std::ldexp(1.0 + 0.5 * m, static_cast<int>(e) - 1);
+  return (code & 8) ? -mag : mag;
 }
 
 }  // namespace tlc

@@ -31,6 +31,8 @@ const std::vector<IntrinsicInfo>& table() {
       {"isinf", 1, R::Predicate, nullptr},     {"isfinite", 1, R::Predicate, nullptr},
       {"if_then_else", 3, R::Choice, nullptr}, {"infinity", 0, R::FloatConst, nullptr},
       {"ninf", 0, R::FloatConst, nullptr},     {"cast", 1, R::Cast, nullptr},
+      {"reinterpret", 1, R::Reinterpret, nullptr}, {"unpack_int4", 2, R::Unpack4, nullptr},
+      {"unpack_uint4", 2, R::Unpack4, nullptr}, {"unpack_fp4", 2, R::Unpack4, nullptr},
       // Introduced by the CPU lowering (compiler/passes/cpu_intrinsics.h).
       {"cpu.address_of", 1, R::Target, "cpu"}, {"cpu.gemm", 11, R::Target, "cpu"},
       {"cpu.atomic_add", 2, R::Target, "cpu"}, {"cpu.atomic_max", 2, R::Target, "cpu"},

@@ -22,6 +22,8 @@ enum class IntrinsicRule {
   Choice,      // (bool, T, T) -> T
   FloatConst,  // no operands, float result
   Cast,        // one operand of any dtype, any result dtype
+  Reinterpret, // one non-bool operand, a non-bool result of the same width
+  Unpack4,     // (integer word, integer nibble index) -> a number (unpack_fp4: a float)
   Target,      // a target intrinsic; its lowering guarantees the operands
 };
 

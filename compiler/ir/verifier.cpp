@@ -276,6 +276,24 @@ class Verifier {
         operands([](DType) { return true; }, "scalar", 1);
         return;
       case IntrinsicRule::FloatConst: resultIs(isFloat(c->dtype), "a float"); return;
+      case IntrinsicRule::Reinterpret: {
+        DType from = c->args[0]->dtype;
+        if (from == DType::Bool || c->dtype == DType::Bool || dtypeBits(from) != dtypeBits(c->dtype))
+          report(DiagKind::IrOperandType, c->loc,
+                 name + " needs a non-bool operand and result of the same width, not " + dt(from) + " to " +
+                     dt(c->dtype));
+        return;
+      }
+      case IntrinsicRule::Unpack4:
+        for (const Expr& a : c->args)
+          if (!isInteger(a->dtype)) {
+            report(DiagKind::IrOperandType, a->loc.known() ? a->loc : c->loc,
+                   name + " needs integer operands, not " + dt(a->dtype));
+            return;
+          }
+        resultIs(c->callee == "unpack_fp4" ? isFloat(c->dtype) : c->dtype != DType::Bool,
+                 c->callee == "unpack_fp4" ? "a float" : "a number");
+        return;
       case IntrinsicRule::Cast:
       case IntrinsicRule::Target: return;
     }

@@ -22,7 +22,7 @@ enum class BuiltinId {
   // scalar functions
   CeilDiv, Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Erf, Sigmoid,
   Floor, Ceil, Round, Pow, Fma, Max, Min, Clamp, IsNan, IsInf, IsFinite, IfThenElse, Infinity,
-  MinValue, MaxValue, Cast,
+  MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
   // type annotations
   Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
   // TileLang's decorators (docs/language.md, TileLang spellings)

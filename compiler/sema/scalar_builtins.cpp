@@ -201,6 +201,10 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       }
       return Value::ofExpr(extremeValue(*t, b.id == BuiltinId::MaxValue, loc), loc);
     }
+    case BuiltinId::Reinterpret:
+    case BuiltinId::UnpackInt4:
+    case BuiltinId::UnpackUInt4:
+    case BuiltinId::UnpackFp4: return callPackedBuiltin(b, call, args);
     case BuiltinId::Cast: {
       ir::Expr x = expectScalar(arg(0), "the value of `T.cast`");
       auto t = evalDType(*args.slots[1], "the dtype of `T.cast`");

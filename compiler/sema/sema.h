@@ -183,6 +183,8 @@ class Sema {
   Value callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call);
   ir::Expr floatOperand(const Value& v, ir::Expr x, const std::string& name);
   Value minMax(BuiltinId id, const Value& a, const Value& b, const std::string& name, SourceLoc loc);
+  // T.reinterpret and the packed 4-bit readers (packed_builtins.cpp).
+  Value callPackedBuiltin(const BuiltinInfo& b, const ast::Expr& call, CallArgs& args);
 
   // ---- statements (lower_stmt.cpp)
   void lowerBlockInto(const ast::Block& block);

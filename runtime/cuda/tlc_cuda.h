@@ -94,6 +94,83 @@ __device__ __forceinline__ float f(__nv_fp8_e4m3 x) { return (float)x; }
 __device__ __forceinline__ float f(__nv_fp8_e5m2 x) { return (float)x; }
 template <class T> __device__ __forceinline__ auto f(T x) { return x; }
 
+// ---- bits and packed 4-bit data (T.reinterpret, T.unpack_*) --------------------
+// bits_of(x): the bits of x as the unsigned word of its width; FromBits<T>:
+// the value of T with those bits.
+#define TLC_INT_BITS(T, U) __device__ __forceinline__ U bits_of(T x) { return (U)x; }
+TLC_INT_BITS(i8, u8) TLC_INT_BITS(u8, u8) TLC_INT_BITS(i16, u16) TLC_INT_BITS(u16, u16)
+TLC_INT_BITS(i32, u32) TLC_INT_BITS(u32, u32) TLC_INT_BITS(i64, u64) TLC_INT_BITS(u64, u64)
+#undef TLC_INT_BITS
+__device__ __forceinline__ u16 bits_of(__half x) { return __half_as_ushort(x); }
+__device__ __forceinline__ u16 bits_of(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+__device__ __forceinline__ u32 bits_of(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ u64 bits_of(double x) { return (u64)__double_as_longlong(x); }
+__device__ __forceinline__ u8 bits_of(__nv_fp8_e4m3 x) { return x.__x; }
+__device__ __forceinline__ u8 bits_of(__nv_fp8_e5m2 x) { return x.__x; }
+template <class T> struct FromBits {
+  template <class U> static __device__ __forceinline__ T of(U u) { return (T)u; }
+};
+template <> struct FromBits<__half> {
+  static __device__ __forceinline__ __half of(u16 u) { return __ushort_as_half(u); }
+};
+template <> struct FromBits<__nv_bfloat16> {
+  static __device__ __forceinline__ __nv_bfloat16 of(u16 u) { return __ushort_as_bfloat16(u); }
+};
+template <> struct FromBits<float> {
+  static __device__ __forceinline__ float of(u32 u) { return __uint_as_float(u); }
+};
+template <> struct FromBits<double> {
+  static __device__ __forceinline__ double of(u64 u) { return __longlong_as_double((long long)u); }
+};
+#define TLC_FP8_FROM_BITS(T)                                                               \
+  template <> struct FromBits<T> {                                                         \
+    static __device__ __forceinline__ T of(u8 u) { T r; r.__x = u; return r; }              \
+  };
+TLC_FP8_FROM_BITS(__nv_fp8_e4m3)
+TLC_FP8_FROM_BITS(__nv_fp8_e5m2)
+#undef TLC_FP8_FROM_BITS
+template <class To, class From> __device__ __forceinline__ To reinterpret(From x) { return FromBits<To>::of(bits_of(x)); }
+
+// Nibble `i mod (2 * sizeof(W))` of the integer word w, in 0..15.
+template <class W> __device__ __forceinline__ u32 nibble(W w, int i) {
+  const int n = 2 * (int)sizeof(W);
+  if (sizeof(W) <= 4) return ((u32)bits_of(w) >> (4 * (i & (n - 1)))) & 0xFu;
+  return (u32)(((u64)bits_of(w) >> (4 * (i & (n - 1)))) & 0xFu);
+}
+// An unsigned nibble (0..15) or a biased signed one (n ^ 8 = value + 8) as a
+// float: the exponent-bias trick. The nibble fills the low mantissa bits of
+// a power of two P whose unit in the last place is 1 (P = 1024 in float16,
+// 128 in bfloat16, 2^23 in float32), then P (+ 8 for signed) is subtracted:
+// one integer OR and one float subtraction, exact, no int-to-float convert.
+template <class To> __device__ __forceinline__ To nibble_to(u32 n, u32 bias) { return cvt<To>((int)n - (int)bias); }
+template <> __device__ __forceinline__ __half nibble_to<__half>(u32 n, u32 bias) {
+  return __hsub(__ushort_as_half((u16)(0x6400u | n)), __ushort_as_half((u16)(0x6400u | bias)));
+}
+template <> __device__ __forceinline__ __nv_bfloat16 nibble_to<__nv_bfloat16>(u32 n, u32 bias) {
+  return __hsub(__ushort_as_bfloat16((u16)(0x4300u | n)), __ushort_as_bfloat16((u16)(0x4300u | bias)));
+}
+template <> __device__ __forceinline__ float nibble_to<float>(u32 n, u32 bias) {
+  return __uint_as_float(0x4b000000u | n) - __uint_as_float(0x4b000000u | bias);
+}
+template <class To, class W> __device__ __forceinline__ To unpack_uint4(W w, int i) { return nibble_to<To>(nibble(w, i), 0); }
+template <class To, class W> __device__ __forceinline__ To unpack_int4(W w, int i) { return nibble_to<To>(nibble(w, i) ^ 8u, 8); }
+// A float4 e2m1 code (sign, 2 exponent bits of bias 1, 1 mantissa bit) as the
+// bits of a float with `man` mantissa bits, in integer operations only:
+// magnitudes 0 and 0.5 (codes 0, 1) are 0 and `half`; the others move the
+// exponent and mantissa bits into place and add the exponent of 0.5.
+__device__ __forceinline__ u32 fp4_bits(u32 c, int man, u32 half, int signShift) {
+  u32 em = c & 7u;
+  u32 mag = em < 2u ? em * half : (em << (man - 1)) + half;
+  return mag | ((c & 8u) << signShift);
+}
+template <class To> __device__ __forceinline__ To fp4_to(u32 c) { return cvt<To>(__uint_as_float(fp4_bits(c, 23, 0x3f000000u, 28))); }
+template <> __device__ __forceinline__ float fp4_to<float>(u32 c) { return __uint_as_float(fp4_bits(c, 23, 0x3f000000u, 28)); }
+template <> __device__ __forceinline__ __half fp4_to<__half>(u32 c) { return __ushort_as_half((u16)fp4_bits(c, 10, 0x3800u, 12)); }
+template <> __device__ __forceinline__ __nv_bfloat16 fp4_to<__nv_bfloat16>(u32 c) {
+  return __ushort_as_bfloat16((u16)fp4_bits(c, 7, 0x3f00u, 12));
+}
+template <class To, class W> __device__ __forceinline__ To unpack_fp4(W w, int i) { return fp4_to<To>(nibble(w, i)); }
+
 #define TLC_UNARY_MATH(name, ffn, dfn)                                                             \
   __device__ __forceinline__ float name(float x) { return ffn(x); }                                \
   __device__ __forceinline__ double name(double x) { return dfn(x); }                              \

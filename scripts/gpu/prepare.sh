@@ -39,5 +39,16 @@ if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" 
   "$tlc" build --target=cuda:sm_90a "$root/examples/gemm/gemm.tl" -D dtype=bfloat16 -o "$out/python/gemm_bf16.cubin"
   "$tlc" build --target=cuda:sm_90a "$root/examples/softmax/softmax.tl" -o "$out/python/softmax_f16.cubin"
   cp -L "$root/build/runtime/libtlc_runtime.so" "$out/python/libtlc_runtime.so"
+  # The fp8 and convolution modules zoo_bench.sh times against torch
+  # (bench/lowbit/lowbit_bench.py): fp8 gemms for runtime M, N, K, and
+  # TileLang's convolution example shape (N128 C128 64x64 F128, 3x3 and 1x1).
+  mkdir -p "$out/lowbit"
+  ex=$root/examples
+  conv="$ex/convolution/conv2d_nhwc.tl -D N=128 -D H=64 -D W=64 -D C=128 -D F=128"
+  "$tlc" build --target=cuda:sm_90a "$ex/gemm_fp8/gemm_fp8.tl" -D out_dtype=bfloat16 -o "$out/lowbit/gemm_fp8.cubin"
+  "$tlc" build --target=cuda:sm_90a "$ex/gemm_fp8/gemm_fp8_blockscale.tl" -o "$out/lowbit/gemm_fp8_blockscale.cubin"
+  "$tlc" build --target=cuda:sm_90a $conv -o "$out/lowbit/conv2d_k3.cubin"
+  "$tlc" build --target=cuda:sm_90a $conv -D KH=1 -D KW=1 -D P=0 -o "$out/lowbit/conv2d_k1.cubin"
+  cp -L "$root/build/runtime/libtlc_runtime.so" "$out/lowbit/libtlc_runtime.so"
 fi
 du -sh "$out"

@@ -3,7 +3,19 @@
 # interpreter at sizes its tiles do not divide, then timed at a large size,
 # memory-bound kernels against device-to-device copy bandwidth and gemms
 # against cuBLAS, measured in the same process by tlc_cuda_runner.
-#   scripts/gpu/zoo_bench.sh [BUNDLE_DIR] [KERNEL...]
+# Then the low-bit, fp8 and convolution examples (examples/dequantize_gemm/,
+# examples/gemm_fp8/, examples/convolution/; KERNEL `lowbit`):
+#   - each against the interpreter at sizes its tiles do not divide;
+#   - W4A16 and the fp4 variant timed by tlc_cuda_runner: at decode sizes
+#     (M = 1, 16) against the device-to-device copy bandwidth of the same
+#     process (their tensor bytes are almost all weight bytes there: the
+#     ratio is the fraction of the weight-bandwidth bound), at M = 4096
+#     against cuBLAS float16 on the same M x N x K;
+#   - the fp8 gemms against cuBLASLt fp8 with per-tensor scales and conv2d
+#     against cuDNN, through torch in one process (bench/lowbit/lowbit_bench.py,
+#     on the modules prepare.sh built into BUNDLE_DIR/lowbit), each checked
+#     against torch's result first.
+#   scripts/gpu/zoo_bench.sh [BUNDLE_DIR] [KERNEL... | lowbit]
 # Writes $OUT/zoo_results.md (OUT defaults to ./gpu-out) and zoo.log.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,28 +35,43 @@ failures=0
 echo "# kernel zoo on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')" >"$report"
 echo '```' >>"$report"
 
+# check LABEL SIZES FILE ARGS...: FILE against the interpreter.
+check() {
+  local label=$1 sizes=$2 f=$3
+  shift 3
+  echo "=== $label check $sizes" >>"$log"
+  if "$runner" "$f" --arch "$arch" --check "$@" >>"$log" 2>&1; then
+    echo "$label: check PASS ($sizes)" >>"$report"
+  else
+    echo "$label: check **FAIL** ($sizes)" >>"$report"
+    failures=$((failures + 1))
+  fi
+}
+
+# bench LABEL FILE REF ARGS...: FILE timed, with REF (--copy-bandwidth or --cublas) in the same process.
+bench() {
+  local label=$1 f=$2 ref=$3
+  shift 3
+  echo "=== $label bench $*" >>"$log"
+  "$runner" "$f" --arch "$arch" --bench "$ref" "$@" 2>>"$log" | grep -E '^(bench|copy|cublas)' |
+    sed "s/^/$label: /" | tee -a "$log" >>"$report" || failures=$((failures + 1))
+}
+
+selected() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
+
 # zoo NAME KIND "CHECK DIMS" "BENCH DIMS" [EXTRA ARGS]: KIND is mem or gemm.
 zoo() {
   local name=$1 kind=$2 small=$3 large=$4
   shift 4
-  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
-  local f="$root/bench/zoo/$name.tl" d a
+  selected "$name" || return 0
+  local f="$root/bench/zoo/$name.tl" d a ref=--copy-bandwidth
   a=()
   for d in $small; do a+=(--dim "$d"); done
-  echo "=== $name check $small" >>"$log"
-  if "$runner" "$f" --arch "$arch" --check "${a[@]}" "$@" >>"$log" 2>&1; then
-    echo "$name: check PASS ($small)" >>"$report"
-  else
-    echo "$name: check **FAIL** ($small)" >>"$report"
-    failures=$((failures + 1))
-  fi
+  check "$name" "$small" "$f" "${a[@]}" "$@"
   a=()
   for d in $large; do a+=(--dim "$d"); done
-  local ref=--copy-bandwidth
   [ "$kind" = gemm ] && ref=--cublas
-  echo "=== $name bench $large" >>"$log"
-  "$runner" "$f" --arch "$arch" --bench $ref "${a[@]}" "$@" 2>>"$log" | grep -E '^(bench|copy|cublas)' |
-    sed "s/^/$name: /" | tee -a "$log" >>"$report" || failures=$((failures + 1))
+  bench "$name" "$f" $ref "${a[@]}" "$@"
 }
 
 zoo layernorm mem "M=37" "M=32768"
@@ -68,6 +95,38 @@ zoo gemm_batched gemm "BATCH=2 M=150 N=300 K=200" "BATCH=8 M=2048 N=2048 K=2048"
 zoo gemm_bias_gelu gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
 zoo gemm_splitk gemm "M=150 N=300 K=200" "M=1024 N=1024 K=16384"
 zoo gemm_int8 gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
+
+if selected lowbit; then
+  ex=$root/examples
+  w4=$ex/dequantize_gemm/w4a16_gemm.tl
+  fp4=$ex/dequantize_gemm/fp4_gemm.tl
+  conv=$ex/convolution/conv2d_nhwc.tl
+  small="--dim M=37 --dim N=150 --dim K=200"
+  check w4a16 "M=37 N=150 K=200 group=64" "$w4" $small -D group=64
+  check w4a16 "M=1 N=130 K=264 block_M=16" "$w4" --dim M=1 --dim N=130 --dim K=264 -D block_M=16
+  check fp4 "M=37 N=150 K=200" "$fp4" $small
+  check gemm_fp8 "M=70 N=150 K=200" "$ex/gemm_fp8/gemm_fp8.tl" --dim M=70 --dim N=150 --dim K=200
+  check gemm_fp8_blockscale "M=70 N=200 K=300" "$ex/gemm_fp8/gemm_fp8_blockscale.tl" --dim M=70 --dim N=200 --dim K=300
+  img="-D N=2 -D H=9 -D W=11 -D C=24 -D F=40"
+  check conv2d "N2 9x11 C24 F40 3x3" "$conv" $img
+  check conv2d "N2 9x11 C24 F40 3x3 stride 2 pad 2 dilation 2" "$conv" $img -D S=2 -D P=2 -D D=2
+  check conv2d "N2 9x11 C24 F40 1x1 stride 2" "$conv" $img -D KH=1 -D KW=1 -D P=0 -D S=2
+  # A Llama-70B MLP projection: N = 28672, K = 8192 (117 MB of 4-bit weights, above L2).
+  shape="--dim N=28672 --dim K=8192"
+  big="-D block_M=128 -D block_N=128 -D block_K=64 -D threads=256 -D stages=3"
+  for m in 1 16; do
+    bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape -D block_M=16
+    bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape -D block_M=16
+  done
+  bench "w4a16 M=4096" "$w4" --cublas --dim M=4096 $shape $big
+  bench "fp4 M=4096" "$fp4" --cublas --dim M=4096 $shape $big
+  if [ -d "$bundle/lowbit" ] && python3 -c "import torch" 2>/dev/null; then
+    python3 "$root/bench/lowbit/lowbit_bench.py" "$bundle/lowbit" 2>>"$log" | tee -a "$log" >>"$report" ||
+      failures=$((failures + 1))
+  else
+    echo "fp8 and conv2d against torch: skipped (no $bundle/lowbit, or no torch)" >>"$report"
+  fi
+fi
 echo '```' >>"$report"
 echo "zoo: $failures failure(s)" | tee -a "$report"
 [ "$failures" -eq 0 ]

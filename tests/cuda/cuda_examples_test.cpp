@@ -113,3 +113,30 @@ TEST_CASE("the gemm example's pipelined loop prefetches operand fragments") {
   CHECK(body.find("stage_next", sync) != std::string::npos);
   CHECK(body.find("tlc::mma_m16n8k16_f16", body.find("stage_next", sync)) != std::string::npos);
 }
+
+// The low-bit, fp8 and convolution examples multiply on the tensor cores:
+// mma.sync on sm_80, wgmma on sm_90a (their default tiles give each warp 16
+// accumulator rows); the dequantizing gemms read their nibbles through the
+// helpers of tlc_cuda.h (the exponent-bias conversions to float16).
+TEST_CASE("the low-bit, fp8 and convolution examples run their gemms on the tensor cores") {
+  struct Expect {
+    const char* file;
+    const char* helper;  // a device helper the kernel calls, or null
+  };
+  for (Expect e : {Expect{"dequantize_gemm/w4a16_gemm.tl", "tlc::unpack_uint4<__half>("},
+                   Expect{"dequantize_gemm/fp4_gemm.tl", "tlc::unpack_fp4<float>("},
+                   Expect{"gemm_fp8/gemm_fp8.tl", nullptr}, Expect{"gemm_fp8/gemm_fp8_blockscale.tl", nullptr},
+                   Expect{"convolution/conv2d_nhwc.tl", nullptr}}) {
+    for (std::string arch : {"sm_80", "sm_90a"}) {
+      CAPTURE(e.file);
+      CAPTURE(arch);
+      std::string errors;
+      auto cu = generate(std::string(TLC_SOURCE_DIR) + "/examples/" + e.file, arch, &errors);
+      INFO(errors);
+      REQUIRE(cu);
+      const std::string& src = cu->source;
+      CHECK(src.find(arch == "sm_80" ? "tlc::mma_m16n8k16_f16" : "tlc::wgmma_m64n128k16") != std::string::npos);
+      if (e.helper) CHECK(src.find(e.helper) != std::string::npos);
+    }
+  }
+}

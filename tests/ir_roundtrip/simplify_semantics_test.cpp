@@ -75,6 +75,8 @@ TEST_CASE("simplified kernels compute exactly what the originals compute") {
         // the i-th after it. A kernel with a 3-D grid (batch x heads x tiles,
         // as attention's) would take the interpreter minutes at those sizes:
         // its first dimension (the batch) is 1, the second 37, the others 2.
+        // So would one with more than three (the convolution's batch, image
+        // and channels, whose product is its gemm's M and K): 2 + i each.
         struct GridRank : ir::IRVisitor {
           size_t rank = 0;
           void visitKernel(const ir::KernelStmt* k) override { rank = std::max(rank, k->grid.size()); }
@@ -84,6 +86,7 @@ TEST_CASE("simplified kernels compute exactly what the originals compute") {
         for (size_t i = 0; i < f.shapeVars.size(); ++i) {
           int64_t n = i == 0 ? 37 : 5 + 32 * int64_t(i);
           if (grid.rank == 3) n = i == 0 ? 1 : i == 1 ? 37 : 2;
+          if (f.shapeVars.size() > 3) n = 2 + int64_t(i);
           sizes[f.shapeVars[i].get()] = ir::makeInt(n, f.shapeVars[i]->dtype);
         }
         std::vector<interp::HostTensor> inputs;

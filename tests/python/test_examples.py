@@ -3,12 +3,23 @@
 numpy reference written here. Inputs are random (never zeros) and the sizes
 are not multiples of the tiles."""
 import pathlib
+import sys
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
 import numpy as np
 
 import tlc
+
+# The low-bit, fp8 and convolution examples: inputs (the 4-bit weights packed
+# by the test) and NumPy references of tests/examples/check_examples.py.
+sys.path.insert(0, str(support.SOURCE_DIR / "tests" / "examples"))
+import check_examples  # noqa: E402
+
+try:
+    import ml_dtypes
+except ImportError:  # numpy holds no float8 or bfloat16 without it
+    ml_dtypes = None
 
 RNG = np.random.default_rng(20261201)
 
@@ -116,6 +127,43 @@ class Examples(unittest.TestCase):
     def test_attention_bhsd(self):
         self._attention("bhsd")
 
+    def _check_case(self, case):
+        """Builds the example of a check_examples case for the CPU and calls it on the case's inputs."""
+        file, defines, _, inputs, outputs = getattr(check_examples, "case_" + case)()
+        path = pathlib.Path(file)
+        m = tlc.load(support.build(file, f"{case}.so", defines=defines))
+        params = {p.name: p for p in m[path.stem].params}
+        args = {}
+        for name, v in inputs.items():
+            if params[name].dtype == "float8_e4m3":
+                v = v.astype(ml_dtypes.float8_e4m3fn)
+            args[name] = v
+        got = m[path.stem](**args)  # the one output left out: allocated and returned
+        (want, dtype), = outputs.values()
+        rtol, atol = {"float16": (1e-2, 2e-3), "bfloat16": (2e-2, 1e-2)}[dtype]
+        scale = max(1.0, float(np.abs(want).max()))
+        close(self, np.asarray(got, dtype=np.float64), want, rtol, atol * scale)
+
+    def test_w4a16(self):
+        self._check_case("w4a16")
+        self._check_case("w4a16_decode")
+
+    def test_fp4(self):
+        self._check_case("fp4")
+
+    @unittest.skipUnless(ml_dtypes, "numpy needs ml_dtypes for float8 arrays")
+    def test_fp8(self):
+        self._check_case("fp8")
+
+    @unittest.skipUnless(ml_dtypes, "numpy needs ml_dtypes for float8 and bfloat16 arrays")
+    def test_fp8_blockscale(self):
+        self._check_case("fp8_blockscale")
+
+    def test_conv2d(self):
+        self._check_case("conv3x3")
+        self._check_case("conv3x3_runtime_shape")
+        self._check_case("conv1x1_stride2")
+
     def test_attention_bshd(self):
         self._attention("bshd")
 
@@ -145,6 +193,11 @@ TESTED = {
     "examples/flash_attention/mha_fwd_bhsd.tl": Examples.test_attention_bhsd,
     "examples/flash_attention/mha_fwd_bshd.tl": Examples.test_attention_bshd,
     "examples/flash_attention/mha_fwd_varlen.tl": Examples.test_attention_varlen,
+    "examples/dequantize_gemm/w4a16_gemm.tl": Examples.test_w4a16,
+    "examples/dequantize_gemm/fp4_gemm.tl": Examples.test_fp4,
+    "examples/gemm_fp8/gemm_fp8.tl": Examples.test_fp8,
+    "examples/gemm_fp8/gemm_fp8_blockscale.tl": Examples.test_fp8_blockscale,
+    "examples/convolution/conv2d_nhwc.tl": Examples.test_conv2d,
 }
 
 if __name__ == "__main__":

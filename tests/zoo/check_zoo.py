@@ -8,7 +8,9 @@ compared with a NumPy computation of what the kernel's header says it
 computes. The interpreter is the oracle of the backends' --check; this test
 is the interpreter's own oracle.
 
-    check_zoo.py --tlc PATH/TO/tlc [--targets interp,cpu] [KERNEL...]
+    check_zoo.py --tlc PATH/TO/tlc [--targets interp,cpu,cuda:sm_80] [KERNEL...]
+
+A `cuda:ARCH` target runs in the CUDA emulator (`--emulate --check`).
 """
 import argparse
 import os
@@ -214,9 +216,12 @@ def compare(name, got, want, dtype):
     return None
 
 
-def run_case(tlc, name, targets):
-    file, kernel, case = CASES[name]
-    dims, inputs, outputs = case()
+def run_file(tlc, name, path, args, inputs, outputs, targets):
+    """Runs the kernel file `path` (with the extra `tlc run` arguments `args`)
+    on `inputs` on each target and compares the saved `outputs` with their
+    references. A `cuda:ARCH` target runs in the CUDA emulator with --check
+    (its own race and bounds checks and the comparison with the
+    interpreter) before the NumPy comparison. Returns the failures."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         load = os.path.join(tmp, "in")
@@ -224,12 +229,10 @@ def run_case(tlc, name, targets):
         for k, v in inputs.items():
             np.save(os.path.join(load, k + ".npy"), v)
         for target in targets:
-            save = os.path.join(tmp, target)
-            cmd = [tlc, "run", os.path.join(ZOO, file + ".tl"), "--target=" + target, "--load", load, "--save", save]
-            if kernel:
-                cmd += ["--kernel", kernel]
-            for d, v in dims.items():
-                cmd += ["--dim", f"{d}={v}"]
+            save = os.path.join(tmp, target.replace(":", "_"))
+            cmd = [tlc, "run", path, "--target=" + target, "--load", load, "--save", save] + args
+            if target.startswith("cuda:"):
+                cmd += ["--emulate", "--check"]
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode != 0:
                 failures.append(f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}")
@@ -242,25 +245,38 @@ def run_case(tlc, name, targets):
     return failures
 
 
-def main():
+def dim_args(dims):
+    return [a for d, v in dims.items() for a in ("--dim", f"{d}={v}")]
+
+
+def run_case(tlc, name, targets):
+    file, kernel, case = CASES[name]
+    dims, inputs, outputs = case()
+    args = (["--kernel", kernel] if kernel else []) + dim_args(dims)
+    return run_file(tlc, name, os.path.join(ZOO, file + ".tl"), args, inputs, outputs, targets)
+
+
+def main(cases=None, run=run_case, what="zoo"):
+    """The command line over `cases` (name -> case), each run by `run(tlc, name, targets)`."""
+    cases = CASES if cases is None else cases
     ap = argparse.ArgumentParser()
     ap.add_argument("--tlc", required=True)
     ap.add_argument("--targets", default="interp,cpu")
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
-    names = args.kernels or sorted(CASES)
+    names = args.kernels or sorted(cases)
     targets = args.targets.split(",")
     failures = []
     for name in names:
-        if name not in CASES:
-            print(f"unknown zoo kernel `{name}` (known: {', '.join(sorted(CASES))})", file=sys.stderr)
+        if name not in cases:
+            print(f"unknown {what} case `{name}` (known: {', '.join(sorted(cases))})", file=sys.stderr)
             return 2
-        fs = run_case(args.tlc, name, targets)
-        print(f"{name}: {'FAIL' if fs else 'PASS'} ({', '.join(targets)})")
+        fs = run(args.tlc, name, targets)
+        print(f"{name}: {'FAIL' if fs else 'PASS'} ({', '.join(targets)})", flush=True)
         failures += fs
     for m in failures:
         print(m, file=sys.stderr)
-    print(f"zoo: {len(names) - len({m.split(' ')[0] for m in failures})} of {len(names)} kernels pass")
+    print(f"{what}: {len(names) - len({m.split(' ')[0] for m in failures})} of {len(names)} cases pass")
     return 1 if failures else 0
 
 

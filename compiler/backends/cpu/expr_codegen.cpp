@@ -251,6 +251,7 @@ llvm::Value* ExprEmitter::emitCall(const Call* c) {
     return llvm::ConstantFP::get(valueType(ctx_, rt), n == "ninf" ? -inf : inf);
   }
   if (n == "cast") return castValue(b_, emitExpr(c->args[0]), c->args[0]->dtype, rt);
+  if (n == "reinterpret" || n == "unpack_int4" || n == "unpack_uint4" || n == "unpack_fp4") return emitBitsCall(c);
 
   std::vector<llvm::Value*> args;
   for (const Expr& a : c->args) args.push_back(emitExpr(a));
@@ -305,6 +306,38 @@ llvm::Value* ExprEmitter::emitCall(const Call* c) {
     r = mathOp(b_, n, args);
   }
   return castValue(b_, r, ctd, rt);
+}
+
+// T.reinterpret and the packed 4-bit readers, in integer operations that
+// the loop vectorizer widens (no table lookups, no calls).
+llvm::Value* ExprEmitter::emitBitsCall(const Call* c) {
+  const std::string& n = c->callee;
+  DType rt = c->dtype, at = c->args[0]->dtype;
+  llvm::Value* x = emitExpr(c->args[0]);
+  if (n == "reinterpret") {
+    // Through the stored forms: float8 values are held as float32 and stored as bytes.
+    llvm::Value* bits = b_.CreateBitCast(valueToStored(b_, x, at), storageType(ctx_, rt));
+    return loadedToValue(b_, bits, rt);
+  }
+  // The nibble `index mod (bits / 4)` of the word, as an i32 in 0..15.
+  llvm::Type* wt = x->getType();
+  int nibbles = dtypeBits(at) / 4;
+  llvm::Value* index = b_.CreateIntCast(emitExpr(c->args[1]), wt, isSigned(c->args[1]->dtype));
+  llvm::Value* shift = b_.CreateShl(b_.CreateAnd(index, llvm::ConstantInt::get(wt, nibbles - 1)), llvm::ConstantInt::get(wt, 2));
+  llvm::Value* nib = b_.CreateAnd(b_.CreateLShr(x, shift), llvm::ConstantInt::get(wt, 15));
+  nib = b_.CreateIntCast(nib, b_.getInt32Ty(), false);
+  if (n == "unpack_uint4") return castValue(b_, nib, DType::Int32, rt);
+  if (n == "unpack_int4") return castValue(b_, b_.CreateAShr(b_.CreateShl(nib, 28), 28), DType::Int32, rt);
+  // float4 e2m1 -> float32 bits: magnitudes 0 and 0.5 (codes 0 and 1) are 0
+  // and the bits of 0.5; the others move the exponent and mantissa bits to
+  // the top of the float's mantissa and add the exponent of 0.5.
+  llvm::Value* em = b_.CreateAnd(nib, 7);
+  llvm::Value* half = b_.getInt32(0x3f000000);
+  llvm::Value* small = b_.CreateMul(em, half);
+  llvm::Value* large = b_.CreateAdd(b_.CreateShl(em, 22), half);
+  llvm::Value* mag = b_.CreateSelect(b_.CreateICmpULT(em, b_.getInt32(2)), small, large);
+  llvm::Value* bits = b_.CreateOr(mag, b_.CreateShl(b_.CreateAnd(nib, 8), 28));
+  return castValue(b_, b_.CreateBitCast(bits, b_.getFloatTy()), DType::Float32, rt);
 }
 
 }  // namespace tlc::cpu

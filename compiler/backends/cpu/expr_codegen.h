@@ -74,6 +74,7 @@ class ExprEmitter {
  private:
   llvm::Value* emitBinary(const ir::Binary* e);
   llvm::Value* emitCall(const ir::Call* e);
+  llvm::Value* emitBitsCall(const ir::Call* e);
   llvm::Value* emitSelect(const ir::Select* e);
   llvm::Value* emitShortCircuit(const ir::Binary* e);
   llvm::Value* floorDivMod(llvm::Value* a, llvm::Value* b, DType t, bool wantMod);
