@@ -177,7 +177,11 @@ void Sema::lowerFor(const ast::Stmt& s) {
   ++loopDepth_;
   SourceLoc outerParallel = parallelLoc_;
   if (kind == ir::ForKind::Parallel && !parallelLoc_.known()) parallelLoc_ = iter->loc;
-  loops_.push_back(LoopFrame{kind, b.id == BuiltinId::Range ? std::string("range") : name, iter->loc});
+  loops_.push_back(LoopFrame{kind, b.id == BuiltinId::Range ? std::string("range") : name, iter->loc, {}, {}});
+  if (kind == ir::ForKind::Parallel) {
+    loops_.back().vars = vars;
+    loops_.back().names = s.names;
+  }
   lowerBlockInto(s.body);
   loops_.pop_back();
   parallelLoc_ = outerParallel;

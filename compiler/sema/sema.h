@@ -16,6 +16,7 @@
 //   lower_loops.cpp    `for` loops and `with T.Kernel`
 //   lower_tileops.cpp  alloc_*, copy, gemm, fill, reduce, atomic
 //   lower_layout.cpp   layout values and annotate_layout
+//   lower_print.cpp    T.print
 //   macros.cpp         macro expansion
 // Assumes: the AST came from parseModule (errors already reported there are
 // tolerated: sema checks what it can). Guarantees: every user error is
@@ -203,6 +204,7 @@ class Sema {
   std::optional<std::vector<ir::Expr>> pointExtents(const Value& point, const std::vector<ir::Expr>& tile, SourceLoc loc);
   void lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
+  void lowerPrint(const ast::Expr& call, const CallArgs& args);  // lower_print.cpp
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
   bool requireKernel(SourceLoc loc, const std::string& what);
 
@@ -257,6 +259,9 @@ class Sema {
     ir::ForKind kind;
     std::string iterator;  // `T.serial`, `range`, ...
     SourceLoc loc;
+    // Parallel loops: the variables and their source names (T.print names the iteration).
+    std::vector<ir::Var> vars;
+    std::vector<std::string> names;
   };
   std::vector<LoopFrame> loops_;
   // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
