@@ -33,13 +33,15 @@ int lineOf(const std::string& file, const std::string& text) {
   return 0;
 }
 
-// The lines of a run's output that T.print wrote: those naming the kernel file.
+// The lines of a run's output that T.print wrote: `<file>:<line>: block ...`
+// (diagnostics name the file too, but not a block there).
 std::vector<std::string> printed(const std::string& out, const std::string& file) {
   std::vector<std::string> lines;
   std::istringstream in(out);
   std::string line;
+  const std::regex printLine("[0-9]+: block .*");
   while (std::getline(in, line))
-    if (line.rfind(file + ":", 0) == 0) lines.push_back(line);
+    if (line.rfind(file + ":", 0) == 0 && std::regex_match(line.substr(file.size() + 1), printLine)) lines.push_back(line);
   return lines;
 }
 

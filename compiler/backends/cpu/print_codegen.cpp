@@ -3,10 +3,13 @@
 // lines of blocks running on different threads never interleave). Values are
 // converted through IR casts (every dtype widens exactly to double or 64-bit
 // integers); a NaN is passed as the positive quiet NaN, which prints `nan`.
+#include <llvm/IR/Module.h>
+
 #include <cmath>
 
 #include "compiler/backends/cpu/expr_codegen.h"
 #include "compiler/ir/print_format.h"
+#include "compiler/support/diagnostics.h"
 
 namespace tlc::cpu {
 
