@@ -35,10 +35,12 @@ void Sema::lowerPrint(const ast::Expr& call, const CallArgs& args) {
                                            sources_.name(loc.file) + ":" + std::to_string(loc.line), loc);
   if (obj.kind == ValueKind::Buffer) {
     if (parallelLoc_.known()) {
+      std::string element = obj.buffer->name + "[";
+      for (size_t d = 0; d < obj.buffer->shape.size(); ++d) element += (d ? ", " : "") + std::string(1, "ijklmnop"[d % 8]);
       report(DiagKind::ScopeViolation, objExpr.loc,
              "`T.print` of the whole buffer `" + obj.buffer->name +
                  "` prints once per block and cannot be inside a `T.Parallel` loop, whose body runs once per "
-                 "element; move it out of the loop or print one element such as `" + obj.buffer->name + "[i, j]`")
+                 "element; move it out of the loop or print one element such as `" + element + "]`")
           .note(parallelLoc_, "the `T.Parallel` loop starts here");
       return;
     }
