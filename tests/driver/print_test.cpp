@@ -58,6 +58,13 @@ std::string g(const char* format, double v) {
   return buf;
 }
 
+// R[i] of tiles.tl: the sum of row i of F.
+double rowSum(int bx, int i) {
+  double sum = 0;
+  for (int j = 0; j < 16; ++j) sum += (i * 16 + j + bx * 1000) * 0.5;
+  return sum;
+}
+
 // What the interpreter prints for tiles.tl, in its order (blocks one after
 // the other, buffers row-major), except the input element's value.
 std::vector<std::string> expectedTiles(const std::string& file) {
@@ -77,15 +84,14 @@ std::vector<std::string> expectedTiles(const std::string& file) {
       for (int j = 0; j < 16; ++j)
         out.push_back(at("msg=\"tile\"") + b + ": tile: F[" + std::to_string(i) + ", " + std::to_string(j) +
                       "] = " + g("%.9g", (i * 16 + j + bx * 1000) * 0.5));
-    for (int i = 0; i < 8; ++i) {
-      double sum = 0;
-      for (int j = 0; j < 16; ++j) sum += (i * 16 + j + bx * 1000) * 0.5;
-      out.push_back(at("msg=\"rows\"") + b + ": rows: R[" + std::to_string(i) + "] = " + g("%.9g", sum));
-    }
+    for (int i = 0; i < 8; ++i)
+      out.push_back(at("msg=\"rows\"") + b + ": rows: R[" + std::to_string(i) + "] = " + g("%.9g", rowSum(bx, i)));
     for (int i = 0; i < 3; ++i) {
       _Float16 h = static_cast<_Float16>(0.1f) * static_cast<_Float16>(i + bx + 1);
       out.push_back(at("msg=\"half\"") + b + ", i=" + std::to_string(i) + ": half: " + g("%.5g", h));
     }
+    for (int i = 0; i < 8; ++i)
+      out.push_back(at("msg=\"row\"") + b + ", i=" + std::to_string(i) + ": row: " + g("%.9g", rowSum(bx, i)));
     out.push_back(at("msg=\"input\"") + b + ": input: ");
   }
   return out;

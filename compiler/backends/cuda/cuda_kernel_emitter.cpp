@@ -428,7 +428,10 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Print: {
       auto* p = as<PrintStmt>(s);
       TLC_CHECK(p->value, "a print of a whole buffer inside a Parallel loop");
+      // In a nest over a replicated vector every replica runs the iteration; one prints.
+      if (!replicaOwner_.empty()) open("if (" + replicaOwner_ + ")");
       emitPrintLine(p, p->element, p->index, p->value);
+      if (!replicaOwner_.empty()) close();
       return;
     }
     case StmtKind::Copy: emitCopy(as<CopyStmt>(s), false); return;
