@@ -110,6 +110,14 @@ std::vector<std::string> expectedGemm(const std::string& file) {
   return out;
 }
 
+// What the interpreter prints for pipelined.tl: the k offset of each iteration.
+std::vector<std::string> expectedPipelined(const std::string& file) {
+  std::string at = file + ":" + std::to_string(lineOf(file, "T.print(k")) + ": block 0: k offset: ";
+  std::vector<std::string> out;
+  for (int k = 0; k < 4; ++k) out.push_back(at + std::to_string(k * 32));
+  return out;
+}
+
 std::vector<std::string> run(const std::string& file, const std::string& target) {
   Result r = tlc("run " + file + " --seed 3 " + target);
   INFO(target << ":\n" << r.out);
@@ -151,6 +159,10 @@ TEST_CASE("T.print writes the same lines on the interpreter, the CPU and the CUD
     std::string file = kernel("gemm.tl");
     checkAgainstInterpreter(file, expectedGemm(file));
   }
+  SUBCASE("inside a pipelined gemm loop") {
+    std::string file = kernel("pipelined.tl");
+    checkAgainstInterpreter(file, expectedPipelined(file));
+  }
 }
 
 #ifdef TLC_TEST_HAVE_CUDA
@@ -168,5 +180,11 @@ TEST_CASE("T.print compiles to device printf for NVRTC, and a kernel without pri
     CHECK(plain.code == 0);
     CHECK(plain.out.find("printf") == std::string::npos);
   }
+  // The print keeps the loop of pipelined.tl warp-specialized on sm_90a (the
+  // form whose consumers run the loop's other statements).
+  Result hopper = tlc("emit --stage=cuda --target=cuda:sm_90a " + kernel("pipelined.tl"));
+  CHECK(hopper.code == 0);
+  CHECK(hopper.out.find("tlc::mbar_wait") != std::string::npos);
+  CHECK(hopper.out.find("printf(\"") != std::string::npos);
 }
 #endif
