@@ -47,8 +47,7 @@ void Sema::lowerPrint(const ast::Expr& call, const CallArgs& args) {
     p->buffer = obj.buffer;
   } else if (obj.isExpr()) {
     p->value = obj.expr;
-    for (const LoopFrame& l : loops_)
-      for (size_t k = 0; k < l.vars.size(); ++k) p->iteration.push_back({l.names[k], ir::makeVarRef(l.vars[k], loc)});
+    for (const auto& [name, var] : parallelIteration_) p->iteration.push_back({name, ir::makeVarRef(var, loc)});
   } else {
     std::string hint = obj.kind == ValueKind::Region ? "; copy the region into a buffer and print that buffer"
                        : obj.kind == ValueKind::String ? "; pass text as `msg=` next to a value"

@@ -259,11 +259,12 @@ class Sema {
     ir::ForKind kind;
     std::string iterator;  // `T.serial`, `range`, ...
     SourceLoc loc;
-    // Parallel loops: the variables and their source names (T.print names the iteration).
-    std::vector<ir::Var> vars;
-    std::vector<std::string> names;
   };
   std::vector<LoopFrame> loops_;
+  // The variables of the enclosing T.Parallel loops and their source names,
+  // outermost first, also inside macros called there (T.print names the
+  // iteration with them).
+  std::vector<std::pair<std::string, ir::Var>> parallelIteration_;
   // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
   std::map<const ir::BufferNode*, SourceLoc> layoutAnnotations_;
   struct MacroFrame {
