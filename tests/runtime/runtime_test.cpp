@@ -286,7 +286,12 @@ TEST_CASE("device modules: missing metadata, missing HIP runtime, a CUDA image w
   std::string hsaco = fakeElf(224);
   st = tlcLoadModuleFromMemory(hsaco.data(), hsaco.size(), meta.c_str(), &m);
   CHECK((st == TLC_ERROR_BACKEND_UNAVAILABLE || st == TLC_ERROR_INVALID_MODULE));
-  if (st == TLC_ERROR_BACKEND_UNAVAILABLE) CHECK(lastError().find("HIP runtime not found") != std::string::npos);
+  // Unavailable: no HIP runtime library, or one that finds no device.
+  if (st == TLC_ERROR_BACKEND_UNAVAILABLE) {
+    INFO(lastError());
+    CHECK((lastError().find("HIP runtime not found") != std::string::npos ||
+           lastError().find("HIP runtime failed to initialize") != std::string::npos));
+  }
 
   CHECK(tlcLoadModuleFromMemory(hsaco.data(), hsaco.size(), "{", &m) == TLC_ERROR_INVALID_MODULE);
   CHECK(lastError().find("not valid JSON") != std::string::npos);
