@@ -158,9 +158,9 @@ std::optional<RunArgs> makeArguments(const PrimFunc& func, const std::map<std::s
 
 RunArgs cloneArguments(const RunArgs& args) { return args; }
 
-bool runOracle(const PrimFunc& func, RunArgs& args, DiagnosticEngine& diags) {
+bool runOracle(const PrimFunc& func, RunArgs& args, DiagnosticEngine& diags, std::FILE* printTo) {
   std::vector<ArgValue> values = args.values();
-  return interp::interpret(func, values, diags);
+  return interp::interpret(func, values, diags, printTo);
 }
 
 Tolerance toleranceFor(DType dtype, int64_t reductionLength) {
@@ -360,7 +360,7 @@ bool saveTensors(const PrimFunc& func, const RunArgs& args, const std::string& d
 int runWithInterpreter(const Module& module, const RunSettings& settings, DiagnosticEngine& diags) {
   return runTarget(module, settings, diags, "interp",
                    [](const PrimFunc& f, RunArgs& args, const RunSettings&, DiagnosticEngine& d) {
-                     return runOracle(f, args, d);
+                     return runOracle(f, args, d, stdout);
                    });
 }
 

@@ -15,6 +15,7 @@
 // tensor argument.
 #pragma once
 
+#include <cstdio>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -72,8 +73,9 @@ std::optional<RunArgs> makeArguments(const ir::PrimFunc& func, const std::map<st
 // A deep copy (the oracle runs on its own tensors).
 RunArgs cloneArguments(const RunArgs& args);
 
-// Runs the reference interpreter on `args` in place.
-bool runOracle(const ir::PrimFunc& func, RunArgs& args, DiagnosticEngine& diags);
+// Runs the reference interpreter on `args` in place; the lines of T.print go
+// to `printTo` (null, for --check references: nowhere).
+bool runOracle(const ir::PrimFunc& func, RunArgs& args, DiagnosticEngine& diags, std::FILE* printTo = nullptr);
 
 struct Tolerance {
   double atol = 0;

@@ -132,11 +132,11 @@ bool bindArguments(const Program& prog, Machine& m, std::vector<ArgValue>& args,
 
 }  // namespace
 
-bool interpret(const ir::PrimFunc& func, std::vector<ArgValue>& args, DiagnosticEngine& diags) {
+bool interpret(const ir::PrimFunc& func, std::vector<ArgValue>& args, DiagnosticEngine& diags, std::FILE* printTo) {
   int errorsBefore = diags.errorCount();
   std::optional<Program> prog = compileProgram(func, diags);
   if (!prog) return false;
-  Machine m(*prog, diags);
+  Machine m(*prog, diags, printTo);
   if (!bindArguments(*prog, m, args, diags)) return false;
   try {
     m.exec(*prog->body);

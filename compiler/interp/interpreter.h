@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "compiler/interp/host_tensor.h"
@@ -66,6 +67,9 @@ struct ArgValue {
 
 // Runs `func` on `args` (one per parameter, in order). Tensors are read and
 // written in place. Returns false after reporting a diagnostic on any error.
-bool interpret(const ir::PrimFunc& func, std::vector<ArgValue>& args, DiagnosticEngine& diags);
+// The lines of T.print statements go to `printTo` (null: nowhere), one
+// write per line, in the format of compiler/ir/print_format.h.
+bool interpret(const ir::PrimFunc& func, std::vector<ArgValue>& args, DiagnosticEngine& diags,
+               std::FILE* printTo = nullptr);
 
 }  // namespace tlc::interp

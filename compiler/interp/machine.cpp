@@ -24,8 +24,8 @@ int64_t RegionVal::offset(const int64_t* idx) const {
   return off;
 }
 
-Machine::Machine(const Program& prog, DiagnosticEngine& diags)
-    : prog_(prog), diags_(diags), vars_(prog.vars.size(), intValue(0)), bufs_(prog.buffers.size()) {}
+Machine::Machine(const Program& prog, DiagnosticEngine& diags, std::FILE* printTo)
+    : prog_(prog), diags_(diags), vars_(prog.vars.size(), intValue(0)), bufs_(prog.buffers.size()), printTo_(printTo) {}
 
 void Machine::bindTensor(int slot, HostTensor* t) {
   BufferState& b = bufs_[slot];
@@ -291,6 +291,7 @@ void Machine::exec(const CStmt& s) {
     case StmtKind::Reduce: execReduce(s); return;
     case StmtKind::Atomic: execAtomic(s); return;
     case StmtKind::AnnotateLayout: return;  // a layout changes no value
+    case StmtKind::Print: execPrint(s); return;
     // The enclosing statements return up to the loop, which consumes the jump.
     case StmtKind::Break: jump_ = Jump::Break; return;
     case StmtKind::Continue: jump_ = Jump::Continue; return;

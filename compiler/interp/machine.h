@@ -9,6 +9,7 @@
 // then stops by throwing Abort, which interpret() catches.
 #pragma once
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ struct RegionVal {
 
 class Machine {
  public:
-  Machine(const Program& prog, DiagnosticEngine& diags);
+  // `printTo`: where T.print lines go (null: nowhere; they are still evaluated).
+  Machine(const Program& prog, DiagnosticEngine& diags, std::FILE* printTo = nullptr);
 
   void bindTensor(int slot, HostTensor* t);
   void setVar(int slot, Value v) { vars_[slot] = v; }
@@ -64,6 +66,7 @@ class Machine {
   Jump jump_ = Jump::None;
   std::vector<BufferState> bufs_;
   const ir::KernelStmt* kernel_ = nullptr;
+  std::FILE* printTo_ = nullptr;
   std::vector<int64_t> block_;
 
   void addBlockNote(Diagnostic& d);
@@ -84,6 +87,7 @@ class Machine {
   void execFor(const CStmt& s);
   void execStore(const CStmt& s);
   void execAtomic(const CStmt& s);
+  void execPrint(const CStmt& s);  // print.cpp
 
   // Tile operations (tile_ops.cpp).
   RegionVal evalRegion(const CRegion& r);

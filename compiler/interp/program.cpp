@@ -319,6 +319,14 @@ class Compiler {
         c->exprs.push_back(expr(a->value));
         break;
       }
+      case StmtKind::Print: {
+        auto* p = static_cast<const PrintStmt*>(s.get());
+        if (p->buffer) c->slot = useBuffer(p->buffer, s->loc);
+        if (p->value) c->exprs.push_back(expr(p->value));
+        for (const PrintTag& t : p->iteration) c->exprs.push_back(expr(t.value));
+        for (const Expr& i : p->index) c->exprs.push_back(expr(i));
+        break;
+      }
       case StmtKind::AnnotateLayout:
         // Layouts place elements in memory; they change no value.
         useBuffer(static_cast<const AnnotateLayoutStmt*>(s.get())->buffer, s->loc);

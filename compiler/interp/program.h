@@ -47,9 +47,10 @@ struct CStmt {
   const ir::StmtNode* node = nullptr;
   std::vector<const CStmt*> body;   // Seq: children; For/Let/Kernel: {body}; If: {then, else-or-null}
   std::vector<const CExpr*> exprs;  // Kernel: grid; For: {min, extent}; Store/Atomic: indices then value;
-                                    // Let: {value}; If: {cond}; Evaluate: {value}; Fill: {value}
+                                    // Let: {value}; If: {cond}; Evaluate: {value}; Fill: {value};
+                                    // Print: value (if any), iteration values, element indices
   std::vector<int> vars;            // Kernel: block variables; For/Let: {var}
-  int slot = -1;                    // Alloc/Store/Atomic: buffer slot
+  int slot = -1;                    // Alloc/Store/Atomic/Print of a buffer: buffer slot
   std::vector<CRegion> regions;     // Copy: {src, dst}; Gemm: {a, b, c}; Fill: {dst}; Reduce: {src, dst}
 };
 

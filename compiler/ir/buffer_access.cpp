@@ -44,4 +44,9 @@ void BufferAccessVisitor::visitAtomic(const AtomicStmt* n) {
   IRVisitor::visitAtomic(n);
 }
 
+void BufferAccessVisitor::visitPrint(const PrintStmt* n) {
+  if (n->buffer) read(n->buffer);
+  IRVisitor::visitPrint(n);
+}
+
 }  // namespace tlc::ir

@@ -1,7 +1,8 @@
 // A visitor base that reports every buffer access in a statement tree, with
 // the operations' exact semantics: read(b) for loads, copy sources, gemm
 // operands (and the accumulator unless the gemm clears it), reduce sources
-// (and destinations unless the reduction clears them) and atomics; write(b)
+// (and destinations unless the reduction clears them), atomics and the
+// buffers printed whole; write(b)
 // for stores, copy and fill destinations, gemm accumulators, reduce
 // destinations and atomics. Subclasses override read/write (and may override
 // visit* methods, calling the base, to keep extra state).
@@ -23,6 +24,7 @@ class BufferAccessVisitor : public IRVisitor {
   void visitReduce(const ReduceStmt* n) override;
   void visitGemm(const GemmStmt* n) override;
   void visitAtomic(const AtomicStmt* n) override;
+  void visitPrint(const PrintStmt* n) override;
 };
 
 }  // namespace tlc::ir

@@ -104,6 +104,11 @@ void IRVisitor::visitAtomic(const AtomicStmt* n) {
 void IRVisitor::visitAnnotateLayout(const AnnotateLayoutStmt*) {}
 void IRVisitor::visitBreak(const BreakStmt*) {}
 void IRVisitor::visitContinue(const ContinueStmt*) {}
+void IRVisitor::visitPrint(const PrintStmt* n) {
+  visit(n->value);
+  for (const PrintTag& t : n->iteration) visit(t.value);
+  for (const Expr& i : n->index) visit(i);
+}
 
 // ---------------------------------------------------------------- mutator
 
@@ -268,5 +273,22 @@ Stmt IRMutator::mutateAtomic(const AtomicStmt* n, const Stmt& self) {
 Stmt IRMutator::mutateAnnotateLayout(const AnnotateLayoutStmt*, const Stmt& self) { return self; }
 Stmt IRMutator::mutateBreak(const BreakStmt*, const Stmt& self) { return self; }
 Stmt IRMutator::mutateContinue(const ContinueStmt*, const Stmt& self) { return self; }
+Stmt IRMutator::mutatePrint(const PrintStmt* n, const Stmt& self) {
+  Expr v = mutate(n->value);
+  bool changed = v != n->value;
+  std::vector<PrintTag> iteration;
+  for (const PrintTag& t : n->iteration) {
+    iteration.push_back({t.name, mutate(t.value)});
+    changed |= iteration.back().value != t.value;
+  }
+  std::vector<Expr> index;
+  changed |= mutateExprs(n->index, index);
+  if (!changed) return self;
+  auto p = std::make_shared<PrintStmt>(*n);
+  p->value = v;
+  p->iteration = std::move(iteration);
+  p->index = std::move(index);
+  return p;
+}
 
 }  // namespace tlc::ir

@@ -36,6 +36,7 @@ class IRVisitor {
   virtual void visitAnnotateLayout(const AnnotateLayoutStmt* node);
   virtual void visitBreak(const BreakStmt* node);
   virtual void visitContinue(const ContinueStmt* node);
+  virtual void visitPrint(const PrintStmt* node);
 };
 
 class IRMutator {
@@ -67,6 +68,7 @@ class IRMutator {
   virtual Stmt mutateAnnotateLayout(const AnnotateLayoutStmt* node, const Stmt& self);
   virtual Stmt mutateBreak(const BreakStmt* node, const Stmt& self);
   virtual Stmt mutateContinue(const ContinueStmt* node, const Stmt& self);
+  virtual Stmt mutatePrint(const PrintStmt* node, const Stmt& self);
 };
 
 }  // namespace tlc::ir

@@ -433,6 +433,33 @@ struct AnnotateLayoutStmt : StmtNode {
   AnnotateLayoutStmt(Buffer b, LayoutSpec spec, SourceLoc l) : StmtNode(kKind, l), buffer(std::move(b)), layout(spec) {}
 };
 
+// Writes lines to standard output (T.print; the line format is
+// print_format.h's). Two forms:
+//   value set:   one line with the scalar `value`; inside Parallel loops
+//                `iteration` names their variables (one line per iteration).
+//                With `element` set, the value is element `element[index...]`
+//                of a buffer, and the line says so.
+//   buffer set:  one line per element of the whole `buffer`, row-major
+//                (targets lower it to element prints or print it themselves).
+// `at` is the `.tl` location the line names ("k.tl:12"), `message` the
+// user's text; both may be empty. Printing changes no value.
+struct PrintTag {
+  std::string name;
+  Expr value;  // an integer
+};
+
+struct PrintStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Print;
+  Expr value;
+  Buffer buffer;
+  std::string message, at;
+  std::vector<PrintTag> iteration;
+  std::string element;
+  std::vector<Expr> index;
+  PrintStmt(Expr v, Buffer b, std::string msg, std::string where, SourceLoc l)
+      : StmtNode(kKind, l), value(std::move(v)), buffer(std::move(b)), message(std::move(msg)), at(std::move(where)) {}
+};
+
 template <class T>
 const T* as(const Stmt& s) {
   return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;

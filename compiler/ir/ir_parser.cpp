@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "compiler/ir/limits.h"
@@ -352,7 +353,7 @@ class IRParser {
   }
 
   // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
-  //         | annotate | break | continue | store
+  //         | annotate | print | break | continue | store
   Stmt parseStmt() {
     DepthGuard depth(*this);
     const Token& t = cur();
@@ -369,6 +370,7 @@ class IRParser {
     if (w.rfind("reduce_", 0) == 0) return parseReduce();
     if (w.rfind("atomic_", 0) == 0) return parseAtomic();
     if (w == "annotate_layout") return parseAnnotateLayout();
+    if (w == "print") return parsePrint();
     if (w == "break" || w == "continue") return parseLoopJump();
     if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
     fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
@@ -684,6 +686,63 @@ class IRParser {
     expectPunct(")");
     parseOptLoc(loc);
     return std::make_shared<const AnnotateLayoutStmt>(b, spec, loc);
+  }
+
+  // print      := 'print' '(' (IDENT | expr) (',' print_attr)* ')' loc-suffix?
+  //                 -- IDENT: a buffer name, printed whole
+  // print_attr := 'message' '=' STRING | 'at' '=' STRING
+  //             | 'iteration' '=' '[' STRING ':' expr (',' STRING ':' expr)* ']'
+  //             | 'element' '=' STRING '[' exprs? ']'
+  Stmt parsePrint() {
+    SourceLoc loc = take().loc;
+    expectPunct("(");
+    Expr value;
+    Buffer buffer;
+    const Token& first = cur();
+    const Symbol* sym = first.kind == TokKind::Ident ? lookup(first.text) : nullptr;
+    if (sym && sym->buffer && !(peek().kind == TokKind::Punct && peek().text == "[")) {
+      buffer = sym->buffer;
+      take();
+    } else {
+      value = parseExpr();
+    }
+    auto p = std::make_shared<PrintStmt>(value, buffer, "", "", loc);
+    std::set<std::string> seen;
+    auto string = [&](const char* what) {
+      Token t = take();
+      if (t.kind != TokKind::String) fail(DiagKind::IrSyntaxError, t.loc, std::string("expected ") + what + ", found " + describe(t));
+      return t.text;
+    };
+    while (acceptPunct(",")) {
+      Token key = take();
+      if (key.kind != TokKind::Ident || !(key.text == "message" || key.text == "at" || key.text == "iteration" || key.text == "element"))
+        fail(DiagKind::IrInvalidAttribute, key.loc,
+             "unknown print argument " + describe(key) + "; expected message, at, iteration or element");
+      if (!seen.insert(key.text).second) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
+      expectPunct("=");
+      if (key.text == "message") {
+        p->message = string("the message string");
+      } else if (key.text == "at") {
+        p->at = string("the location string");
+      } else if (key.text == "iteration") {
+        expectPunct("[");
+        do {
+          std::string name = string("an iteration variable's name string");
+          expectPunct(":");
+          p->iteration.push_back({name, parseExpr()});
+        } while (acceptPunct(","));
+        expectPunct("]");
+      } else {
+        p->element = string("the element's buffer name string");
+        expectPunct("[");
+        if (!atPunct("]")) p->index = parseExprList();
+        expectPunct("]");
+      }
+    }
+    expectPunct(")");
+    parseOptLoc(loc);
+    p->loc = loc;
+    return p;
   }
 
   // store := IDENT '[' exprs? ']' '=' expr loc-suffix?

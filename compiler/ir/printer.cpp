@@ -505,6 +505,21 @@ class Printer {
         line(cat({"annotate_layout(", bufferName(a->buffer), ", ", layoutSpecText(a->layout), ")", locSuffix(s->loc)}));
         return;
       }
+      case StmtKind::Print: {
+        auto* p = as<PrintStmt>(s);
+        std::string text = "print(" + (p->value ? expr(p->value) : p->buffer ? bufferName(p->buffer) : "<null>");
+        if (!p->message.empty()) text += ", message=" + quote(p->message);
+        if (!p->at.empty()) text += ", at=" + quote(p->at);
+        if (!p->iteration.empty()) {
+          text += ", iteration=[";
+          for (size_t i = 0; i < p->iteration.size(); ++i)
+            text += (i ? ", " : "") + quote(p->iteration[i].name) + ": " + expr(p->iteration[i].value);
+          text += "]";
+        }
+        if (!p->element.empty()) text += ", element=" + quote(p->element) + "[" + exprList(p->index) + "]";
+        line(text + ")" + locSuffix(s->loc));
+        return;
+      }
       case StmtKind::Break: line("break" + locSuffix(s->loc)); return;
       case StmtKind::Continue: line("continue" + locSuffix(s->loc)); return;
     }

@@ -79,6 +79,15 @@ class Substituter : public IRMutator {
     return std::make_shared<const AtomicStmt>(n->atomicKind, b, std::move(idx), v, n->loc);
   }
 
+  Stmt mutatePrint(const PrintStmt* n, const Stmt& self) override {
+    Stmt out = IRMutator::mutatePrint(n, self);
+    Buffer b = buffer(n->buffer);
+    if (b == n->buffer) return out;
+    auto p = std::make_shared<PrintStmt>(*as<PrintStmt>(out));
+    p->buffer = b;
+    return p;
+  }
+
   Stmt mutateCopy(const CopyStmt* n, const Stmt& self) override {
     Region s = region(n->src), d = region(n->dst);
     if (same(s, n->src) && same(d, n->dst)) return self;

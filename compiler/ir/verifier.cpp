@@ -4,6 +4,7 @@
 #include "compiler/ir/intrinsics.h"
 #include "compiler/ir/limits.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -464,6 +465,34 @@ class Verifier {
           .note(it->second, "the first annotation is here");
   }
 
+  void print(const PrintStmt* p) {
+    if (kernelDepth_ == 0) report(DiagKind::IrInvalidAttribute, p->loc, "`print` is only allowed inside a kernel");
+    if (!p->value == !p->buffer) {
+      report(DiagKind::IrInvalidAttribute, p->loc, "a print has either a value or a whole buffer");
+      return;
+    }
+    for (const PrintTag& t : p->iteration) {
+      TLC_CHECK(t.value != nullptr, "null print iteration value");
+      integer(t.value, "the iteration value `" + t.name + "` of a print");
+    }
+    for (const Expr& i : p->index) {
+      TLC_CHECK(i != nullptr, "null print element index");
+      integer(i, "an element index of a print");
+    }
+    if (p->element.empty() && !p->index.empty())
+      report(DiagKind::IrInvalidAttribute, p->loc, "a print with element indices names its element's buffer");
+    if (p->value) {
+      expr(p->value);
+      return;
+    }
+    useBuffer(p->buffer, p->loc);
+    if (!p->iteration.empty() || !p->element.empty())
+      report(DiagKind::IrInvalidAttribute, p->loc, "a print of a whole buffer has no iteration or element");
+    if (std::find(loopKinds_.begin(), loopKinds_.end(), ForKind::Parallel) != loopKinds_.end())
+      report(DiagKind::IrInvalidAttribute, p->loc,
+             "a print of the whole buffer `" + p->buffer->name + "` runs once per block, not inside a parallel loop");
+  }
+
   // ------------------------------------------------------------ statements
 
   void body(const Stmt& s) {
@@ -679,6 +708,7 @@ class Verifier {
         return;
       }
       case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;
+      case StmtKind::Print: print(as<PrintStmt>(s)); return;
       case StmtKind::Break:
       case StmtKind::Continue: {
         const char* what = s->kind == StmtKind::Break ? "`break`" : "`continue`";

@@ -2,6 +2,7 @@
 
 #include "compiler/passes/cpu_block_local_storage.h"
 #include "compiler/passes/drop_layout_annotations.h"
+#include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/cpu_coarsen_k.h"
 #include "compiler/passes/cpu_lower_atomics.h"
 #include "compiler/passes/cpu_lower_copy_fill.h"
@@ -24,6 +25,7 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.timePasses = options.timePasses;
   p.add(wrap("drop-layout-annotations", "annotate_layout statements: CPU buffers are plain row-major",
              passes::dropLayoutAnnotations));
+  p.add(wrap("lower-buffer-prints", "print of a whole buffer -> loops of element prints", passes::lowerBufferPrints));
   p.add(wrap("cpu-coarsen-k", "gemm reduction loops: several block_K steps per micro-kernel call", coarsenGemmK));
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));

@@ -2,6 +2,7 @@
 
 #include "compiler/passes/accumulate_reductions.h"
 #include "compiler/passes/drop_layout_annotations.h"
+#include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
 #include "compiler/passes/stage_accumulator_stores.h"
@@ -21,6 +22,8 @@ std::vector<Pass> registeredPasses() {
        accumulateReductions},
       {"drop-layout-annotations", "remove annotate_layout statements (targets with plain row-major memory)",
        [](const ir::Module& m, PassContext&) { return dropLayoutAnnotations(m); }},
+      {"lower-buffer-prints", "print of a whole buffer -> loops of element prints",
+       [](const ir::Module& m, PassContext&) { return lowerBufferPrints(m); }},
       // Register new passes here: {"name", "summary", function}.
   };
 }

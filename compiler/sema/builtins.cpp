@@ -25,6 +25,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value"}, 2, false},
       {"use_swizzle", B::UseSwizzle, C::TileOp, {"panel_size", "enable"}, 1, false},
       {"annotate_layout", B::AnnotateLayout, C::TileOp, {"buffer", "layout"}, 1, false},
+      {"print", B::Print, C::TileOp, {"obj", "msg"}, 1, false},
       {"swizzled_layout", B::SwizzledLayout, C::Layout, {}, 0, false},
       {"row_major_layout", B::RowMajorLayout, C::Layout, {}, 0, false},
       {"row_groups", B::RowGroups, C::Layout, {"threads_per_row", "vector"}, 2, false},

@@ -15,6 +15,7 @@ enum class BuiltinId {
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
   AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout,
+  Print,
   // layout values (the second argument of T.annotate_layout)
   SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback, MakeSwizzledLayout,
   // loop iterators

@@ -178,7 +178,11 @@ void Sema::lowerFor(const ast::Stmt& s) {
   SourceLoc outerParallel = parallelLoc_;
   if (kind == ir::ForKind::Parallel && !parallelLoc_.known()) parallelLoc_ = iter->loc;
   loops_.push_back(LoopFrame{kind, b.id == BuiltinId::Range ? std::string("range") : name, iter->loc});
+  size_t outerIteration = parallelIteration_.size();
+  if (kind == ir::ForKind::Parallel)
+    for (size_t i = 0; i < nvars; ++i) parallelIteration_.push_back({s.names[i], vars[i]});
   lowerBlockInto(s.body);
+  parallelIteration_.resize(outerIteration);
   loops_.pop_back();
   parallelLoc_ = outerParallel;
   --loopDepth_;

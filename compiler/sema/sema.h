@@ -16,6 +16,7 @@
 //   lower_loops.cpp    `for` loops and `with T.Kernel`
 //   lower_tileops.cpp  alloc_*, copy, gemm, fill, reduce, atomic
 //   lower_layout.cpp   layout values and annotate_layout
+//   lower_print.cpp    T.print
 //   macros.cpp         macro expansion
 // Assumes: the AST came from parseModule (errors already reported there are
 // tolerated: sema checks what it can). Guarantees: every user error is
@@ -214,6 +215,7 @@ class Sema {
   std::optional<std::vector<ir::Expr>> pointExtents(const Value& point, const std::vector<ir::Expr>& tile, SourceLoc loc);
   void lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
+  void lowerPrint(const ast::Expr& call, const CallArgs& args);  // lower_print.cpp
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
   bool requireKernel(SourceLoc loc, const std::string& what);
 
@@ -271,6 +273,10 @@ class Sema {
     SourceLoc loc;
   };
   std::vector<LoopFrame> loops_;
+  // The variables of the enclosing T.Parallel loops and their source names,
+  // outermost first, also inside macros called there (T.print names the
+  // iteration with them).
+  std::vector<std::pair<std::string, ir::Var>> parallelIteration_;
   // T.annotate_layout in the kernel being lowered: where each buffer was annotated.
   std::map<const ir::BufferNode*, SourceLoc> layoutAnnotations_;
   struct MacroFrame {

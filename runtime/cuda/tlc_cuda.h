@@ -254,6 +254,9 @@ template <class T> __device__ __forceinline__ T inf() { return cvt<T>(__int_as_f
 template <> __device__ __forceinline__ double inf<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
 template <class T> __device__ __forceinline__ T ninf() { return cvt<T>(-__int_as_float(0x7f800000)); }
 template <> __device__ __forceinline__ double ninf<double>() { return -__longlong_as_double(0x7ff0000000000000ll); }
+// A float argument of T.print's printf: NaN as the positive quiet NaN, which
+// prints `nan` whatever the sign and payload (compiler/ir/print_format.h).
+__device__ __forceinline__ double print_float(double x) { return ::isnan(x) ? __longlong_as_double(0x7ff8000000000000ll) : x; }
 
 // The smallest and largest finite-or-infinite values (identities of max / min).
 template <class T> __device__ __forceinline__ T lowest() { return ninf<T>(); }

@@ -388,3 +388,22 @@ TEST_CASE("layout annotations print as annotate_layout statements and parse back
   CHECK(a->buffer->name == "F");
   CHECK(a->layout == LayoutSpec{LayoutKind::RowGroups, 8, 4});
 }
+
+TEST_CASE("prints of values, elements and whole buffers round-trip with their text") {
+  Var bx = makeVar("bx"), i = makeVar("i");
+  Buffer S = makeBuffer("S", DType::Float16, {makeInt(4)}, MemScope::Shared);
+  auto whole = std::make_shared<PrintStmt>(nullptr, S, "all \"quoted\" 100%", "dir/k.tl:9", SourceLoc{});
+  auto value = std::make_shared<PrintStmt>(makeBinary(BinaryOp::Eq, vref(bx), makeInt(1)), nullptr, "", "", SourceLoc{});
+  auto inLoop = std::make_shared<PrintStmt>(makeLoad(S, {vref(i)}), nullptr, "m", "k.tl:3", SourceLoc{});
+  inLoop->iteration = {{"i", vref(i)}, {"for", makeInt(2)}};
+  inLoop->element = "S";
+  inLoop->index = {vref(i)};
+  Stmt body = kernel({makeInt(2)}, {bx}, 32,
+                     seq({alloc(S), whole, value, loop(i, makeInt(0), makeInt(4), ForKind::Parallel, inLoop)}));
+  std::string text = checkRoundTrip(moduleOf(funcWithBody(body, {})), /*verify=*/true);
+  for (const char* s : {"print(S, message=\"all \\\"quoted\\\" 100%\", at=\"dir/k.tl:9\")", "print(bx == 1)",
+                        "print(S[i], message=\"m\", at=\"k.tl:3\", iteration=[\"i\": i, \"for\": 2], element=\"S\"[i])"}) {
+    INFO(s);
+    CHECK(text.find(s) != std::string::npos);
+  }
+}

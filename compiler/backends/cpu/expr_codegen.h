@@ -55,6 +55,8 @@ class ExprEmitter {
   llvm::Value* andNoFailure(llvm::Value* cond);
   // In the exported function's exit path: the record becomes the thread's last failure.
   void endFailureRecord();
+  // A printf call writing the line of an element or value print (print_codegen.cpp).
+  void emitPrint(const ir::PrintStmt* p);
   // The pointer to a private NUL-terminated copy of `text`.
   llvm::Constant* constantString(const std::string& text);
 

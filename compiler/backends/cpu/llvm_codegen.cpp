@@ -120,6 +120,7 @@ class StmtEmitter : public ExprEmitter {
         return;
       }
       case StmtKind::Evaluate: return emitEvaluate(as<EvaluateStmt>(s));
+      case StmtKind::Print: return emitPrint(as<PrintStmt>(s));
       case StmtKind::Break:
       case StmtKind::Continue: return emitJump(s->kind == StmtKind::Break);
       default:

@@ -243,7 +243,10 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
   close();
-  pending = withoutTiles(accessesOf(f->body));
+  // Past the loop nothing orders the consumers' last reads of the tiles with
+  // what the block does next (memory that reuses the ring's bytes, such as an
+  // accumulator's staging buffer): they stay pending.
+  pending = accessesOf(f->body);
 }
 
 }  // namespace tlc::cuda

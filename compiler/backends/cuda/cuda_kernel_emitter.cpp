@@ -348,6 +348,7 @@ void KernelEmitter::emitBlockLeaf(const Stmt& s) {
       emitThread(s);
       close();
       return;
+    case StmtKind::Print: emitBlockPrint(as<PrintStmt>(s)); return;
     default: TLC_ICE(std::string("unexpected block-level statement ") + stmtKindName(s->kind));
   }
 }
@@ -422,6 +423,15 @@ void KernelEmitter::emitThread(const Stmt& s) {
       if (a->value->dtype != a->buffer->dtype) v = cast(a->buffer->dtype, a->value->dtype, v);
       line(ownerGuard(a->buffer.get()) + fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) +
            ", " + v + ");");
+      return;
+    }
+    case StmtKind::Print: {
+      auto* p = as<PrintStmt>(s);
+      TLC_CHECK(p->value, "a print of a whole buffer inside a Parallel loop");
+      // In a nest over a replicated vector every replica runs the iteration; one prints.
+      if (!replicaOwner_.empty()) open("if (" + replicaOwner_ + ")");
+      emitPrintLine(p, p->element, p->index, p->value);
+      if (!replicaOwner_.empty()) close();
       return;
     }
     case StmtKind::Copy: emitCopy(as<CopyStmt>(s), false); return;

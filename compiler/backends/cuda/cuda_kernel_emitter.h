@@ -90,6 +90,11 @@ class KernelEmitter : public backend::CEmitter {
   void emitParallelNest(const ir::ForStmt* f);
   std::string ownerGuard(const ir::BufferNode* b);
   void defineNestVars(const std::vector<const ir::ForStmt*>& nest, size_t count, ir::Expr flat);
+  // T.print (cuda_print.cpp): a block-level print (one thread, or each owner
+  // of a register fragment's elements), and the printf of one line.
+  void emitBlockPrint(const ir::PrintStmt* p);
+  void emitPrintLine(const ir::PrintStmt* p, const std::string& element, const std::vector<ir::Expr>& index,
+                     const ir::Expr& value);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers);
