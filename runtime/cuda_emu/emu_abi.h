@@ -90,8 +90,17 @@ enum { TLC_EMU_FENCE_MBAR_INIT = 0, TLC_EMU_FENCE_PROXY_ASYNC = 1 };
 enum { TLC_EMU_WGMMA_FENCE = 0, TLC_EMU_WGMMA_COMMIT = 1, TLC_EMU_WGMMA_WAIT = 2 };
 // wgmma operand kinds.
 // S8: int8 operands (k32), the accumulators int32 (passed as float* and
-// reinterpreted).
-enum { TLC_EMU_WGMMA_F16 = 0, TLC_EMU_WGMMA_BF16 = 1, TLC_EMU_WGMMA_S8 = 2 };
+// reinterpreted). E4M3 / E5M2: float8 operands of that type (k32, no
+// transposes), float accumulators. TF32: float32 operands read as tf32 (k8,
+// no transposes).
+enum {
+  TLC_EMU_WGMMA_F16 = 0,
+  TLC_EMU_WGMMA_BF16 = 1,
+  TLC_EMU_WGMMA_S8 = 2,
+  TLC_EMU_WGMMA_E4M3 = 3,
+  TLC_EMU_WGMMA_E5M2 = 4,
+  TLC_EMU_WGMMA_TF32 = 5
+};
 
 typedef struct tlc_emu_api {
   uint32_t abi_version;

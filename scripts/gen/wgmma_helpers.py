@@ -3,8 +3,10 @@
 `wgmma helpers begin/end` markers): per instruction width N, the float16 and
 bfloat16 forms of `wgmma.mma_async ... m64nNk16.f32` with A from a
 shared-memory descriptor (wgmma_m64nNk16) and from registers
-(wgmma_rs_m64nNk16), and the int8 form `m64nNk32.s32.s8.s8` (wgmma_s8_m64nNk32),
-with one inline-asm operand per accumulator register.
+(wgmma_rs_m64nNk16), the int8 form `m64nNk32.s32.s8.s8` (wgmma_s8_m64nNk32),
+the float8 forms `m64nNk32.f32.e4m3.e4m3` / `.e5m2.e5m2` (wgmma_f8_m64nNk32)
+and the tf32 form `m64nNk8.f32.tf32.tf32` (wgmma_tf32_m64nNk8), with one
+inline-asm operand per accumulator register.
 Run it after changing the list of widths:  python3 scripts/gen/wgmma_helpers.py
 """
 import pathlib
@@ -63,13 +65,47 @@ def helper_s8(n):
         '               : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
         "}"])
 
+def helper_f8(n):
+    """float8: `wgmma ... m64nNk32.f32.T.T` with T = e4m3 (Kind 0) or e5m2
+    (Kind 1) for both operands, K-major from shared-memory descriptors
+    (8-bit wgmma has no transposes), float32 D."""
+    regs = n // 2
+    d = ", ".join(f"%{i}" for i in range(regs))
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    lines = ["template <int Kind>",
+             f"__device__ __forceinline__ void wgmma_f8_m64n{n}k32(float* d, u64 desc_a, u64 desc_b, int scale_d) {{"]
+    for i, t in enumerate(["e4m3", "e5m2"]):
+        lines.append(f"  {'if' if i == 0 else 'else if'} (Kind == {i})")
+        lines.append(f'    asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"')
+        lines.append(f'                 "wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{t}.{t} {{{d}}}, %{regs}, %{regs + 1}, p, 1, 1;\\n}}\\n"')
+        lines.append(f"                 : {outs}")
+        lines.append('                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));')
+    lines.append("}")
+    return "\n".join(lines)
+
+def helper_tf32(n):
+    """float32 operands read as tf32: `wgmma ... m64nNk8.f32.tf32.tf32`, both
+    operands K-major from shared-memory descriptors (no transposes); the
+    tensor cores ignore the low 13 mantissa bits of each float32."""
+    regs = n // 2
+    d = ", ".join(f"%{i}" for i in range(regs))
+    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    return "\n".join([
+        f"__device__ __forceinline__ void wgmma_tf32_m64n{n}k8(float* d, u64 desc_a, u64 desc_b, int scale_d) {{",
+        f'  asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"',
+        f'               "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{d}}}, %{regs}, %{regs + 1}, p, 1, 1;\\n}}\\n"',
+        f"               : {outs}",
+        '               : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
+        "}"])
+
 path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
 text = path.read_text()
 begin, end = "// ---- wgmma helpers begin (scripts/gen/wgmma_helpers.py) ----", "// ---- wgmma helpers end ----"
 # The SS forms (both operands from shared-memory descriptors), then the RS
 # forms (A from four 32-bit registers per thread, the mma.sync A fragment of
-# the thread's 16-row slice; no A transpose), then the int8 SS forms.
-body = "\n".join([helper(n) for n in WIDTHS] + [helper_rs(n) for n in WIDTHS] + [helper_s8(n) for n in WIDTHS])
+# the thread's 16-row slice; no A transpose), then the int8, float8 and tf32 SS forms.
+body = "\n".join([helper(n) for n in WIDTHS] + [helper_rs(n) for n in WIDTHS] + [helper_s8(n) for n in WIDTHS] +
+                 [helper_f8(n) for n in WIDTHS] + [helper_tf32(n) for n in WIDTHS])
 new = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda m: begin + "\n" + body + "\n" + end, text, flags=re.S)
 assert new != text or body in text, "markers not found"
 path.write_text(new)

@@ -85,3 +85,65 @@ TEST_CASE("an int8 gemm with B as [N, K] runs on int8 wgmma (k32, int32 accumula
   CHECK(plain.find("wgmma_s8") == std::string::npos);
   CHECK(plain.find("mma_m16n8k32_s8") != std::string::npos);
 }
+
+TEST_CASE("a float8 gemm runs on float8 tensor cores: wgmma k32 on sm_90a, mma.sync k32 on sm_89") {
+  std::string text = sourceFile("examples/gemm_fp8/gemm_fp8.tl");
+  std::string source = test::emitCudaFor(text, "sm_90a");
+  CHECK(source.find("tlc::wgmma_f8_m64n128k32<0>(") != std::string::npos);
+  CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
+  std::string ptx = ptxFor(source);
+  if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") != std::string::npos);
+  // e5m2 operands take the other instruction.
+  std::string e5 = text;
+  e5.replace(e5.find("in_dtype=float8_e4m3"), 20, "in_dtype=float8_e5m2");
+  CHECK(test::emitCudaFor(e5, "sm_90a").find("tlc::wgmma_f8_m64n128k32<1>(") != std::string::npos);
+  // sm_89 and sm_90: mma.sync m16n8k32 on float8 fragments.
+  for (const char* arch : {"sm_89", "sm_90"}) {
+    CAPTURE(arch);
+    std::string sync = test::emitCudaFor(text, arch);
+    CHECK(sync.find("wgmma") == std::string::npos);
+    CHECK(sync.find("tlc::mma_m16n8k32_e4m3(") != std::string::npos);
+  }
+  std::string why;
+  if (cuda::nvrtcAvailable(&why)) {
+    auto sm89 = cuda::compileWithNvrtc(test::emitCudaFor(text, "sm_89"), "sm_89", true);
+    INFO(sm89.error);
+    REQUIRE(sm89.ok);
+    CHECK(sm89.binary.find("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32") != std::string::npos);
+  }
+  // sm_80 has no float8 tensor cores: the gemm runs on the CUDA cores, and
+  // the float8 mma helpers are not compiled for it.
+  std::string sm80 = test::emitCudaFor(text, "sm_80");
+  CHECK(sm80.find("mma_m16n8k32_e4m3") == std::string::npos);
+  if (cuda::nvrtcAvailable(&why)) {
+    auto bin = cuda::compileWithNvrtc(sm80, "sm_80", false);
+    INFO(bin.error);
+    CHECK(bin.ok);
+  }
+  // A float8 B operand stored [K, N] (MN-major) cannot feed float8 wgmma:
+  // the mainloop says so and the gemm runs on mma.sync.
+  std::string nn = text;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = nn.find(from);
+    REQUIRE(at != std::string::npos);
+    nn.replace(at, from.size(), to);
+  };
+  replace("B: Tensor[(N, K), in_dtype]", "B: Tensor[(K, N), in_dtype]");
+  replace("B_s = T.alloc_shared((block_N, block_K), in_dtype)", "B_s = T.alloc_shared((block_K, block_N), in_dtype)");
+  replace("T.copy(B[bx * block_N, k * block_K], B_s)", "T.copy(B[k * block_K, bx * block_N], B_s)");
+  replace(", transpose_B=True", "");
+  std::string plain = test::emitCudaFor(nn, "sm_90a");
+  CHECK(plain.find("wgmma_f8") == std::string::npos);
+  CHECK(plain.find("tlc::mma_m16n8k32_e4m3(") != std::string::npos);
+}
+
+TEST_CASE("a float32 gemm with B as [N, K] runs on tf32 wgmma (k8) on sm_90a") {
+  std::string text = sourceFile("bench/zoo/gemm_nt.tl");
+  text.replace(text.find("dtype=float16"), 13, "dtype=float32");
+  text.replace(text.find("block_K=64"), 10, "block_K=32");
+  std::string source = test::emitCudaFor(text, "sm_90a");
+  CHECK(source.find("tlc::wgmma_tf32_m64n256k8(") != std::string::npos);
+  CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
+  std::string ptx = ptxFor(source);
+  if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32") != std::string::npos);
+}

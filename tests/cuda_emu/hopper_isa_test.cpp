@@ -10,6 +10,7 @@
 #include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/backends/cuda_emu/emulator.h"
 #include "compiler/backends/cuda_emu/isa.h"
+#include "runtime/cuda_emu/emu_float.h"
 
 using namespace tlc::cuda_emu;
 using namespace tlc::cuda_emu::isa;
@@ -155,7 +156,7 @@ TEST_CASE("wgmma product against a plain loop, with and without scale-d") {
       d[t] = acc[t].data();
       scale[t] = t % 2;  // odd threads accumulate onto 2.0
     }
-    wgmma(n, A.data(), B.data(), d, scale);
+    wgmma(n, 16, A.data(), B.data(), d, scale);
     int bad = 0;
     for (int t = 0; t < 128; ++t)
       for (int r = 0; r < n / 2; ++r) {
@@ -167,6 +168,43 @@ TEST_CASE("wgmma product against a plain loop, with and without scale-d") {
     INFO("n " << n);
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("float8 wgmma (k32): hand-computed sums of decoded e4m3 / e5m2 bytes") {
+  // e4m3 0x3C = +1.5 (exponent 7 - 7, mantissa 1.100b); e5m2 0xC0 = -2.0
+  // (sign, exponent 16 - 15); e4m3 0x01 = 2^-9 (the smallest subnormal).
+  CHECK(tlc_emu_float::e4m3ToFloat(0x3C) == 1.5f);
+  CHECK(tlc_emu_float::e5m2ToFloat(0xC0) == -2.0f);
+  CHECK(tlc_emu_float::e4m3ToFloat(0x01) == 0x1p-9f);
+  const int n = 8, k = 32;
+  std::vector<double> A(64 * k, 0.0), B(k * n, 0.0);
+  for (int kk = 0; kk < k; ++kk) {
+    A[0 * k + kk] = tlc_emu_float::e4m3ToFloat(0x3C);       // row 0: 1.5 everywhere
+    A[5 * k + kk] = kk < 16 ? 1.0 : 0x1p-9;                // row 5: 1 on the first half, 2^-9 on the second
+    B[kk * n + 0] = tlc_emu_float::e5m2ToFloat(0xC0);       // column 0: -2 everywhere
+    B[kk * n + 3] = kk % 2 ? 4.0 : 0.0;                    // column 3: 4 on odd k
+  }
+  std::vector<std::vector<float>> acc(128, std::vector<float>(n / 2, 0.0f));
+  float* d[128];
+  int scale[128];
+  for (int t = 0; t < 128; ++t) {
+    d[t] = acc[t].data();
+    scale[t] = 0;
+  }
+  wgmma(n, k, A.data(), B.data(), d, scale);
+  auto at = [&](int row, int col) {
+    for (int t = 0; t < 128; ++t)
+      for (int r = 0; r < n / 2; ++r) {
+        Coord p = wgmmaAccElement(t, r);
+        if (p.row == row && p.col == col) return acc[t][r];
+      }
+    return -1.0f;
+  };
+  CHECK(at(0, 0) == -96.0f);  // 32 x 1.5 x -2
+  CHECK(at(0, 3) == 96.0f);   // 16 odd k x 1.5 x 4
+  CHECK(at(5, 0) == -32.0f - 16 * 2 * 0x1p-9f);
+  CHECK(at(5, 3) == 32.0f + 8 * 4 * 0x1p-9f);
+  CHECK(at(1, 0) == 0.0f);
 }
 
 TEST_CASE("int8 wgmma (k32) product against a plain loop, wrapping modulo 2^32") {

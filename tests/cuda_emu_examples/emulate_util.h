@@ -7,18 +7,20 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "compiler/driver/emulate_target.h"
 #include "compiler/sema/frontend.h"
 
 namespace tlc::test {
 
-// The module of `relativePath` (from the source root); REQUIREs success.
-inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager& sm, DiagnosticEngine& diags) {
+// The module of `relativePath` (from the source root) with `defines` bound; REQUIREs success.
+inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager& sm, DiagnosticEngine& diags,
+                                  const std::vector<Define>& defines = {}) {
   std::string error;
   uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + relativePath, error);
   REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, {});
+  auto module = compileSource(sm, diags, file, defines);
   REQUIRE_MESSAGE(module, diags.renderAll());
   return *module;
 }

@@ -181,6 +181,42 @@ TEST_CASE("the sm_90a int8 gemm through TMA and int8 wgmma runs clean in the CUD
     checkEmulated({"bench/zoo/gemm_int8.tl", {}, dims}, "sm_90a");
 }
 
+// The float8 gemms (examples/gemm_fp8/): on sm_90a the per-tensor-scale
+// gemm's mainloop runs float8 wgmma (k32) from TMA tiles, and the block-scaled
+// one's gemm runs as float8 wgmma in place; on sm_89 both run mma.sync
+// m16n8k32 on float8 fragments. At sizes the tiles divide and sizes they do
+// not, for both float8 types.
+TEST_CASE("the float8 gemms run on float8 tensor cores clean in the CUDA emulator") {
+  const std::vector<Define> small = {{"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}};
+  std::vector<Define> e5 = small;
+  e5.push_back({"in_dtype", "float8_e5m2"});
+  const std::vector<Case> cases = {
+      {"examples/gemm_fp8/gemm_fp8.tl", {}, {{"M", 128}, {"N", 256}, {"K", 256}}},
+      {"examples/gemm_fp8/gemm_fp8.tl", {}, {{"M", 130}, {"N", 270}, {"K", 200}}},
+      {"examples/gemm_fp8/gemm_fp8.tl", small, {{"M", 70}, {"N", 50}, {"K", 96}}},
+      {"examples/gemm_fp8/gemm_fp8.tl", e5, {{"M", 64}, {"N", 130}, {"K", 160}}},
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", small, {{"M", 70}, {"N", 200}, {"K", 300}}},
+  };
+  for (const char* arch : {"sm_90a", "sm_89"}) {
+    CAPTURE(arch);
+    for (const Case& c : cases) checkEmulated(c, arch);
+  }
+}
+
+// A float32 gemm with B as [N, K] (bench/zoo/gemm_nt.tl): on sm_90a its
+// mainloop runs tf32 wgmma (k8, both operands K-major) from TMA tiles, and
+// it matches the interpreter at tf32 tolerances.
+TEST_CASE("the sm_90a float32 gemm through TMA and tf32 wgmma runs clean in the CUDA emulator") {
+  const std::vector<Define> f32 = {{"dtype", "float32"}, {"block_K", "32"}};
+  std::vector<Define> small = f32;
+  for (auto [n, v] : {std::pair{"block_M", "64"}, std::pair{"block_N", "64"}, std::pair{"threads", "128"}})
+    small.push_back({n, v});
+  for (const Case& c : std::vector<Case>{{"bench/zoo/gemm_nt.tl", f32, {{"M", 128}, {"N", 256}, {"K", 64}}},
+                                         {"bench/zoo/gemm_nt.tl", f32, {{"M", 130}, {"N", 264}, {"K", 100}}},
+                                         {"bench/zoo/gemm_nt.tl", small, {{"M", 70}, {"N", 50}, {"K", 40}}}})
+    checkEmulated(c, "sm_90a");
+}
+
 // Zoo kernels whose fragments and Parallel nests take the register column
 // reductions, the reductions into shared memory and the vector accesses of
 // plain nests, at sizes their tiles do not divide.

@@ -82,17 +82,13 @@ TEST_CASE("register fragments: column reductions and writes from one replica") {
            {}, {{"block_M", "4"}, {"block_N", "256"}, {"threads", "256"}}}) {
     SourceManager sm;
     DiagnosticEngine diags{sm};
-    std::string error;
-    uint32_t file =
-        sm.addFile(std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/column_sums.tl", error);
-    REQUIRE_MESSAGE(file != 0, error);
-    auto module = compileSource(sm, diags, file, defines);
-    REQUIRE_MESSAGE(module, diags.renderAll());
+    ir::Module module =
+        test::compileTreeFile("tests/cuda_emu_examples/register_fragments/column_sums.tl", sm, diags, defines);
     for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 77}, {"N", 300}}, {{"M", 5}, {"N", 128}}}) {
       std::string log;
       CAPTURE(defines.size());
       CAPTURE(dims.at("M"));
-      int rc = test::runEmulatedCheck(*module, diags, dims, 11, &log);
+      int rc = test::runEmulatedCheck(module, diags, dims, 11, &log);
       INFO(log);
       CHECK(rc == 0);
     }
@@ -106,17 +102,13 @@ TEST_CASE("register fragments: accumulating reductions combined after their loop
   for (auto defines : std::vector<std::vector<Define>>{{}, {{"block_M", "2"}, {"block_N", "512"}}}) {
     SourceManager sm;
     DiagnosticEngine diags{sm};
-    std::string error;
-    uint32_t file = sm.addFile(
-        std::string(TLC_SOURCE_DIR) + "/tests/cuda_emu_examples/register_fragments/deferred_reductions.tl", error);
-    REQUIRE_MESSAGE(file != 0, error);
-    auto module = compileSource(sm, diags, file, defines);
-    REQUIRE_MESSAGE(module, diags.renderAll());
+    ir::Module module =
+        test::compileTreeFile("tests/cuda_emu_examples/register_fragments/deferred_reductions.tl", sm, diags, defines);
     for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 37}, {"N", 700}}, {{"M", 8}, {"N", 128}}}) {
       std::string log;
       CAPTURE(defines.size());
       CAPTURE(dims.at("N"));
-      int rc = test::runEmulatedCheck(*module, diags, dims, 11, &log);
+      int rc = test::runEmulatedCheck(module, diags, dims, 11, &log);
       INFO(log);
       CHECK(rc == 0);
     }

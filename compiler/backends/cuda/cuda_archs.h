@@ -12,5 +12,7 @@ namespace tlc::cuda {
 
 const std::vector<std::string>& supportedCudaArchs();
 bool isSupportedCudaArch(const std::string& arch);
+// The compute capability of "sm_XY[a]" as XY (0 when malformed).
+int archVersion(const std::string& arch);
 
 }  // namespace tlc::cuda

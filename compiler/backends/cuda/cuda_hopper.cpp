@@ -218,9 +218,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   if (!g) return fail(why, "the loop body does not end with a gemm");
   if (g->clearAccum) return fail(why, "the gemm clears its accumulator");
   MmaShape s;
-  if (!mmaShapeOf(g, threads, options, &s) ||
-      (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16 && s.kind != MmaKind::S8))
-    return fail(why, "the gemm is not a float16, bfloat16 or int8 tensor-core gemm");
+  if (!mmaShapeOf(g, threads, options, &s))
+    return fail(why, "the gemm is not a float16, bfloat16, float8, tf32 or int8 tensor-core gemm");
   const bool s8 = s.kind == MmaKind::S8;
   DType accType = s8 ? DType::Int32 : DType::Float32;
   if (g->c.buffer->scope != MemScope::Fragment || g->c.buffer->dtype != accType || g->c.buffer->shape.size() != 2 ||
@@ -257,8 +256,9 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   // (N contiguous: MN-major) or, transposed, [N, K].
   a.mnMajor = g->transA;
   b.mnMajor = !g->transB;
-  if (s8 && (a.mnMajor || b.mnMajor))
-    return fail(why, "int8 wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
+  if (wgmmaKMajorOnly(s.kind) && (a.mnMajor || b.mnMajor))
+    return fail(why, std::string(s8 ? "int8" : s.kind == MmaKind::TF32 ? "tf32" : "float8") +
+                         " wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
   if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
   out->slices = s.m / (16 * warps);
   if (a.mnMajor && out->slices > 1)

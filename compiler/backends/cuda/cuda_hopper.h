@@ -124,6 +124,11 @@ std::vector<WgmmaGemm> planWgmmaGemms(const ir::KernelStmt& kernel, const std::v
 // descriptor's leading and stride byte offsets, and the byte offset of
 // k-step `kk` (16 elements) at row / column `mn`.
 std::vector<int64_t> wgmmaWidths(int64_t n);
+// The wgmma helper (runtime/cuda/tlc_cuda.h) of kind k for an instruction
+// `width` columns wide, each covering 32 bytes of k: with its template
+// arguments for the K-major-only kinds (int8, float8, tf32); the 16-bit
+// helper takes <kind, transA, transB> from the caller.
+std::string wgmmaHelper(MmaKind k, int64_t width);
 struct DescOffsets {
   int64_t lbo, sbo;
 };

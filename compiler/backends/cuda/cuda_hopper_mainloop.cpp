@@ -165,17 +165,16 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
        std::to_string(h.a.span) + ");");
   line("const unsigned long long " + db + " = tlc::smem_desc(" + hopperTile(h.b, stage) + ", " +
        std::to_string(dB.lbo) + ", " + std::to_string(dB.sbo) + ", " + std::to_string(h.b.span) + ");");
-  // Each wgmma covers 32 bytes of k: k16 of 16-bit elements (wgmma_m64nNk16),
-  // k32 of int8 ones (wgmma_s8_m64nNk32, both operands K-major).
-  const bool s8 = h.shape.kind == MmaKind::S8;
+  // Each wgmma covers 32 bytes of k: k16 of 16-bit elements, k32 of 8-bit
+  // ones, k8 of tf32 (wgmmaHelper; all but the 16-bit kinds K-major).
   const int64_t kStep = 32 / eb;
   for (int64_t kk = 0; kk < h.shape.k / kStep; ++kk) {
     for (int64_t a = 0; a < h.slices; ++a) {
       int64_t c0 = 0;
       for (int64_t w : wgmmaWidths(h.shape.n)) {
         int64_t offA = tileOffset(h.a, kk, a * 64, eb), offB = tileOffset(h.b, kk, c0, eb);
-        std::string op = s8 ? "tlc::wgmma_s8_m64n" + std::to_string(w) + "k32("
-                            : "tlc::wgmma_m64n" + std::to_string(w) + "k16<" + kind + ", " + ta + ", " + tb + ">(";
+        std::string op = wgmmaHelper(h.shape.kind, w) +
+                         (wgmmaKMajorOnly(h.shape.kind) ? "(" : "<" + kind + ", " + ta + ", " + tb + ">(");
         line(op + "&" + acc + "[" + std::to_string((a * h.shape.n + c0) / 8 * 4) + "], " + da + " + " +
              std::to_string(offA >> 4) + ", " + db + " + " + std::to_string(offB >> 4) + ", 1);");
         c0 += w;

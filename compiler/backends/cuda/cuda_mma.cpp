@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/ir/functor.h"
 
@@ -241,6 +242,12 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     s.kind = MmaKind::S8;
     s.kStep = 32;
     if (tc != DType::Int32) return false;
+  } else if (ta == DType::Float8E4M3 || ta == DType::Float8E5M2) {
+    // Float8 tensor cores start at sm_89 (mma.sync m16n8k32; wgmma k32 on sm_90a).
+    if (archVersion(options.arch) < 89) return false;
+    s.kind = ta == DType::Float8E4M3 ? MmaKind::F8E4M3 : MmaKind::F8E5M2;
+    s.kStep = 32;
+    if (tc != DType::Float32 && tc != DType::Float16 && tc != DType::BFloat16) return false;
   } else {
     return false;
   }
@@ -397,6 +404,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
   int64_t regs = am * an * 4;
   bool intMma = s.kind == MmaKind::S8;
+  bool byteMma = isByteMma(s.kind);
   DType accT = intMma ? DType::Int32 : DType::Float32;
   std::string accName;
   open("");
@@ -476,9 +484,9 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       if (s.kind == MmaKind::TF32) {
         Expr k = add(kkE, add(t4, makeInt((q / 2) * 4)));
         v = "tlc::to_tf32(" + elem(g->a.buffer, aIndex(row, k)) + ")";
-      } else if (s.kind == MmaKind::S8) {
+      } else if (byteMma) {
         Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt((q / 2) * 16)));
-        v = "tlc::pack4_i8(";
+        v = "tlc::pack4_bytes(";
         for (int e = 0; e < 4; ++e) v += (e ? ", " : "") + elem(g->a.buffer, aIndex(row, add(k, makeInt(e))));
         v += ")";
       } else {
@@ -488,8 +496,12 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       line(dst + "[" + std::to_string(q) + "] = " + v + ";");
     }
   }
-  const char* fn = s.kind == MmaKind::F16 ? "tlc::mma_m16n8k16_f16" : s.kind == MmaKind::BF16 ? "tlc::mma_m16n8k16_bf16"
-                   : s.kind == MmaKind::TF32 ? "tlc::mma_m16n8k8_tf32" : "tlc::mma_m16n8k32_s8";
+  const char* fn = s.kind == MmaKind::F16      ? "tlc::mma_m16n8k16_f16"
+                   : s.kind == MmaKind::BF16   ? "tlc::mma_m16n8k16_bf16"
+                   : s.kind == MmaKind::TF32   ? "tlc::mma_m16n8k8_tf32"
+                   : s.kind == MmaKind::F8E4M3 ? "tlc::mma_m16n8k32_e4m3"
+                   : s.kind == MmaKind::F8E5M2 ? "tlc::mma_m16n8k32_e5m2"
+                                               : "tlc::mma_m16n8k32_s8";
   // Each B atom is loaded right before the MMAs that use it, so only a pair
   // of B fragments is live at a time (register pressure).
   auto mmaColumn = [&](int64_t b) {
@@ -525,9 +537,9 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       if (s.kind == MmaKind::TF32) {
         Expr k = add(kkE, add(t4, makeInt(q * 4)));
         v = "tlc::to_tf32(" + elem(g->b.buffer, bIndex(k, col)) + ")";
-      } else if (s.kind == MmaKind::S8) {
+      } else if (byteMma) {
         Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt(q * 16)));
-        v = "tlc::pack4_i8(";
+        v = "tlc::pack4_bytes(";
         for (int e = 0; e < 4; ++e) v += (e ? ", " : "") + elem(g->b.buffer, bIndex(add(k, makeInt(e)), col));
         v += ")";
       } else {

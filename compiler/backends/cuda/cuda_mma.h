@@ -23,7 +23,14 @@
 
 namespace tlc::cuda {
 
-enum class MmaKind { F16, BF16, TF32, S8 };
+// F8E4M3 / F8E5M2: float8 operands (both of that type) with a float32 accumulator.
+enum class MmaKind { F16, BF16, TF32, S8, F8E4M3, F8E5M2 };
+inline bool isF8(MmaKind k) { return k == MmaKind::F8E4M3 || k == MmaKind::F8E5M2; }
+// Whether k reads 8-bit operands in k-steps of 32 (int8 and float8).
+inline bool isByteMma(MmaKind k) { return k == MmaKind::S8 || isF8(k); }
+// Whether wgmma of kind k reads both operands K-major (it has no transposes
+// but for 16-bit types).
+inline bool wgmmaKMajorOnly(MmaKind k) { return isByteMma(k) || k == MmaKind::TF32; }
 
 struct MmaShape {
   MmaKind kind;

@@ -469,8 +469,12 @@ void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
 void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
   LocationScope at(*this, r->loc);
   const Region &src = r->src, &dst = r->dst;
-  DType td = dst.buffer->dtype, ts = src.buffer->dtype;
-  DType acc = isLowPrecisionFloat(td) ? DType::Float32 : td;
+  if (bufs_[src.buffer.get()].tile) {
+    emitRegisterReduce(r, deferred_.count(r) ? ReducePart::InThread : ReducePart::Whole);
+    return;
+  }
+  ReduceOps ops = reduceOps(r);
+  DType td = dst.buffer->dtype, ts = src.buffer->dtype, acc = ops.acc;
   // Output coordinates: the source dimensions other than `dim`.
   std::vector<int> outDims;
   for (int d = 0; d < (int)src.ranges.size(); ++d)
@@ -480,11 +484,6 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
   Expr len = src.ranges[r->dim].extent;
   auto dd = nonUnitDims(dst);
   auto de = extentsOf(dst, dd);
-  if (bufs_[src.buffer.get()].tile) {
-    emitRegisterReduce(r, deferred_.count(r) ? ReducePart::InThread : ReducePart::Whole);
-    return;
-  }
-  ReduceOps ops = reduceOps(r);
   const std::string& A = ops.accType;
   bool isAbs = ops.isAbs;
   auto combine = ops.combine;

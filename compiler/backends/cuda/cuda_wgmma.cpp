@@ -20,6 +20,17 @@ std::vector<int64_t> wgmmaWidths(int64_t n) {
   return w;
 }
 
+std::string wgmmaHelper(MmaKind k, int64_t width) {
+  std::string n = std::to_string(width);
+  switch (k) {
+    case MmaKind::S8: return "tlc::wgmma_s8_m64n" + n + "k32";
+    case MmaKind::F8E4M3: return "tlc::wgmma_f8_m64n" + n + "k32<0>";
+    case MmaKind::F8E5M2: return "tlc::wgmma_f8_m64n" + n + "k32<1>";
+    case MmaKind::TF32: return "tlc::wgmma_tf32_m64n" + n + "k8";
+    default: return "tlc::wgmma_m64n" + n + "k16";
+  }
+}
+
 DescOffsets descOffsets(const HopperOperand& op) {
   if (op.mnMajor) return {op.rows * op.span, 8 * op.span};
   return {16, 8 * op.span};
@@ -29,7 +40,7 @@ int64_t tileOffset(const HopperOperand& op, int64_t kk, int64_t mn, int64_t elem
   int64_t panelElems = op.span / elemBytes;
   if (op.mnMajor)  // rows are k, columns m / n, in panels of span bytes
     return (mn / panelElems) * op.rows * op.span + (mn % panelElems) * elemBytes + kk * 16 * op.span;
-  int64_t kb = kk * 32;  // rows are m / n, columns k: 32 bytes per k-step (k16 of 16-bit, k32 of 8-bit elements)
+  int64_t kb = kk * 32;  // rows are m / n, columns k: 32 bytes per k-step (k16 of 16-bit, k32 of 8-bit, k8 of 32-bit elements)
   return (kb / op.span) * op.rows * op.span + kb % op.span + mn * op.span;
 }
 
@@ -63,7 +74,7 @@ class MainloopGemms : public IRVisitor {
   }
 };
 
-// A whole two-dimensional 16-bit shared tile as a wgmma operand, `mnMajor`
+// A whole two-dimensional shared tile as a wgmma operand, `mnMajor`
 // when its contiguous dimension runs along M (A) or N (B).
 bool planTile(const Region& r, bool mnMajor, HopperOperand* out) {
   const Buffer& tile = r.buffer;
@@ -91,7 +102,9 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
   for (const GemmStmt* g : gemms) {
     if (g == mainloop || loops.found.count(g)) continue;
     MmaShape s;
-    if (!mmaShapeOf(g, threads, options, &s, true) || (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16)) continue;
+    if (!mmaShapeOf(g, threads, options, &s, true) || s.kind == MmaKind::S8) continue;
+    // Float8 and tf32 wgmma read both operands K-major from shared memory.
+    if (wgmmaKMajorOnly(s.kind) && (g->transA || !g->transB || g->a.buffer->scope != MemScope::Shared)) continue;
     const Buffer& c = g->c.buffer;
     if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c) || s.m != 16 * warps ||
         s.n > 256 || s.n % 8)
@@ -137,6 +150,10 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
   int64_t eb = dtypeBytes(g->b.buffer->dtype);
   std::string kind = s.kind == MmaKind::F16 ? "0" : "1";
   std::string ta = w->a.mnMajor ? "1" : "0", tb = w->b.mnMajor ? "1" : "0";
+  // Each k-step covers 32 bytes of k: k16 of 16-bit elements, k32 of float8
+  // ones, k8 of tf32 (wgmmaHelper).
+  const int64_t kStep = 32 / eb;
+  const std::string targs = wgmmaKMajorOnly(s.kind) ? "(" : "<" + kind + ", " + ta + ", " + tb + ">(";
   const std::string& acc = cInfo.name;
   const std::string pin = "tlc::fence_registers<" + std::to_string(cInfo.elems) + ">(" + acc + ");";
   // The tile's first byte, in the live stage of a pipelined tile.
@@ -172,7 +189,7 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
     line("const unsigned long long " + da + " = tlc::smem_desc(" + base(g->a.buffer) + " + tid / 128 * " + wgRows + ", " +
          std::to_string(dA.lbo) + ", " + std::to_string(dA.sbo) + ", " + std::to_string(w->a.span) + ");");
   }
-  for (int64_t kk = 0; kk < s.k / 16; ++kk) {
+  for (int64_t kk = 0; kk < s.k / kStep; ++kk) {
     std::string scale = g->clearAccum && kk == 0 ? "0" : "1";
     int64_t c0 = 0;
     for (int64_t width : wgmmaWidths(s.n)) {
@@ -182,7 +199,7 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
         line("tlc::wgmma_rs_m64n" + std::to_string(width) + "k16<" + kind + ", " + tb + ">(" + d + ", " + af + "[" +
              std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
       else
-        line("tlc::wgmma_m64n" + std::to_string(width) + "k16<" + kind + ", " + ta + ", " + tb + ">(" + d + ", " + da +
+        line(wgmmaHelper(s.kind, width) + targs + d + ", " + da +
              " + " + std::to_string(tileOffset(w->a, kk, 0, eb) >> 4) + ", " + bDesc + ", " + scale + ");");
       c0 += width;
     }

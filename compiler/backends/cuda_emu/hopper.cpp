@@ -492,16 +492,17 @@ void Machine::wgExecute(WgOp& op) {
     case kWgMma:
     case kWgMmaRs: {
       const bool registerA = op.kind == kWgMmaRs;
-      const int n = op.sub / 16, kind = (op.sub / 4) % 4, ta = (op.sub / 2) % 2, tb = op.sub % 2;
+      const int n = op.sub / 32, kind = (op.sub / 4) % 8, ta = (op.sub / 2) % 2, tb = op.sub % 2;
       isa::SmemDesc da = isa::decodeSmemDesc(op.descA), db = isa::decodeSmemDesc(op.descB);
       if ((!registerA && da.baseOffset && da.swizzle) || (db.baseOffset && db.swizzle)) {
         report(FindingKind::Trap, t, op.pc, 0, "wgmma matrix descriptor with a non-zero base offset (not emulated)");
         abortLaunch();
       }
       const size_t window = sharedEnd_ - sharedBegin_;
-      // 16-bit operands: k16; int8: k32 (the same 32 bytes of each row).
-      const bool s8 = kind == TLC_EMU_WGMMA_S8;
-      const int K = s8 ? 32 : 16, eb = s8 ? 1 : 2;
+      // 16-bit operands: k16; int8 and float8: k32; tf32: k8 (the same 32 bytes of each row).
+      const bool s8 = kind == TLC_EMU_WGMMA_S8, f8 = kind == TLC_EMU_WGMMA_E4M3 || kind == TLC_EMU_WGMMA_E5M2;
+      const bool tf32 = kind == TLC_EMU_WGMMA_TF32;
+      const int eb = s8 || f8 ? 1 : tf32 ? 4 : 2, K = 32 / eb;
       std::vector<uint32_t> chunks;
       std::vector<double> A(64 * K), B(K * n);
       bool bad = false;
@@ -512,6 +513,17 @@ void Machine::wgExecute(WgOp& op) {
         }
         chunks.push_back(addr & ~15u);
         if (s8) return (double)*(const int8_t*)(sharedBegin_ + addr);
+        if (tf32) {
+          // The tensor cores read the float32's sign, exponent and top 10
+          // mantissa bits: the rest is dropped, not rounded.
+          uint32_t bits;
+          std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 4);
+          return tlc_emu_float::tf32Operand(bits);
+        }
+        if (f8) {
+          uint8_t byte = *(const uint8_t*)(sharedBegin_ + addr);
+          return kind == TLC_EMU_WGMMA_E4M3 ? tlc_emu_float::e4m3ToFloat(byte) : tlc_emu_float::e5m2ToFloat(byte);
+        }
         uint16_t bits;
         std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 2);
         return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat(bits) : tlc_emu_float::bf16ToFloat(bits);
@@ -560,7 +572,7 @@ void Machine::wgExecute(WgOp& op) {
         for (int i = 0; i < 128; ++i) di[i] = reinterpret_cast<int32_t*>(op.d[i]);
         isa::wgmmaS8(n, A.data(), B.data(), di, op.scale);
       } else {
-        isa::wgmma(n, A.data(), B.data(), op.d, op.scale);
+        isa::wgmma(n, K, A.data(), B.data(), op.d, op.scale);
       }
       break;
     }
@@ -572,13 +584,15 @@ void Machine::wgmma(int n, int kind, int transA, int transB, float* d, uint64_t 
   Thread* t = current_;
   activateHopper();
   uint32_t p = pcOffset(pc);
-  bool s8 = kind == TLC_EMU_WGMMA_S8;
-  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16 && !s8) || (transA & ~1) ||
-      (transB & ~1) || (s8 && (transA || transB))) {
+  // Operands other than 16-bit ones (int8, float8, tf32) have no transposes.
+  bool kMajor = kind == TLC_EMU_WGMMA_S8 || kind == TLC_EMU_WGMMA_E4M3 || kind == TLC_EMU_WGMMA_E5M2 ||
+                kind == TLC_EMU_WGMMA_TF32;
+  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16 && !kMajor) ||
+      (transA & ~1) || (transB & ~1) || (kMajor && (transA || transB))) {
     report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
     abortLaunch();
   }
-  WgOp* op = wgArrive(t, kWgMma, n * 16 + kind * 4 + transA * 2 + transB, p);
+  WgOp* op = wgArrive(t, kWgMma, n * 32 + kind * 4 + transA * 2 + transB, p);
   if (op->arrived == 1) {
     op->descA = descA;
     op->descB = descB;
@@ -600,7 +614,7 @@ void Machine::wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, 
     report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
     abortLaunch();
   }
-  WgOp* op = wgArrive(t, kWgMmaRs, n * 16 + kind * 4 + transB, p);
+  WgOp* op = wgArrive(t, kWgMmaRs, n * 32 + kind * 4 + transB, p);
   if (op->arrived == 1) op->descB = descB;
   else if (op->descB != descB) {
     report(FindingKind::CollectiveMismatch, t, p, 0, "threads of a warpgroup pass different wgmma matrix descriptors");

@@ -98,6 +98,19 @@ bool helperBody(const std::string& name, std::string* body) {
     *body = "tlc_emu::wgmma(" + i8[1].str() + ", TLC_EMU_WGMMA_S8, 0, 0, reinterpret_cast<float*>(d), desc_a, desc_b, scale_d);";
     return true;
   }
+  static const std::regex f8(R"(wgmma_f8_m64n(\d+)k32)");
+  std::smatch e8;
+  if (std::regex_match(name, e8, f8)) {
+    *body = "tlc_emu::wgmma(" + e8[1].str() +
+            ", Kind == 0 ? TLC_EMU_WGMMA_E4M3 : TLC_EMU_WGMMA_E5M2, 0, 0, d, desc_a, desc_b, scale_d);";
+    return true;
+  }
+  static const std::regex tf(R"(wgmma_tf32_m64n(\d+)k8)");
+  std::smatch t32;
+  if (std::regex_match(name, t32, tf)) {
+    *body = "tlc_emu::wgmma(" + t32[1].str() + ", TLC_EMU_WGMMA_TF32, 0, 0, d, desc_a, desc_b, scale_d);";
+    return true;
+  }
   static const std::regex wg(R"(wgmma_m64n(\d+)k16)");
   std::smatch w;
   if (std::regex_match(name, w, wg)) {
@@ -199,6 +212,7 @@ std::string hostHelperHeader(const std::string& hdr, std::vector<std::string>* u
     hb = hb == std::string::npos ? 0 : hb + 1;
     std::string header = hdr.substr(hb, open - hb);
     header = std::regex_replace(header, std::regex(R"(//[^\n]*)"), " ");  // comments before the helper
+    header = std::regex_replace(header, std::regex(R"((^|\n)[ \t]*#[^\n]*)"), " ");  // and preprocessor lines
     header = std::regex_replace(header, std::regex(R"(template\s*<[^>]*>)"), " ");
     std::smatch m;
     std::string name;

@@ -129,11 +129,11 @@ uint32_t wgmmaElementAddress(const SmemDesc& d, bool mnMajor, int mn, int k, int
 // (row, col) of accumulator register `reg` of thread `thread` (0..127) of a
 // warpgroup in the m64nN D layout.
 Coord wgmmaAccElement(int thread, int reg);
-// wgmma.mma_async m64nNk16 with float D: a is 64 x 16 (row-major), b is
-// 16 x n (row-major), d[t] the N/2 accumulator registers of thread t.
-// D = A * B (+ D where scaleD[t]); exact products summed in double, rounded
-// once to float.
-void wgmma(int n, const double* a, const double* b, float* const d[128], const int scaleD[128]);
+// wgmma.mma_async m64nNkK with float D (k = 16: 16-bit operands; k = 32:
+// float8 ones): a is 64 x k (row-major), b is k x n (row-major), d[t] the
+// N/2 accumulator registers of thread t. D = A * B (+ D where scaleD[t]);
+// exact products summed in double, rounded once to float.
+void wgmma(int n, int k, const double* a, const double* b, float* const d[128], const int scaleD[128]);
 // m64nNk32 with int8 operands and int32 D (each d[t] points at the thread's
 // int32 registers): a is 64 x 32, b is 32 x n; exact, wrapping modulo 2^32.
 void wgmmaS8(int n, const double* a, const double* b, int32_t* const d[128], const int scaleD[128]);

@@ -178,12 +178,12 @@ Coord wgmmaAccElement(int thread, int reg) {
   return {16 * w + g + 8 * (e / 2), 8 * j + 2 * q + (e % 2)};
 }
 
-void wgmma(int n, const double* a, const double* b, float* const d[128], const int scaleD[128]) {
+void wgmma(int n, int k, const double* a, const double* b, float* const d[128], const int scaleD[128]) {
   for (int t = 0; t < 128; ++t)
     for (int r = 0; r < n / 2; ++r) {
       Coord p = wgmmaAccElement(t, r);
       double acc = scaleD[t] ? (double)d[t][r] : 0.0;
-      for (int kk = 0; kk < 16; ++kk) acc += a[p.row * 16 + kk] * b[kk * n + p.col];
+      for (int kk = 0; kk < k; ++kk) acc += a[p.row * k + kk] * b[kk * n + p.col];
       d[t][r] = (float)acc;
     }
 }
