@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""The low-bit, fp8 and convolution examples against NumPy references written here.
+"""The low-bit, fp8, convolution and MLA decode examples against NumPy references written here.
 
 Each example (examples/dequantize_gemm/, examples/gemm_fp8/,
-examples/convolution/), and tests/examples/packed_bits.tl (the bit-level
-builtins on every byte), runs on inputs made here: random, never all zero, the
-4-bit weights packed two per byte by this script, at sizes the example's
-tiles do not divide. It runs through `tlc run --load DIR --save DIR` on each
-target, and every output is compared with a NumPy computation of what the
-example's header says it computes, in float64 from the unpacked values.
+examples/convolution/, examples/deepseek_mla/), and
+tests/examples/packed_bits.tl (the bit-level builtins on every byte), runs on
+inputs made here: random, never all zero, the 4-bit weights packed two per
+byte by this script, at sizes the example's tiles do not divide. It runs
+through `tlc run --load DIR --save DIR` on each target, and every output is
+compared with a NumPy computation of what the example's header says it
+computes, in float64 from the unpacked values. A case that names several
+kernels (the MLA decode's split kernel and its combine) runs them one after
+the other, each loading what the one before saved.
 
 Targets: `interp`, `cpu`, and `cuda:sm_80` / `cuda:sm_90a`, which run in the
 CUDA emulator with `--check` (the emulator's race, bounds and barrier checks
@@ -16,12 +19,14 @@ and a comparison with the interpreter) before the NumPy comparison.
     check_examples.py --tlc PATH/TO/tlc [--targets interp,cpu] [CASE...]
 """
 import os
+import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
-from check_zoo import dim_args, f, main, rand, rng, run_file  # noqa: E402
+from check_zoo import compare, dim_args, f, main, rand, rng, run_file  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -184,13 +189,163 @@ def case_packed_bits():
     return "tests/examples/packed_bits.tl", {}, {"M": M}, {"P": P, "W": W, "H": H, "LUT": LUT}, outputs
 
 
+def mla_reference(Q, Q_pe, KV, K_pe, sm_scale, num_split, block_N):
+    """MLA decode as examples/deepseek_mla/mla_decode.tl's header states it:
+    O = softmax(sm_scale * [Q, Q_pe] [KV, K_pe]^T) KV per batch and head (the
+    head's KV head g = h // (h_q // h_kv)), zeros for no keys at all, and
+    each split's log-sum-exp over its keys (-inf for a split without keys),
+    the splits taking runs of ceildiv(tiles, num_split) tiles of block_N keys
+    (pages of page_size keys for mla_decode_paged.tl)."""
+    batch, h_q, _ = Q.shape
+    seqlen, h_kv = KV.shape[1], KV.shape[2]
+    g = np.arange(h_q) // (h_q // h_kv)
+    q = np.concatenate([f(Q), f(Q_pe)], axis=-1)
+    k = np.concatenate([f(KV), f(K_pe)], axis=-1)[:, :, g, :]      # (batch, seqlen, h_q, dv + dpe)
+    s = np.einsum("bhd,bjhd->bhj", q, k) * float(sm_scale)
+    if seqlen == 0:  # no keys: zeros
+        O = np.zeros(Q.shape)
+    else:
+        p = np.exp(s - s.max(-1, keepdims=True))
+        O = np.einsum("bhj,bjhd->bhd", p / p.sum(-1, keepdims=True), f(KV)[:, :, g, :])
+    tiles = -(-seqlen // block_N)
+    per_split = -(-tiles // num_split)
+    lse = np.full((batch, h_q, num_split), -np.inf)
+    for sp in range(num_split):
+        lo, hi = sp * per_split * block_N, min((sp + 1) * per_split * block_N, seqlen)
+        if lo < hi:
+            m = s[:, :, lo:hi].max(-1)
+            lse[:, :, sp] = m + np.log(np.exp(s[:, :, lo:hi] - m[..., None]).sum(-1))
+    return O, lse
+
+
+def mla_case(batch, h_q, h_kv, seqlen, sm_scale, **tiles):
+    dv, dpe = 512, 64
+    Q, Q_pe = rand((batch, h_q, dv), "float16"), rand((batch, h_q, dpe), "float16")
+    KV, K_pe = rand((batch, seqlen, h_kv, dv), "float16"), rand((batch, seqlen, h_kv, dpe), "float16")
+    scale = np.array([sm_scale], np.float32)
+    O, lse = mla_reference(Q, Q_pe, KV, K_pe, scale[0], tiles.get("num_split", 4), tiles.get("block_N", 32))
+    return ("examples/deepseek_mla/mla_decode.tl", dict(tiles, h_q=h_q, h_kv=h_kv),
+            {"batch": batch, "seqlen_kv": seqlen},
+            {"Q": Q, "Q_pe": Q_pe, "KV": KV, "K_pe": K_pe, "sm_scale": scale},
+            {"Glse": (lse, "float32"), "O": (O, "float16")},
+            [("mla_decode", ["batch", "seqlen_kv"]), ("mla_decode_combine", ["batch"])])
+
+
+def case_mla_decode():
+    # The default tiles (64 heads, 32 keys, 4 splits, 256 threads); 1000 keys.
+    return mla_case(2, 64, 1, 1000, 576 ** -0.5)
+
+
+def case_mla_decode_short():
+    # 129 keys: 5 tiles of 32 over 4 splits, the last split without keys; a
+    # scale that makes the softmax peaked.
+    return mla_case(1, 16, 1, 129, 0.3, block_H=16, threads=32)
+
+
+def case_mla_decode_one_key():
+    # One key (every split but the first empty), two KV heads of 16 query heads each.
+    return mla_case(2, 32, 2, 1, 0.1, block_H=16, block_N=64, num_split=3, threads=128)
+
+
+def mla_paged_case(lens, h_q, h_kv, sm_scale, page_size=64, **tiles):
+    """mla_decode_paged.tl on sequences of the lengths `lens`, their pages
+    scattered over a cache with spare pages; unused table entries name pages
+    that do not exist."""
+    dv, dpe = 512, 64
+    batch = len(lens)
+    pages = [-(-n // page_size) for n in lens]
+    max_pages, num_pages = max(pages), sum(pages) + 3
+    order = rng.permutation(num_pages)
+    table = np.full((batch, max_pages), num_pages + 1000, np.int32)
+    at = 0
+    for b, n in enumerate(pages):
+        table[b, :n] = order[at:at + n]
+        at += n
+    Q, Q_pe = rand((batch, h_q, dv), "float16"), rand((batch, h_q, dpe), "float16")
+    KV, K_pe = rand((num_pages, page_size, h_kv, dv), "float16"), rand((num_pages, page_size, h_kv, dpe), "float16")
+    scale = np.array([sm_scale], np.float32)
+    num_split = tiles.get("num_split", 4)
+    O = np.zeros((batch, h_q, dv))
+    lse = np.zeros((batch, h_q, num_split))
+    for b, n in enumerate(lens):
+        rows = np.arange(n)
+        page, row = table[b, rows // page_size], rows % page_size
+        o, l = mla_reference(Q[b:b + 1], Q_pe[b:b + 1], KV[page, row][None], K_pe[page, row][None],
+                             scale[0], num_split, page_size)
+        O[b], lse[b] = o[0], l[0]
+    return ("examples/deepseek_mla/mla_decode_paged.tl", dict(tiles, h_q=h_q, h_kv=h_kv, page_size=page_size),
+            {"batch": batch, "num_pages": num_pages, "max_pages": max_pages},
+            {"Q": Q, "Q_pe": Q_pe, "KV": KV, "K_pe": K_pe, "block_table": table,
+             "cache_seqlens": np.array(lens, np.int32), "sm_scale": scale},
+            {"Glse": (lse, "float32"), "O": (O, "float16")},
+            [("mla_decode_paged", ["batch", "num_pages", "max_pages"]), ("mla_decode_paged_combine", ["batch"])])
+
+
+def case_mla_decode_paged():
+    # The default tiles and 64-key pages; a long, a one-key and a 129-key sequence.
+    return mla_paged_case([1000, 1, 129], 64, 1, 576 ** -0.5)
+
+
+def case_mla_decode_paged_small_pages():
+    # 32-key pages of two 16-key tiles, two KV heads, 3 splits; an empty sequence.
+    return mla_paged_case([200, 0, 37], 32, 2, 0.2, page_size=32, block_N=16, block_H=16, num_split=3, threads=128)
+
+
 CASES = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("case_")}
 
 
+def compare_inf(got, want, dtype):
+    """compare() where the reference may hold -inf, which the result must hold at the same places."""
+    inf = np.isneginf(want)
+    if got.shape == want.shape and inf.any():
+        if not np.isneginf(got[inf]).all():
+            return f"{int((~np.isneginf(got[inf])).sum())} elements are not -inf where the reference is"
+        got, want = got[~inf], want[~inf]
+    return compare(None, got, want, dtype)
+
+
+def run_chain(tlc, name, path, args, dims, inputs, outputs, targets, kernels):
+    """Runs the kernels of `path` one after the other on each target (as
+    run_file does one), the first on `inputs`, each later one loading the
+    tensors the one before saved, and compares `outputs` with their
+    references, each taken from the last run that saved it. `kernels` holds
+    (name, the names in `dims` that are its dynamic dimensions)."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        load = os.path.join(tmp, "in")
+        os.makedirs(load)
+        for k, v in inputs.items():
+            np.save(os.path.join(load, k + ".npy"), v)
+        for target in targets:
+            dirs, prev = [], load
+            for kernel, kernel_dims in kernels:
+                save = os.path.join(tmp, target.replace(":", "_"), kernel)
+                cmd = [tlc, "run", path, "--kernel", kernel, "--target=" + target, "--load", prev, "--save", save]
+                cmd += args + dim_args({d: dims[d] for d in kernel_dims})
+                if target.startswith("cuda:"):
+                    cmd += ["--emulate", "--check"]
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode != 0:
+                    failures.append(f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}")
+                    break
+                dirs.append(save)
+                prev = save
+            else:
+                for out, (want, dtype) in outputs.items():
+                    file = next(os.path.join(d, out + ".npy") for d in reversed(dirs)
+                                if os.path.exists(os.path.join(d, out + ".npy")))
+                    why = compare_inf(np.load(file), f(want), dtype)
+                    if why:
+                        failures.append(f"{name} [{target}]: {out}: {why}")
+    return failures
+
+
 def run_case(tlc, name, targets):
-    file, defines, dims, inputs, outputs = CASES[name]()
-    args = [a for d, v in defines.items() for a in ("-D", f"{d}={v}")] + dim_args(dims)
-    return run_file(tlc, name, os.path.join(ROOT, file), args, inputs, outputs, targets)
+    file, defines, dims, inputs, outputs, *kernels = CASES[name]()
+    args = [a for d, v in defines.items() for a in ("-D", f"{d}={v}")]
+    if kernels:
+        return run_chain(tlc, name, os.path.join(ROOT, file), args, dims, inputs, outputs, targets, kernels[0])
+    return run_file(tlc, name, os.path.join(ROOT, file), args + dim_args(dims), inputs, outputs, targets)
 
 
 if __name__ == "__main__":

@@ -183,6 +183,28 @@ class Examples(unittest.TestCase):
                 ref = attention(*(x[s:e].transpose(1, 0, 2)[None] for x in (q, k, v)), causal, groups)
                 close(self, o[s:e], ref[0].transpose(1, 0, 2), 1e-4, 1e-5)
 
+    def _mla(self, case, kernel, *names):
+        """Calls the split kernel then the combine of a check_examples MLA case on its inputs."""
+        file, defines, _, inputs, outputs, _ = getattr(check_examples, "case_" + case)()
+        m = tlc.load(support.build(file, f"{case}.so", defines=defines))
+        glse, o_partial = m[kernel](*(inputs[n] for n in names), float(inputs["sm_scale"][0]))
+        o = m[kernel + "_combine"](glse, o_partial)
+        want, _ = outputs["O"]
+        close(self, np.asarray(o, dtype=np.float64), want, 1e-2, 2e-3)
+        lse, _ = outputs["Glse"]
+        self.assertTrue(np.array_equal(np.isneginf(glse), np.isneginf(lse)))
+        finite = ~np.isneginf(lse)
+        close(self, glse[finite], lse[finite], 1e-5, 1e-5)
+
+    def test_mla_decode(self):
+        # 129 keys with an empty split; one key, two KV heads.
+        for case in ("mla_decode_short", "mla_decode_one_key"):
+            self._mla(case, "mla_decode", "Q", "Q_pe", "KV", "K_pe")
+
+    def test_mla_decode_paged(self):
+        self._mla("mla_decode_paged_small_pages", "mla_decode_paged", "Q", "Q_pe", "KV", "K_pe", "block_table",
+                  "cache_seqlens")
+
 
 TESTED = {
     "examples/elementwise_add/add.tl": Examples.test_elementwise_add,
@@ -198,6 +220,8 @@ TESTED = {
     "examples/gemm_fp8/gemm_fp8.tl": Examples.test_fp8,
     "examples/gemm_fp8/gemm_fp8_blockscale.tl": Examples.test_fp8_blockscale,
     "examples/convolution/conv2d_nhwc.tl": Examples.test_conv2d,
+    "examples/deepseek_mla/mla_decode.tl": Examples.test_mla_decode,
+    "examples/deepseek_mla/mla_decode_paged.tl": Examples.test_mla_decode_paged,
 }
 
 if __name__ == "__main__":
