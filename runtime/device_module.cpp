@@ -4,6 +4,7 @@
 // host lets and grid formulas over the bound shape symbols and scalar
 // parameters, then launches each device kernel of the function in order on
 // the given stream.
+#include "compiler/backends/cuda/persistent_grid.h"
 #include "compiler/backends/cuda/tensor_map.h"
 #include <dlfcn.h>
 
@@ -34,6 +35,8 @@ struct DeviceApi {
   int (*getErrorStringCuda)(int, const char**) = nullptr;
   const char* (*getErrorStringHip)(int) = nullptr;
   int (*pointerGetAttribute)(void*, int, uint64_t) = nullptr;
+  int (*ctxGetDevice)(int*) = nullptr;                   // optional: SM counts for persistent kernels
+  int (*deviceGetAttribute)(int*, int, int) = nullptr;  // optional
   cuda::EncodeTiledFn tensorMapEncodeTiled = nullptr;  // CUDA 12+; only kernels with tensor maps need it
 
   std::string describe(int rc) const {
@@ -68,6 +71,8 @@ DeviceApi& cudaApi() {
               sym(lib, "cuGetErrorString", &a.getErrorStringCuda) &&
               sym(lib, "cuPointerGetAttribute", &a.pointerGetAttribute);
     sym(lib, "cuTensorMapEncodeTiled", &a.tensorMapEncodeTiled);
+    sym(lib, "cuCtxGetDevice", &a.ctxGetDevice);
+    sym(lib, "cuDeviceGetAttribute", &a.deviceGetAttribute);
     if (!ok) {
       a.error = "the CUDA driver library lacks an entry point the runtime needs (driver too old?)";
       return a;
@@ -250,6 +255,18 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       grid[d] = *v;
     }
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) continue;  // empty tensors: nothing to do
+    if (l.persistentBlocksPerSM > 0 && !useFallback) {
+      // The blocks loop over the grid's tiles: one wave of them (unknown SM count: a block per tile).
+      int sms = 0, dev = 0;
+      if (api.ctxGetDevice && api.deviceGetAttribute && api.ctxGetDevice(&dev) == 0)
+        api.deviceGetAttribute(&sms, /*CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT*/ 16, dev);
+      double tiles = (double)grid[0] * (double)grid[1] * (double)grid[2];
+      int64_t size = cuda::persistentGridSize((int64_t)std::min(tiles, 4e18), sms, l.persistentBlocksPerSM);
+      if (size > INT32_MAX)
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: " + std::to_string(size) + " blocks, more than a launch allows");
+      grid[0] = size;
+      grid[1] = grid[2] = 1;
+    }
     if (!function) {
       int rc = api.moduleGetFunction(&function, m->deviceModule, entry.c_str());
       if (rc != 0)

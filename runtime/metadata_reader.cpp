@@ -208,6 +208,8 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
           for (int i = 0; i < 3; ++i) li.grid[i] = rpnOf(l.at("grid").at(i));
           for (int i = 0; i < 3; ++i) li.block[i] = l.at("block").at(i).get<int64_t>();
           li.sharedBytes = l.value("shared_bytes", int64_t{0});
+          li.persistentBlocksPerSM = l.value("persistent_blocks_per_sm", int64_t{0});
+          if (li.persistentBlocksPerSM < 0) throw std::runtime_error("persistent_blocks_per_sm is negative");
           if (l.contains("tensor_maps"))
             for (const json& t : l.at("tensor_maps")) {
               TensorMapInfo tm;

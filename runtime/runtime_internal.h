@@ -67,6 +67,8 @@ struct LaunchInfo {
   // Launched instead when a tensor map cannot be encoded (empty: none).
   std::string fallbackEntry;
   int64_t fallbackBlock = 0, fallbackSharedBytes = 0;
+  // > 0: a persistent kernel, launched over min(tiles, SMs x this) blocks (cuda/persistent_grid.h).
+  int64_t persistentBlocksPerSM = 0;
   void* fallbackFunction = nullptr;
   void* function = nullptr;  // CUfunction / hipFunction_t, resolved lazily
 };

@@ -214,6 +214,7 @@ json launchPlanJson(const DeviceLaunchPlan& plan) {
                         {"block", json::array({l.threads, 1, 1})},
                         {"shared_bytes", l.sharedBytes},
                         {"tensor_maps", maps},
+                        {"persistent_blocks_per_sm", l.persistentBlocksPerSM},
                         {"fallback", l.fallbackEntry.empty()
                                          ? json(nullptr)
                                          : json({{"entry", l.fallbackEntry},

@@ -42,7 +42,11 @@
 // that the launcher encodes from tensor i's address and shape and passes
 // after the device arguments, and "fallback" ({"entry", "block",
 // "shared_bytes"} or null) is the kernel to launch instead, with the device
-// arguments only, when one of them cannot be encoded; "device_args" lists the device-kernel arguments in order:
+// arguments only, when one of them cannot be encoded;
+// "persistent_blocks_per_sm" (0 when absent) > 0 marks a persistent kernel,
+// launched as a 1-D grid of min(grid's product, SMs x that) blocks
+// (cuda/persistent_grid.h), which loop over the grid's tiles themselves
+// (its fallback is launched over "grid"); "device_args" lists the device-kernel arguments in order:
 // {"kind": "param", "index": i} | {"kind": "symbol"|"let", "name", "dtype"};
 // "host_lets" ({"name", "expr", "dtype"}) are evaluated in order before
 // launching and may be used by later expressions.
@@ -89,6 +93,8 @@ struct DeviceLaunch {
   // cannot be encoded; empty entry: none.
   std::string fallbackEntry;
   int64_t fallbackThreads = 0, fallbackSharedBytes = 0;
+  // > 0: launched persistently (cuda/persistent_grid.h) with this many blocks per SM.
+  int64_t persistentBlocksPerSM = 0;
 };
 
 struct DeviceArg {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/backends/cuda/persistent_grid.h"
+
 namespace tlc::driver {
 
 using namespace ir;
@@ -165,6 +167,13 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
       l.maps.clear();
       l.threads = (unsigned)kl.fallbackThreads;
       l.shared = (unsigned)kl.fallbackSharedBytes;
+    } else if (kl.persistentBlocksPerSM > 0) {
+      // The blocks loop over the grid's tiles: one wave of them.
+      double tiles = (double)l.grid[0] * l.grid[1] * l.grid[2];
+      int64_t size = cuda::persistentGridSize((int64_t)std::min(tiles, 4e18), drv_->smCount(), kl.persistentBlocksPerSM);
+      if (size > INT32_MAX) return fail("kernel `" + kl.name + "`: too many tiles for a launch");
+      l.grid[0] = (unsigned)size;
+      l.grid[1] = l.grid[2] = 1;
     }
     const std::string& entry = useFallback ? kl.fallbackName : kl.name;
     auto it = lm.functions.find(entry);

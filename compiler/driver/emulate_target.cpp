@@ -1,6 +1,7 @@
 // `tlc run --target=cuda:sm_XX --emulate` (see emulate_target.h).
 #include "compiler/driver/emulate_target.h"
 
+#include "compiler/backends/cuda/persistent_grid.h"
 #include "compiler/backends/cuda/tensor_map.h"
 
 #include <cmath>
@@ -15,6 +16,10 @@
 namespace tlc::driver {
 
 namespace {
+
+// The SMs of the emulated GPU, for persistent kernels' grids: few, so that
+// their blocks loop over several tiles.
+constexpr int64_t kEmulatedSMs = 2;
 
 using cuda_emu::KernelArg;
 
@@ -161,6 +166,7 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
   cuda::CudaOptions copts;
   copts.arch = arch;
   copts.warpSpecialize = options.warpSpecialize;
+  copts.persistent = options.persistent;
   std::optional<cuda::CudaModule> cm = cuda::generateCuda(module, copts, diags);
   if (!cm) return 1;
   std::string error;
@@ -289,6 +295,13 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
         paramOf.resize(fl->args.size());
         cfg.block.x = (unsigned)kl.fallbackThreads;
         cfg.dynamicSharedBytes = (size_t)kl.fallbackSharedBytes;
+      } else if (kl.persistentBlocksPerSM > 0) {
+        // A persistent kernel on an emulated GPU of kEmulatedSMs SMs: fewer
+        // blocks than tiles, so that blocks loop over several of them.
+        double tiles = (double)cfg.grid.x * cfg.grid.y * cfg.grid.z;
+        cfg.grid.x = (unsigned)cuda::persistentGridSize((int64_t)std::min(tiles, 2e9), kEmulatedSMs,
+                                                        kl.persistentBlocksPerSM);
+        cfg.grid.y = cfg.grid.z = 1;
       }
       if (cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) continue;  // an empty grid launches nothing
       cuda_emu::LaunchOptions lo;

@@ -55,6 +55,7 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
   CudaOptions o;
   o.arch = arch;
   o.warpSpecialize = r.warpSpecialize;
+  o.persistent = r.persistent;
   o.printAfterAll = r.printAfterAll;
   o.timePasses = r.timePasses;
   return o;
@@ -144,6 +145,7 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
     if (request.emulate) {
       EmulateOptions eo;
       eo.warpSpecialize = request.warpSpecialize;
+      eo.persistent = request.persistent;
       return runCudaEmulated(module, settings, arch, diags, eo);
     }
 #endif

@@ -259,6 +259,7 @@ std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, con
   CudaOptions o;
   o.arch = request.target.substr(5);
   o.warpSpecialize = request.warpSpecialize;
+  o.persistent = request.persistent;
   if (drivers[0]->maxSharedPerBlock() > 0) o.maxSharedBytes = int(drivers[0]->maxSharedPerBlock());
   if (request.printAfterAll || request.timePasses) {
     *error = "`tlc tune` compiles many candidates: --print-after-all and --time-passes do not apply";

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
@@ -20,16 +21,20 @@ inline ir::Module compileTlSource(const std::string& source, SourceManager& sour
   return *module;
 }
 
-inline std::string emitCudaFor(const std::string& source, const std::string& arch = "sm_90a") {
+inline std::optional<cuda::CudaModule> generateCudaFor(const std::string& source, const cuda::CudaOptions& options) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   ir::Module module = compileTlSource(source, sources, diags);
-  cuda::CudaOptions options;
-  options.arch = arch;
   auto cu = cuda::generateCuda(module, options, diags);
   INFO(diags.renderAll());
   REQUIRE(cu);
-  return cu->source;
+  return cu;
+}
+
+inline std::string emitCudaFor(const std::string& source, const std::string& arch = "sm_90a") {
+  cuda::CudaOptions options;
+  options.arch = arch;
+  return generateCudaFor(source, options)->source;
 }
 
 }  // namespace tlc::test

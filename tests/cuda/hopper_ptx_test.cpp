@@ -147,3 +147,35 @@ TEST_CASE("a float32 gemm with B as [N, K] runs on tf32 wgmma (k8) on sm_90a") {
   std::string ptx = ptxFor(source);
   if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32") != std::string::npos);
 }
+
+TEST_CASE("--persistent: a gemm mainloop kernel loops over its tiles, its version without TMA does not") {
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  options.persistent = true;
+  auto cu = test::generateCudaFor(gemmExample(), options);
+  const std::string& source = cu->source;
+  REQUIRE(cu->funcs.size() == 1);
+  REQUIRE(cu->funcs[0].kernels.size() == 1);
+  const cuda::KernelLaunch& k = cu->funcs[0].kernels[0];
+  CHECK(k.persistentBlocksPerSM == 2);  // one consumer warpgroup: two blocks per SM
+  size_t fallback = source.find("gemm_kernel0_no_tma(");
+  REQUIRE(fallback != std::string::npos);
+  std::string tma = source.substr(0, fallback), plain = source.substr(fallback);
+  // The producer and the consumers each walk the tiles; the consumers keep
+  // their ring position across tiles and hand each tile's last stage back.
+  size_t loops = 0;
+  for (size_t at = 0; (at = tma.find("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles;", at)) !=
+                      std::string::npos;
+       ++at)
+    ++loops;
+  CHECK(loops == 2);
+  CHECK(tma.find("int ring_stage = 0, ring_prev = 0;") != std::string::npos);
+  CHECK(tma.find("if (n_iter_1 > 0 && tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[ring_prev]);") != std::string::npos);
+  CHECK(plain.find("tlc_tile") == std::string::npos);
+  std::string ptx = ptxFor(source);
+  if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async") != std::string::npos);
+  // Without the option, or on sm_80, nothing changes.
+  CHECK(test::emitCudaFor(gemmExample(), "sm_90a").find("tlc_tile") == std::string::npos);
+  options.arch = "sm_80";
+  CHECK(test::generateCudaFor(gemmExample(), options)->source.find("tlc_tile") == std::string::npos);
+}

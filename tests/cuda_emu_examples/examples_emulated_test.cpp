@@ -26,7 +26,8 @@ struct Case {
 
 // Runs one example; returns the exit code and fills `log` with the summary
 // and diagnostics.
-int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* emulatorClean) {
+int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* emulatorClean,
+                const EmulateOptions& options = {}) {
   SourceManager sm;
   DiagnosticEngine diags{sm};
   std::string error;
@@ -41,7 +42,7 @@ int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* 
   settings.seed = 7;
   settings.check = true;
   settings.out = &out;
-  int rc = runCudaEmulated(*module, settings, arch, diags);
+  int rc = runCudaEmulated(*module, settings, arch, diags, options);
   *log = out.str() + diags.renderAll();
   *emulatorClean = !diags.hasKind(DiagKind::CudaEmuCheckFailed) && !diags.hasKind(DiagKind::CudaEmuLaunchFailed) &&
                    !diags.hasKind(DiagKind::CudaEmuBuildFailed);
@@ -50,7 +51,7 @@ int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* 
 
 // Runs one case on `arch`: the emulator reports nothing and the results
 // match the interpreter.
-void checkEmulated(const Case& c, const std::string& arch) {
+void checkEmulated(const Case& c, const std::string& arch, const EmulateOptions& options = {}) {
   std::string defs;
   for (auto& d : c.defines) defs += " -D " + d.name + "=" + d.value;
   for (auto& [n, v] : c.dims) defs += " --dim " + n + "=" + std::to_string(v);
@@ -58,7 +59,7 @@ void checkEmulated(const Case& c, const std::string& arch) {
   CAPTURE(defs);
   std::string log;
   bool clean = false;
-  int rc = runEmulated(c, arch, &log, &clean);
+  int rc = runEmulated(c, arch, &log, &clean, options);
   INFO(log);
   CHECK(clean);
   CHECK(rc == 0);
@@ -215,6 +216,27 @@ TEST_CASE("the sm_90a float32 gemm through TMA and tf32 wgmma runs clean in the 
                                          {"bench/zoo/gemm_nt.tl", f32, {{"M", 130}, {"N", 264}, {"K", 100}}},
                                          {"bench/zoo/gemm_nt.tl", small, {{"M", 70}, {"N", 50}, {"K", 40}}}})
     checkEmulated(c, "sm_90a");
+}
+
+// Persistent kernels (--persistent): the emulated GPU has two SMs, so each
+// block loops over several tiles, its producer running ahead into the next
+// tile's stages; the ring's barriers, the release of each tile's last stage
+// and the barrier between tiles are what these check, with the split-K
+// gemm's per-tile lets, int8 and float8 mainloops, rasterized and plain
+// grids, at sizes the tiles divide and sizes they do not.
+TEST_CASE("persistent gemm kernels loop over their tiles clean in the CUDA emulator") {
+  EmulateOptions persistent;
+  persistent.persistent = true;
+  const std::vector<Define> wide = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
+  const std::vector<Case> cases = {
+      {"examples/gemm/gemm.tl", {}, {{"M", 512}, {"N", 384}, {"K", 64}}},
+      {"examples/gemm/gemm.tl", {}, {{"M", 300}, {"N", 270}, {"K", 72}}},
+      {"examples/gemm/gemm.tl", wide, {{"M", 520}, {"N", 600}, {"K", 130}}},
+      {"bench/zoo/gemm_splitk.tl", {}, {{"M", 150}, {"N", 300}, {"K", 200}}},
+      {"bench/zoo/gemm_int8.tl", {}, {{"M", 256}, {"N", 384}, {"K", 256}}},
+      {"examples/gemm_fp8/gemm_fp8.tl", {}, {{"M", 300}, {"N", 600}, {"K", 256}}},
+  };
+  for (const Case& c : cases) checkEmulated(c, "sm_90a", persistent);
 }
 
 // Zoo kernels whose fragments and Parallel nests take the register column

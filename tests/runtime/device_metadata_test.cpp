@@ -22,9 +22,10 @@ namespace {
 // Builds `m` for `arch` into `cubin` and reads the metadata beside it into
 // *json; false when NVRTC is not available (the caller skips).
 bool buildCubin(const ir::Module& m, DiagnosticEngine& diags, const std::string& arch, const std::string& cubin,
-                std::string* json) {
+                std::string* json, bool persistent = false) {
   driver::CudaOptions options;
   options.arch = arch;
+  options.persistent = persistent;
   int rc = driver::buildForCuda(m, cubin, options, diags);
   INFO(diags.renderAll());
   if (rc != 0 && diags.renderAll().find("NVRTC") != std::string::npos) {
@@ -97,6 +98,15 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
         std::string::npos);
   CHECK(compact.find(R"("fallback":{"block":[128,1,1],"entry":"gemm_kernel0_no_tma")") != std::string::npos);
   CHECK(compact.find(R"("block":[256,1,1])") != std::string::npos);
+  CHECK(compact.find(R"("persistent_blocks_per_sm":0)") != std::string::npos);
+  // Built persistent: the launch says how many blocks per SM its grid has
+  // (two: one consumer warpgroup); the version without TMA is not persistent.
+  std::string persistentJson;
+  REQUIRE(buildCubin(*m, diags, "sm_90a", (dir / "gemm_persistent.cubin").string(), &persistentJson, true));
+  std::string p;
+  for (char c : persistentJson)
+    if (c != ' ' && c != '\n') p += c;
+  CHECK(p.find(R"("persistent_blocks_per_sm":2)") != std::string::npos);
   tlc_module* mod = nullptr;
   tlc_status st = tlcLoadModule(cubin.c_str(), &mod);
   if (st == TLC_SUCCESS) {

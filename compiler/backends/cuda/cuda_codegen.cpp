@@ -117,6 +117,7 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
         continue;
       }
       kl.threads = emitter.launchThreads();
+      kl.persistentBlocksPerSM = emitter.persistentBlocksPerSM();
       kl.tensorMaps = emitter.tensorMaps();
       src << body << "\n";
       if (emitter.tensorMapsNeedFallback()) {

@@ -71,6 +71,10 @@ struct KernelLaunch {
   // takes the function's arguments only. Empty: none.
   std::string fallbackName;
   int64_t fallbackThreads = 0, fallbackSharedBytes = 0;
+  // > 0: a persistent kernel (CudaOptions::persistent), launched as a 1-D
+  // grid of persistentGridSize(product of `grid`, SMs, this) blocks
+  // (persistent_grid.h); its fallback is launched over `grid` as usual.
+  int64_t persistentBlocksPerSM = 0;
 };
 
 struct FuncLaunch {

@@ -134,14 +134,16 @@ CudaDriver* CudaDriver::forDevice(int ordinal, std::string* why) {
   char name[256] = {0};
   a->cuDeviceGetName(name, sizeof name, dev);
   d->deviceName_ = name;
-  int major = 0, minor = 0, l2 = 0, shared = 0;
+  int major = 0, minor = 0, l2 = 0, shared = 0, sms = 0;
   a->cuDeviceGetAttribute(&major, 75, dev);  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
   a->cuDeviceGetAttribute(&minor, 76, dev);
   a->cuDeviceGetAttribute(&l2, 38, dev);      // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
   a->cuDeviceGetAttribute(&shared, 97, dev);  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+  a->cuDeviceGetAttribute(&sms, 16, dev);     // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
   d->cc_ = major * 10 + minor;
   d->l2Bytes_ = l2;
   d->maxShared_ = shared;
+  d->smCount_ = sms;
   a->cuEventCreate(&d->events_[0], 0);
   a->cuEventCreate(&d->events_[1], 0);
   return instances.emplace(ordinal, std::move(d)).first->second.get();

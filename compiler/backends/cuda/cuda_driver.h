@@ -39,6 +39,7 @@ class CudaDriver {
   int ordinal() const { return ordinal_; }
   int64_t l2CacheBytes() const { return l2Bytes_; }
   int64_t maxSharedPerBlock() const { return maxShared_; }  // opt-in dynamic shared memory
+  int64_t smCount() const { return smCount_; }
 
   // Each returns false and sets lastError() on failure.
   bool alloc(CUdeviceptr* p, size_t bytes);
@@ -76,7 +77,7 @@ class CudaDriver {
   int ordinal_ = 0;
   std::string deviceName_;
   int cc_ = 0;
-  int64_t l2Bytes_ = 0, maxShared_ = 0;
+  int64_t l2Bytes_ = 0, maxShared_ = 0, smCount_ = 0;
   void* events_[2] = {nullptr, nullptr};
   std::string error_;
 };

@@ -91,11 +91,17 @@ void KernelEmitter::emitHopperSetup() {
   for (const std::string& m : tmapName_) line("tlc::tma_prefetch(&" + m + ");");
   const ForStmt* f = h.loop;
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
-  line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
   int64_t bytes = 0;
   for (const HopperOperand& op : h.tiles) bytes += op.stageBytes;
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
+  // A persistent kernel's producer walks the same tiles as its consumers,
+  // continuing around the ring from one tile to the next.
+  if (persistent_) {
+    open("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles; tlc_tile += gridDim.x)");
+    emitBlockIndices("tlc_tile");
+  }
+  line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
   line("tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");");
@@ -127,10 +133,21 @@ void KernelEmitter::emitHopperSetup() {
   }
   line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
+  if (persistent_) close();
   close();
   line("return;");
   close();
   if (h.consumerRegs > 0) line("tlc::reg_alloc<" + std::to_string(h.consumerRegs) + ">();");
+}
+
+void KernelEmitter::openTileLoop() {
+  ringStage_ = fresh("ring_stage");
+  ringPrev_ = fresh("ring_prev");
+  ringPhase_ = fresh("ring_phase");
+  line("int " + ringStage_ + " = 0, " + ringPrev_ + " = 0;");
+  line("unsigned " + ringPhase_ + " = 0;");
+  open("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles; tlc_tile += gridDim.x)");
+  emitBlockIndices("tlc_tile");
 }
 
 void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
@@ -142,15 +159,19 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   std::string kind = h.shape.kind == MmaKind::F16 ? "0" : "1";
   std::string ta = h.a.mnMajor ? "1" : "0", tb = h.b.mnMajor ? "1" : "0";
   open("");
-  std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
-  std::string prev = fresh("prev_stage"), wg = fresh("warpgroup");
+  std::string n = fresh("n_iter"), it = fresh("iter"), wg = fresh("warpgroup");
+  // The ring position: from the start, or (persistent) where the last tile left it.
+  std::string stage = persistent_ ? ringStage_ : fresh("stage"), phase = persistent_ ? ringPhase_ : fresh("phase");
+  std::string prev = persistent_ ? ringPrev_ : fresh("prev_stage");
   const std::string& acc = bufs_[g->c.buffer.get()].name;
   const std::string pin = "tlc::fence_registers<" + std::to_string(bufs_[g->c.buffer.get()].elems) + ">(" + acc + ");";
   line("const int " + n + " = " + expr(f->extent) + ";");
   line("const int " + wg + " = tid / 128;");
   line(pin);
-  line("int " + stage + " = 0, " + prev + " = 0;");
-  line("unsigned " + phase + " = 0;");
+  if (!persistent_) {
+    line("int " + stage + " = 0, " + prev + " = 0;");
+    line("unsigned " + phase + " = 0;");
+  }
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
   line("tlc::wgmma_fence();");
@@ -190,6 +211,8 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   close();
   line("tlc::wgmma_wait<0>();");
   line(pin);
+  // The last stage goes back to the producer, which fills it for the next tile.
+  if (persistent_) line("if (" + n + " > 0 && tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + prev + "]);");
   close();
   pending = accessesOf(f->body);
 }

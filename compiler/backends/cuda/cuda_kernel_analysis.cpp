@@ -367,6 +367,9 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
     bool panels = wgmmaTile(wgmma_, b) != nullptr;  // wgmma tiles: the swizzle's period too
     int64_t align = tma || panels ? 1024 : 128;
     if (tma) lt.first = 0;
+    // A persistent kernel's producer fills the ring for the next tile while
+    // the consumers finish this one: nothing else may use its bytes.
+    if (tma && persistent_) lt.second = (int64_t)top.size();
     int64_t offset = 0;
     for (bool moved = true; moved;) {
       moved = false;
@@ -477,6 +480,7 @@ bool KernelEmitter::planBuffers() {
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
   hopper_ = layouts.hopper;
   wgmma_ = layouts.wgmma;
+  persistent_ = options_.persistent && hopper_ && hopper_->gemm;
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;

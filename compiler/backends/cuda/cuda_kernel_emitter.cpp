@@ -699,6 +699,43 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
 
 // ---------------------------------------------------------------------------
 
+void KernelEmitter::emitBlockIndices(const std::string& tile) {
+  const char* dims[] = {"x", "y", "z"};
+  // The grid extents: gridDim, or the logical grid of a persistent kernel.
+  auto extent = [&](int d) { return (tile.empty() ? "gridDim." : "tlc_grid_") + std::string(dims[d]); };
+  if (kernel_.swizzle > 0 && kernel_.blockVars.size() == 2) {
+    // Block rasterization: the launch order walks groups of `swizzle` grid
+    // rows, column by column within a group (the last group may be shorter).
+    // A panel taller than the grid is one group of all its rows; block
+    // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
+    std::string panel = std::to_string(std::min<int64_t>(kernel_.swizzle, UINT32_MAX)) + "u";
+    line("const unsigned tlc_rows = min(" + extent(1) + ", " + panel + ");");
+    line("const unsigned long long tlc_block = " +
+         (tile.empty() ? "(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x" : tile) + ";");
+    line("const unsigned long long tlc_group_blocks = (unsigned long long)tlc_rows * " + extent(0) + ";");
+    line("const unsigned long long tlc_group = tlc_block / tlc_group_blocks;");
+    line("const unsigned long long tlc_in_group = tlc_block - tlc_group * tlc_group_blocks;");
+    line("const unsigned tlc_first_row = (unsigned)(tlc_group * tlc_rows);");
+    line("const unsigned tlc_group_rows = min(" + extent(1) + " - tlc_first_row, tlc_rows);");
+    line("const int " + varName(kernel_.blockVars[1]) + " = (int)(tlc_first_row + tlc_in_group % tlc_group_rows);");
+    line("const int " + varName(kernel_.blockVars[0]) + " = (int)(tlc_in_group / tlc_group_rows);");
+    return;
+  }
+  std::string rest = tile;
+  for (size_t d = 0; d < kernel_.blockVars.size(); ++d) {
+    const std::string decl = "const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]);
+    if (tile.empty()) {
+      line(decl + " = blockIdx." + dims[d] + ";");
+      continue;
+    }
+    // x fastest: tile = x + gx * (y + gy * z).
+    bool last = d + 1 == kernel_.blockVars.size();
+    line(decl + " = (" + typeName(kernel_.blockVars[d]->dtype) + ")(" + (last ? rest : rest + " % " + extent((int)d)) +
+         ");");
+    rest = "(" + rest + " / " + extent((int)d) + ")";
+  }
+}
+
 bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   if (threads_ <= 0 || threads_ > 1024) {
     diags_.report(DiagKind::CudaUnsupported, kernel_.loc,
@@ -734,29 +771,26 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
     return false;
   }
   for (auto& v : kernel_.blockVars) markNonNegative(v);
-  if (kernel_.swizzle > 0 && kernel_.blockVars.size() == 2) {
-    // Block rasterization: the launch order walks groups of `swizzle` grid
-    // rows, column by column within a group (the last group may be shorter).
-    // A panel taller than the grid is one group of all its rows; block
-    // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
-    std::string panel = std::to_string(std::min<int64_t>(kernel_.swizzle, UINT32_MAX)) + "u";
-    line("const unsigned tlc_rows = min(gridDim.y, " + panel + ");");
-    line("const unsigned long long tlc_block = (unsigned long long)blockIdx.y * gridDim.x + blockIdx.x;");
-    line("const unsigned long long tlc_group_blocks = (unsigned long long)tlc_rows * gridDim.x;");
-    line("const unsigned long long tlc_group = tlc_block / tlc_group_blocks;");
-    line("const unsigned long long tlc_in_group = tlc_block - tlc_group * tlc_group_blocks;");
-    line("const unsigned tlc_first_row = (unsigned)(tlc_group * tlc_rows);");
-    line("const unsigned tlc_group_rows = min(gridDim.y - tlc_first_row, tlc_rows);");
-    line("const int " + varName(kernel_.blockVars[1]) + " = (int)(tlc_first_row + tlc_in_group % tlc_group_rows);");
-    line("const int " + varName(kernel_.blockVars[0]) + " = (int)(tlc_in_group / tlc_group_rows);");
+  if (persistent_) {
+    // The logical grid, from the kernel's arguments: tlc_tiles tiles.
+    std::string tiles = "1ull";
+    for (size_t d = 0; d < kernel_.grid.size(); ++d) {
+      line(std::string("const unsigned tlc_grid_") + dims[d] + " = (unsigned)(" + expr(kernel_.grid[d]) + ");");
+      tiles += std::string(" * tlc_grid_") + dims[d];
+    }
+    line("const unsigned long long tlc_tiles = " + tiles + ";");
   } else {
-    for (size_t d = 0; d < kernel_.blockVars.size(); ++d)
-      line("const " + typeName(kernel_.blockVars[d]->dtype) + " " + varName(kernel_.blockVars[d]) + " = blockIdx." +
-           dims[d] + ";");
+    emitBlockIndices("");
   }
   if (hopper_) emitHopperSetup();
   Accesses pending;
+  if (persistent_) openTileLoop();
   emitBlock(kernel_.body, pending);
+  // The next tile's statements may write shared memory this one's still read.
+  if (persistent_) {
+    line(syncThreads());
+    close();
+  }
   close();
   if (failed_) return false;
   *source = out_.str();

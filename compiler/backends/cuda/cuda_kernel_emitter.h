@@ -59,6 +59,8 @@ class KernelEmitter : public backend::CEmitter {
   // After emit(): the threads a block is launched with (the kernel's, plus a
   // producer warpgroup for a warp-specialized mainloop) and its tensor maps.
   int64_t launchThreads() const { return threads_ + (hopper_ ? 128 : 0); }
+  // After emit(): 0, or the blocks per SM of a persistent kernel (CudaOptions::persistent).
+  int64_t persistentBlocksPerSM() const { return persistent_ ? hopper_->blocksPerSM : 0; }
   const std::vector<TensorMapArg>& tensorMaps() const { return tensorMaps_; }
   // Whether a tensor map's strides are known only at launch (so that it may
   // not be encodable and the kernel needs a version without TMA).
@@ -120,6 +122,8 @@ class KernelEmitter : public backend::CEmitter {
   // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
   std::string tensorMapParams();
   void emitHopperSetup();
+  // Opens the loop of a persistent kernel over its tiles and declares the block variables.
+  void openTileLoop();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
   void emitHopperLoop(const ir::ForStmt* f, Accesses& pending);
   std::string hopperTile(const HopperOperand& op, const std::string& stage);
@@ -267,6 +271,14 @@ class KernelEmitter : public backend::CEmitter {
   // representative, so that the barrier analysis orders their accesses.
   std::unordered_map<const ir::BufferNode*, const ir::BufferNode*> sharedAlias_;
   std::optional<HopperMainloop> hopper_;
+  // A persistent kernel: its blocks loop over the tiles of the logical grid
+  // (tlc_tile); the consumers' ring position lives across tiles in
+  // ringStage_ / ringPrev_ / ringPhase_.
+  bool persistent_ = false;
+  std::string ringStage_, ringPrev_, ringPhase_;
+  // The block variables of tile `tile` (a linear index over the logical
+  // grid, x fastest; rasterized as T.use_swizzle asks), or of this block.
+  void emitBlockIndices(const std::string& tile);
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   std::vector<TensorMapArg> tensorMaps_;
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles

@@ -12,6 +12,11 @@ struct CudaOptions {
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   // sm_90a: warp-specialized TMA + wgmma mainloops for eligible pipelined gemms (cuda_hopper.h)
   bool warpSpecialize = true;
+  // sm_90a: kernels whose mainloop is a warp-specialized gemm loop run
+  // persistently: a 1-D grid of at most blocks-per-SM x SMs blocks, each
+  // looping over the kernel's tiles (its logical grid), so that the producer
+  // loads the next tile while the consumers run the last one's epilogue.
+  bool persistent = false;
   int maxSharedBytes = 227 * 1024;
   bool lineDirectives = true;  // #line directives naming the .tl line of each generated line
   bool printAfterAll = false;  // print the generated CUDA to stderr
