@@ -1,6 +1,7 @@
 #include "compiler/passes/pass_registry.h"
 
 #include "compiler/passes/accumulate_reductions.h"
+#include "compiler/passes/inline_loop_lets.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/pipeline_planning.h"
@@ -15,6 +16,8 @@ std::vector<Pass> registeredPasses() {
   return {
       {"simplify", "fold constants, apply exact algebraic identities, remove dead control flow",
        [](const ir::Module& m, PassContext&) { return simplify(m); }},
+      {"inline-loop-lets", "substitute the pure scalar lets of Pipelined loop bodies into their statements",
+       inlineLoopLets},
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},

@@ -61,6 +61,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   passes::PassPipeline p;
   p.printAfterAll = options.printAfterAll;
   p.timePasses = options.timePasses;
+  p.add(*passes::findPass("inline-loop-lets"));
   p.add(*passes::findPass("pipeline-planning"));
   p.add(*passes::findPass("stage-accumulator-stores"));
   p.add(*passes::findPass("accumulate-reductions"));

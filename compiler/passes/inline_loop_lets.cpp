@@ -1,0 +1,75 @@
+#include "compiler/passes/inline_loop_lets.h"
+
+#include "compiler/ir/functor.h"
+#include "compiler/ir/module_rewrite.h"
+#include "compiler/ir/substitute.h"
+
+namespace tlc::passes {
+
+using namespace ir;
+
+namespace {
+
+// Whether evaluating `e` reads no memory and has no effect: no loads, no
+// target intrinsics ("<target>.<name>"; the math builtins are pure).
+bool readsNothing(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visitLoad(const Load* l) override {
+      found = true;
+      IRVisitor::visitLoad(l);
+    }
+    void visitCall(const Call* c) override {
+      found |= c->callee.find('.') != std::string::npos;
+      IRVisitor::visitCall(c);
+    }
+  } f;
+  f.visit(e);
+  return !f.found;
+}
+
+// The statements of `s` as a flat sequence, with the pure lets among them
+// substituted into what they bind.
+void flatten(const Stmt& s, const VarMap& bound, std::vector<Stmt>* out) {
+  if (auto* seq = as<SeqStmt>(s)) {
+    for (const Stmt& x : seq->stmts) flatten(x, bound, out);
+    return;
+  }
+  if (auto* let = as<LetStmt>(s)) {
+    Expr value = substitute(let->value, bound);
+    if (readsNothing(value)) {
+      VarMap inner = bound;
+      inner[let->var.get()] = value;
+      flatten(let->body, inner, out);
+      return;
+    }
+  }
+  out->push_back(bound.empty() ? s : substitute(s, bound));
+}
+
+class Inliner : public IRMutator {
+ protected:
+  Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
+    Stmt s = IRMutator::mutateFor(n, self);
+    auto* f = as<ForStmt>(s);
+    if (f->forKind != ForKind::Pipelined || (!as<LetStmt>(f->body) && !as<SeqStmt>(f->body))) return s;
+    std::vector<Stmt> stmts;
+    flatten(f->body, {}, &stmts);
+    Stmt body = makeSeq(std::move(stmts), f->body->loc);
+    if (seqStmts(body).size() == seqStmts(f->body).size() && !as<LetStmt>(f->body)) {
+      bool same = true;
+      auto a = seqStmts(body), b = seqStmts(f->body);
+      for (size_t i = 0; i < a.size(); ++i) same &= a[i] == b[i];
+      if (same) return s;
+    }
+    auto out = std::make_shared<ForStmt>(*f);
+    out->body = body;
+    return out;
+  }
+};
+
+}  // namespace
+
+Module inlineLoopLets(const Module& m, PassContext&) { return mutateBodies<Inliner>(m); }
+
+}  // namespace tlc::passes
