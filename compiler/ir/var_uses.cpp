@@ -1,5 +1,7 @@
 #include "compiler/ir/var_uses.h"
 
+#include "compiler/ir/buffer_writes.h"
+
 namespace tlc::ir {
 
 void BoundVars::visitFor(const ForStmt* f) {
@@ -16,7 +18,16 @@ void UsesVars::visitVarRef(const VarRef* r) { found |= vars.count(r->var.get()) 
 
 void UsesVars::visitLoad(const Load* l) {
   loads = true;
+  loaded.insert(l->buffer.get());
   IRVisitor::visitLoad(l);
+}
+
+bool UsesVars::loadsOnlyTablesOf(const Stmt& loop) const {
+  if (loaded.empty()) return true;
+  BufferWrites writes = collectBufferWrites(loop);
+  for (const BufferNode* b : loaded)
+    if (b->scope != MemScope::Global || writes.buffers.count(b)) return false;
+  return true;
 }
 
 }  // namespace tlc::ir

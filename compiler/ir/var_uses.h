@@ -19,14 +19,20 @@ class BoundVars : public IRVisitor {
 };
 
 // After visiting: `found` when a visited expression uses one of `vars`,
-// `loads` when it reads memory.
+// `loads` when it reads memory, `loaded` the buffers it reads.
 class UsesVars : public IRVisitor {
  public:
   const std::unordered_set<const VarNode*>& vars;
   bool found = false, loads = false;
+  std::unordered_set<const BufferNode*> loaded;
   explicit UsesVars(const std::unordered_set<const VarNode*>& v) : vars(v) {}
   void visitVarRef(const VarRef* r) override;
   void visitLoad(const Load* l) override;
+  // Whether every load is from a global tensor that `loop` never writes (a
+  // table such as a paged cache's block table): its values stay the same
+  // through the loop, so an address read from it may be computed any
+  // number of iterations ahead, or where it is used.
+  bool loadsOnlyTablesOf(const Stmt& loop) const;
 };
 
 }  // namespace tlc::ir

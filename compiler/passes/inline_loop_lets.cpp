@@ -3,6 +3,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/ir/var_uses.h"
 
 namespace tlc::passes {
 
@@ -10,37 +11,37 @@ using namespace ir;
 
 namespace {
 
-// Whether evaluating `e` reads no memory and has no effect: no loads, no
-// target intrinsics ("<target>.<name>"; the math builtins are pure).
-bool readsNothing(const Expr& e) {
-  struct Finder : IRVisitor {
-    bool found = false;
-    void visitLoad(const Load* l) override {
-      found = true;
-      IRVisitor::visitLoad(l);
-    }
+// Whether `e` has the same value wherever it is evaluated in an iteration
+// of `loop`: no target intrinsics ("<target>.<name>"; the math builtins are
+// pure), and loads only from tables, global tensors the loop never writes.
+bool invariantInIteration(const Expr& e, const ForStmt* loop) {
+  struct Finder : UsesVars {
+    using UsesVars::UsesVars;
+    bool effects = false;
     void visitCall(const Call* c) override {
-      found |= c->callee.find('.') != std::string::npos;
-      IRVisitor::visitCall(c);
+      effects |= c->callee.find('.') != std::string::npos;
+      UsesVars::visitCall(c);
     }
-  } f;
+  };
+  static const std::unordered_set<const VarNode*> none;
+  Finder f(none);
   f.visit(e);
-  return !f.found;
+  return !f.effects && f.loadsOnlyTablesOf(loop->body);
 }
 
 // The statements of `s` as a flat sequence, with the pure lets among them
 // substituted into what they bind.
-void flatten(const Stmt& s, const VarMap& bound, std::vector<Stmt>* out) {
+void flatten(const Stmt& s, const ForStmt* loop, const VarMap& bound, std::vector<Stmt>* out) {
   if (auto* seq = as<SeqStmt>(s)) {
-    for (const Stmt& x : seq->stmts) flatten(x, bound, out);
+    for (const Stmt& x : seq->stmts) flatten(x, loop, bound, out);
     return;
   }
   if (auto* let = as<LetStmt>(s)) {
     Expr value = substitute(let->value, bound);
-    if (readsNothing(value)) {
+    if (invariantInIteration(value, loop)) {
       VarMap inner = bound;
       inner[let->var.get()] = value;
-      flatten(let->body, inner, out);
+      flatten(let->body, loop, inner, out);
       return;
     }
   }
@@ -54,7 +55,7 @@ class Inliner : public IRMutator {
     auto* f = as<ForStmt>(s);
     if (f->forKind != ForKind::Pipelined || (!as<LetStmt>(f->body) && !as<SeqStmt>(f->body))) return s;
     std::vector<Stmt> stmts;
-    flatten(f->body, {}, &stmts);
+    flatten(f->body, f, {}, &stmts);
     Stmt body = makeSeq(std::move(stmts), f->body->loc);
     if (seqStmts(body).size() == seqStmts(f->body).size() && !as<LetStmt>(f->body)) {
       bool same = true;

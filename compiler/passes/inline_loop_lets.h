@@ -5,13 +5,14 @@
 // Assumes: a verified module.
 //
 // Guarantees: in the body of every Pipelined loop (its top-level statement
-// sequence), a `let v = e` whose value reads no buffer and calls no target
-// intrinsic (arithmetic on the loop variable, block indices, shape variables
-// and other such values: `k0 = k * block_K`) is removed, and `e` takes the
+// sequence), a `let v = e` whose value calls no target intrinsic and reads
+// no memory but tables, global tensors the loop never writes (arithmetic on
+// the loop variable, block indices and shape variables: `k0 = k * block_K`;
+// a page-table lookup `p = block_table[b, k]`) is removed, and `e` takes the
 // place of `v` in the statements it bound; the statements it held join the
-// loop body's sequence. A let whose value loads from memory (a page table
-// lookup) stays. The values computed are the same: `e` is evaluated where
-// `v` was read, and nothing it depends on changes in between.
+// loop body's sequence. A let whose value reads memory the loop writes
+// stays. The values computed are the same: `e` is evaluated where `v` was
+// read, and nothing it depends on changes in between.
 //
 // Why: a let binds the statements after it, so a body written as
 //     for k in T.Pipelined(n, num_stages=3):

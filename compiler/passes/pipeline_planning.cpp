@@ -25,10 +25,12 @@ class ReadScan : public BufferAccessVisitor {
   void read(const Buffer& b) override { reads.insert(b.get()); }
 };
 
-bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars) {
+// Whether a copy region of `loop` changes with values computed in its body:
+// a variable it binds, or memory other than tables it never writes.
+bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars, const ForStmt* loop) {
   UsesVars uses(vars);
   uses.visitRegion(r);
-  return uses.found || uses.loads;
+  return uses.found || !uses.loadsOnlyTablesOf(loop->body);
 }
 
 // A copy at `k` can run ahead of the statements before it: none of them
@@ -54,7 +56,7 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
   for (size_t k = 0; k < body.size(); ++k) {
     auto* c = as<CopyStmt>(body[k]);
     if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) continue;
-    if (regionDepends(c->src, bound.vars) || regionDepends(c->dst, bound.vars) || dsts.count(c->dst.buffer.get()))
+    if (regionDepends(c->src, bound.vars, f) || regionDepends(c->dst, bound.vars, f) || dsts.count(c->dst.buffer.get()))
       continue;
     if (!hoistable(body, k)) continue;
     ahead[k] = true;

@@ -244,7 +244,7 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
     UsesVars uses(bound.vars);
     uses.visitRegion(c->src);
     uses.visitRegion(c->dst);
-    if (uses.found || uses.loads) {
+    if (uses.found || !uses.loadsOnlyTablesOf(loop->body)) {
       s.unsupported = "a stage-0 copy's region depends on a value computed in the loop body";
       return s;
     }
