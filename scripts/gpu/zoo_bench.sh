@@ -6,10 +6,11 @@
 # Then the low-bit, fp8 and convolution examples (examples/dequantize_gemm/,
 # examples/gemm_fp8/, examples/convolution/; KERNEL `lowbit`):
 #   - each against the interpreter at sizes its tiles do not divide;
-#   - W4A16 and the fp4 variant timed by tlc_cuda_runner: at decode sizes
-#     (M = 1, 16) against the device-to-device copy bandwidth of the same
-#     process (their tensor bytes are almost all weight bytes there: the
-#     ratio is the fraction of the weight-bandwidth bound), at M = 4096
+#   - W4A16 (the gemm and the decode GEMV) and the fp4 variant timed by
+#     tlc_cuda_runner: at decode sizes (M = 1, 16) against the
+#     device-to-device copy bandwidth of the same process (their tensor
+#     bytes are almost all weight bytes there: the ratio is the fraction of
+#     the weight-bandwidth bound), at M = 4096
 #     against cuBLAS float16 on the same M x N x K;
 #   - the fp8 gemms against cuBLASLt fp8 with per-tensor scales and conv2d
 #     against cuDNN, through torch in one process (bench/lowbit/lowbit_bench.py,
@@ -99,11 +100,14 @@ zoo gemm_int8 gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
 if selected lowbit; then
   ex=$root/examples
   w4=$ex/dequantize_gemm/w4a16_gemm.tl
+  w4v=$ex/dequantize_gemm/w4a16_gemv.tl
   fp4=$ex/dequantize_gemm/fp4_gemm.tl
   conv=$ex/convolution/conv2d_nhwc.tl
   small="--dim M=37 --dim N=150 --dim K=200"
   check w4a16 "M=37 N=150 K=200 group=64" "$w4" $small -D group=64
   check w4a16 "M=1 N=130 K=264 block_M=16" "$w4" --dim M=1 --dim N=130 --dim K=264 -D block_M=16
+  check w4a16_gemv "M=5 N=150 K=200 group=64" "$w4v" --dim M=5 --dim N=150 --dim K=200 -D group=64
+  check w4a16_gemv "M=1 N=130 K=264 block_M=1" "$w4v" --dim M=1 --dim N=130 --dim K=264 -D block_M=1
   check fp4 "M=37 N=150 K=200" "$fp4" $small
   check gemm_fp8 "M=70 N=150 K=200" "$ex/gemm_fp8/gemm_fp8.tl" --dim M=70 --dim N=150 --dim K=200
   check gemm_fp8_blockscale "M=70 N=200 K=300" "$ex/gemm_fp8/gemm_fp8_blockscale.tl" --dim M=70 --dim N=200 --dim K=300
@@ -116,6 +120,7 @@ if selected lowbit; then
   big="-D block_M=128 -D block_N=128 -D block_K=64 -D threads=256 -D stages=3"
   for m in 1 16; do
     bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape -D block_M=16
+    bench "w4a16_gemv M=$m" "$w4v" --copy-bandwidth --dim M=$m $shape -D block_M=$m
     bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape -D block_M=16
   done
   bench "w4a16 M=4096" "$w4" --cublas --dim M=4096 $shape $big

@@ -85,6 +85,25 @@ def case_w4a16_decode():
     return case_w4a16(M=1, N=130, K=264, group=128, block_M=16)
 
 
+def case_w4a16_gemv(M=1, N=150, K=200, group=64, block_M=None):
+    """The decode GEMV on the same inputs and reference as the W4A16 gemm."""
+    file, defines, dims, inputs, outputs = case_w4a16(M=M, N=N, K=K, group=group, block_M=block_M)
+    return ("examples/dequantize_gemm/w4a16_gemv.tl", defines, dims, inputs, outputs)
+
+
+def case_w4a16_gemv_m5():
+    return case_w4a16_gemv(M=5, N=130, K=264, group=128)
+
+
+def case_w4a16_gemv_m16():
+    return case_w4a16_gemv(M=16, N=150, K=200, group=64)
+
+
+def case_w4a16_gemv_m5_block_m2():
+    # Rows over several blocks of the grid (block_M = 2 < M), the last one partial.
+    return case_w4a16_gemv(M=5, N=150, K=200, group=64, block_M=2)
+
+
 def case_fp4():
     M, N, K, group = 37, 150, 200, 32
     A = rand((M, K), "float16")
