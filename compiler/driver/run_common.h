@@ -12,7 +12,10 @@
 // 1e-2, bfloat16 2e-2, float8 e4m3 0.125 / e5m2 0.25; integers and bool
 // exact. When the kernel accumulates (gemm or reduce), the absolute tolerance
 // grows with the reduction length, estimated as the largest dimension of any
-// tensor argument.
+// tensor argument. float32 / float64 results of a kernel that rounds computed
+// values to float16 or bfloat16 on the way (narrowingRound: softmax
+// probabilities stored as float16 for a gemm) are compared at that 16-bit
+// type's tolerance.
 #pragma once
 
 #include <cstdio>
@@ -82,6 +85,10 @@ struct Tolerance {
   double rtol = 0;
 };
 Tolerance toleranceFor(DType dtype, int64_t reductionLength);
+// The 16-bit float type (bfloat16 before float16) that `func` rounds computed
+// values to: a copy into it from a wider float buffer, or a store of anything
+// but an element of its own type; nullopt when it does neither.
+std::optional<DType> narrowingRound(const ir::PrimFunc& func);
 // The reduction length used for tolerances: 1 when `func` has no gemm or
 // reduce, else the largest dimension among the tensor arguments.
 int64_t reductionLengthHint(const ir::PrimFunc& func, const RunArgs& args);

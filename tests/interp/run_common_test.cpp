@@ -94,6 +94,27 @@ TEST_CASE("tolerances follow the dtype and grow with the reduction length") {
   CHECK(writtenParams(*gemmModule().funcs[0]) == std::vector<bool>{false, false, true});
 }
 
+TEST_CASE("a kernel that rounds computed values to 16 bits compares its wider results at that precision") {
+  // Tiles copied unchanged from 16-bit inputs round nothing; a float32
+  // accumulator copied into a float16 tile, or a value stored into a
+  // bfloat16 buffer, does.
+  GemmConfig plain;
+  plain.inType = DType::Float16;
+  CHECK_FALSE(narrowingRound(makeTiledGemm(plain)));
+  GemmConfig narrowed = plain;
+  narrowed.outType = DType::Float16;  // C_f (float32) copied into C (float16)
+  CHECK(narrowingRound(makeTiledGemm(narrowed)) == DType::Float16);
+  Buffer X = makeBuffer("X", DType::Float32, {i32(8)}, MemScope::Global);
+  Buffer Y = makeBuffer("Y", DType::BFloat16, {i32(8)}, MemScope::Shared);
+  Var i = makeVar("i");
+  PrimFunc f;
+  f.name = "round";
+  f.params = {tensorParam(X)};
+  f.body = seq({alloc(Y), loop(i, i32(8), store(Y, {vref(i)}, makeCast(DType::BFloat16, makeLoad(X, {vref(i)}))),
+                                ForKind::Parallel)});
+  CHECK(narrowingRound(f) == DType::BFloat16);
+}
+
 TEST_CASE("tlc run --target=interp prints a summary of every tensor") {
   Env env;
   Module m = gemmModule();
