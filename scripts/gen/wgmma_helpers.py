@@ -51,19 +51,28 @@ def helper_rs(n):
                     f"wgmma_rs_m64n{n}k16(float* d, const unsigned* a, u64 desc_b, int scale_d)", n, operands,
                     '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TB)', n // 2)
 
-def helper_s8(n):
-    """int8: `wgmma ... m64nNk32.s32.s8.s8`, both operands K-major from
-    shared-memory descriptors (8-bit wgmma has no transposes), int32 D."""
+def kmajor_ss(name, n, acc_type, constraint, instruction, scales):
+    """A K-major SS form without transposes: `instruction` (the wgmma with
+    its shape and types) on the descriptors of A and B, `acc_type` D
+    registers bound with `constraint`; `scales`: the float forms' immediate
+    scale-a and scale-b operands."""
     regs = n // 2
     d = ", ".join(f"%{i}" for i in range(regs))
-    outs = ", ".join(f'"+r"(d[{i}])' for i in range(regs))
+    outs = ", ".join(f'"{constraint}"(d[{i}])' for i in range(regs))
+    tail = ", 1, 1" if scales else ""
     return "\n".join([
-        f"__device__ __forceinline__ void wgmma_s8_m64n{n}k32(int* d, u64 desc_a, u64 desc_b, int scale_d) {{",
+        f"__device__ __forceinline__ void {name}({acc_type}* d, u64 desc_a, u64 desc_b, int scale_d) {{",
         f'  asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"',
-        f'               "wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8 {{{d}}}, %{regs}, %{regs + 1}, p;\\n}}\\n"',
+        f'               "{instruction} {{{d}}}, %{regs}, %{regs + 1}, p{tail};\\n}}\\n"',
         f"               : {outs}",
         '               : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
         "}"])
+
+def helper_s8(n):
+    """int8: `wgmma ... m64nNk32.s32.s8.s8`, both operands K-major from
+    shared-memory descriptors (8-bit wgmma has no transposes), int32 D."""
+    return kmajor_ss(f"wgmma_s8_m64n{n}k32", n, "int", "+r",
+                     f"wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8", False)
 
 def helper_f8(n):
     """float8: `wgmma ... m64nNk32.f32.T.T` with T = e4m3 (Kind 0) or e5m2
@@ -87,16 +96,8 @@ def helper_tf32(n):
     """float32 operands read as tf32: `wgmma ... m64nNk8.f32.tf32.tf32`, both
     operands K-major from shared-memory descriptors (no transposes); the
     tensor cores ignore the low 13 mantissa bits of each float32."""
-    regs = n // 2
-    d = ", ".join(f"%{i}" for i in range(regs))
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
-    return "\n".join([
-        f"__device__ __forceinline__ void wgmma_tf32_m64n{n}k8(float* d, u64 desc_a, u64 desc_b, int scale_d) {{",
-        f'  asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"',
-        f'               "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{d}}}, %{regs}, %{regs + 1}, p, 1, 1;\\n}}\\n"',
-        f"               : {outs}",
-        '               : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
-        "}"])
+    return kmajor_ss(f"wgmma_tf32_m64n{n}k8", n, "float", "+f",
+                     f"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32", True)
 
 path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
 text = path.read_text()

@@ -10,41 +10,14 @@
 #   scripts/gpu/gemm_dtypes_check.sh [BUNDLE_DIR] [ARCH]
 # Writes $OUT/gemm_dtypes_results.md (OUT defaults to ./gpu-out).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-bundle=${1:-$root/build-gpu}
-arch=${2:-sm_90a}
-out=${OUT:-$root/gpu-out}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
-export TLC_STDLIB_PATH="$root/stdlib"
-runner="$bundle/tlc_cuda_runner"
+# shellcheck source=scripts/gpu/check_lib.sh
+source "$(dirname "$0")/check_lib.sh" "$@"
 gemm="$root/examples/gemm_fp8/gemm_fp8.tl"
 blockscale="$root/examples/gemm_fp8/gemm_fp8_blockscale.tl"
 report="$out/gemm_dtypes_results.md"
 log="$out/gemm_dtypes_log.txt"
-failures=0
-san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 
-# run NAME COMMAND...: a check line in the report, PASS or FAIL with the log's tail.
-run() {
-  local name=$1
-  shift
-  echo "=== $name" >>"$log"
-  if "$@" >>"$log" 2>&1; then
-    echo "| $name | PASS |" >>"$report"
-  else
-    echo "| $name | **FAIL** |" >>"$report"
-    failures=$((failures + 1))
-  fi
-}
-
-{
-  echo "# float8 and tf32 gemms on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo
-  echo "| check | result |"
-  echo "|---|---|"
-} >"$report"
-: >"$log"
+start "float8 and tf32 gemms"
 for dims in "M=512 N=512 K=512" "M=130 N=270 K=200" "M=1000 N=777 K=1040" "M=1 N=129 K=64"; do
   args=$(for d in $dims; do echo --dim "$d"; done)
   # shellcheck disable=SC2086
@@ -79,14 +52,6 @@ done
 echo >>"$report"
 echo '## against cublasLt float8 (same process)' >>"$report"
 echo '```' >>"$report"
-# bench LABEL ARGS...: the runner's bench and cublas lines.
-bench() {
-  local label=$1
-  shift
-  echo "=== $label" >>"$report"
-  "$runner" "$@" --arch "$arch" --bench --cublas 2>>"$log" | grep -E '^(bench|cublas)' >>"$report" ||
-    failures=$((failures + 1))
-}
 # The tiles for large problems on this GPU (128 x 256 x 128: two consumer
 # warpgroups of m64n256 wgmmas); the example's defaults (128 x 128 x 128)
 # fit every architecture's shared memory.

@@ -6,42 +6,16 @@
 #   scripts/gpu/persistent_check.sh [BUNDLE_DIR] [ARCH]
 # Writes $OUT/persistent_results.md (OUT defaults to ./gpu-out).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-bundle=${1:-$root/build-gpu}
-arch=${2:-sm_90a}
-out=${OUT:-$root/gpu-out}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
-export TLC_STDLIB_PATH="$root/stdlib"
-runner="$bundle/tlc_cuda_runner"
+# shellcheck source=scripts/gpu/check_lib.sh
+source "$(dirname "$0")/check_lib.sh" "$@"
 gemm="$root/examples/gemm/gemm.tl"
 fp8="$root/examples/gemm_fp8/gemm_fp8.tl"
 report="$out/persistent_results.md"
 log="$out/persistent_log.txt"
-failures=0
-san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 f16="-D block_M=128 -D block_N=256 -D block_K=64 -D stages=3 -D threads=256"
 f8="-D block_N=256"
 
-run() {
-  local name=$1
-  shift
-  echo "=== $name" >>"$log"
-  if "$@" >>"$log" 2>&1; then
-    echo "| $name | PASS |" >>"$report"
-  else
-    echo "| $name | **FAIL** |" >>"$report"
-    failures=$((failures + 1))
-  fi
-}
-
-{
-  echo "# persistent gemms on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo
-  echo "| check | result |"
-  echo "|---|---|"
-} >"$report"
-: >"$log"
+start "persistent gemms"
 for dims in "M=700 N=900 K=384" "M=333 N=517 K=256" "M=2048 N=512 K=128"; do
   args=$(for d in $dims; do echo --dim "$d"; done)
   # shellcheck disable=SC2086
@@ -63,13 +37,6 @@ done
 echo >>"$report"
 echo '## persistent and not, against cuBLAS (same process)' >>"$report"
 echo '```' >>"$report"
-bench() {
-  local label=$1
-  shift
-  echo "=== $label" >>"$report"
-  "$runner" "$@" --arch "$arch" --bench --cublas 2>>"$log" | grep -E '^(bench|cublas)' >>"$report" ||
-    failures=$((failures + 1))
-}
 for n in 4096 8192; do
   for dtype in float16 bfloat16; do
     for p in "" --persistent; do

@@ -26,7 +26,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
-from check_zoo import compare, dim_args, f, main, rand, rng, run_file  # noqa: E402
+from check_zoo import compare, dim_args, f, main, rand, rng, run_file, write_inputs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -331,10 +331,7 @@ def run_chain(tlc, name, path, args, dims, inputs, outputs, targets, kernels):
     (name, the names in `dims` that are its dynamic dimensions)."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        load = os.path.join(tmp, "in")
-        os.makedirs(load)
-        for k, v in inputs.items():
-            np.save(os.path.join(load, k + ".npy"), v)
+        load = write_inputs(tmp, inputs)
         for target in targets:
             dirs, prev = [], load
             for kernel, kernel_dims in kernels:

@@ -216,6 +216,15 @@ def compare(name, got, want, dtype):
     return None
 
 
+def write_inputs(tmp, inputs):
+    """Saves `inputs` as TMP/in/<name>.npy (what `tlc run --load` reads); returns that folder."""
+    load = os.path.join(tmp, "in")
+    os.makedirs(load)
+    for k, v in inputs.items():
+        np.save(os.path.join(load, k + ".npy"), v)
+    return load
+
+
 def run_file(tlc, name, path, args, inputs, outputs, targets):
     """Runs the kernel file `path` (with the extra `tlc run` arguments `args`)
     on `inputs` on each target and compares the saved `outputs` with their
@@ -224,10 +233,7 @@ def run_file(tlc, name, path, args, inputs, outputs, targets):
     interpreter) before the NumPy comparison. Returns the failures."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        load = os.path.join(tmp, "in")
-        os.makedirs(load)
-        for k, v in inputs.items():
-            np.save(os.path.join(load, k + ".npy"), v)
+        load = write_inputs(tmp, inputs)
         for target in targets:
             save = os.path.join(tmp, target.replace(":", "_"))
             cmd = [tlc, "run", path, "--target=" + target, "--load", load, "--save", save] + args
