@@ -11,7 +11,9 @@
 // num_stages - 1 iterations ahead of the last stage.
 //
 // The default plan: the copies from global to shared memory whose regions
-// use nothing the body binds or loads, whose destinations no other
+// use nothing the body binds and read no memory but tables (global tensors
+// the loop never writes: a page table's entry is the same whenever it is
+// read), whose destinations no other
 // statement writes, and which no statement before them reads from or
 // writes to (so that they can run ahead of those), run in stage 0 (a
 // flash-attention body's K and V loads, wherever they stand); the other
