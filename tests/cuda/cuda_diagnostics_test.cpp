@@ -53,6 +53,10 @@ TEST_CASE("shared memory beyond the per-block limit is reported with the size") 
   CHECK_FALSE(cu);
   REQUIRE(diags.hasKind(DiagKind::CudaSharedMemoryOverflow));
   CHECK(diags.diagnostics()[0].message.find("400000 bytes") != std::string::npos);
+  // A note at the buffer's allocation says what takes the memory.
+  REQUIRE(diags.diagnostics()[0].notes.size() == 1);
+  CHECK(diags.diagnostics()[0].notes[0].message == "`s`: 400000 bytes");
+  CHECK(diags.diagnostics()[0].notes[0].loc.line == 3);
 }
 
 TEST_CASE("a cubin that cannot be written is a build error") {

@@ -604,10 +604,28 @@ bool KernelEmitter::planBuffers() {
   }
   sharedBytes_ = offset;
   if (sharedBytes_ > options_.maxSharedBytes) {
-    diags_.report(DiagKind::CudaSharedMemoryOverflow, kernel_.loc,
-                  "this kernel needs " + std::to_string(sharedBytes_) + " bytes of shared memory; " +
-                      options_.arch + " allows at most " + std::to_string(options_.maxSharedBytes) +
-                      " per block: use smaller tiles or fewer pipeline stages");
+    Diagnostic& d = diags_.report(DiagKind::CudaSharedMemoryOverflow, kernel_.loc,
+                           "this kernel needs " + std::to_string(sharedBytes_) + " bytes of shared memory; " +
+                               options_.arch + " allows at most " + std::to_string(options_.maxSharedBytes) +
+                               " per block: use smaller tiles or fewer pipeline stages");
+    // The largest shared buffers, each at its allocation: a fragment among
+    // them is one whose uses no register layout fits.
+    std::vector<std::pair<int64_t, const BufferNode*>> largest;
+    for (const auto& [b, info] : bufs_)
+      if (info.place == Placement::Shared && b->scope != MemScope::Global)
+        largest.push_back({info.elems * info.versions * dtypeBytes(b->dtype), b});
+    std::sort(largest.begin(), largest.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first > y.first : x.second->name < y.second->name;
+    });
+    for (size_t i = 0; i < largest.size() && i < 4; ++i) {
+      const auto& [bytes, b] = largest[i];
+      const BufferInfo& info = bufs_[b];
+      std::string what = "`" + b->name + "`: " + std::to_string(bytes) + " bytes";
+      if (info.versions > 1) what += " (" + std::to_string(info.versions) + " pipeline versions)";
+      if (b->scope == MemScope::Fragment)
+        what += ", a fragment kept in shared memory: no register layout fits its uses (--print-after-all shows why)";
+      d.note(b->loc.known() ? b->loc : kernel_.loc, what);
+    }
     return false;
   }
   return true;
