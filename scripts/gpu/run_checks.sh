@@ -108,11 +108,16 @@ echo "## 1. Examples against the interpreter" >>"$report"
 echo >>"$report"
 echo "| check | result |" >>"$report"
 echo "|---|---|" >>"$report"
-# Sizes per dynamic dimension, in order; attention's (batch, sequence,
-# heads) get a small batch and few heads, or the interpreter would take hours.
+# Sizes per dynamic dimension, in order (a list shorter than the dimensions
+# repeats); attention's (batch, sequence, heads) get a small batch and few
+# heads, MLA decode's (batch, keys or pages) and convolution's (N, H, W, C,
+# F) sizes whose tensors and interpreter runs stay small.
 sizes_of() {
   case "$(basename "$1")" in
     mha_fwd_*) echo "1,1000,2 2,129,3 1,1,2" ;;
+    mla_decode.tl) echo "2,1000 1,129 2,1" ;;
+    mla_decode_paged.tl) echo "2,40,20 1,9,9" ;;
+    conv2d_nhwc.tl) echo "2,17,19,64,96 1,9,7,24,40" ;;
     *) echo "512,256,384 333,517,251 1,129,77" ;;
   esac
 }
@@ -125,7 +130,7 @@ for f in $(find "$root/examples" -name '*.tl' | sort); do
     i=0
     for d in $(dims_of "$f"); do
       vals=($sizes)
-      args+=(--dim "$d=${vals[$((i % 3))]}")
+      args+=(--dim "$d=${vals[$((i % ${#vals[@]}))]}")
       i=$((i + 1))
     done
     run "$name ${args[*]}" "$runner" "$f" --arch "$arch" --check --seed 7 "${args[@]}"
