@@ -97,10 +97,7 @@ void KernelEmitter::emitHopperSetup() {
   line("unsigned " + phase + " = 0;");
   // A persistent kernel's producer walks the same tiles as its consumers,
   // continuing around the ring from one tile to the next.
-  if (persistent_) {
-    open("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles; tlc_tile += gridDim.x)");
-    emitBlockIndices("tlc_tile");
-  }
+  if (persistent_) openTiles();
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
@@ -140,14 +137,18 @@ void KernelEmitter::emitHopperSetup() {
   if (h.consumerRegs > 0) line("tlc::reg_alloc<" + std::to_string(h.consumerRegs) + ">();");
 }
 
+void KernelEmitter::openTiles() {
+  open("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles; tlc_tile += gridDim.x)");
+  emitBlockIndices("tlc_tile");
+}
+
 void KernelEmitter::openTileLoop() {
   ringStage_ = fresh("ring_stage");
   ringPrev_ = fresh("ring_prev");
   ringPhase_ = fresh("ring_phase");
   line("int " + ringStage_ + " = 0, " + ringPrev_ + " = 0;");
   line("unsigned " + ringPhase_ + " = 0;");
-  open("for (unsigned long long tlc_tile = blockIdx.x; tlc_tile < tlc_tiles; tlc_tile += gridDim.x)");
-  emitBlockIndices("tlc_tile");
+  openTiles();
 }
 
 void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {

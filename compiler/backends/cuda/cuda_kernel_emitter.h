@@ -122,7 +122,10 @@ class KernelEmitter : public backend::CEmitter {
   // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
   std::string tensorMapParams();
   void emitHopperSetup();
-  // Opens the loop of a persistent kernel over its tiles and declares the block variables.
+  // Opens the loop of a persistent kernel over its tiles and declares the
+  // block variables (openTiles); openTileLoop first declares the consumers'
+  // ring position, which lives across tiles.
+  void openTiles();
   void openTileLoop();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
   void emitHopperLoop(const ir::ForStmt* f, Accesses& pending);
