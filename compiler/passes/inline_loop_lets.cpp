@@ -29,12 +29,14 @@ bool invariantInIteration(const Expr& e, const ForStmt* loop) {
   return !f.effects && f.loadsOnlyTablesOf(loop->body);
 }
 
-// The statements of `s` as a flat sequence, with the pure lets among them
-// substituted into what they bind.
-void flatten(const Stmt& s, const ForStmt* loop, const VarMap& bound, std::vector<Stmt>* out) {
+// The statements of `s` as a flat sequence, with the lets among them that
+// are invariant in an iteration of `loop` substituted into what they bind;
+// true when there was such a let.
+bool flatten(const Stmt& s, const ForStmt* loop, const VarMap& bound, std::vector<Stmt>* out) {
   if (auto* seq = as<SeqStmt>(s)) {
-    for (const Stmt& x : seq->stmts) flatten(x, loop, bound, out);
-    return;
+    bool inlined = false;
+    for (const Stmt& x : seq->stmts) inlined |= flatten(x, loop, bound, out);
+    return inlined;
   }
   if (auto* let = as<LetStmt>(s)) {
     Expr value = substitute(let->value, bound);
@@ -42,10 +44,11 @@ void flatten(const Stmt& s, const ForStmt* loop, const VarMap& bound, std::vecto
       VarMap inner = bound;
       inner[let->var.get()] = value;
       flatten(let->body, loop, inner, out);
-      return;
+      return true;
     }
   }
   out->push_back(bound.empty() ? s : substitute(s, bound));
+  return false;
 }
 
 class Inliner : public IRMutator {
@@ -53,18 +56,11 @@ class Inliner : public IRMutator {
   Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
     Stmt s = IRMutator::mutateFor(n, self);
     auto* f = as<ForStmt>(s);
-    if (f->forKind != ForKind::Pipelined || (!as<LetStmt>(f->body) && !as<SeqStmt>(f->body))) return s;
+    if (f->forKind != ForKind::Pipelined) return s;
     std::vector<Stmt> stmts;
-    flatten(f->body, f, {}, &stmts);
-    Stmt body = makeSeq(std::move(stmts), f->body->loc);
-    if (seqStmts(body).size() == seqStmts(f->body).size() && !as<LetStmt>(f->body)) {
-      bool same = true;
-      auto a = seqStmts(body), b = seqStmts(f->body);
-      for (size_t i = 0; i < a.size(); ++i) same &= a[i] == b[i];
-      if (same) return s;
-    }
+    if (!flatten(f->body, f, {}, &stmts)) return s;
     auto out = std::make_shared<ForStmt>(*f);
-    out->body = body;
+    out->body = makeSeq(std::move(stmts), f->body->loc);
     return out;
   }
 };
