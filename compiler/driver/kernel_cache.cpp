@@ -2,6 +2,7 @@
 #include "compiler/driver/kernel_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,28 @@
 
 namespace tlc::driver {
 namespace {
+
+// An exclusive lock on the directory of an entry while its two files change
+// or a reader decides it is corrupt: writers of one key do not interleave
+// their bytes and checksums, and a reader never removes an entry a writer is
+// half way through. No lock file: the directory itself is locked (flock).
+class EntryLock {
+ public:
+  explicit EntryLock(const std::string& base)
+      : fd_(::open(std::filesystem::path(base).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~EntryLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
+
+ private:
+  int fd_;
+};
 
 // Removes a cache file whatever it has become (a file, a symbolic link, a
 // directory); never follows a link.
@@ -79,19 +102,33 @@ std::string KernelCache::entryBase(const std::string& key) const {
 
 std::optional<std::string> KernelCache::lookup(const std::string& key, const EntryCheck& check) const {
   if (!enabled_ || key.size() < 2) return std::nullopt;
-  std::string base = entryBase(key), bytes, sum, why;
-  ReadStatus binStatus = readRegularFile(base + ".bin", &bytes, &why);
-  ReadStatus sumStatus = readRegularFile(base + ".sum", &sum, &why, 64);
-  if (binStatus == ReadStatus::CannotOpen && sumStatus == ReadStatus::CannotOpen) return std::nullopt;
-  if (binStatus != ReadStatus::Ok || sumStatus != ReadStatus::Ok || sha256Hex(bytes) != sum ||
-      (check && !check(bytes, &why))) {
-    // Corrupt (half an entry, a directory or device in its place, changed
-    // bytes): remove it so that the rebuilt entry replaces it.
+  std::string base = entryBase(key);
+  // 1: valid, 0: absent, -1: corrupt (half an entry, a directory or device
+  // in its place, changed bytes).
+  auto state = [&] {
+    std::string bytes, sum, why;
+    ReadStatus binStatus = readRegularFile(base + ".bin", &bytes, &why);
+    ReadStatus sumStatus = readRegularFile(base + ".sum", &sum, &why, 64);
+    if (binStatus == ReadStatus::CannotOpen && sumStatus == ReadStatus::CannotOpen) return 0;
+    if (binStatus != ReadStatus::Ok || sumStatus != ReadStatus::Ok || sha256Hex(bytes) != sum ||
+        (check && !check(bytes, &why)))
+      return -1;
+    return 1;
+  };
+  int s = state();
+  if (s == 1) return base + ".bin";
+  if (s == 0) return std::nullopt;
+  // What looks corrupt may be a writer between its two files: decide again
+  // under the entry's lock, and remove it only if it still is, so that the
+  // rebuilt entry replaces it.
+  EntryLock lock(base);
+  s = state();
+  if (s == 1) return base + ".bin";
+  if (s == -1) {
     removeEntryFile(base + ".sum");
     removeEntryFile(base + ".bin");
-    return std::nullopt;
   }
-  return base + ".bin";
+  return std::nullopt;
 }
 
 std::optional<std::string> KernelCache::store(const std::string& key, const std::string& bytes,
@@ -106,7 +143,9 @@ std::optional<std::string> KernelCache::store(const std::string& key, const std:
              ec.message();
     return std::nullopt;
   }
-  // Bytes first, then the checksum that makes the entry valid.
+  // Bytes first, then the checksum that makes the entry valid; one writer
+  // of the directory's entries at a time.
+  EntryLock lock(base);
   if (!replaceFile(base + ".bin", bytes, error, 0644)) return std::nullopt;
   if (!replaceFile(base + ".sum", sha256Hex(bytes), error, 0644)) return std::nullopt;
   return base + ".bin";
