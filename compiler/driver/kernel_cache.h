@@ -5,11 +5,13 @@
 // TLC_CACHE=0 disables the cache (lookups miss, stores do nothing).
 // Layout: <dir>/v1/<key[0..2]>/<key>.bin (the bytes) and <key>.sum (their
 // SHA-256). Each file is written to a unique temporary file in the same
-// directory and renamed into place, so readers never see a partial file and
-// concurrent writers of one key (threads or processes) are safe: the last
-// rename wins. A lookup re-hashes the bytes: an entry whose checksum does
-// not match (truncated, corrupted, or a torn pair of renames) is removed
-// and reported as a miss, so the caller rebuilds and stores it again.
+// directory and renamed into place, so readers never see a partial file; a
+// writer holds an exclusive lock (flock) on the entry's directory while it
+// replaces the pair, so concurrent writers of one key (threads or
+// processes) do not interleave and the last one wins. A lookup re-hashes the
+// bytes: an entry whose checksum does not match even under that lock
+// (truncated, corrupted) is removed and reported as a miss, so the caller
+// rebuilds and stores it again.
 #pragma once
 
 #include <functional>
