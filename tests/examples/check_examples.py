@@ -19,14 +19,13 @@ and a comparison with the interpreter) before the NumPy comparison.
     check_examples.py --tlc PATH/TO/tlc [--targets interp,cpu] [CASE...]
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "zoo"))
-from check_zoo import compare, dim_args, f, main, rand, rng, run_file, write_inputs  # noqa: E402
+from check_zoo import compare, dim_args, f, main, rand, rng, run_file, run_tlc, write_inputs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -336,13 +335,10 @@ def run_chain(tlc, name, path, args, dims, inputs, outputs, targets, kernels):
             dirs, prev = [], load
             for kernel, kernel_dims in kernels:
                 save = os.path.join(tmp, target.replace(":", "_"), kernel)
-                cmd = [tlc, "run", path, "--kernel", kernel, "--target=" + target, "--load", prev, "--save", save]
-                cmd += args + dim_args({d: dims[d] for d in kernel_dims})
-                if target.startswith("cuda:"):
-                    cmd += ["--emulate", "--check"]
-                p = subprocess.run(cmd, capture_output=True, text=True)
-                if p.returncode != 0:
-                    failures.append(f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}")
+                failure = run_tlc(tlc, name, path, target, prev, save,
+                                  ["--kernel", kernel] + args + dim_args({d: dims[d] for d in kernel_dims}))
+                if failure:
+                    failures.append(failure)
                     break
                 dirs.append(save)
                 prev = save

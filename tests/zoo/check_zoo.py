@@ -225,6 +225,19 @@ def write_inputs(tmp, inputs):
     return load
 
 
+def run_tlc(tlc, name, path, target, load, save, args):
+    """`tlc run` of `path` on `target` from the .npy files in `load`, saving
+    into `save` (a `cuda:ARCH` target in the CUDA emulator with --check);
+    the failure's description, or None."""
+    cmd = [tlc, "run", path, "--target=" + target, "--load", load, "--save", save] + args
+    if target.startswith("cuda:"):
+        cmd += ["--emulate", "--check"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}"
+    return None
+
+
 def run_file(tlc, name, path, args, inputs, outputs, targets):
     """Runs the kernel file `path` (with the extra `tlc run` arguments `args`)
     on `inputs` on each target and compares the saved `outputs` with their
@@ -236,12 +249,9 @@ def run_file(tlc, name, path, args, inputs, outputs, targets):
         load = write_inputs(tmp, inputs)
         for target in targets:
             save = os.path.join(tmp, target.replace(":", "_"))
-            cmd = [tlc, "run", path, "--target=" + target, "--load", load, "--save", save] + args
-            if target.startswith("cuda:"):
-                cmd += ["--emulate", "--check"]
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                failures.append(f"{name} [{target}]: `{' '.join(cmd)}` failed:\n{p.stdout}{p.stderr}")
+            failure = run_tlc(tlc, name, path, target, load, save, args)
+            if failure:
+                failures.append(failure)
                 continue
             for out, (want, dtype) in outputs.items():
                 got = np.load(os.path.join(save, out + ".npy"))
