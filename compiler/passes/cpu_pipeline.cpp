@@ -6,6 +6,7 @@
 #include "compiler/passes/cpu_coarsen_k.h"
 #include "compiler/passes/cpu_lower_atomics.h"
 #include "compiler/passes/cpu_lower_copy_fill.h"
+#include "compiler/passes/cpu_guards_to_bounds.h"
 #include "compiler/passes/cpu_lower_gemm.h"
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
@@ -32,6 +33,7 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
   p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));
   p.add(wrap("cpu-map-loops", "innermost Parallel -> Vectorized, Pipelined -> Serial", mapLoopsForCpu));
+  p.add(wrap("cpu-guards-to-bounds", "vector loop guards -> loop bounds and ifs around the loop", moveGuardsToBounds));
   p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});
   return p;
 }

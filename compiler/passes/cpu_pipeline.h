@@ -10,6 +10,8 @@
 //   cpu-lower-atomics       atomics -> cpu.atomic_* intrinsics
 //   cpu-map-loops           after every producer of Parallel loops: innermost
 //                           Parallel -> Vectorized, Pipelined -> Serial
+//   cpu-guards-to-bounds    after cpu-map-loops: guards of Vectorized loops
+//                           -> loop bounds and ifs around the loop
 //   cpu-block-local-storage last: sees every Alloc, including the
 //                           accumulators the reduce lowering adds
 // The module is verified before and after every pass (PassPipeline).

@@ -19,6 +19,7 @@
 #include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/backends/cpu/next_block_prefetch.h"
 #include "compiler/backends/cpu/streaming_stores.h"
+#include "compiler/backends/cpu/vector_width.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
@@ -190,7 +191,8 @@ class StmtEmitter : public ExprEmitter {
       for (const Load* l : nextBlockPrefetches(*f, blockVars_)) prefetchForNextBlock(f, l, lo, ext);
     if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)
       return emitStreamingFor(f, store, lo, ext);
-    emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, 0, [&] { emit(f->body); });
+    emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, forcedVectorWidth(*f, target_.vectors.vectorBits),
+             [&] { emit(f->body); });
   }
 
   // for (var = lo; var < end; ++var) body(), with the loop metadata of `kind`
@@ -299,7 +301,8 @@ class StmtEmitter : public ExprEmitter {
         edge, b_.getInt64(0), b_.getInt64(2), ForKind::Serial, 0,
         [&] {
           llvm::Value* second = b_.CreateICmpNE(vars_[edge.get()], b_.getInt64(0));
-          emitLoop(f->var, b_.CreateSelect(second, tail, lo), b_.CreateSelect(second, end, mid), ForKind::Vectorized, 0,
+          emitLoop(f->var, b_.CreateSelect(second, tail, lo), b_.CreateSelect(second, end, mid), ForKind::Vectorized,
+                   forcedVectorWidth(*f, target_.vectors.vectorBits),
                    [&] { emit(f->body); });
         },
         /*keepRolled=*/true);
