@@ -71,8 +71,15 @@ Expr combinePartials(ReduceKind k, Expr a, Expr b) {
   return a;
 }
 
-// Accumulator lanes of a reduction along the contiguous dimension: 64 bytes.
-int64_t accumulatorLanes(DType at) { return std::max<int64_t>(1, 64 / std::max(1, dtypeBytes(at))); }
+// Accumulator lanes of a reduction along the contiguous dimension of
+// `extent` elements: four 64-byte vectors (four independent chains of vector
+// adds, which hide the add's latency) when the extent holds two chunks of
+// them, else one; 0 when it does not hold two 64-byte chunks.
+int64_t accumulatorLanes(DType at, int64_t extent) {
+  int64_t vector = std::max<int64_t>(1, 64 / std::max(1, dtypeBytes(at)));
+  if (extent >= 8 * vector) return 4 * vector;
+  return extent >= 2 * vector ? vector : 0;
+}
 // The largest destination row kept in an accumulator row (reductions along an outer dimension).
 constexpr int64_t kMaxAccumulatorRow = 4096;
 
@@ -89,9 +96,9 @@ class Lowering {
     allocs.push_back(std::make_shared<const AllocStmt>(acc_, loc_));
     int64_t extent = 0, last = 0;
     bool constExtent = constInt(src_.ranges[dim_].extent, &extent);
-    int64_t lanes = accumulatorLanes(at_);
+    int64_t lanes = constExtent ? accumulatorLanes(at_, extent) : 0;
     // Along the contiguous dimension: lanes of partial results, combined at the end.
-    bool laned = dim_ + 1 == rank_ && constExtent && extent >= 2 * lanes;
+    bool laned = dim_ + 1 == rank_ && lanes > 0;
     // Along an outer one: a row of accumulators over the contiguous output dimension, walked in order.
     bool rowWise = dim_ + 1 < rank_ && constInt(src_.ranges[rank_ - 1].extent, &last) && last > 1 &&
                    last <= kMaxAccumulatorRow;

@@ -7,8 +7,9 @@
 // reduction's identity (clear) or the old destination value (no clear), and
 // the result is stored back. Along the contiguous (last) dimension, when it
 // is a constant of at least two 64-byte vectors of the accumulator type, a
-// vector of 64 bytes of partial results takes one element of each chunk per
-// lane, the lanes combine in order after the chunks, and the elements past
+// vector of 64 bytes of partial results (four such vectors, 256 bytes, when
+// the extent holds eight: four independent chains of vector operations)
+// takes one element of each chunk per lane, the lanes combine in order after the chunks, and the elements past
 // the last whole chunk follow in order (sums therefore add in another order
 // than the interpreter's; maxima and minima are exact). Along an outer
 // dimension whose region has a constant last extent of at most 4096, a row

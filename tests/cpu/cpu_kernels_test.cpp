@@ -125,7 +125,8 @@ def colmath[M, N, block_N=32](X: Tensor[(M, N), float32], Y: Tensor[(M, N), floa
 }
 
 // The vector forms of cpu-lower-reduce: lanes of partial results along the
-// last dimension (int32 and float32, with a remainder past the last whole
+// last dimension (one vector of lanes, or four from N = 300; int32 and
+// float32, with a remainder past the last whole
 // chunk), a row of accumulators along an outer dimension of a 3-D tile
 // (with clear=False), and a sub-region of a shared tile.
 TEST_CASE("reductions in vector form: lanes along the last dimension, rows along an outer one") {
@@ -158,5 +159,5 @@ def vector_reductions[B, N, block_N=48](
         T.reduce_absmax(sh[1:2, 8:block_N], e, dim=1)
         T.copy(e, Edge[b])
 )";
-  for (const char* n : {"77", "32", "100"}) check(src, {{"N", n}}, {{"B", 3}});
+  for (const char* n : {"77", "32", "100", "300"}) check(src, {{"N", n}}, {{"B", 3}});
 }

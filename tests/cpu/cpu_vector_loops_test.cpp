@@ -1,0 +1,120 @@
+// The shape of the CPU backend's vector loops: cpu-guards-to-bounds
+// (compiler/passes/cpu_guards_to_bounds.h) and the vector width of loops that
+// widen float16 tiles (compiler/backends/cpu/vector_width.h).
+#include <doctest/doctest.h>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "compiler/ir/functor.h"
+#include "tests/cpu/cpu_test_util.h"
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+// A row gather written as users write it: a guard on the row and the column,
+// the row's index read inside it.
+const char* kGather = R"(
+def gather[M, R, N, block_M=8, block_N=256](
+        X: Tensor[(R, N), float32], index: Tensor[(M,), int32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+        for i, j in T.Parallel(block_M, block_N):
+            r = by * block_M + i
+            c = bx * block_N + j
+            if r < M and c < N:
+                src = T.max(T.min(index[r], R - 1), 0)
+                Y[r, c] = X[src, c]
+)";
+
+// Guards that must partly stay: a part reading memory after a part that
+// depends on the column (it may only run where that part holds), lower
+// bounds (`>=`, `>`) and `<=`, and a guard reading memory before the bounds.
+const char* kMixedGuards = R"(
+def mixed[M, N, block_N=64](X: Tensor[(M, N), float32], F: Tensor[(M,), int32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), M, threads=64) as (bx, r):
+        for j in T.Parallel(block_N):
+            c = bx * block_N + j
+            if F[r] > 0 and c >= 3 and c <= N - 1 and X[r, c] > 0.0:
+                Y[r, c] = X[r, c] * 2.0
+            if 5 < c and c < N and r < M:
+                Y[r, c] = Y[r, c] + 1.0
+)";
+
+struct VectorLoops : ir::IRVisitor {
+  int loops = 0, ifsInside = 0, loadsOf = 0;
+  std::string buffer;
+  int depth = 0;
+  void visitFor(const ir::ForStmt* f) override {
+    bool vec = f->forKind == ir::ForKind::Vectorized;
+    loops += vec;
+    depth += vec;
+    ir::IRVisitor::visitFor(f);
+    depth -= vec;
+  }
+  void visitIf(const ir::IfStmt* s) override {
+    ifsInside += depth > 0;
+    ir::IRVisitor::visitIf(s);
+  }
+  void visitLoad(const ir::Load* l) override {
+    loadsOf += depth > 0 && l->buffer->name == buffer;
+    ir::IRVisitor::visitLoad(l);
+  }
+};
+
+std::optional<ir::Module> lowered(CpuCompiled& c) {
+  REQUIRE(c.module);
+  auto m = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  INFO(c.rendered());
+  REQUIRE(m);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the guard of a row gather becomes loop bounds; the row's index is read before the loop") {
+  CpuCompiled c = compileTl(kGather);
+  auto m = lowered(c);
+  VectorLoops v;
+  v.buffer = "index";
+  v.visit(m->funcs[0]->body);
+  CHECK(v.loops == 1);
+  CHECK(v.ifsInside == 0);
+  CHECK(v.loadsOf == 0);
+  // Contiguous vector loads and stores: no gather, no masked access.
+  std::string ir = cpu::emitLLVMText(*m, {}, true);
+  CHECK(ir.find("masked.gather") == std::string::npos);
+  CHECK(ir.find("masked.load") == std::string::npos);
+  for (auto dims : {std::map<std::string, int64_t>{{"M", 37}, {"R", 50}, {"N", 300}},
+                    std::map<std::string, int64_t>{{"M", 16}, {"R", 3}, {"N", 256}}}) {
+    OracleComparison r = runAgainstOracle(c, dims);
+    INFO(r.log);
+    CHECK(r.pass);
+  }
+}
+
+TEST_CASE("guard parts that read memory after a column-dependent part stay in the loop") {
+  CpuCompiled c = compileTl(kMixedGuards);
+  auto m = lowered(c);
+  VectorLoops v;
+  v.buffer = "F";
+  v.visit(m->funcs[0]->body);
+  CHECK(v.loops == 2);
+  CHECK(v.ifsInside == 1);  // `X[r, c] > 0` only
+  CHECK(v.loadsOf == 0);    // `F[r] > 0` comes first: it moves out
+  for (auto dims : {std::map<std::string, int64_t>{{"M", 5}, {"N", 130}}, std::map<std::string, int64_t>{{"M", 3}, {"N", 4}},
+                    std::map<std::string, int64_t>{{"M", 2}, {"N", 64}}}) {
+    OracleComparison r = runAgainstOracle(c, dims);
+    INFO(r.log);
+    CHECK(r.pass);
+  }
+}
+
+TEST_CASE("a loop widening float16 to float32 fills a vector register of float32") {
+  CpuCompiled c = compileTlFile(std::string(TLC_SOURCE_DIR) + "/bench/zoo/gelu.tl");
+  auto m = lowered(c);
+  cpu::CpuOptions avx2;
+  avx2.cpu = "x86-64-v3";  // 256-bit vectors: 8 float32 lanes
+  std::string ir = cpu::emitLLVMText(*m, avx2, true);
+  CHECK(ir.find("fpext <8 x half>") != std::string::npos);
+  CHECK(ir.find("fpext <4 x half>") == std::string::npos);
+}
