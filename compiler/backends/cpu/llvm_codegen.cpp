@@ -12,7 +12,9 @@
 
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "compiler/backends/cpu/block_invariant.h"
 #include "compiler/backends/cpu/cpu_backend.h"
 #include "compiler/backends/cpu/expr_codegen.h"
 #include "compiler/backends/cpu/gemm_microkernel.h"
@@ -104,7 +106,7 @@ class StmtEmitter : public ExprEmitter {
   }
 
   void emit(const Stmt& s) {
-    if (!s) return;
+    if (!s || hoisted_.count(s.get())) return;
     switch (s->kind) {
       case StmtKind::Seq:
         for (const Stmt& c : as<SeqStmt>(s)->stmts) emit(c);
@@ -507,6 +509,22 @@ class StmtEmitter : public ExprEmitter {
     }
     for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d) inner.blockVars_.push_back(k->blockVars[d].get());
     llvm::Value* heap = inner.allocateHeapLocals(k->body);
+    // Statements every block runs alike (block_invariant.h), once per chunk.
+    auto invariant = blockInvariantStatements(*k);
+    if (!invariant.empty()) {
+      auto* chunk = llvm::BasicBlock::Create(ctx_, "chunk.invariant", blockFn);
+      ib.CreateCondBr(ib.CreateICmpSLT(blockFn->getArg(1), blockFn->getArg(2)), chunk, exit);
+      ib.SetInsertPoint(chunk);
+      // Failure reports of these statements name the chunk's first block.
+      llvm::Value* first = blockFn->getArg(1);
+      llvm::Value* firstIdx[3] = {ib.CreateURem(first, gx), ib.CreateURem(ib.CreateUDiv(first, gx), gy),
+                                  ib.CreateUDiv(ib.CreateUDiv(first, gx), gy)};
+      for (size_t d = 0; d < k->blockVars.size() && d < 3; ++d)
+        inner.vars_[k->blockVars[d].get()] = ib.CreateIntCast(firstIdx[d], valueType(ctx_, k->blockVars[d]->dtype), false);
+      for (const Stmt& s : seqStmts(k->body))
+        if (s->kind == StmtKind::Alloc || invariant.count(s.get())) inner.emit(s);
+      inner.hoisted_ = std::move(invariant);
+    }
 
     // for (blk = begin; blk < end; ++blk) { bx = blk % gx; by = blk / gx % gy; bz = blk / (gx * gy); body }
     llvm::BasicBlock* pre = ib.GetInsertBlock();
@@ -573,6 +591,8 @@ class StmtEmitter : public ExprEmitter {
     llvm::BasicBlock* cont;
   };
   std::vector<JumpTarget> jumpTargets_;
+  // Statements of the kernel body emitted before the block loop.
+  std::unordered_set<const StmtNode*> hoisted_;
 
   // Binds the buffers of `body`'s leading Allocs that planLocals puts on the
   // heap to parts of one allocation made here; returns it (null: none).
