@@ -1,6 +1,7 @@
 // The shape of the CPU backend's vector loops: cpu-guards-to-bounds
 // (compiler/passes/cpu_guards_to_bounds.h) and the vector width of loops that
-// widen float16 tiles (compiler/backends/cpu/vector_width.h).
+// widen float16 tiles (compiler/backends/cpu/vector_width.h), and transposing
+// nests through registers (compiler/backends/cpu/tile_transpose.h).
 #include <doctest/doctest.h>
 
 #include "compiler/backends/cpu/cpu_backend.h"
@@ -117,4 +118,28 @@ TEST_CASE("a loop widening float16 to float32 fills a vector register of float32
   std::string ir = cpu::emitLLVMText(*m, avx2, true);
   CHECK(ir.find("fpext <8 x half>") != std::string::npos);
   CHECK(ir.find("fpext <4 x half>") == std::string::npos);
+}
+
+TEST_CASE("a transposing nest moves square blocks through registers, for every element size") {
+  const char* src = R"(
+def tr[M, N, block=32, dtype=float16](A: Tensor[(M, N), dtype], B: Tensor[(N, M), dtype]):
+    with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
+        tile = T.alloc_shared((block, block), dtype)
+        out = T.alloc_fragment((block, block), dtype)
+        T.copy(A[by * block, bx * block], tile)
+        for i, j in T.Parallel(block, block):
+            out[i, j] = tile[j, i]
+        T.copy(out, B[bx * block, by * block])
+)";
+  for (const char* dt : {"float16", "float32", "int8", "float64", "bfloat16"}) {
+    CpuCompiled c = compileTl(src, {{"dtype", dt}});
+    auto m = lowered(c);
+    INFO(dt);
+    CHECK(cpu::emitLLVMText(*m, {}, false).find("shufflevector") != std::string::npos);
+    for (auto dims : {std::map<std::string, int64_t>{{"M", 64}, {"N", 96}}, std::map<std::string, int64_t>{{"M", 45}, {"N", 70}}}) {
+      OracleComparison r = runAgainstOracle(c, dims);
+      INFO(r.log);
+      CHECK(r.pass);
+    }
+  }
 }

@@ -21,6 +21,7 @@
 #include "compiler/backends/cpu/llvm_types.h"
 #include "compiler/backends/cpu/next_block_prefetch.h"
 #include "compiler/backends/cpu/streaming_stores.h"
+#include "compiler/backends/cpu/tile_transpose.h"
 #include "compiler/backends/cpu/vector_width.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
@@ -184,6 +185,8 @@ class StmtEmitter : public ExprEmitter {
   }
 
   void emitFor(const ForStmt* f) {
+    if (!reporting_.checkBounds)
+      if (auto t = matchTransposeNest(*f, target_.vectors.vectorBits)) return emitTransposeNest(*t);
     llvm::Value* lo = emitExpr(f->min);
     llvm::Value* ext = emitExpr(f->extent);
     llvm::Type* it = valueType(ctx_, f->var->dtype);
@@ -195,6 +198,36 @@ class StmtEmitter : public ExprEmitter {
       return emitStreamingFor(f, store, lo, ext);
     emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, forcedVectorWidth(*f, target_.vectors.vectorBits),
              [&] { emit(f->body); });
+  }
+
+  // A transposing nest (tile_transpose.h): T x T blocks through registers.
+  void emitTransposeNest(const TransposeNest& t) {
+    llvm::Type* it = valueType(ctx_, t.outer->var->dtype);
+    llvm::Type* jt = valueType(ctx_, t.inner->var->dtype);
+    auto* vec = llvm::FixedVectorType::get(storageType(ctx_, t.store->buffer->dtype), unsigned(t.block));
+    llvm::Align align(dtypeBytes(t.store->buffer->dtype));
+    auto i0 = makeVar(t.outer->var->name + "_blk", DType::Int64);
+    auto j0 = makeVar(t.inner->var->name + "_blk", DType::Int64);
+    auto at = [&](llvm::Type* ty, const Var& blk, int64_t k) {
+      return b_.CreateIntCast(b_.CreateAdd(b_.CreateMul(vars_[blk.get()], b_.getInt64(t.block)), b_.getInt64(k)), ty, true);
+    };
+    emitLoop(i0, b_.getInt64(0), b_.getInt64(t.rows / t.block), ForKind::Serial, 0, [&] {
+      emitLoop(j0, b_.getInt64(0), b_.getInt64(t.cols / t.block), ForKind::Serial, 0, [&] {
+        std::vector<llvm::Value*> rows;
+        vars_[t.outer->var.get()] = at(it, i0, 0);
+        for (int64_t k = 0; k < t.block; ++k) {
+          vars_[t.inner->var.get()] = at(jt, j0, k);
+          rows.push_back(b_.CreateAlignedLoad(vec, emitAddress(t.load->buffer, t.load->indices), align));
+        }
+        rows = transposeInRegisters(b_, std::move(rows));
+        vars_[t.inner->var.get()] = at(jt, j0, 0);
+        for (int64_t m = 0; m < t.block; ++m) {
+          vars_[t.outer->var.get()] = at(it, i0, m);
+          b_.CreateAlignedStore(rows[size_t(m)], emitAddress(t.store->buffer, t.store->indices), align);
+        }
+      });
+    });
+    for (const Var& v : {i0, j0, t.outer->var, t.inner->var}) vars_.erase(v.get());
   }
 
   // for (var = lo; var < end; ++var) body(), with the loop metadata of `kind`

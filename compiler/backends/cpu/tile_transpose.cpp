@@ -1,0 +1,63 @@
+#include "compiler/backends/cpu/tile_transpose.h"
+
+#include "compiler/backends/cpu/contiguous_access.h"
+
+namespace tlc::cpu {
+
+using namespace ir;
+
+namespace {
+
+bool zeroStart(const ForStmt& f, int64_t* extent) {
+  int64_t lo = -1;
+  return constInt(f.min, &lo) && lo == 0 && constInt(f.extent, extent);
+}
+
+}  // namespace
+
+std::optional<TransposeNest> matchTransposeNest(const ForStmt& outer, int vectorBits) {
+  auto* inner = as<ForStmt>(outer.body);
+  if (outer.forKind != ForKind::Serial || !inner || inner->forKind != ForKind::Vectorized) return std::nullopt;
+  auto* store = as<StoreStmt>(inner->body);
+  auto* load = store ? as<Load>(store->value) : nullptr;
+  if (!load || load->buffer == store->buffer || load->buffer->dtype != store->buffer->dtype) return std::nullopt;
+  DType t = store->buffer->dtype;
+  int bytes = dtypeBytes(t);
+  if (t == DType::Bool || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) return std::nullopt;
+  const VarNode* i = outer.var.get();
+  const VarNode* j = inner->var.get();
+  // The store runs along j, the load along i, and each uses the other variable.
+  if (!contiguousIn(store->indices, j) || !contiguousIn(load->indices, i)) return std::nullopt;
+  bool storeUsesI = false, loadUsesJ = false;
+  for (const Expr& e : store->indices) storeUsesI |= usesVar(e, i);
+  for (const Expr& e : load->indices) loadUsesJ |= usesVar(e, j);
+  if (!storeUsesI || !loadUsesJ) return std::nullopt;
+  int64_t rows = 0, cols = 0;
+  if (!zeroStart(outer, &rows) || !zeroStart(*inner, &cols)) return std::nullopt;
+  int64_t block = std::min<int64_t>(16, vectorBits / (8 * bytes));
+  if (block < 4 || rows % block || cols % block) return std::nullopt;
+  return TransposeNest{&outer, inner, store, load, rows, cols, block};
+}
+
+std::vector<llvm::Value*> transposeInRegisters(llvm::IRBuilder<>& b, std::vector<llvm::Value*> rows) {
+  int n = int(rows.size());
+  // Round s swaps, for each pair of rows r and r + s (r & s == 0), the
+  // s-wide blocks above and below the diagonal of their 2s x 2s blocks.
+  for (int s = n / 2; s >= 1; s /= 2) {
+    std::vector<int> low(n), high(n);
+    for (int k = 0; k < n; ++k) {
+      low[k] = (k & s) ? n + k - s : k;
+      high[k] = (k & s) ? n + k : k + s;
+    }
+    for (int r = 0; r < n; ++r) {
+      if (r & s) continue;
+      llvm::Value* a = rows[r];
+      llvm::Value* c = rows[r + s];
+      rows[r] = b.CreateShuffleVector(a, c, low);
+      rows[r + s] = b.CreateShuffleVector(a, c, high);
+    }
+  }
+  return rows;
+}
+
+}  // namespace tlc::cpu
