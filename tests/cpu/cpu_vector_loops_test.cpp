@@ -70,14 +70,27 @@ std::optional<ir::Module> lowered(CpuCompiled& c) {
   return m;
 }
 
+VectorLoops census(const ir::Module& m, const char* buffer) {
+  VectorLoops v;
+  v.buffer = buffer;
+  v.visit(m.funcs[0]->body);
+  return v;
+}
+
+void checkAgainstOracle(CpuCompiled& c, const std::vector<std::map<std::string, int64_t>>& sizes) {
+  for (const auto& dims : sizes) {
+    OracleComparison r = runAgainstOracle(c, dims);
+    INFO(r.log);
+    CHECK(r.pass);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the guard of a row gather becomes loop bounds; the row's index is read before the loop") {
   CpuCompiled c = compileTl(kGather);
   auto m = lowered(c);
-  VectorLoops v;
-  v.buffer = "index";
-  v.visit(m->funcs[0]->body);
+  VectorLoops v = census(*m, "index");
   CHECK(v.loops == 1);
   CHECK(v.ifsInside == 0);
   CHECK(v.loadsOf == 0);
@@ -85,29 +98,17 @@ TEST_CASE("the guard of a row gather becomes loop bounds; the row's index is rea
   std::string ir = cpu::emitLLVMText(*m, {}, true);
   CHECK(ir.find("masked.gather") == std::string::npos);
   CHECK(ir.find("masked.load") == std::string::npos);
-  for (auto dims : {std::map<std::string, int64_t>{{"M", 37}, {"R", 50}, {"N", 300}},
-                    std::map<std::string, int64_t>{{"M", 16}, {"R", 3}, {"N", 256}}}) {
-    OracleComparison r = runAgainstOracle(c, dims);
-    INFO(r.log);
-    CHECK(r.pass);
-  }
+  checkAgainstOracle(c, {{{"M", 37}, {"R", 50}, {"N", 300}}, {{"M", 16}, {"R", 3}, {"N", 256}}});
 }
 
 TEST_CASE("guard parts that read memory after a column-dependent part stay in the loop") {
   CpuCompiled c = compileTl(kMixedGuards);
   auto m = lowered(c);
-  VectorLoops v;
-  v.buffer = "F";
-  v.visit(m->funcs[0]->body);
+  VectorLoops v = census(*m, "F");
   CHECK(v.loops == 2);
   CHECK(v.ifsInside == 1);  // `X[r, c] > 0` only
   CHECK(v.loadsOf == 0);    // `F[r] > 0` comes first: it moves out
-  for (auto dims : {std::map<std::string, int64_t>{{"M", 5}, {"N", 130}}, std::map<std::string, int64_t>{{"M", 3}, {"N", 4}},
-                    std::map<std::string, int64_t>{{"M", 2}, {"N", 64}}}) {
-    OracleComparison r = runAgainstOracle(c, dims);
-    INFO(r.log);
-    CHECK(r.pass);
-  }
+  checkAgainstOracle(c, {{{"M", 5}, {"N", 130}}, {{"M", 3}, {"N", 4}}, {{"M", 2}, {"N", 64}}});
 }
 
 TEST_CASE("a loop widening float16 to float32 fills a vector register of float32") {
@@ -136,10 +137,6 @@ def tr[M, N, block=32, dtype=float16](A: Tensor[(M, N), dtype], B: Tensor[(N, M)
     auto m = lowered(c);
     INFO(dt);
     CHECK(cpu::emitLLVMText(*m, {}, false).find("shufflevector") != std::string::npos);
-    for (auto dims : {std::map<std::string, int64_t>{{"M", 64}, {"N", 96}}, std::map<std::string, int64_t>{{"M", 45}, {"N", 70}}}) {
-      OracleComparison r = runAgainstOracle(c, dims);
-      INFO(r.log);
-      CHECK(r.pass);
-    }
+    checkAgainstOracle(c, {{{"M", 64}, {"N", 96}}, {{"M", 45}, {"N", 70}}});
   }
 }
