@@ -37,6 +37,8 @@ def mixed[M, N, block_N=64](X: Tensor[(M, N), float32], F: Tensor[(M,), int32], 
             c = bx * block_N + j
             if F[r] > 0 and c >= 3 and c <= N - 1 and X[r, c] > 0.0:
                 Y[r, c] = X[r, c] * 2.0
+        for j in T.Parallel(block_N):
+            c = bx * block_N + j
             if 5 < c and c < N and r < M:
                 Y[r, c] = Y[r, c] + 1.0
 )";
