@@ -202,12 +202,15 @@ class GuardMover {
             outer.push_back({Item::Cond, makeBinary(BinaryOp::Lt, lo, hi, it.loc), nullptr, it.loc});
           outer.push_back(it);
           break;
-        case Item::Lower: lo = maxExpr(lo, ofLoopType(it.e)), narrowed = true; break;
-        case Item::Upper: hi = minExpr(hi, ofLoopType(it.e)), narrowed = true; break;
+        case Item::Lower: lo = maxExpr(lo, it.e), narrowed = true; break;
+        case Item::Upper: hi = minExpr(hi, it.e), narrowed = true; break;
       }
     }
-    Expr extent = narrowed ? maxExpr(sub(hi, lo), makeInt(0, v_->dtype)) : f_->extent;
-    Stmt s = makeFor(v_, lo, extent, ForKind::Vectorized, body, f_->loc);
+    // Bounds in the wider of their types; the loop's are within the original
+    // range (or the loop is empty), so they fit the variable's type.
+    Expr start = narrowed ? ofLoopType(minExpr(lo, add(f_->min, f_->extent))) : f_->min;
+    Expr extent = narrowed ? ofLoopType(maxExpr(sub(hi, lo), makeInt(0, lo->dtype))) : f_->extent;
+    Stmt s = makeFor(v_, start, extent, ForKind::Vectorized, body, f_->loc);
     for (auto it = outer.rbegin(); it != outer.rend(); ++it)
       s = it->kind == Item::Let ? Stmt(std::make_shared<const LetStmt>(it->var, it->e, s, it->loc))
                                 : Stmt(std::make_shared<const IfStmt>(it->e, s, nullptr, it->loc));
