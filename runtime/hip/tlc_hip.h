@@ -51,18 +51,15 @@ struct half {
 struct bfloat16 {
   unsigned short __x;
 };
-struct fp8_e4m3 {
+// A float8 format, converted through float by the encoder and decoder.
+template <uint8_t (*Encode)(float), float (*Decode)(uint8_t)> struct fp8 {
   unsigned char __x;
-  fp8_e4m3() = default;
-  template <class T> __device__ explicit fp8_e4m3(T v) : __x(tlc_emu_float::floatToE4M3((float)v)) {}  // arithmetic T
-  __device__ explicit operator float() const { return tlc_emu_float::e4m3ToFloat(__x); }
+  fp8() = default;
+  template <class T> __device__ explicit fp8(T v) : __x(Encode((float)v)) {}  // arithmetic T
+  __device__ explicit operator float() const { return Decode(__x); }
 };
-struct fp8_e5m2 {
-  unsigned char __x;
-  fp8_e5m2() = default;
-  template <class T> __device__ explicit fp8_e5m2(T v) : __x(tlc_emu_float::floatToE5M2((float)v)) {}  // arithmetic T
-  __device__ explicit operator float() const { return tlc_emu_float::e5m2ToFloat(__x); }
-};
+typedef fp8<tlc_emu_float::floatToE4M3, tlc_emu_float::e4m3ToFloat> fp8_e4m3;
+typedef fp8<tlc_emu_float::floatToE5M2, tlc_emu_float::e5m2ToFloat> fp8_e5m2;
 
 __device__ __forceinline__ _Float16 native(half h) { return __builtin_bit_cast(_Float16, h.__x); }
 __device__ __forceinline__ half from_native(_Float16 x) {

@@ -18,21 +18,12 @@
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/sema/frontend.h"
 #include "compiler/support/sha256.h"
+#include "tests/gpu_dialect/example_kernels.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Every .tl file under examples/, as a path relative to the source tree.
-std::vector<std::string> exampleKernels() {
-  std::vector<std::string> out;
-  fs::path root(TLC_SOURCE_DIR);
-  for (auto& e : fs::recursive_directory_iterator(root / "examples"))
-    if (e.path().extension() == ".tl") out.push_back(fs::relative(e.path(), root).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::string emittedCuda(const std::string& path, const std::string& arch) {
   SourceManager sm;
@@ -62,7 +53,7 @@ TEST_CASE("the CUDA C of every example is byte-identical to the recorded hashes"
     while (in >> path >> arch >> hash) recorded[path + " " + arch] = hash;
   }
   std::ostringstream fresh;
-  std::vector<std::string> kernels = exampleKernels();
+  std::vector<std::string> kernels = test::exampleKernels();
   REQUIRE(kernels.size() >= 10);
   for (const std::string& path : kernels)
     for (const char* arch : {"sm_80", "sm_90a"}) {

@@ -12,20 +12,12 @@
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/backends/hip/hip_compile.h"
 #include "compiler/sema/frontend.h"
+#include "tests/gpu_dialect/example_kernels.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> exampleKernels() {
-  std::vector<std::string> out;
-  fs::path root(TLC_SOURCE_DIR);
-  for (auto& e : fs::recursive_directory_iterator(root / "examples"))
-    if (e.path().extension() == ".tl") out.push_back(fs::relative(e.path(), root).string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // The examples' default tiles are sized for the 228 KB of shared memory of
 // an H100; an AMD workgroup has 64 KB of LDS. These examples are built with
@@ -77,7 +69,7 @@ TEST_CASE("hip targets name the supported AMD architectures") {
 }
 
 TEST_CASE("the HIP C of every example uses the HIP helpers and no NVIDIA-only instruction") {
-  for (const std::string& path : exampleKernels())
+  for (const std::string& path : test::exampleKernels())
     for (const char* arch : {"gfx90a", "gfx942"}) {
       INFO(path << " for " << arch);
       std::string src = emittedHip(path, arch);
@@ -105,7 +97,7 @@ TEST_CASE("every example builds to a code object for gfx90a and gfx942") {
       std::cerr << "skipping the " << archName << " builds: " << why << "\n";
       continue;
     }
-    for (const std::string& path : exampleKernels()) {
+    for (const std::string& path : test::exampleKernels()) {
       INFO(path << " for " << archName);
       hip::HipBuildResult built = hip::compileHip(emittedHip(path, archName, /*lineDirectives=*/true), *arch);
       REQUIRE_MESSAGE(built.ok, built.error);
@@ -124,4 +116,41 @@ TEST_CASE("an AMDGPU code object's arch is read from its ELF header") {
   CHECK(hip::hsacoArch(elf) == "gfx942");
   elf[48] = 0x3f;
   CHECK(hip::hsacoArch(elf) == "gfx90a");
+}
+
+// The MFMA helpers of tlc_hip.h compile to the matrix-core instructions
+// (T.gemm does not use them yet: docs/hip-backend.md).
+TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a") {
+  const char* kernel = R"(#include "tlc_hip.h"
+extern "C" __global__ void __launch_bounds__(64) mfma_f16(const __half* A, const __half* B, float* D) {
+  const int l = threadIdx.x;
+  float d[16] = {};
+  tlc::mfma_32x32x8_f16(d, A + 4 * l, B + 4 * l);
+  for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r];
+}
+extern "C" __global__ void __launch_bounds__(64) mfma_bf16(const tlc_bfloat16* A, const tlc_bfloat16* B, float* D) {
+  const int l = threadIdx.x;
+  float d[4] = {};
+  tlc::mfma_16x16x16_bf16(d, A + 4 * l, B + 4 * l);
+  for (int r = 0; r < 4; ++r) D[4 * l + r] = d[r];
+}
+)";
+  for (const char* archName : {"gfx942", "gfx90a"}) {
+    const hip::HipArch* arch = hip::findHipArch(archName);
+    std::string why;
+    if (!hip::hipCompilerAvailable(*arch, &why)) {
+      std::cerr << "skipping the " << archName << " MFMA build: " << why << "\n";
+      continue;
+    }
+    INFO(archName);
+    hip::HipBuildResult built = hip::compileHip(kernel, *arch);
+    REQUIRE_MESSAGE(built.ok, built.error);
+    std::string text, error;
+    if (!hip::disassembleHsaco(built.binary, *arch, &text, &error)) {
+      std::cerr << "skipping the disassembly: " << error << "\n";
+      continue;
+    }
+    CHECK(text.find("v_mfma_f32_32x32x8") != std::string::npos);
+    CHECK(text.find("v_mfma_f32_16x16x16") != std::string::npos);
+  }
 }

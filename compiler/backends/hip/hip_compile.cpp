@@ -1,6 +1,5 @@
 #include "compiler/backends/hip/hip_compile.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "compiler/backends/asm_helpers.h"
+#include "compiler/backends/rtc_library.h"
 #include "compiler/support/sha256.h"
 
 namespace tlc::hip {
@@ -27,23 +27,10 @@ namespace {
 
 // ---- hiprtc -----------------------------------------------------------------
 
-using Program = void*;
-using CreateFn = int (*)(Program*, const char*, const char*, int, const char* const*, const char* const*);
-using CompileFn = int (*)(Program, int, const char* const*);
-using SizeFn = int (*)(Program, size_t*);
-using GetFn = int (*)(Program, char*);
-using DestroyFn = int (*)(Program*);
-using ErrorStringFn = const char* (*)(int);
-
-struct Hiprtc {
-  void* handle = nullptr;
-  std::string error;
-  CreateFn create = nullptr;
-  CompileFn compile = nullptr;
-  SizeFn logSize = nullptr, codeSize = nullptr;
-  GetFn log = nullptr, code = nullptr;
-  DestroyFn destroy = nullptr;
-  ErrorStringFn errorString = nullptr;
+// hiprtc's entry points beyond those every runtime compiler has.
+struct Hiprtc : backend::RtcLibrary {
+  SizeFn codeSize = nullptr;
+  GetFn code = nullptr;
 };
 
 Hiprtc& hiprtc() {
@@ -55,33 +42,15 @@ Hiprtc& hiprtc() {
     for (const char* n : {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5", "libamdhip64.so", "libamdhip64.so.6",
                           "libamdhip64.so.5", "/opt/rocm/lib/libhiprtc.so", "/opt/rocm/lib/libamdhip64.so"})
       candidates.push_back(n);
-    for (const std::string& c : candidates) {
-      void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (h && dlsym(h, "hiprtcCreateProgram")) {
-        lib.handle = h;
-        break;
-      }
-    }
-    if (!lib.handle) {
-      lib.error = "cannot load hiprtc (libhiprtc.so, or libamdhip64.so of ROCm 5): install ROCm's HIP runtime "
-                  "(Debian: apt-get install libamdhip64-dev libhiprtc-builtins5 libamd-comgr-dev "
-                  "rocm-device-libs), or set TLC_HIPRTC to the library's path";
-      return;
-    }
-    auto sym = [&](const char* name) { return dlsym(lib.handle, name); };
-    lib.create = (CreateFn)sym("hiprtcCreateProgram");
-    lib.compile = (CompileFn)sym("hiprtcCompileProgram");
-    lib.logSize = (SizeFn)sym("hiprtcGetProgramLogSize");
-    lib.log = (GetFn)sym("hiprtcGetProgramLog");
-    lib.codeSize = (SizeFn)sym("hiprtcGetCodeSize");
-    lib.code = (GetFn)sym("hiprtcGetCode");
-    lib.destroy = (DestroyFn)sym("hiprtcDestroyProgram");
-    lib.errorString = (ErrorStringFn)sym("hiprtcGetErrorString");
-    if (!lib.create || !lib.compile || !lib.logSize || !lib.log || !lib.codeSize || !lib.code || !lib.destroy ||
-        !lib.errorString) {
-      lib.error = "the loaded hiprtc library lacks expected functions";
+    if (lib.load(candidates, "hiprtc")) {
+      lib.codeSize = (Hiprtc::SizeFn)lib.symbol("hiprtcGetCodeSize");
+      lib.code = (Hiprtc::GetFn)lib.symbol("hiprtcGetCode");
+      if (lib.codeSize && lib.code) return;
       lib.handle = nullptr;
     }
+    lib.error = "cannot load hiprtc (libhiprtc.so, or libamdhip64.so of ROCm 5): install ROCm's HIP runtime "
+                "(Debian: apt-get install libamdhip64-dev libhiprtc-builtins5 libamd-comgr-dev rocm-device-libs), "
+                "or set TLC_HIPRTC to the library's path";
   });
   return lib;
 }
@@ -93,7 +62,7 @@ HipBuildResult compileWithHiprtc(const std::string& source, const HipArch& arch)
     result.error = lib.error;
     return result;
   }
-  Program prog = nullptr;
+  Hiprtc::Program prog = nullptr;
   const char* headers[] = {hipHelperHeader().c_str()};
   const char* names[] = {"tlc_hip.h"};
   int rc = lib.create(&prog, source.c_str(), "tlc_kernel.hip", 1, headers, names);
@@ -104,20 +73,14 @@ HipBuildResult compileWithHiprtc(const std::string& source, const HipArch& arch)
   std::string archOpt = "--offload-arch=" + arch.name;
   std::vector<const char*> argv = {archOpt.c_str(), "-O3", "-std=c++17"};
   rc = lib.compile(prog, (int)argv.size(), argv.data());
-  size_t size = 0;
-  lib.logSize(prog, &size);
-  std::string log;
-  if (size > 1) {
-    log.resize(size);
-    lib.log(prog, log.data());
-    log.resize(std::strlen(log.c_str()));
-  }
+  std::string log = lib.programLog(prog);
   if (rc != 0) {
     result.error = std::string("hiprtc failed to compile the generated HIP C for ") + arch.name + " (" +
                    lib.errorString(rc) + "):\n" + log;
     lib.destroy(&prog);
     return result;
   }
+  size_t size = 0;
   lib.codeSize(prog, &size);
   result.binary.resize(size);
   lib.code(prog, result.binary.data());
