@@ -94,3 +94,14 @@ TEST_CASE("tlc emit --stage=amdgcn disassembles the code object") {
   CHECK(r.out.find("elementwise_add_kernel0") != std::string::npos);
   CHECK(r.out.find("s_endpgm") != std::string::npos);
 }
+
+TEST_CASE("a missing HIP compiler is a located build error that says what to install") {
+  // expected-error: hip-build-failed
+  Result r = tlc("build " + example("elementwise_add/add.tl") + " --target=hip:gfx942 -o " +
+                     driver_test::scratchRoot().string() + "/no_clang.hsaco",
+                 "TLC_HIP_CLANG=/nonexistent/clang");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("cannot find clang with the AMDGPU target") != std::string::npos);
+  CHECK(r.out.find("[hip-build-failed]") != std::string::npos);
+}
