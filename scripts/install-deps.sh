@@ -6,7 +6,11 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git python3
   libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev
-  llvm-19-dev clang-19 lld-19 libclang-rt-19-dev
+  llvm-19-dev clang-19 lld-19 libclang-rt-19-dev llvm-19
+  # The HIP backend (docs/hip-backend.md): hiprtc for gfx90a, the HIP headers
+  # and ROCm device libraries for clang-19's gfx942 builds. tlc builds without
+  # them; its HIP tests skip.
+  libamdhip64-dev libhiprtc-builtins5 libamd-comgr-dev rocm-device-libs
   libopenblas-dev
   python3-numpy python3-venv python3-pip python3-setuptools
 )

@@ -7,10 +7,10 @@
 namespace tlc::driver {
 
 std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule& generated, const std::string& target,
-                               const SourceManager* sources) {
+                               const SourceManager* sources, const std::string& binary) {
   meta::MetadataOptions o;
   o.target = target;
-  o.binary = "cubin";
+  o.binary = binary;
   o.sources = sources;
   o.launchPlanFor = [&](const std::string& funcName) -> std::optional<meta::DeviceLaunchPlan> {
     for (const cuda::FuncLaunch& f : generated.funcs) {

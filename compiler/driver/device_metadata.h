@@ -15,8 +15,9 @@
 namespace tlc::driver {
 
 // The metadata JSON of a module built for `target` ("cuda:sm_90").
+// `binary`: the kind of code object ("cubin", or "hsaco" for hip:gfxNNN).
 std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule& generated, const std::string& target,
-                               const SourceManager* sources);
+                               const SourceManager* sources, const std::string& binary = "cubin");
 
 // Writes `json` to `<binaryPath>.json`; false and *error on failure.
 bool writeMetadataBeside(const std::string& binaryPath, const std::string& json, std::string* error);

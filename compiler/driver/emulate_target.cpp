@@ -167,6 +167,11 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
   copts.arch = arch;
   copts.warpSpecialize = options.warpSpecialize;
   copts.persistent = options.persistent;
+  return runEmulated(module, settings, copts, diags, options);
+}
+
+int runEmulated(const ir::Module& module, const RunSettings& settings, const cuda::CudaOptions& copts,
+                DiagnosticEngine& diags, const EmulateOptions& options) {
   std::optional<cuda::CudaModule> cm = cuda::generateCuda(module, copts, diags);
   if (!cm) return 1;
   std::string error;
@@ -361,8 +366,10 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
     return ok;
   };
   RunSettings cuda = settings;
-  cuda.tf32Gemm = true;  // the code compiled for the GPU multiplies float32 gemm operands in tf32
-  return runTarget(module, cuda, diags, "cuda:" + arch + " (emulated)", runner);
+  // NVIDIA tensor cores multiply float32 gemm operands in tf32.
+  cuda.tf32Gemm = copts.tensorCores && copts.language == cuda::GpuLanguage::Cuda;
+  return runTarget(module, cuda, diags, std::string(copts.dialect().targetPrefix) + ":" + copts.arch + " (emulated)",
+                   runner);
 }
 
 }  // namespace tlc::driver

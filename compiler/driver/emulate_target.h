@@ -14,6 +14,7 @@
 
 #include <string>
 
+#include "compiler/backends/cuda/cuda_options.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/ir/ir.h"
 #include "compiler/support/diagnostics.h"
@@ -33,5 +34,9 @@ struct EmulateOptions {
 
 int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const std::string& arch,
                     DiagnosticEngine& diags, const EmulateOptions& options = {});
+// The same for the emitter's output with `options` (a CUDA arch, or the HIP
+// dialect for an AMD arch: hip::hipOptions).
+int runEmulated(const ir::Module& module, const RunSettings& settings, const cuda::CudaOptions& options,
+                DiagnosticEngine& diags, const EmulateOptions& emulate = {});
 
 }  // namespace tlc::driver

@@ -75,7 +75,7 @@ struct TargetOptions {
 
 int exitFor(const Compilation& c) { return c.hasErrors() ? kExitUserError : kExitOk; }
 
-const std::vector<std::string> kStages = {"tokens", "ast", "tir", "cuda", "ptx", "llvm", "asm"};
+const std::vector<std::string> kStages = {"tokens", "ast", "tir", "cuda", "ptx", "hip", "amdgcn", "llvm", "asm"};
 
 bool checkStageName(const std::string& stage) {
   if (std::find(kStages.begin(), kStages.end(), stage) != kStages.end()) return true;
@@ -136,7 +136,8 @@ class EmitCommand : public Subcommand {
     cmd_ = app.add_subcommand("emit", "print one stage of the compilation");
     program_.attach(cmd_);
     cmd_->add_option("--stage", stage_,
-                     "tokens | ast | tir | cuda | ptx (for --target=cuda:sm_XX, default sm_80) | llvm | asm (cpu)")
+                     "tokens | ast | tir | cuda | ptx (for --target=cuda:sm_XX, default sm_80) | hip | amdgcn (for "
+                     "--target=hip:gfxNNN, default gfx942) | llvm | asm (cpu)")
         ->default_val("tir");
     target_.attach(cmd_, "cpu");
   }
@@ -189,7 +190,7 @@ class RunCommand : public Subcommand {
     cmd_->add_flag("--bench", settings_.bench, "time the kernel and print GFLOP/s or GB/s");
     cmd_->add_option("--save", settings_.saveDir, "write every tensor after the run as DIR/<param>.npy (and, with --check, the interpreter's as DIR/<param>.interp.npy)");
     cmd_->add_option("--load", settings_.loadDir, "read tensors (and scalars, from one-element arrays) from DIR/<param>.npy where such a file exists (the others stay random)");
-    cmd_->add_flag("--emulate", emulate_, "run CUDA code in the CPU emulator (with --target=cuda:sm_XX)");
+    cmd_->add_flag("--emulate", emulate_, "run GPU code in the CPU emulator (with --target=cuda:sm_XX or hip:gfxNNN)");
   }
   int run() override {
     if (!checkTargetName(target_.target)) return kExitUsage;
@@ -215,7 +216,7 @@ class RunCommand : public Subcommand {
 class BuildCommand : public Subcommand {
  public:
   void attach(CLI::App& app) override {
-    cmd_ = app.add_subcommand("build", "compile a program to a .so (cpu) or .cubin (cuda)");
+    cmd_ = app.add_subcommand("build", "compile a program to a .so (cpu), .cubin (cuda) or .hsaco (hip)");
     program_.attach(cmd_);
     target_.attach(cmd_, "cpu");
     cmd_->add_option("-o,--output", output_, "output file")->required();

@@ -14,6 +14,10 @@
 #include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/driver/cuda_target.h"
 #endif
+#ifdef TLC_HAVE_HIP_TARGET
+#include "compiler/backends/hip/hip_archs.h"
+#include "compiler/driver/hip_target.h"
+#endif
 #ifdef TLC_HAVE_CUDA_EMULATOR
 #include "compiler/driver/emulate_target.h"
 #endif
@@ -62,6 +66,17 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
 }
 #endif
 
+#ifdef TLC_HAVE_HIP_TARGET
+// "hip:gfx942" -> the emitter's options for gfx942; the arch is one of
+// hip::supportedHipArchs() (checkTargetName ran before).
+cuda::CudaOptions hipOptionsFor(const TargetRequest& r, const std::string& arch) {
+  cuda::CudaOptions o = hip::hipOptions(arch);
+  o.printAfterAll = r.printAfterAll;
+  o.timePasses = r.timePasses;
+  return o;
+}
+#endif
+
 // --check-bounds builds checks into CPU code; the other targets check always
 // (interpreter, CUDA emulator) or not at all (CUDA).
 bool checkBoundsMisplaced(const TargetRequest& r) {
@@ -81,6 +96,9 @@ std::vector<std::string> availableTargets() {
 #ifdef TLC_HAVE_CUDA_TARGET
   for (const std::string& arch : cuda::supportedCudaArchs()) out.push_back("cuda:" + arch);
 #endif
+#ifdef TLC_HAVE_HIP_TARGET
+  for (const hip::HipArch& arch : hip::supportedHipArchs()) out.push_back("hip:" + arch.name);
+#endif
   return out;
 }
 
@@ -96,6 +114,17 @@ bool checkTargetName(const std::string& target) {
   std::string list;
   for (const std::string& t : known) list += (list.empty() ? "" : ", ") + t;
   std::cerr << "tlc: error: unknown target `" << target << "`";
+#ifdef TLC_HAVE_HIP_TARGET
+  if (std::string gfx; hip::parseHipTarget(target, &gfx)) {
+    if (!startsWith(target, "hip:") && isAvailableTarget("hip:" + gfx))
+      std::cerr << "; did you mean `hip:" << gfx << "`?";
+    else
+      std::cerr << ": tlc does not generate code for the AMD architecture `" << gfx
+                << "` (it knows gfx90a: MI210/MI250, and gfx942: MI300)";
+    std::cerr << "\n  the targets are: " << list << "\n";
+    return false;
+  }
+#endif
   std::string arch = startsWith(target, "cuda:") ? target.substr(5) : target;
   static const std::regex smArch("sm_([0-9]{1,4})a?");
   std::smatch m;
@@ -130,8 +159,8 @@ std::string defaultRunTarget() {
 
 int runOnTarget(const ir::Module& module, const RunSettings& settings, const TargetRequest& request,
                 DiagnosticEngine& diags) {
-  if (request.emulate && !startsWith(request.target, "cuda:")) {
-    std::cerr << "tlc: error: --emulate runs CUDA code: use it with --target=cuda:sm_XX\n";
+  if (request.emulate && !startsWith(request.target, "cuda:") && !startsWith(request.target, "hip:")) {
+    std::cerr << "tlc: error: --emulate runs GPU code: use it with --target=cuda:sm_XX or hip:gfxNNN\n";
     return kExitUsage;
   }
   if (checkBoundsMisplaced(request)) return kExitUsage;
@@ -152,6 +181,17 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
     return runOnCuda(module, settings, cudaOptions(request, arch), diags);
   }
 #endif
+#ifdef TLC_HAVE_HIP_TARGET
+  if (startsWith(request.target, "hip:")) {
+#ifdef TLC_HAVE_CUDA_EMULATOR
+    if (request.emulate) return runEmulated(module, settings, hipOptionsFor(request, request.target.substr(4)), diags);
+#endif
+    std::cerr << "tlc: error: tlc does not launch kernels on AMD GPUs: run the HIP code in the emulator with "
+                 "--emulate, or build a code object with `tlc build --target="
+              << request.target << " -o FILE.hsaco`\n";
+    return kExitUsage;
+  }
+#endif
   return unknownTarget(request.target);
 }
 
@@ -165,6 +205,10 @@ int buildForTarget(const ir::Module& module, const std::string& output, const Ta
 #ifdef TLC_HAVE_CUDA_TARGET
   if (std::string arch = cudaArch(request.target); !arch.empty())
     return buildForCuda(module, output, cudaOptions(request, arch), diags);
+#endif
+#ifdef TLC_HAVE_HIP_TARGET
+  if (startsWith(request.target, "hip:"))
+    return buildForHip(module, output, hipOptionsFor(request, request.target.substr(4)), diags);
 #endif
   if (request.target == "interp") {
     std::cerr << "tlc: error: the interpreter runs programs but builds nothing: use --target=cpu or cuda:sm_XX\n";
@@ -180,6 +224,12 @@ int emitForTarget(const ir::Module& module, const std::string& stage, const Targ
     std::string arch = cudaArch(request.target);
     if (arch.empty()) arch = "sm_80";
     return emitCuda(module, stage == "ptx", cudaOptions(request, arch), os, diags);
+  }
+#endif
+#ifdef TLC_HAVE_HIP_TARGET
+  if (stage == "hip" || stage == "amdgcn") {
+    std::string arch = startsWith(request.target, "hip:") ? request.target.substr(4) : "gfx942";
+    return emitHip(module, stage, hipOptionsFor(request, arch), os, diags);
   }
 #endif
 #ifdef TLC_HAVE_CPU_TARGET

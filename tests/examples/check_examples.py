@@ -12,8 +12,8 @@ computes, in float64 from the unpacked values. A case that names several
 kernels (the MLA decode's split kernel and its combine) runs them one after
 the other, each loading what the one before saved.
 
-Targets: `interp`, `cpu`, and `cuda:sm_80` / `cuda:sm_90a`, which run in the
-CUDA emulator with `--check` (the emulator's race, bounds and barrier checks
+Targets: `interp`, `cpu`, and `cuda:sm_80` / `cuda:sm_90a` / `hip:gfx90a` /
+`hip:gfx942`, which run in the emulator with `--check` (the emulator's race, bounds and barrier checks
 and a comparison with the interpreter) before the NumPy comparison.
 
     check_examples.py --tlc PATH/TO/tlc [--targets interp,cpu] [CASE...]

@@ -10,7 +10,7 @@ is the interpreter's own oracle.
 
     check_zoo.py --tlc PATH/TO/tlc [--targets interp,cpu,cuda:sm_80] [KERNEL...]
 
-A `cuda:ARCH` target runs in the CUDA emulator (`--emulate --check`).
+A `cuda:ARCH` or `hip:ARCH` target runs in the emulator (`--emulate --check`).
 """
 import argparse
 import os
@@ -230,7 +230,7 @@ def run_tlc(tlc, name, path, target, load, save, args):
     into `save` (a `cuda:ARCH` target in the CUDA emulator with --check);
     the failure's description, or None."""
     cmd = [tlc, "run", path, "--target=" + target, "--load", load, "--save", save] + args
-    if target.startswith("cuda:"):
+    if target.startswith("cuda:") or target.startswith("hip:"):
         cmd += ["--emulate", "--check"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

@@ -36,6 +36,7 @@ KernelEmitter::KernelEmitter(const PrimFunc& func, const KernelStmt& kernel, con
 }
 
 std::string KernelEmitter::typeName(DType t) const {
+  if (const char* narrow = narrowTypeName(options_.dialect(), t)) return narrow;
   switch (t) {
     case DType::Bool: return "bool";
     case DType::Int8: return "tlc::i8";

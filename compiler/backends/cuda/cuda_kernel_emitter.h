@@ -138,6 +138,9 @@ class KernelEmitter : public backend::CEmitter {
   void emitGemm(const ir::GemmStmt* g, bool partitioned);
   void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
   bool emitGemmMma(const ir::GemmStmt* g);    // cuda_mma.cpp
+  // Without NVIDIA tensor cores: accumulators `acc` (`regs` per thread, the
+  // mma layout) by multiply-adds (cuda_mma_fma.cpp).
+  void emitGemmLayoutFma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc, int64_t regs);
   bool emitGemmWgmma(const ir::GemmStmt* g);  // cuda_wgmma.cpp
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);

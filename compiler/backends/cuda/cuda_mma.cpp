@@ -244,7 +244,7 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     if (tc != DType::Int32) return false;
   } else if (ta == DType::Float8E4M3 || ta == DType::Float8E5M2) {
     // Float8 tensor cores start at sm_89 (mma.sync m16n8k32; wgmma k32 on sm_90a).
-    if (archVersion(options.arch) < 89) return false;
+    if (options.dialect().nvidiaTensorCores && archVersion(options.arch) < 89) return false;
     s.kind = ta == DType::Float8E4M3 ? MmaKind::F8E4M3 : MmaKind::F8E5M2;
     s.kStep = 32;
     if (tc != DType::Float32 && tc != DType::Float16 && tc != DType::BFloat16) return false;
@@ -444,6 +444,21 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     if (g->clearAccum) line("for (int r_ = 0; r_ < " + std::to_string(regs) + "; ++r_) " + accName + "[r_] = 0;");
   }
 
+  auto storeBack = [&] {
+    if (!useTemp) return;
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
+         std::to_string(regs) + "; ++" + varName(r) + ")");
+    std::string dst = cRegister ? cInfo.name + "[" + varName(r) + "]" : access(g->c.buffer, cIndex(makeVarRef(r)));
+    line(dst + " = " + cast(g->c.buffer->dtype, accT, accName + "[" + varName(r) + "]") + ";");
+    close();
+  };
+  if (!options_.dialect().nvidiaTensorCores) {
+    emitGemmLayoutFma(g, s, accName, regs);
+    storeBack();
+    close();
+    return true;
+  }
+
   // Operand element (row, k) of A and (k, col) of B as buffer indices.
   auto aIndex = [&](const Expr& row, const Expr& k) { return operandIndex(g->a, g->transA, row, k); };
   auto bIndex = [&](const Expr& k, const Expr& col) { return operandIndex(g->b, g->transB, k, col); };
@@ -551,14 +566,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     mmaColumn(b);
   }
   close();
-
-  if (useTemp) {
-    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
-         std::to_string(regs) + "; ++" + varName(r) + ")");
-    std::string dst = cRegister ? cInfo.name + "[" + varName(r) + "]" : access(g->c.buffer, cIndex(makeVarRef(r)));
-    line(dst + " = " + cast(g->c.buffer->dtype, accT, accName + "[" + varName(r) + "]") + ";");
-    close();
-  }
+  storeBack();
   close();
   return true;
 }

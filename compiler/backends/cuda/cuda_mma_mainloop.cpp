@@ -20,6 +20,7 @@ namespace tlc::cuda {
 using namespace ir;
 
 bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const std::vector<const CopyStmt*>& producers) {
+  if (!options_.dialect().nvidiaTensorCores) return false;  // ldmatrix + mma.sync
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s) || g->clearAccum) return false;
   if (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16) return false;

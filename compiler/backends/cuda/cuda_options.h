@@ -3,9 +3,14 @@
 
 #include <string>
 
+#include "compiler/backends/cuda/gpu_dialect.h"
+
 namespace tlc::cuda {
 
 struct CudaOptions {
+  // The emitter's language: CUDA C, or HIP C for an AMD arch (hip_archs.h, hipOptions).
+  GpuLanguage language = GpuLanguage::Cuda;
+  const GpuDialect& dialect() const { return gpuDialect(language); }
   std::string arch = "sm_90";  // one of supportedCudaArchs() (cuda_archs.h)
   bool tensorCores = true;     // ldmatrix + mma.sync for eligible gemms
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining

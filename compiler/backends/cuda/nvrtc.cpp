@@ -1,10 +1,10 @@
 #include "compiler/backends/cuda/nvrtc.h"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <mutex>
 #include <sys/stat.h>
+
+#include "compiler/backends/rtc_library.h"
 
 namespace tlc::cuda {
 
@@ -12,23 +12,10 @@ namespace {
 
 #include "tlc_cuda_header.inc"  // kTlcCudaHeader, generated from runtime/cuda/tlc_cuda.h
 
-using Program = void*;
-using CreateFn = int (*)(Program*, const char*, const char*, int, const char* const*, const char* const*);
-using CompileFn = int (*)(Program, int, const char* const*);
-using SizeFn = int (*)(Program, size_t*);
-using GetFn = int (*)(Program, char*);
-using DestroyFn = int (*)(Program*);
-using ErrorStringFn = const char* (*)(int);
-
-struct Nvrtc {
-  void* handle = nullptr;
-  std::string error;
-  CreateFn create = nullptr;
-  CompileFn compile = nullptr;
-  SizeFn logSize = nullptr, cubinSize = nullptr, ptxSize = nullptr;
-  GetFn log = nullptr, cubin = nullptr, ptx = nullptr;
-  DestroyFn destroy = nullptr;
-  ErrorStringFn errorString = nullptr;
+// NVRTC's entry points beyond those every runtime compiler has.
+struct Nvrtc : backend::RtcLibrary {
+  SizeFn cubinSize = nullptr, ptxSize = nullptr;
+  GetFn cubin = nullptr, ptx = nullptr;
 };
 
 bool fileExists(const std::string& p) {
@@ -45,30 +32,17 @@ Nvrtc& nvrtc() {
     for (const char* n : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"}) candidates.push_back(n);
     for (const char* n : {"/lib64/libnvrtc.so", "/lib64/libnvrtc.so.13", "/lib64/libnvrtc.so.12"})
       candidates.push_back(cudaHome() + n);
-    for (auto& c : candidates) {
-      lib.handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib.handle) break;
-    }
-    if (!lib.handle) {
-      lib.error = "cannot load NVRTC (libnvrtc.so): install the CUDA toolkit, or set TLC_NVRTC to the library's path";
+    if (lib.load(candidates, "nvrtc")) {
+      lib.cubinSize = (Nvrtc::SizeFn)lib.symbol("nvrtcGetCUBINSize");
+      lib.cubin = (Nvrtc::GetFn)lib.symbol("nvrtcGetCUBIN");
+      lib.ptxSize = (Nvrtc::SizeFn)lib.symbol("nvrtcGetPTXSize");
+      lib.ptx = (Nvrtc::GetFn)lib.symbol("nvrtcGetPTX");
+      if (lib.cubinSize && lib.cubin && lib.ptxSize && lib.ptx) return;
+      lib.handle = nullptr;
+      lib.error = "the loaded NVRTC library lacks expected functions (too old?)";
       return;
     }
-    auto sym = [&](const char* name) { return dlsym(lib.handle, name); };
-    lib.create = (CreateFn)sym("nvrtcCreateProgram");
-    lib.compile = (CompileFn)sym("nvrtcCompileProgram");
-    lib.logSize = (SizeFn)sym("nvrtcGetProgramLogSize");
-    lib.log = (GetFn)sym("nvrtcGetProgramLog");
-    lib.cubinSize = (SizeFn)sym("nvrtcGetCUBINSize");
-    lib.cubin = (GetFn)sym("nvrtcGetCUBIN");
-    lib.ptxSize = (SizeFn)sym("nvrtcGetPTXSize");
-    lib.ptx = (GetFn)sym("nvrtcGetPTX");
-    lib.destroy = (DestroyFn)sym("nvrtcDestroyProgram");
-    lib.errorString = (ErrorStringFn)sym("nvrtcGetErrorString");
-    if (!lib.create || !lib.compile || !lib.logSize || !lib.log || !lib.cubinSize || !lib.cubin || !lib.ptxSize ||
-        !lib.ptx || !lib.destroy || !lib.errorString) {
-      lib.error = "the loaded NVRTC library lacks expected functions (too old?)";
-      lib.handle = nullptr;
-    }
+    lib.error = "cannot load NVRTC (libnvrtc.so): install the CUDA toolkit, or set TLC_NVRTC to the library's path";
   });
   return lib;
 }
@@ -99,7 +73,7 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
     result.error = lib.error;
     return result;
   }
-  Program prog = nullptr;
+  Nvrtc::Program prog = nullptr;
   const char* headers[] = {kTlcCudaHeader};
   const char* names[] = {"tlc_cuda.h"};
   int rc = lib.create(&prog, source.c_str(), "tlc_kernel.cu", 1, headers, names);
@@ -116,13 +90,7 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
   std::vector<const char*> argv;
   for (auto& o : opts) argv.push_back(o.c_str());
   rc = lib.compile(prog, (int)argv.size(), argv.data());
-  size_t logSize = 0;
-  lib.logSize(prog, &logSize);
-  if (logSize > 1) {
-    result.log.resize(logSize);
-    lib.log(prog, result.log.data());
-    result.log.resize(logSize - 1);
-  }
+  result.log = lib.programLog(prog);
   if (rc != 0) {
     result.error = std::string("NVRTC failed to compile the generated CUDA (") + lib.errorString(rc) + "):\n" + result.log;
     lib.destroy(&prog);

@@ -1,0 +1,53 @@
+// Gemms on GPUs without NVIDIA's tensor cores (the HIP dialect, gpu_dialect.h):
+// the accumulator keeps the mma.sync register layout that layout inference
+// planned (so epilogues and reductions stay in registers), and each thread
+// accumulates its own elements of it with multiply-adds, reading the
+// operands from shared memory. An A operand held in registers (an mma group's
+// tile, cuda_fragment_layout.h) is read from the lane of the thread's row
+// group that holds it, with a 32-lane shuffle.
+//
+// This is the correct, slow baseline of the HIP targets; MFMA
+// (compiler/backends/cuda_emu/isa_mfma.h, runtime/hip/tlc_hip.h) is meant to
+// replace it (docs/hip-backend.md).
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+void KernelEmitter::emitGemmLayoutFma(const GemmStmt* g, const MmaShape& s, const std::string& acc, int64_t regs) {
+  const DType accT = s.kind == MmaKind::S8 ? DType::Int32 : DType::Float32;
+  const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
+  const bool aRegister = aInfo.place == Placement::Register;
+  const int64_t wn = s.n / s.warpsN, atomsN = wn / 8, atomsK = s.k / 8;
+  Var r = makeVar("r"), k = makeVar("k");
+  markNonNegative(r);
+  markNonNegative(k);
+  Expr rE = makeVarRef(r), kE = makeVarRef(k);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
+       std::to_string(regs) + "; ++" + varName(r) + ")");
+  auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), rE);
+  std::string sum = fresh("sum");
+  line(typeName(accT) + " " + sum + " = " + acc + "[" + varName(r) + "];");
+  open("for (int " + varName(k) + " = 0; " + varName(k) + " < " + std::to_string(s.k) + "; ++" + varName(k) + ")");
+  std::string a;
+  if (aRegister) {
+    // A(i, k) of the thread's row sits in lane (i % 8) * 4 + (k % 8) / 2 of
+    // its warp, register (atom row * atomsK + k / 8) * 4 + row half * 2 + k % 2.
+    Expr atom = floorDiv(rE, makeInt(4)), half = floorDiv(floorMod(rE, makeInt(4)), makeInt(2));
+    Expr reg = add(mul(add(mul(floorDiv(atom, makeInt(atomsN)), makeInt(atomsK)), floorDiv(kE, makeInt(8))), makeInt(4)),
+                   add(mul(half, makeInt(2)), floorMod(kE, makeInt(2))));
+    Expr lane = add(mul(floorDiv(floorMod(threadIdx(), makeInt(32)), makeInt(4)), makeInt(4)),
+                    floorDiv(floorMod(kE, makeInt(8)), makeInt(2)));
+    a = "__shfl_sync(0xffffffffu, tlc::f(" + aInfo.name + "[" + expr(reg) + "]), " + expr(lane) + ", 32)";
+  } else {
+    a = cast(accT, g->a.buffer->dtype, access(g->a.buffer, operandIndex(g->a, g->transA, i, kE)));
+  }
+  std::string b = cast(accT, g->b.buffer->dtype, access(g->b.buffer, operandIndex(g->b, g->transB, kE, j)));
+  line(sum + " += " + a + " * " + b + ";");
+  close();
+  line(acc + "[" + varName(r) + "] = " + sum + ";");
+  close();
+}
+
+}  // namespace tlc::cuda

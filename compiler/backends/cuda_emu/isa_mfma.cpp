@@ -1,0 +1,57 @@
+#include "compiler/backends/cuda_emu/isa_mfma.h"
+
+#include <vector>
+
+#include "runtime/cuda_emu/emu_float.h"
+
+namespace tlc::cuda_emu::isa {
+
+const MfmaInfo& mfmaInfo(MfmaKind kind) {
+  static const MfmaInfo infos[] = {
+      {"v_mfma_f32_32x32x8f16", "__builtin_amdgcn_mfma_f32_32x32x8f16", 32, 32, 8, false, 16},
+      {"v_mfma_f32_16x16x16f16", "__builtin_amdgcn_mfma_f32_16x16x16f16", 16, 16, 16, false, 4},
+      {"v_mfma_f32_32x32x8bf16_1k", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k", 32, 32, 8, true, 16},
+      {"v_mfma_f32_16x16x16bf16_1k", "__builtin_amdgcn_mfma_f32_16x16x16bf16_1k", 16, 16, 16, true, 4},
+  };
+  return infos[(int)kind];
+}
+
+MfmaCoord mfmaAElement(MfmaKind kind, int lane, int v) {
+  const int m = mfmaInfo(kind).m;
+  return {lane % m, 4 * (lane / m) + v};
+}
+
+MfmaCoord mfmaBElement(MfmaKind kind, int lane, int v) {
+  const int n = mfmaInfo(kind).n;
+  return {4 * (lane / n) + v, lane % n};
+}
+
+MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r) {
+  const int n = mfmaInfo(kind).n;
+  if (n == 32) return {8 * (r / 4) + 4 * (lane / 32) + r % 4, lane % 32};
+  return {4 * (lane / 16) + r, lane % 16};
+}
+
+void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
+          const float c[kWavefrontSize][16], float d[kWavefrontSize][16]) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  auto value = [&](uint16_t bits) {
+    return (double)(info.bf16 ? tlc_emu_float::bf16ToFloat(bits) : tlc_emu_float::halfToFloat(bits));
+  };
+  std::vector<double> A(info.m * info.k), B(info.k * info.n);
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int v = 0; v < 4; ++v) {
+      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
+      A[pa.row * info.k + pa.col] = value(a[l][v]);
+      B[pb.row * info.n + pb.col] = value(b[l][v]);
+    }
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int r = 0; r < info.accRegs; ++r) {
+      MfmaCoord p = mfmaDElement(kind, l, r);
+      double sum = c[l][r];
+      for (int k = 0; k < info.k; ++k) sum += A[p.row * info.k + k] * B[k * info.n + p.col];
+      d[l][r] = (float)sum;
+    }
+}
+
+}  // namespace tlc::cuda_emu::isa

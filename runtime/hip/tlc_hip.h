@@ -1,0 +1,207 @@
+// Device helpers for HIP C emitted by tlc (AMD GPUs), in the HIP dialect of
+// the GPU emitter (compiler/backends/cuda/gpu_dialect.h).
+//
+// The helpers themselves are those of runtime/cuda/tlc_cuda.h: tlc embeds
+// both files and hands the HIP compiler this shim with the CUDA helpers in
+// place of the marker below (hip_compile.cpp, hipHelperHeader). The shim
+// gives the CUDA spellings those helpers use (bfloat16 and float8 types, bit
+// casts, warp shuffles with a member mask) their AMD meaning. Helpers written
+// in inline PTX (cp.async, ldmatrix, mma.sync, wgmma, mbarriers, TMA) become
+// traps: the HIP dialect never emits them, and MFMA has its own helpers
+// below.
+//
+// Warp-level code of the emitter works on groups of at most 32 lanes with xor
+// shuffles below 32, which stay inside one half of a 64-lane wavefront, so it
+// means the same on wave64 as on a CUDA warp.
+#pragma once
+#if defined(__HIPCC_RTC__)
+typedef unsigned char uint8_t;  // hiprtc declares the 32- and 64-bit ones only
+typedef unsigned short uint16_t;
+#else
+#include <hip/hip_runtime.h>
+#endif
+// The HIP headers have min / max of int, float and double (and clang 19 a
+// template of one type), none of which takes min(gridDim.y, 8u), whose
+// first argument is a HIP coordinate property.
+__device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+__device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a < b ? b : a; }
+
+#ifndef __align__
+#define __align__(n) __attribute__((aligned(n)))
+#endif
+
+// The narrow-float encoders of the emulator (runtime/cuda_emu/emu_float.h,
+// embedded below), compiled for the host and the device.
+#define memcpy __builtin_memcpy
+#pragma clang force_cuda_host_device begin
+// @EMU_FLOAT@
+#pragma clang force_cuda_host_device end
+#undef memcpy
+
+// The narrow types and their functions live in namespace tlc_hip, and the
+// CUDA names the helpers use are macros for them: HIP's own __half (which
+// hiprtc always declares) is left alone, and argument-dependent lookup of the
+// helpers' unqualified calls (max, min) does not reach the HIP headers'
+// global templates. float16 converts through the hardware's _Float16;
+// bfloat16 and float8 through the emulator's encoders.
+namespace tlc_hip {
+struct half {
+  unsigned short __x;
+};
+struct bfloat16 {
+  unsigned short __x;
+};
+// A float8 format, converted through float by the encoder and decoder.
+template <uint8_t (*Encode)(float), float (*Decode)(uint8_t)> struct fp8 {
+  unsigned char __x;
+  fp8() = default;
+  template <class T> __device__ explicit fp8(T v) : __x(Encode((float)v)) {}  // arithmetic T
+  __device__ explicit operator float() const { return Decode(__x); }
+};
+typedef fp8<tlc_emu_float::floatToE4M3, tlc_emu_float::e4m3ToFloat> fp8_e4m3;
+typedef fp8<tlc_emu_float::floatToE5M2, tlc_emu_float::e5m2ToFloat> fp8_e5m2;
+
+__device__ __forceinline__ _Float16 native(half h) { return __builtin_bit_cast(_Float16, h.__x); }
+__device__ __forceinline__ half from_native(_Float16 x) {
+  half r;
+  r.__x = __builtin_bit_cast(unsigned short, x);
+  return r;
+}
+__device__ __forceinline__ unsigned short half_as_ushort(half h) { return h.__x; }
+__device__ __forceinline__ half ushort_as_half(unsigned short u) {
+  half r;
+  r.__x = u;
+  return r;
+}
+__device__ __forceinline__ float half2float(half h) { return (float)native(h); }
+__device__ __forceinline__ half float2half_rn(float f) { return from_native((_Float16)f); }
+__device__ __forceinline__ half double2half(double d) { return from_native((_Float16)d); }
+__device__ __forceinline__ half habs(half h) { return ushort_as_half(h.__x & 0x7fffu); }
+__device__ __forceinline__ half hsub(half a, half b) { return from_native(native(a) - native(b)); }
+
+__device__ __forceinline__ float bfloat162float(bfloat16 b) { return tlc_emu_float::bf16ToFloat(b.__x); }
+__device__ __forceinline__ bfloat16 float2bfloat16_rn(float f) {
+  bfloat16 r;
+  r.__x = tlc_emu_float::floatToBf16(f);
+  return r;
+}
+__device__ __forceinline__ bfloat16 double2bfloat16(double d) { return float2bfloat16_rn((float)d); }
+__device__ __forceinline__ unsigned short bfloat16_as_ushort(bfloat16 b) { return b.__x; }
+__device__ __forceinline__ bfloat16 ushort_as_bfloat16(unsigned short u) {
+  bfloat16 r;
+  r.__x = u;
+  return r;
+}
+__device__ __forceinline__ bfloat16 habs(bfloat16 b) { return ushort_as_bfloat16(b.__x & 0x7fffu); }
+__device__ __forceinline__ bfloat16 hsub(bfloat16 a, bfloat16 b) {
+  return float2bfloat16_rn(bfloat162float(a) - bfloat162float(b));
+}
+}  // namespace tlc_hip
+
+#define __half tlc_hip::half
+#define __nv_bfloat16 tlc_hip::bfloat16
+#define __nv_fp8_e4m3 tlc_hip::fp8_e4m3
+#define __nv_fp8_e5m2 tlc_hip::fp8_e5m2
+#define __half_as_ushort tlc_hip::half_as_ushort
+#define __ushort_as_half tlc_hip::ushort_as_half
+#define __half2float tlc_hip::half2float
+#define __float2half_rn tlc_hip::float2half_rn
+#define __float2half tlc_hip::float2half_rn
+#define __double2half tlc_hip::double2half
+#define __bfloat162float tlc_hip::bfloat162float
+#define __float2bfloat16_rn tlc_hip::float2bfloat16_rn
+#define __double2bfloat16 tlc_hip::double2bfloat16
+#define __bfloat16_as_ushort tlc_hip::bfloat16_as_ushort
+#define __ushort_as_bfloat16 tlc_hip::ushort_as_bfloat16
+#define __habs tlc_hip::habs
+#define __hsub tlc_hip::hsub
+// The HIP dialect's spellings of the narrow types (gpu_dialect.h).
+typedef tlc_hip::bfloat16 tlc_bfloat16;
+typedef tlc_hip::fp8_e4m3 tlc_fp8_e4m3;
+typedef tlc_hip::fp8_e5m2 tlc_fp8_e5m2;
+
+// Atomics CUDA has and HIP 5.2 lacks: 16-bit compare-and-swap (on the
+// containing 32-bit word) and signed 64-bit max / min.
+__device__ __forceinline__ unsigned short atomicCAS(unsigned short* p, unsigned short expected, unsigned short desired) {
+  unsigned* word = (unsigned*)((size_t)p & ~(size_t)3);
+  const unsigned shift = ((size_t)p & 2) * 8;
+  unsigned old = *word;
+  while (true) {
+    unsigned short cur = (unsigned short)(old >> shift);
+    if (cur != expected) return cur;
+    unsigned next = (old & ~(0xffffu << shift)) | ((unsigned)desired << shift);
+    unsigned seen = atomicCAS(word, old, next);
+    if (seen == old) return cur;
+    old = seen;
+  }
+}
+__device__ __forceinline__ long long atomicMax(long long* p, long long v) {
+  unsigned long long* u = (unsigned long long*)p;
+  unsigned long long old = *u;
+  while ((long long)old < v) {
+    unsigned long long seen = atomicCAS(u, old, (unsigned long long)v);
+    if (seen == old) break;
+    old = seen;
+  }
+  return (long long)old;
+}
+__device__ __forceinline__ long long atomicMin(long long* p, long long v) {
+  unsigned long long* u = (unsigned long long*)p;
+  unsigned long long old = *u;
+  while ((long long)old > v) {
+    unsigned long long seen = atomicCAS(u, old, (unsigned long long)v);
+    if (seen == old) break;
+    old = seen;
+  }
+  return (long long)old;
+}
+
+// CUDA's member-masked shuffles: every lane of the wavefront takes part.
+// `width` defaults to CUDA's warp (32 lanes, half a wavefront), so lane
+// numbers stay relative to the calling lane's half.
+template <class T> __device__ __forceinline__ T __shfl_xor_sync(unsigned, T v, int laneMask, int width = 32) {
+  return __shfl_xor(v, laneMask, width);
+}
+template <class T> __device__ __forceinline__ T __shfl_sync(unsigned, T v, int lane, int width = 32) {
+  return __shfl(v, lane, width);
+}
+__device__ __forceinline__ void __syncwarp(unsigned = 0xffffffffu) { __builtin_amdgcn_wave_barrier(); }
+__device__ __forceinline__ size_t __cvta_generic_to_shared(const void* p) {
+  return (size_t)(const __attribute__((address_space(3))) char*)p;
+}
+
+// @CUDA_HELPERS@
+
+// ---- MFMA (CDNA matrix cores) ---------------------------------------------------
+// D = A * B + D over one 64-lane wavefront: each lane passes its 4 A and 4 B
+// elements and its accumulator registers (16 for 32x32, 4 for 16x16), in the
+// operand layouts of compiler/backends/cuda_emu/isa_mfma.h (lane l holds
+// A[l % M][4 * (l / M) + v], B[4 * (l / N) + v][l % N]).
+namespace tlc {
+typedef _Float16 mfma_f16x4 __attribute__((ext_vector_type(4)));
+typedef short mfma_bf16x4 __attribute__((ext_vector_type(4)));
+typedef float mfma_f32x16 __attribute__((ext_vector_type(16)));
+typedef float mfma_f32x4 __attribute__((ext_vector_type(4)));
+template <class V, class T> __device__ __forceinline__ V mfma_operand(const T* p) {
+  V v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V> __device__ __forceinline__ void mfma_store(float* d, V v) { __builtin_memcpy(d, &v, sizeof v); }
+__device__ __forceinline__ void mfma_32x32x8_f16(float* d, const __half* a, const __half* b) {
+  mfma_store(d, __builtin_amdgcn_mfma_f32_32x32x8f16(mfma_operand<mfma_f16x4>(a), mfma_operand<mfma_f16x4>(b),
+                                                     mfma_operand<mfma_f32x16>(d), 0, 0, 0));
+}
+__device__ __forceinline__ void mfma_16x16x16_f16(float* d, const __half* a, const __half* b) {
+  mfma_store(d, __builtin_amdgcn_mfma_f32_16x16x16f16(mfma_operand<mfma_f16x4>(a), mfma_operand<mfma_f16x4>(b),
+                                                      mfma_operand<mfma_f32x4>(d), 0, 0, 0));
+}
+__device__ __forceinline__ void mfma_32x32x8_bf16(float* d, const __nv_bfloat16* a, const __nv_bfloat16* b) {
+  mfma_store(d, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(mfma_operand<mfma_bf16x4>(a), mfma_operand<mfma_bf16x4>(b),
+                                                         mfma_operand<mfma_f32x16>(d), 0, 0, 0));
+}
+__device__ __forceinline__ void mfma_16x16x16_bf16(float* d, const __nv_bfloat16* a, const __nv_bfloat16* b) {
+  mfma_store(d, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(mfma_operand<mfma_bf16x4>(a), mfma_operand<mfma_bf16x4>(b),
+                                                          mfma_operand<mfma_f32x4>(d), 0, 0, 0));
+}
+}  // namespace tlc

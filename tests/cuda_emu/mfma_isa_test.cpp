@@ -1,0 +1,111 @@
+// The emulated MFMA instructions (isa_mfma.h) against hand-computed operand
+// positions and products: every instruction one test.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "compiler/backends/cuda_emu/isa_mfma.h"
+#include "runtime/cuda_emu/emu_float.h"
+
+using namespace tlc::cuda_emu::isa;
+namespace fl = tlc_emu_float;
+
+namespace {
+
+bool at(MfmaCoord c, int row, int col) { return c.row == row && c.col == col; }
+
+// Every element of the m x k, k x n and m x n matrices belongs to exactly one (lane, slot).
+void checkCoverage(MfmaKind kind) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  std::set<std::pair<int, int>> a, b, d;
+  for (int l = 0; l < kWavefrontSize; ++l) {
+    for (int v = 0; v < 4; ++v) {
+      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
+      CHECK(a.insert({pa.row, pa.col}).second);
+      CHECK(b.insert({pb.row, pb.col}).second);
+    }
+    for (int r = 0; r < info.accRegs; ++r) {
+      MfmaCoord p = mfmaDElement(kind, l, r);
+      CHECK(d.insert({p.row, p.col}).second);
+      CHECK(p.row < info.m);
+      CHECK(p.col < info.n);
+    }
+  }
+  CHECK(a.size() == size_t(info.m * info.k));
+  CHECK(b.size() == size_t(info.k * info.n));
+  CHECK(d.size() == size_t(info.m * info.n));
+}
+
+// D = A * B + C with A[i][k] = i + 1 + k, B[k][j] = (k == j % k_extent) and C[i][j] = j:
+// D[i][j] = A[i][j % K] + j, exactly representable in both 16-bit types.
+void checkProduct(MfmaKind kind) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  auto enc = [&](float x) { return info.bf16 ? fl::floatToBf16(x) : fl::floatToHalf(x); };
+  uint16_t a[kWavefrontSize][4], b[kWavefrontSize][4];
+  float c[kWavefrontSize][16] = {}, d[kWavefrontSize][16] = {};
+  for (int l = 0; l < kWavefrontSize; ++l) {
+    for (int v = 0; v < 4; ++v) {
+      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
+      a[l][v] = enc(float(pa.row + 1 + pa.col));
+      b[l][v] = enc(pb.row == pb.col % info.k ? 1.0f : 0.0f);
+    }
+    for (int r = 0; r < info.accRegs; ++r) c[l][r] = float(mfmaDElement(kind, l, r).col);
+  }
+  mfma(kind, a, b, c, d);
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int r = 0; r < info.accRegs; ++r) {
+      MfmaCoord p = mfmaDElement(kind, l, r);
+      CHECK(d[l][r] == float(p.row + 1 + p.col % info.k + p.col));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("v_mfma_f32_32x32x8f16: lane 37's operands and accumulators, and the product") {
+  const MfmaKind k = MfmaKind::F32_32x32x8_F16;
+  // lane 37: l % 32 = 5, l / 32 = 1 -> A row 5, k 4..7; B column 5, k 4..7.
+  CHECK(at(mfmaAElement(k, 37, 0), 5, 4));
+  CHECK(at(mfmaAElement(k, 37, 3), 5, 7));
+  CHECK(at(mfmaBElement(k, 37, 2), 6, 5));
+  // D: column 5; registers 0..3 rows 4..7, 4..7 rows 12..15, 12 row 28.
+  CHECK(at(mfmaDElement(k, 37, 0), 4, 5));
+  CHECK(at(mfmaDElement(k, 37, 3), 7, 5));
+  CHECK(at(mfmaDElement(k, 37, 4), 12, 5));
+  CHECK(at(mfmaDElement(k, 37, 12), 28, 5));
+  CHECK(at(mfmaDElement(k, 5, 15), 27, 5));
+  checkCoverage(k);
+  checkProduct(k);
+}
+
+TEST_CASE("v_mfma_f32_16x16x16f16: lane 37's operands and accumulators, and the product") {
+  const MfmaKind k = MfmaKind::F32_16x16x16_F16;
+  // lane 37: l % 16 = 5, l / 16 = 2 -> A row 5, k 8..11; D column 5, rows 8..11.
+  CHECK(at(mfmaAElement(k, 37, 0), 5, 8));
+  CHECK(at(mfmaAElement(k, 37, 3), 5, 11));
+  CHECK(at(mfmaBElement(k, 37, 1), 9, 5));
+  CHECK(at(mfmaDElement(k, 37, 0), 8, 5));
+  CHECK(at(mfmaDElement(k, 37, 3), 11, 5));
+  CHECK(at(mfmaDElement(k, 63, 3), 15, 15));
+  checkCoverage(k);
+  checkProduct(k);
+}
+
+TEST_CASE("v_mfma_f32_32x32x8bf16_1k and v_mfma_f32_16x16x16bf16_1k: the f16 layouts on bfloat16") {
+  for (MfmaKind k : {MfmaKind::F32_32x32x8_BF16, MfmaKind::F32_16x16x16_BF16}) {
+    CHECK(mfmaInfo(k).bf16);
+    checkCoverage(k);
+    checkProduct(k);
+  }
+  // A product that rounds: 1 + 2^-8 is not a bfloat16, so the inputs are 1
+  // and 1 + 2^-7; the sum of 8 products is accumulated exactly.
+  const MfmaKind k = MfmaKind::F32_32x32x8_BF16;
+  uint16_t a[kWavefrontSize][4], b[kWavefrontSize][4];
+  float c[kWavefrontSize][16] = {}, d[kWavefrontSize][16] = {};
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int v = 0; v < 4; ++v) {
+      a[l][v] = fl::floatToBf16(1.0f + 1.0f / 128);
+      b[l][v] = fl::floatToBf16(1.0f);
+    }
+  mfma(k, a, b, c, d);
+  CHECK(d[0][0] == 8 * (1.0f + 1.0f / 128));
+}

@@ -1,0 +1,156 @@
+// The HIP dialect of the GPU emitter and the HIP build: target names, the
+// HIP C of every example (no NVIDIA-only instruction, the HIP helper
+// header), and every example compiled to a code object for gfx90a (hiprtc)
+// and gfx942 (clang-19) whose ELF header names that arch. The builds skip,
+// saying why, when the compiler is not installed (scripts/install-deps.sh).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/backends/hip/hip_compile.h"
+#include "compiler/sema/frontend.h"
+#include "tests/gpu_dialect/example_kernels.h"
+
+using namespace tlc;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The examples' default tiles are sized for the 228 KB of shared memory of
+// an H100; an AMD workgroup has 64 KB of LDS. These examples are built with
+// smaller tiles for the HIP targets (the defaults are refused with a
+// located cuda-shared-memory-overflow error that names the buffers).
+std::vector<Define> amdTiles(const std::string& path) {
+  if (path.find("deepseek_mla/") != std::string::npos) return {{"block_H", "16"}, {"threads", "128"}};
+  if (path.find("flash_attention/") != std::string::npos) return {{"block_M", "128"}, {"block_N", "64"}};
+  if (path.find("gemm_fp8/gemm_fp8.tl") != std::string::npos) return {{"stages", "2"}};
+  if (path.find("gemm_fp8/gemm_fp8_blockscale.tl") != std::string::npos)
+    return {{"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}};
+  return {};
+}
+
+std::string emittedHip(const std::string& path, const std::string& arch, bool lineDirectives = false) {
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  std::string error;
+  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + path, error);
+  REQUIRE_MESSAGE(file != 0, error);
+  auto module = compileSource(sm, diags, file, amdTiles(path));
+  REQUIRE_MESSAGE(module, diags.renderAll());
+  cuda::CudaOptions options = hip::hipOptions(arch);
+  options.lineDirectives = lineDirectives;
+  auto src = cuda::generateCuda(*module, options, diags);
+  REQUIRE_MESSAGE(src, diags.renderAll());
+  return src->source;
+}
+
+}  // namespace
+
+TEST_CASE("hip targets name the supported AMD architectures") {
+  std::string arch;
+  CHECK(hip::parseHipTarget("hip:gfx942", &arch));
+  CHECK(arch == "gfx942");
+  CHECK(hip::parseHipTarget("gfx90a", &arch));
+  CHECK(arch == "gfx90a");
+  CHECK_FALSE(hip::parseHipTarget("cuda:sm_90a", &arch));
+  CHECK(hip::findHipArch("gfx90a"));
+  CHECK(hip::findHipArch("gfx942"));
+  CHECK_FALSE(hip::findHipArch("gfx1234"));
+  cuda::CudaOptions o = hip::hipOptions("gfx942");
+  CHECK(o.language == cuda::GpuLanguage::Hip);
+  CHECK(o.dialect().warpSize == 64);
+  CHECK(o.tensorCores);  // the mma register layout, filled by multiply-adds
+  CHECK_FALSE(o.dialect().nvidiaTensorCores);
+  CHECK_FALSE(o.asyncCopy);
+  CHECK(o.maxSharedBytes == 64 * 1024);
+}
+
+TEST_CASE("the HIP C of every example uses the HIP helpers and no NVIDIA-only instruction") {
+  for (const std::string& path : test::exampleKernels())
+    for (const char* arch : {"gfx90a", "gfx942"}) {
+      INFO(path << " for " << arch);
+      std::string src = emittedHip(path, arch);
+      CHECK(src.find("#include \"tlc_hip.h\"") != std::string::npos);
+      CHECK(src.find("tlc_cuda.h") == std::string::npos);
+      for (const char* nvidia : {"cp_async", "ldmatrix", "tlc::mma_", "wgmma", "mbar_", "tma_", "__nv_", "fence_registers", "to_tf32"})
+        CHECK_MESSAGE(src.find(nvidia) == std::string::npos, "the HIP C uses " << nvidia);
+    }
+}
+
+TEST_CASE("the HIP helper header keeps no inline PTX") {
+  const std::string& h = hip::hipHelperHeader();
+  CHECK(h.find("@CUDA_HELPERS@") == std::string::npos);
+  CHECK(h.find("@EMU_FLOAT@") == std::string::npos);
+  CHECK(h.find("asm volatile") == std::string::npos);
+  CHECK(h.find("group_allreduce") != std::string::npos);
+}
+
+TEST_CASE("every example builds to a code object for gfx90a and gfx942") {
+  for (const char* archName : {"gfx90a", "gfx942"}) {
+    const hip::HipArch* arch = hip::findHipArch(archName);
+    REQUIRE(arch);
+    std::string why;
+    if (!hip::hipCompilerAvailable(*arch, &why)) {
+      std::cerr << "skipping the " << archName << " builds: " << why << "\n";
+      continue;
+    }
+    for (const std::string& path : test::exampleKernels()) {
+      INFO(path << " for " << archName);
+      hip::HipBuildResult built = hip::compileHip(emittedHip(path, archName, /*lineDirectives=*/true), *arch);
+      REQUIRE_MESSAGE(built.ok, built.error);
+      CHECK(hip::hsacoArch(built.binary) == archName);
+    }
+  }
+}
+
+TEST_CASE("an AMDGPU code object's arch is read from its ELF header") {
+  CHECK(hip::hsacoArch("") == "");
+  CHECK(hip::hsacoArch(std::string(64, '\0')) == "");
+  std::string elf(64, '\0');
+  elf.replace(0, 5, "\x7f" "ELF\x02");
+  elf[18] = (char)224;
+  elf[48] = 0x4c;
+  CHECK(hip::hsacoArch(elf) == "gfx942");
+  elf[48] = 0x3f;
+  CHECK(hip::hsacoArch(elf) == "gfx90a");
+}
+
+// The MFMA helpers of tlc_hip.h compile to the matrix-core instructions
+// (T.gemm does not use them yet: docs/hip-backend.md).
+TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a") {
+  const char* kernel = R"(#include "tlc_hip.h"
+extern "C" __global__ void __launch_bounds__(64) mfma_f16(const __half* A, const __half* B, float* D) {
+  const int l = threadIdx.x;
+  float d[16] = {};
+  tlc::mfma_32x32x8_f16(d, A + 4 * l, B + 4 * l);
+  for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r];
+}
+extern "C" __global__ void __launch_bounds__(64) mfma_bf16(const tlc_bfloat16* A, const tlc_bfloat16* B, float* D) {
+  const int l = threadIdx.x;
+  float d[4] = {};
+  tlc::mfma_16x16x16_bf16(d, A + 4 * l, B + 4 * l);
+  for (int r = 0; r < 4; ++r) D[4 * l + r] = d[r];
+}
+)";
+  for (const char* archName : {"gfx942", "gfx90a"}) {
+    const hip::HipArch* arch = hip::findHipArch(archName);
+    std::string why;
+    if (!hip::hipCompilerAvailable(*arch, &why)) {
+      std::cerr << "skipping the " << archName << " MFMA build: " << why << "\n";
+      continue;
+    }
+    INFO(archName);
+    hip::HipBuildResult built = hip::compileHip(kernel, *arch);
+    REQUIRE_MESSAGE(built.ok, built.error);
+    std::string text, error;
+    if (!hip::disassembleHsaco(built.binary, *arch, &text, &error)) {
+      std::cerr << "skipping the disassembly: " << error << "\n";
+      continue;
+    }
+    CHECK(text.find("v_mfma_f32_32x32x8") != std::string::npos);
+    CHECK(text.find("v_mfma_f32_16x16x16") != std::string::npos);
+  }
+}
