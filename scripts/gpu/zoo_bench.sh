@@ -118,8 +118,9 @@ if selected lowbit; then
   # A Llama-70B MLP projection: N = 28672, K = 8192 (117 MB of 4-bit weights, above L2).
   shape="--dim N=28672 --dim K=8192"
   big="-D block_M=128 -D block_N=128 -D block_K=64 -D threads=256 -D stages=3"
+  decode="-D block_M=16 -D block_N=64 -D block_K=128 -D threads=128 -D stages=4"
   for m in 1 16; do
-    bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape -D block_M=16
+    bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape $decode
     bench "w4a16_gemv M=$m" "$w4v" --copy-bandwidth --dim M=$m $shape -D block_M=$m
     bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape -D block_M=16
   done

@@ -113,3 +113,33 @@ def k[M, N, block_M=16, block_N=64](X: Tensor[(M, N), float16]):
   other.replace(other.rfind("T.copy(F, X["), 12, "T.copy(F, Y[");
   CHECK(emit(other).find("unsigned F_next") != std::string::npos);
 }
+
+TEST_CASE("a pipelined loop loads a register tile from global memory one iteration ahead, beside its shared stages") {
+  const char* source = R"(
+def k[M, N, K, block_N=8, block_K=256](A: Tensor[(M, K), float16], B: Tensor[(N, K), uint8], C: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), M, threads=128) as (bx, by):
+        B_f = T.alloc_fragment((block_N, block_K), uint8)
+        A_s = T.alloc_shared((1, block_K), float16)
+        acc = T.alloc_fragment((block_N, block_K), float32)
+        part = T.alloc_fragment((block_N,), float32)
+        T.clear(acc)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            T.copy(B[bx * block_N, k * block_K], B_f)
+            T.copy(A[by, k * block_K], A_s)
+            for i, j in T.Parallel(block_N, block_K):
+                acc[i, j] += T.cast(A_s[0, j], float32) * T.cast(B_f[i, j], float32)
+        T.reduce_sum(acc, part, dim=1)
+        for i in T.Parallel(block_N):
+            C[by, bx * block_N + i] = part[i]
+)";
+  std::string cu = emit(source);
+  // A_s is the pipeline's shared stage (cp.async); B_f is loaded into packed
+  // words once before the loop and then one iteration ahead in each.
+  CHECK(cu.find("tlc::cp_async16") != std::string::npos);
+  CHECK(cu.find("unsigned B_f_next[4];") != std::string::npos);
+  CHECK(count(cu, "tlc::copy_vec<unsigned, 4>(B_f_next") == 2);
+  size_t loop = cu.find("for (int iter = 0;");
+  REQUIRE(loop != std::string::npos);
+  CHECK(cu.find("B_f[r] = tlc::unpack<tlc::u8>(B_f_next, r)", loop) != std::string::npos);
+  CHECK(cu.find("const int k_next = k + 1;", loop) != std::string::npos);
+}

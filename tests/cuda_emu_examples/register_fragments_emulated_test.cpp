@@ -114,3 +114,28 @@ TEST_CASE("register fragments: accumulating reductions combined after their loop
     }
   }
 }
+
+// A global -> register tile copy first in a pipelined loop's body is loaded
+// one iteration ahead beside the shared stages; a tile a Parallel loop fills
+// is a gemm's A operand in registers (mma.sync on sm_80, wgmma's RS form on
+// sm_90a). K and the tiles' edges are not multiples of the tiles.
+TEST_CASE("register operand tiles: prefetched in pipelined loops, filled by Parallel loops for gemms") {
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    for (const char* func : {"streamed", "scaled_operand"}) {
+      for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 70}, {"N", 45}, {"K", 100}},
+                                                                   {{"M", 3}, {"N", 8}, {"K", 64}}}) {
+        SourceManager sm;
+        DiagnosticEngine diags{sm};
+        ir::Module module =
+            test::compileTreeFile("tests/cuda_emu_examples/register_fragments/operand_tiles.tl", sm, diags);
+        std::string log;
+        CAPTURE(arch);
+        CAPTURE(func);
+        CAPTURE(dims.at("K"));
+        int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
+        INFO(log);
+        CHECK(rc == 0);
+      }
+    }
+  }
+}

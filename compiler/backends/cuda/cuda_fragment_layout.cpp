@@ -5,6 +5,7 @@
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 
 #include <algorithm>
+#include <optional>
 #include <functional>
 #include <string_view>
 
@@ -290,6 +291,32 @@ std::string registerOperandMismatch(const GemmStmt* g, const RegisterLayout& al,
   return "";
 }
 
+// A group with no accumulator whose fragment is the A operand of a
+// tensor-core gemm (written, say, by a Parallel loop that dequantizes or
+// scales a tile) takes that operand's register layout: the mma layout of the
+// gemm's rows and warp grid over A's columns, which the gemm reads in place
+// (the accumulator layout of the rows is the A-operand layout of k-steps of
+// 16). Null when no gemm of the group can read its A operand so.
+std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayout(const FragmentUses& uses,
+                                                                                  Groups& groups,
+                                                                                  const BufferNode* root,
+                                                                                  const FixedLayouts& fixed) {
+  std::optional<std::pair<const BufferNode*, RegisterLayout>> found;
+  for (auto& g : uses.gemmOperands) {
+    if (groups.find(g.buffer) != root) continue;
+    auto c = fixed.find(g.gemm->c.buffer.get());
+    int64_t cols = 0;
+    if (c == fixed.end() || g.buffer->shape.size() != 2 || !constInt(g.buffer->shape[1], &cols) || cols % 16)
+      return std::nullopt;
+    RegisterLayout l = RegisterLayout::mma(c->second.rows, cols, c->second.warpsM, c->second.warpsN);
+    if (!registerOperandMismatch(g.gemm, l, fixed).empty()) return std::nullopt;
+    if (found && !(found->first == g.buffer && found->second.sameRows(l) && found->second.cols == l.cols))
+      return std::nullopt;
+    found = {{g.buffer, l}};
+  }
+  return found;
+}
+
 // The group of `root`, which holds accumulators: every member takes the
 // accumulators' rows and warp grid, or the other members fall back.
 void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
@@ -485,6 +512,12 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
     const std::vector<const BufferNode*>& list = members[root];
     if (std::any_of(list.begin(), list.end(), [&](const BufferNode* b) { return fixed.count(b) > 0; })) {
       planMmaGroup(plan, uses, groups, root, list, fixed, annotationOf);
+      continue;
+    }
+    if (auto operand = registerOperandLayout(uses, groups, root, fixed)) {
+      FixedLayouts withOperand = fixed;
+      withOperand.emplace(operand->first, operand->second);
+      planMmaGroup(plan, uses, groups, root, list, withOperand, annotationOf);
       continue;
     }
     std::string why;

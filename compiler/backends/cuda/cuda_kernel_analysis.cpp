@@ -275,35 +275,40 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   return s;
 }
 
-// The copy that a loop can issue one iteration ahead into a second register
-// tile: the body starts with a global -> register tile copy (which overwrites
-// the whole tile, so the previous value is dead there) whose source region
-// uses nothing the body binds or loads, and the rest of the body does not
-// write the source tensor. Null when the loop does not qualify.
-const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop) {
-  auto* seq = as<SeqStmt>(loop->body);
-  if (!seq || seq->stmts.size() < 2) return nullptr;
-  auto* c = as<CopyStmt>(seq->stmts[0]);
-  if (!c || c->src.buffer->scope != MemScope::Global) return nullptr;
-  auto it = bufs_.find(c->dst.buffer.get());
-  if (it == bufs_.end() || !packableLoad(c)) return nullptr;
-  BoundVars bound;
-  bound.visit(loop->body);
-  UsesVars uses(bound.vars);
-  uses.visitRegion(c->src);
-  if (uses.found || uses.loads) return nullptr;
-  KernelScan rest;
-  for (size_t i = 1; i < seq->stmts.size(); ++i) {
-    rest.depth = 1;  // count every write
-    rest.visit(seq->stmts[i]);
-  }
-  if (rest.writtenInParallel.count(c->src.buffer.get())) return nullptr;
-  return c;
-}
-
 bool KernelEmitter::isRegister(const Buffer& b) const {
   auto it = bufs_.find(b.get());
   return it != bufs_.end() && it->second.place == Placement::Register;
+}
+
+// Kernels without tensor-core gemms are mostly bound by memory latency and
+// bandwidth: they need many warps in flight per SM, and ptxas, left alone,
+// spends registers on instruction-level parallelism instead (a 256-thread
+// normalization kernel at 96 registers fits 2 blocks, a quarter of the SM's
+// warps). Such a kernel asks, through __launch_bounds__'s minimum blocks per
+// SM, for as many blocks as bring 1024 threads (half the SM's) when its
+// register tiles, with room for the next iteration's prefetched tile and
+// addresses, fit the register share that leaves each thread, and its shared
+// memory fits too; fewer blocks when only fewer fit. Gemm kernels keep
+// ptxas's choice (their tiles are sized for their own occupancy), and so do
+// kernels of HIP (whose launch bounds mean something else).
+int64_t KernelEmitter::streamingBlocksPerSM() const {
+  if (!options_.dialect().nvidiaTensorCores || hopper_) return 0;
+  struct HasGemm : IRVisitor {
+    bool found = false;
+    void visitGemm(const GemmStmt*) override { found = true; }
+  } gemm;
+  gemm.visit(kernel_.body);
+  if (gemm.found) return 0;
+  int64_t tileRegisters = 0;
+  for (auto& [b, info] : bufs_)
+    if (info.place == Placement::Register) tileRegisters += info.elems * std::max<int64_t>(1, dtypeBytes(b->dtype) / 4);
+  const int64_t needed = tileRegisters * 3 / 2 + 32;
+  const int64_t registerFile = 65536, maxPerThread = 255, smShared = 228 * 1024;
+  for (int64_t blocks = 1024 / threads_; blocks >= 2; --blocks) {
+    int64_t perThread = std::min<int64_t>(maxPerThread, registerFile / (blocks * threads_) / 8 * 8);
+    if (perThread >= needed && blocks * (sharedBytes_ + 1024) <= smShared) return blocks;
+  }
+  return 0;
 }
 
 Accesses KernelEmitter::accessesOf(const Stmt& s) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "compiler/passes/simplify.h"
 
@@ -289,7 +290,7 @@ void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
   // A loop that jumps keeps its plain form: the prefetch of the next
   // iteration's registers sits at the end of the body.
   if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) && !jumpsOutOf(f->body))
-    if (auto* prefetch = registerPrefetch(f)) {
+    if (auto* prefetch = registerPrefetch(f, seqStmts(f->body))) {
       emitPrefetchedLoop(f, prefetch, pending);
       return;
     }
@@ -539,50 +540,6 @@ void KernelEmitter::defineNestVars(const std::vector<const ForStmt*>& nest, size
   }
 }
 
-// A loop whose first statement loads a register tile from global memory
-// (registerPrefetch): the load of iteration k + 1 goes into a second register
-// tile at the top of iteration k, so its latency overlaps the rest of the body.
-void KernelEmitter::emitPrefetchedLoop(const ForStmt* f, const CopyStmt* prefetch, Accesses& pending) {
-  BufferInfo& tile = bufs_[prefetch->dst.buffer.get()];
-  std::string current = tile.name, next = fresh(current + "_next");
-  Accesses load = accessesOf(std::make_shared<CopyStmt>(*prefetch));
-  if (pending.conflictsWith(load)) barrier(pending);
-  pending.merge(load);
-  if (isNonNegative(f->min)) markNonNegative(f->var);
-  std::string t = typeName(f->var->dtype), k = varName(f->var);
-  std::string first = fresh(k + "_first"), end = fresh(k + "_end");
-  open("");
-  line("const " + t + " " + first + " = " + expr(f->min) + ";");
-  line("const " + t + " " + end + " = " + expr(add(f->min, f->extent)) + ";");
-  // The next tile stays as loaded (packed words, unconverted) until the
-  // iteration that uses it: touching it at once would wait for the load.
-  DType loaded = prefetch->src.buffer->dtype, dtype = prefetch->dst.buffer->dtype;
-  line("unsigned " + next + "[" + std::to_string(tile.elems * dtypeBytes(loaded) / 4) + "];");
-  auto issue = [&](const std::string& iter) {
-    open("if (" + iter + " < " + end + ")");
-    line("const " + t + " " + k + " = " + iter + ";");
-    tile.name = next;
-    emitTileCopy(prefetch, true);
-    tile.name = current;
-    close();
-  };
-  issue(first);
-  Accesses inner = pending;
-  inner.merge(loopCarried(f));
-  open("for (" + t + " " + k + " = " + first + "; " + k + " < " + end + "; ++" + k + ")");
-  line("#pragma unroll");
-  line("for (int r = 0; r < " + std::to_string(tile.elems) + "; ++r) " + current + "[r] = " +
-       cast(dtype, loaded, "tlc::unpack<" + typeName(loaded) + ">(" + next + ", r)") +
-       ";");
-  std::string following = fresh(k + "_next");
-  line("const " + t + " " + following + " = " + k + " + 1;");
-  issue(following);
-  auto* seq = as<SeqStmt>(f->body);
-  for (size_t i = 1; i < seq->stmts.size(); ++i) emitBlock(seq->stmts[i], inner);
-  close();
-  close();
-  pending = inner;
-}
 
 // The producer side of an expanded pipeline, shared by emitPipelined and
 // emitPipelinedMma: opens the pipeline's scope (after a barrier: everything
@@ -676,6 +633,11 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))
       return emitPipelinedMma(f, sched, g, pending);
   PipelineExpansion px = openPipeline(f, sched, pending);
+  // A register tile loaded from global memory first in each iteration is
+  // loaded one iteration ahead, beside the shared-memory stages.
+  const CopyStmt* prefetch = jumpsOutOf(f->body) ? nullptr : registerPrefetch(f, consumers);
+  std::optional<RegisterPrefetch> ahead;
+  if (prefetch) ahead = openRegisterPrefetch(f, prefetch, pending);
   const std::string& n = px.iterations;
   Var version = px.version;
   std::string it = fresh("iter");
@@ -689,7 +651,8 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
   setProducerVersion(px, &version);
   Accesses inner;
-  for (auto& c : consumers) emitBlock(c, inner);
+  if (ahead) takeRegisterPrefetch(*ahead);
+  for (size_t i = ahead ? 1 : 0; i < consumers.size(); ++i) emitBlock(consumers[i], inner);
   setProducerVersion(px, nullptr);
   close();
   close();
@@ -761,6 +724,7 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes);
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
+  if (int64_t blocks = streamingBlocksPerSM()) bounds += ", " + std::to_string(blocks);
   open("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name_ + "(" + params + ")");
   // sm_90a: every kernel of the module declares the same alignment (TMA tiles need 1024).
   line(std::string("extern __shared__ __align__(") + (options_.arch == "sm_90a" ? "1024" : "128") +

@@ -80,7 +80,9 @@ class KernelEmitter : public backend::CEmitter {
   // What one iteration of a serial loop leaves for the next to wait on.
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
-  const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop);
+  // The blocks per SM that a kernel without tensor-core gemms asks ptxas to
+  // fit (0: no request); see cuda_kernel_analysis.cpp.
+  int64_t streamingBlocksPerSM() const;
 
   // statements (cuda_kernel_emitter.cpp)
   void emitBlock(const ir::Stmt& s, Accesses& pending);
@@ -113,6 +115,18 @@ class KernelEmitter : public backend::CEmitter {
   void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
   void issueAhead(const PipelineExpansion& px, const std::string& iter);
   void setProducerVersion(const PipelineExpansion& px, const ir::Var* v);
+  // Register prefetch (cuda_register_prefetch.cpp): a global -> register
+  // tile copy at the top of a loop's iterations, loaded one iteration ahead.
+  const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop, const std::vector<ir::Stmt>& body);
+  struct RegisterPrefetch {
+    const ir::ForStmt* loop;
+    const ir::CopyStmt* copy;
+    std::string current, next;  // the C names of the tile and of the next iteration's tile
+    std::string first, end;     // the C names of the loop's bounds
+  };
+  RegisterPrefetch openRegisterPrefetch(const ir::ForStmt* f, const ir::CopyStmt* copy, Accesses& pending);
+  void issueRegisterPrefetch(const RegisterPrefetch& p, const std::string& iter);
+  void takeRegisterPrefetch(const RegisterPrefetch& p);
   void emitPrefetchedLoop(const ir::ForStmt* f, const ir::CopyStmt* prefetch, Accesses& pending);
   void barrier(Accesses& pending);
   // A barrier of the kernel's threads: __syncthreads(), or a named barrier
