@@ -122,7 +122,7 @@ if selected lowbit; then
   for m in 1 16; do
     bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape $decode
     bench "w4a16_gemv M=$m" "$w4v" --copy-bandwidth --dim M=$m $shape -D block_M=$m
-    bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape -D block_M=16
+    bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape $decode
   done
   bench "w4a16 M=4096" "$w4" --cublas --dim M=4096 $shape $big
   bench "fp4 M=4096" "$fp4" --cublas --dim M=4096 $shape $big

@@ -120,7 +120,7 @@ TEST_CASE("the gemm example's pipelined loop prefetches operand fragments") {
 // the low-bit and convolution gemms (float16 operands) on mma.sync k16 on
 // sm_80 and wgmma k16 on sm_90a (their default tiles give each warp 16
 // accumulator rows), the fp8 gemms on the float8 instructions (mma.sync k32
-// on sm_89, wgmma k32 on sm_90a; sm_80 has none; W4A16's dequantized
+// on sm_89, wgmma k32 on sm_90a; sm_80 has none; the low-bit gemms' dequantized
 // weights are wgmma's A operand from registers); the dequantizing gemms
 // read their nibbles through the helpers of tlc_cuda.h (the exponent-bias
 // conversions to float16).
@@ -138,7 +138,7 @@ TEST_CASE("the low-bit, fp8 and convolution examples run their gemms on the tens
   const std::map<std::string, const char*> f8 = {
       {"sm_80", nullptr}, {"sm_89", "tlc::mma_m16n8k32_e4m3("}, {"sm_90a", "tlc::wgmma_f8_m64n128k32<0>("}};
   for (const Expect& e : {Expect{"dequantize_gemm/w4a16_gemm.tl", "tlc::unpack_uint4<__half>(", f16RegisterA},
-                          Expect{"dequantize_gemm/fp4_gemm.tl", "tlc::unpack_fp4<float>(", f16},
+                          Expect{"dequantize_gemm/fp4_gemm.tl", "tlc::unpack_fp4<float>(", f16RegisterA},
                           Expect{"gemm_fp8/gemm_fp8.tl", nullptr, f8},
                           Expect{"gemm_fp8/gemm_fp8_blockscale.tl", nullptr, f8},
                           Expect{"convolution/conv2d_nhwc.tl", nullptr, f16}}) {
