@@ -8,7 +8,9 @@
 //     bytes of their tensors (cpu_bench_zoo.cpp).
 // Every timing is the median of repeated runs after a warm-up; every result
 // is checked against the reference before it is timed.
-// Usage: tlc_cpu_bench [--sizes 1024,2048,4096] [--add-mb 64] [--zoo [NAME,...]]
+// Usage: tlc_cpu_bench [--sizes 1024,2048,4096] [--add-mb 64] [--gemm-only] [--zoo [NAME,...]]
+// TLC_BENCH_GEMM_DEFINES="block_K=64,block_M=64" adds bindings to the gemm
+// (for experiments with tile sizes).
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -82,10 +84,21 @@ std::unique_ptr<Kernel> compileExample(const std::string& rel, const std::vector
   return k;
 }
 
+// Extra bindings from TLC_BENCH_GEMM_DEFINES="name=value,...".
+void addGemmDefines(std::vector<Define>& defs) {
+  const char* extra = std::getenv("TLC_BENCH_GEMM_DEFINES");
+  if (!extra) return;
+  std::stringstream ss(extra);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (auto eq = item.find('='); eq != std::string::npos) defs.push_back({item.substr(0, eq), item.substr(eq + 1)});
+}
+
 void benchGemm(int n, std::FILE* md) {
   std::string s = std::to_string(n);
-  auto k = compileExample("gemm/gemm.tl",
-                          {{"M", s}, {"N", s}, {"K", s}, {"dtype", "float32"}, {"accum", "float32"}});
+  std::vector<Define> defs = {{"M", s}, {"N", s}, {"K", s}, {"dtype", "float32"}, {"accum", "float32"}};
+  addGemmDefines(defs);
+  auto k = compileExample("gemm/gemm.tl", defs);
   if (!k) return;
   size_t nn = size_t(n) * size_t(n);
   Aligned A(nn), B(nn), C(nn), Cref(nn);
@@ -209,13 +222,7 @@ int emitSharedObjects(const std::string& dir, const std::string& cpuName, int n,
        "gemm.so"},
       {"elementwise_add/add.tl", {{"M", std::to_string(m)}, {"N", "4096"}, {"dtype", "float32"}}, "add.so"},
   };
-  // Extra gemm bindings for experiments: TLC_BENCH_GEMM_DEFINES="block_K=64,block_M=64".
-  if (const char* extra = std::getenv("TLC_BENCH_GEMM_DEFINES")) {
-    std::stringstream ss(extra);
-    std::string item;
-    while (std::getline(ss, item, ','))
-      if (auto eq = item.find('='); eq != std::string::npos) jobs[0].defs.push_back({item.substr(0, eq), item.substr(eq + 1)});
-  }
+  addGemmDefines(jobs[0].defs);
   for (Job& j : jobs) {
     Kernel k;
     std::string error;
@@ -238,6 +245,7 @@ int main(int argc, char** argv) {
   size_t addMb = 64;
   const char* mdPath = nullptr;
   bool zoo = false;
+  bool gemmOnly = false;
   std::vector<std::string> zooNames;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -248,6 +256,8 @@ int main(int argc, char** argv) {
       while (std::getline(ss, item, ',')) sizes.push_back(std::atoi(item.c_str()));
     } else if (a == "--add-mb" && i + 1 < argc) {
       addMb = size_t(std::atoi(argv[++i]));
+    } else if (a == "--gemm-only") {
+      gemmOnly = true;
     } else if (a == "--zoo") {
       zoo = true;
       if (i + 1 < argc && argv[i + 1][0] != '-') {
@@ -258,7 +268,7 @@ int main(int argc, char** argv) {
     } else if (a == "--markdown" && i + 1 < argc) {
       mdPath = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--sizes 1024,2048,4096] [--add-mb 64] [--zoo [NAME,...]] [--markdown FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--sizes 1024,2048,4096] [--add-mb 64] [--gemm-only] [--zoo [NAME,...]] [--markdown FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -274,8 +284,10 @@ int main(int argc, char** argv) {
     benchZoo(zooNames, md);
   } else {
     for (int n : sizes) benchGemm(n, md);
-    benchAdd(addMb, md);
-    benchCompileTime(md);
+    if (!gemmOnly) {
+      benchAdd(addMb, md);
+      benchCompileTime(md);
+    }
   }
   if (md) std::fclose(md);
   return 0;

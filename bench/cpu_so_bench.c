@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   }
   int n = atoi(argv[2]);
   size_t nn = (size_t)n * n;
-  struct gemm_ctx g = {load(argv[1], "tlc_gemm"), randoms(nn, 1), randoms(nn, 2), randoms(nn, 3), randoms(nn, 4), n};
+  struct gemm_ctx g = {load(argv[1], "tlc_kernel_gemm"), randoms(nn, 1), randoms(nn, 2), randoms(nn, 3), randoms(nn, 4), n};
   run_tlc_gemm(&g);
   run_blas_gemm(&g);
   double err = 0;
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
          fl / tb * 1e-9, tb / tt, err);
   if (argc >= 5) {
     size_t m = (size_t)atoi(argv[4]), count = m * 4096;
-    struct add_ctx a = {load(argv[3], "tlc_elementwise_add"), randoms(count, 5), randoms(count, 6), randoms(count, 7)};
+    struct add_ctx a = {load(argv[3], "tlc_kernel_elementwise_add"), randoms(count, 5), randoms(count, 6), randoms(count, 7)};
     a.copy = count * 4 * 3 / 2;
     a.src = malloc(a.copy);
     a.dst = malloc(a.copy);

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "compiler/ir/functor.h"
+#include "compiler/ir/linear_form.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/passes/cpu_loop_builder.h"
 #include "compiler/ir/module_rewrite.h"
@@ -147,6 +148,46 @@ class Matcher : public IRVisitor {
   const BufferUses& uses_;
 };
 
+// The position of dimension d among the region's dimensions of extent != 1
+// (constant 1 counts as unit), or -1 when d itself is a unit dimension.
+int nonUnitPosition(const Region& r, size_t d) {
+  int pos = 0;
+  for (size_t i = 0; i < r.ranges.size(); ++i) {
+    int64_t e;
+    bool unit = constInt(r.ranges[i].extent, &e) && e == 1;
+    if (i == d) return unit ? -1 : pos;
+    if (!unit) ++pos;
+  }
+  return -1;
+}
+
+// One copy of the U steps' source slices into the whole lengthened buffer,
+// when the slices continue each other: the source region moves by its own
+// (constant) extent along one dimension per step, which maps to the
+// buffer's k dimension, and stays put along the others. Null otherwise.
+Stmt wholeCopy(const CopyStmt* c, const ForStmt* f, const Buffer& nb, int kDim, int64_t unroll, const Expr& kFirst) {
+  const Region& src = c->src;
+  Expr k = makeVarRef(f->var, f->loc);
+  Expr k1 = add(k, makeInt(1, f->var->dtype));
+  int dim = -1;
+  int64_t ext = 0;
+  for (size_t d = 0; d < src.ranges.size(); ++d) {
+    if (mentions(std::make_shared<const EvaluateStmt>(src.ranges[d].extent, c->loc), f->var)) return nullptr;
+    std::optional<int64_t> diff = constantDifference(substitute(src.ranges[d].min, f->var, k1), src.ranges[d].min);
+    if (!diff) return nullptr;
+    if (*diff == 0) continue;
+    if (dim >= 0 || !constInt(src.ranges[d].extent, &ext) || ext != *diff) return nullptr;
+    dim = int(d);
+  }
+  if (dim < 0 || nonUnitPosition(src, size_t(dim)) < 0 ||
+      nonUnitPosition(src, size_t(dim)) != nonUnitPosition(c->dst, size_t(kDim)))
+    return nullptr;
+  Region r = src;
+  for (Range& rg : r.ranges) rg.min = substitute(rg.min, f->var, kFirst);
+  r.ranges[size_t(dim)].extent = makeInt(ext * unroll, src.ranges[size_t(dim)].extent->dtype);
+  return std::make_shared<const CopyStmt>(r, fullRegion(nb, c->dst.loc), c->loc);
+}
+
 class Coarsening : public IRMutator {
  public:
   explicit Coarsening(const Matcher& m) : m_(m) {}
@@ -186,8 +227,19 @@ class Coarsening : public IRMutator {
                           std::make_shared<const FillStmt>(slice(p.newB, p.kDimB), zeroOf(p.newB->dtype), loc)},
                          loc);
     std::vector<Stmt> body;
-    body.push_back(makeFor(u, makeInt(0, t), U, ForKind::Serial,
-                           std::make_shared<const IfStmt>(lt(step, n), loads, zeros, loc), loc));
+    Stmt sliced = makeFor(u, makeInt(0, t), U, ForKind::Serial,
+                          std::make_shared<const IfStmt>(lt(step, n), loads, zeros, loc), loc);
+    // When all U steps exist and each copy's slices continue each other, one
+    // copy per operand: whole rows of the tile, which the hardware prefetches.
+    Expr kFirst = add(f->min, mul(makeVarRef(outer, loc), U));
+    Stmt wholeA = wholeCopy(p.copyA, f, p.newA, p.kDimA, p.unroll, kFirst);
+    Stmt wholeB = wholeCopy(p.copyB, f, p.newB, p.kDimB, p.unroll, kFirst);
+    if (wholeA && wholeB) {
+      Expr lastStep = add(mul(makeVarRef(outer, loc), U), makeInt(p.unroll - 1, t));
+      body.push_back(std::make_shared<const IfStmt>(lt(lastStep, n), makeSeq({wholeA, wholeB}, loc), sliced, loc));
+    } else {
+      body.push_back(sliced);
+    }
     const GemmStmt* g = p.gemm;
     body.push_back(std::make_shared<const GemmStmt>(fullRegion(p.newA, g->a.loc), fullRegion(p.newB, g->b.loc), g->c,
                                                     g->transA, g->transB, false, g->loc));

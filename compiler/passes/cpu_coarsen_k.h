@@ -12,10 +12,20 @@
 // A_s and B_s U times longer along k (U * block_K ~ 256) and rewrites the loop
 // as
 //     for ko in serial(ceildiv(n, U)):
-//         for u in serial(U): if ko*U + u < n: the two copies for k = ko*U + u
-//                                into slice u of A_s / B_s
-//                             else: zero slice u of A_s and B_s
+//         if ko*U + U - 1 < n:   (all U steps exist; when both copies' slices
+//                                 continue each other, see below)
+//             copy(<the U steps' source regions as one>, A_s); same for B_s
+//         else:
+//           for u in serial(U): if ko*U + u < n: the two copies for k = ko*U + u
+//                                  into slice u of A_s / B_s
+//                               else: zero slice u of A_s and B_s
 //         gemm(A_s, B_s, C)
+// A copy's slices continue each other when its source region moves, from one
+// step to the next, by its own constant extent along one dimension (the one
+// that lands on the buffer's k dimension) and stays put along the others, as
+// in `T.copy(A[by * bM, k * bK], A_s)`. One copy of whole tile rows (1 KiB of
+// each row of A for 256 float32 k) is what the hardware prefetchers follow;
+// U copies of 128-byte pieces of 128 rows a page apart each are not.
 // Assumes: a verified module, tile operations not yet lowered.
 // Guarantees: the same products are accumulated into C in the same k order
 // (the micro-kernel walks k in order), so results are bit-identical; loops

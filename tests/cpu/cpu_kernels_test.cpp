@@ -62,6 +62,33 @@ TEST_CASE("gemm with every transpose combination, float32 and float16") {
               {{"M", "97"}, {"N", "130"}, {"K", "75"}, {"tA", ta}, {"tB", tb}, {"dtype", dtype}});
 }
 
+TEST_CASE("coarsened gemm loops: whole-tile copies, per-step copies of the last group, prefetched next tiles") {
+  // block_K = 16 steps grouped 16 at a time (256 k): K = 700 is two whole
+  // groups and a last group of 12 steps (the last one partial); K = 512 whole
+  // groups only; K = 40 a single partial group. M and N are not multiples of
+  // the tiles either.
+  const char* src = R"(
+def g[M, N, K, block_M=64, block_N=48, block_K=16, dtype=float32](
+        A: Tensor[(M, K), dtype], B: Tensor[(K, N), dtype], C: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_s = T.alloc_shared((block_M, block_K), dtype)
+        B_s = T.alloc_shared((block_K, block_N), dtype)
+        C_f = T.alloc_fragment((block_M, block_N), float32)
+        T.clear(C_f)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+            T.copy(A[by * block_M, k * block_K], A_s)
+            T.copy(B[k * block_K, bx * block_N], B_s)
+            T.gemm(A_s, B_s, C_f)
+        T.copy(C_f, C[by * block_M, bx * block_N])
+)";
+  for (const char* k : {"700", "512", "40"}) {
+    check(src, {{"M", "97"}, {"N", "101"}, {"K", k}});
+    check(src, {{"M", "70"}, {"N", "50"}, {"K", k}, {"dtype", "float16"}});
+  }
+  // Dynamic sizes: the streams are issued before the gemm.
+  check(src, {}, {{"M", 65}, {"N", 49}, {"K", 300}});
+}
+
 TEST_CASE("split-K gemm accumulating into global memory with atomic_add") {
   const char* src = R"(
 def splitk[M, N, K, block_M=32, block_N=32, block_K=16, splits=4](

@@ -47,6 +47,8 @@ TEST_CASE("blocks reading their own tiles prefetch the next block's tiles into L
 }
 
 TEST_CASE("tiles shared by several blocks are not prefetched") {
+  // K = 256 is one step of the coarsened gemm loop: no next step's tiles to
+  // prefetch either (cpu_prefetch_next_tiles.h).
   CpuCompiled gemm = compileTlFile(example("gemm/gemm.tl"),
                                    {{"M", "256"}, {"N", "256"}, {"K", "256"}, {"dtype", "float32"}});
   CHECK_FALSE(prefetches(assembly(gemm)));

@@ -48,14 +48,18 @@ class GemmGenerator {
       buf->setAlignment(llvm::Align(64));
       bpack_ = buf;
     }
+    planPrefetch();
     Value* kcConst = b_.getInt64(kc_);
     countedLoop(zero, o_.K, kcConst, "gemm.k0", [&](Value* k0) {
       Value* kc = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, kcConst, b_.CreateSub(o_.K, k0));
       Value* nrC = b_.getInt64(nr_);
       Value* nFull = b_.CreateMul(b_.CreateSDiv(o_.N, nrC), nrC);
-      countedLoop(zero, nFull, nrC, "gemm.j0", [&](Value* j0) { panel(k0, kc, j0, false); });
+      Value* firstPanel = b_.CreateMul(b_.CreateSDiv(k0, kcConst), b_.getInt64(nPanels_));
+      countedLoop(zero, nFull, nrC, "gemm.j0", [&](Value* j0) {
+        panel(k0, kc, j0, false, b_.CreateAdd(firstPanel, b_.CreateSDiv(j0, nrC)));
+      });
       Value* nRem = b_.CreateSub(o_.N, nFull);
-      ifNonZero(nRem, "gemm.ntail", [&] { panel(k0, kc, nFull, true); });
+      ifNonZero(nRem, "gemm.ntail", [&] { panel(k0, kc, nFull, true, b_.CreateAdd(firstPanel, b_.CreateSDiv(nFull, nrC))); });
     });
   }
 
@@ -195,7 +199,81 @@ class GemmGenerator {
     });
   }
 
-  void panel(Value* k0, Value* kc, Value* j0, bool masked) {
+  // Shares the prefetch streams' lines among the micro-kernel calls when the
+  // calls are known (constant M, N, K); else issues them all now.
+  void planPrefetch() {
+    for (const PrefetchStream& p : o_.prefetch) {
+      auto* on = llvm::dyn_cast<llvm::ConstantInt>(p.enabled);
+      if (!on || !on->isZero()) streams_.push_back(p);
+    }
+    if (streams_.empty()) return;
+    auto* m = llvm::dyn_cast<llvm::ConstantInt>(o_.M);
+    auto* n = llvm::dyn_cast<llvm::ConstantInt>(o_.N);
+    auto* k = llvm::dyn_cast<llvm::ConstantInt>(o_.K);
+    if (!m || !n || !k || m->getSExtValue() <= 0 || n->getSExtValue() <= 0 || k->getSExtValue() <= 0) {
+      emitPrefetchStreams(b_, streams_);
+      return;
+    }
+    int64_t M = m->getSExtValue(), N = n->getSExtValue(), K = k->getSExtValue();
+    nPanels_ = (N + nr_ - 1) / nr_;
+    nRowBlocks_ = M / mr_ + (M % mr_ ? 1 : 0);
+    int64_t calls = ((K + kc_ - 1) / kc_) * nPanels_ * nRowBlocks_;
+    int64_t lines = 0;
+    for (const PrefetchStream& p : streams_) lines += p.rows * ((p.rowBytes + 63) / 64);
+    kSteps_ = std::min<int64_t>(kc_, K) / kGroup;  // prefetch slots per call
+    if (lines == 0) return;
+    if (kSteps_ == 0) {
+      emitPrefetchStreams(b_, streams_);
+      return;
+    }
+    totalLines_ = lines;
+    linesPerCall_ = (lines + calls - 1) / calls;
+  }
+
+  // The prefetches of slot kk (a group of kGroup k steps) of call `call`:
+  // line call * share + kk * share / kSteps (or share / kSteps lines per slot
+  // when the share is larger), each line issued once; a slot with no new
+  // line prefetches `dummy` (a line the kernel is reading anyway).
+  void prefetchStep(Value* call, Value* kk, Value* dummy) {
+    if (totalLines_ == 0) return;
+    int64_t perStep = (linesPerCall_ + kSteps_ - 1) / kSteps_;
+    Value* first = b_.CreateMul(call, b_.getInt64(linesPerCall_));
+    for (int64_t p = 0; p < perStep; ++p) {
+      Value* line;
+      Value* fresh = b_.getTrue();
+      if (perStep == 1) {
+        Value* scaled = b_.CreateMul(kk, b_.getInt64(linesPerCall_));
+        line = b_.CreateAdd(first, b_.CreateUDiv(scaled, b_.getInt64(kSteps_)));
+        // The first k step of each line's window issues it.
+        if (linesPerCall_ < kSteps_)
+          fresh = b_.CreateICmpULT(b_.CreateURem(scaled, b_.getInt64(kSteps_)), b_.getInt64(linesPerCall_));
+      } else {
+        Value* off = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(perStep)), b_.getInt64(p));
+        fresh = b_.CreateICmpULT(off, b_.getInt64(linesPerCall_));
+        line = b_.CreateAdd(first, off);
+      }
+      fresh = b_.CreateAnd(fresh, b_.CreateICmpULT(line, b_.getInt64(totalLines_)));
+      Value* addr = dummy;
+      int64_t start = 0;
+      for (const PrefetchStream& s : streams_) {
+        int64_t lpr = (s.rowBytes + 63) / 64;
+        int64_t end = start + s.rows * lpr;
+        Value* local = b_.CreateSub(line, b_.getInt64(start));
+        Value* row = b_.CreateUDiv(local, b_.getInt64(lpr));
+        Value* col = b_.CreateURem(local, b_.getInt64(lpr));
+        Value* off = b_.CreateAdd(b_.CreateMul(row, s.rowStrideBytes), b_.CreateMul(col, b_.getInt64(64)));
+        Value* here = b_.CreateGEP(b_.getInt8Ty(), s.base, off);
+        Value* mine = b_.CreateAnd(b_.CreateICmpUGE(line, b_.getInt64(start)), b_.CreateICmpULT(line, b_.getInt64(end)));
+        addr = b_.CreateSelect(b_.CreateAnd(mine, s.enabled), here, addr);
+        start = end;
+      }
+      addr = b_.CreateSelect(fresh, addr, dummy);
+      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+                         {addr, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    }
+  }
+
+  void panel(Value* k0, Value* kc, Value* j0, bool masked, Value* panelIndex) {
     Value* bptr;
     Value* bstride;
     if (packB_) {
@@ -208,19 +286,24 @@ class GemmGenerator {
     }
     Value* mrC = b_.getInt64(mr_);
     Value* mFull = b_.CreateMul(b_.CreateSDiv(o_.M, mrC), mrC);
-    countedLoop(b_.getInt64(0), mFull, mrC, "gemm.i0",
-                [&](Value* i0) { microKernel(i0, mr_, k0, kc, j0, masked, bptr, bstride); });
+    Value* firstCall = b_.CreateMul(panelIndex, b_.getInt64(nRowBlocks_));
+    countedLoop(b_.getInt64(0), mFull, mrC, "gemm.i0", [&](Value* i0) {
+      microKernel(i0, mr_, k0, kc, j0, masked, bptr, bstride, b_.CreateAdd(firstCall, b_.CreateSDiv(i0, mrC)));
+    });
     Value* mRem = b_.CreateSub(o_.M, mFull);
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(mRem)) {
-      if (!c->isZero()) microKernel(mFull, int(c->getSExtValue()), k0, kc, j0, masked, bptr, bstride);
+      if (!c->isZero())
+        microKernel(mFull, int(c->getSExtValue()), k0, kc, j0, masked, bptr, bstride,
+                    b_.CreateAdd(firstCall, b_.CreateSDiv(mFull, mrC)));
     } else {
       countedLoop(mFull, o_.M, b_.getInt64(1), "gemm.irow",
-                  [&](Value* i) { microKernel(i, 1, k0, kc, j0, masked, bptr, bstride); });
+                  [&](Value* i) { microKernel(i, 1, k0, kc, j0, masked, bptr, bstride, nullptr); });
     }
   }
 
   // C[i0 .. i0+mr) x [j0 .. j0+NR) += A[i0.., k0..k0+kc) * Bpanel, accumulators in registers.
-  void microKernel(Value* i0, int mr, Value* k0, Value* kc, Value* j0, bool masked, Value* bptr, Value* bstride) {
+  void microKernel(Value* i0, int mr, Value* k0, Value* kc, Value* j0, bool masked, Value* bptr, Value* bstride,
+                   Value* call) {
     std::vector<Value*> masks(static_cast<size_t>(nrv_), nullptr);
     if (masked)
       for (int v = 0; v < nrv_; ++v) masks[size_t(v)] = columnMask(j0, v);
@@ -241,57 +324,84 @@ class GemmGenerator {
     for (int r = 0; r < mr; ++r)
       arow[size_t(r)] = elementPtr(o_.A, o_.a, b_.CreateMul(b_.CreateAdd(i0, b_.getInt64(r)), o_.sAi));
 
-    // The k loop with the accumulators as phis.
+    DType bt = packB_ ? compute_ : o_.b;
+    // One k step: acc += A[:, kk] x B[kk, :].
+    auto kStep = [&](Value* kk, std::vector<Value*>& next) {
+      std::vector<Value*> bvec(static_cast<size_t>(nrv_));
+      Value* brow = b_.CreateMul(kk, bstride);
+      for (int v = 0; v < nrv_; ++v) {
+        Value* p = packB_ ? b_.CreateInBoundsGEP(T_, bptr, b_.CreateAdd(brow, b_.getInt64(v * vl_)))
+                          : elementPtr(bptr, bt, b_.CreateAdd(brow, b_.getInt64(v * vl_)));
+        bvec[size_t(v)] = toCompute(loadVector(p, bt, maskB ? masks[size_t(v)] : nullptr), bt);
+      }
+      Value* kIndex = b_.CreateMul(b_.CreateAdd(k0, kk), o_.sAk);
+      for (int r = 0; r < mr; ++r) {
+        Value* ap = elementPtr(arow[size_t(r)], o_.a, kIndex);
+        Value* a = b_.CreateAlignedLoad(storageType(ctx_, o_.a), ap, llvm::Align(dtypeBytes(o_.a)));
+        Value* splat = b_.CreateVectorSplat(unsigned(vl_), toCompute(a, o_.a));
+        for (int v = 0; v < nrv_; ++v) {
+          size_t s = size_t(r * nrv_ + v);
+          if (isFloat(compute_)) {
+            next[s] = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {static_cast<llvm::Type*>(VT_)}, {splat, bvec[size_t(v)], next[s]});
+          } else {
+            next[s] = b_.CreateAdd(next[s], b_.CreateMul(splat, bvec[size_t(v)]));
+          }
+        }
+      }
+    };
+    // With prefetches: groups of kGroup k steps (unrolled here), one prefetch
+    // slot per group, then the remaining steps; else one loop LLVM unrolls.
+    std::vector<Value*> cur = acc;
+    Value* kDone = b_.getInt64(0);
+    if (call && totalLines_ > 0) {
+      Value* groupsEnd = b_.CreateMul(b_.CreateUDiv(kc, b_.getInt64(kGroup)), b_.getInt64(kGroup));
+      kLoop(kDone, groupsEnd, kGroup, 1, cur, [&](Value* kk, std::vector<Value*>& next) {
+        prefetchStep(call, b_.CreateUDiv(kk, b_.getInt64(kGroup)), bptr);
+        for (int u = 0; u < kGroup; ++u) kStep(b_.CreateAdd(kk, b_.getInt64(u)), next);
+      });
+      kDone = groupsEnd;
+    }
+    kLoop(kDone, kc, 1, kUnroll, cur, kStep);
+    for (int r = 0; r < mr; ++r)
+      for (int v = 0; v < nrv_; ++v) {
+        size_t s = size_t(r * nrv_ + v);
+        storeVector(fromCompute(cur[size_t(s)], o_.c), cptr[s], o_.c, masks[size_t(v)]);
+      }
+  }
+
+  // for (kk = lo; kk < hi; kk += step) body(kk, acc) with the accumulators as
+  // phis; acc holds their values after the loop. Skipped when lo == hi are
+  // the same constant.
+  void kLoop(Value* lo, Value* hi, int step, int unroll, std::vector<Value*>& acc,
+             const std::function<void(Value*, std::vector<Value*>&)>& body) {
+    auto* cl = llvm::dyn_cast<llvm::ConstantInt>(lo);
+    auto* ch = llvm::dyn_cast<llvm::ConstantInt>(hi);
+    if (cl && ch && cl->getSExtValue() >= ch->getSExtValue()) return;
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "gemm.k.loop", fn_);
-    auto* body = llvm::BasicBlock::Create(ctx_, "gemm.k.body", fn_);
+    auto* bodyBB = llvm::BasicBlock::Create(ctx_, "gemm.k.body", fn_);
     auto* exit = llvm::BasicBlock::Create(ctx_, "gemm.k.end", fn_);
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
     llvm::PHINode* kk = b_.CreatePHI(b_.getInt64Ty(), 2, "kk");
-    kk->addIncoming(b_.getInt64(0), pre);
+    kk->addIncoming(lo, pre);
     std::vector<llvm::PHINode*> phis;
     for (Value* a : acc) {
       llvm::PHINode* p = b_.CreatePHI(VT_, 2, "acc");
       p->addIncoming(a, pre);
       phis.push_back(p);
     }
-    b_.CreateCondBr(b_.CreateICmpSLT(kk, kc), body, exit);
-    b_.SetInsertPoint(body);
-    std::vector<Value*> bvec(static_cast<size_t>(nrv_));
-    Value* brow = b_.CreateMul(kk, bstride);
-    DType bt = packB_ ? compute_ : o_.b;
-    for (int v = 0; v < nrv_; ++v) {
-      Value* p = packB_ ? b_.CreateInBoundsGEP(T_, bptr, b_.CreateAdd(brow, b_.getInt64(v * vl_)))
-                        : elementPtr(bptr, bt, b_.CreateAdd(brow, b_.getInt64(v * vl_)));
-      bvec[size_t(v)] = toCompute(loadVector(p, bt, maskB ? masks[size_t(v)] : nullptr), bt);
-    }
-    Value* kIndex = b_.CreateMul(b_.CreateAdd(k0, kk), o_.sAk);
+    b_.CreateCondBr(b_.CreateICmpSLT(kk, hi), bodyBB, exit);
+    b_.SetInsertPoint(bodyBB);
     std::vector<Value*> next(phis.begin(), phis.end());
-    for (int r = 0; r < mr; ++r) {
-      Value* ap = elementPtr(arow[size_t(r)], o_.a, kIndex);
-      Value* a = b_.CreateAlignedLoad(storageType(ctx_, o_.a), ap, llvm::Align(dtypeBytes(o_.a)));
-      Value* splat = b_.CreateVectorSplat(unsigned(vl_), toCompute(a, o_.a));
-      for (int v = 0; v < nrv_; ++v) {
-        size_t s = size_t(r * nrv_ + v);
-        if (isFloat(compute_)) {
-          next[s] = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {static_cast<llvm::Type*>(VT_)}, {splat, bvec[size_t(v)], next[s]});
-        } else {
-          next[s] = b_.CreateAdd(next[s], b_.CreateMul(splat, bvec[size_t(v)]));
-        }
-      }
-    }
-    Value* kNext = b_.CreateAdd(kk, b_.getInt64(1), "", false, true);
+    body(kk, next);
+    Value* kNext = b_.CreateAdd(kk, b_.getInt64(step), "", false, true);
     auto* latch = b_.CreateBr(header);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, loopMetadata(kUnroll));
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loopMetadata(unroll));
     kk->addIncoming(kNext, b_.GetInsertBlock());
-    for (size_t s = 0; s < phis.size(); ++s) phis[s]->addIncoming(next[s], b_.GetInsertBlock());
+    for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(next[i], b_.GetInsertBlock());
     b_.SetInsertPoint(exit);
-    for (int r = 0; r < mr; ++r)
-      for (int v = 0; v < nrv_; ++v) {
-        size_t s = size_t(r * nrv_ + v);
-        storeVector(fromCompute(phis[s], o_.c), cptr[s], o_.c, masks[size_t(v)]);
-      }
+    acc.assign(phis.begin(), phis.end());
   }
 
   llvm::IRBuilder<>& b_;
@@ -304,11 +414,40 @@ class GemmGenerator {
   int vl_, nrv_, nr_, mr_;
   int kc_ = 256;
   static constexpr int kUnroll = 8;
+  static constexpr int kGroup = 8;  // k steps per prefetch slot
   bool packB_ = false;
   Value* bpack_ = nullptr;
+  // The prefetch plan (planPrefetch); totalLines_ == 0: none in the k loops.
+  std::vector<PrefetchStream> streams_;  // the operands' streams that may be enabled
+  int64_t nPanels_ = 0, nRowBlocks_ = 0, totalLines_ = 0, linesPerCall_ = 0, kSteps_ = 1;
 };
 
 }  // namespace
+
+void emitPrefetchStreams(llvm::IRBuilder<>& b, const std::vector<PrefetchStream>& streams) {
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  for (const PrefetchStream& s : streams) {
+    int64_t lpr = (s.rowBytes + 63) / 64, lines = s.rows * lpr;
+    if (lines == 0) continue;
+    // for (line = 0; line < lines; ++line) prefetch(base + line / lpr * stride + line % lpr * 64), when enabled.
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(ctx, "prefetch.loop", fn);
+    auto* end = llvm::BasicBlock::Create(ctx, "prefetch.end", fn);
+    b.CreateCondBr(s.enabled, loop, end);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* line = b.CreatePHI(b.getInt64Ty(), 2, "line");
+    line->addIncoming(b.getInt64(0), pre);
+    llvm::Value* off = b.CreateAdd(b.CreateMul(b.CreateUDiv(line, b.getInt64(lpr)), s.rowStrideBytes),
+                                   b.CreateMul(b.CreateURem(line, b.getInt64(lpr)), b.getInt64(64)));
+    b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
+                      {b.CreateGEP(b.getInt8Ty(), s.base, off), b.getInt32(0), b.getInt32(2), b.getInt32(1)});
+    llvm::Value* next = b.CreateAdd(line, b.getInt64(1));
+    line->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(lines)), loop, end);
+    b.SetInsertPoint(end);
+  }
+}
 
 void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target) {
   GemmGenerator(b, ops, target).run();
