@@ -533,6 +533,7 @@ bool KernelEmitter::planBuffers() {
       info.fragment = it->second.fragment;
       info.warpsM = it->second.warpsM;
       info.warpsN = it->second.warpsN;
+      info.mfma = it->second.mfma;
       info.elems = info.fragment->registersPerThread();
     }
     if (auto it = tiles_.buffers.find(b.get()); it != tiles_.buffers.end()) {
@@ -546,6 +547,7 @@ bool KernelEmitter::planBuffers() {
         info.fragment = l.tile();
         info.warpsM = l.warpsM;
         info.warpsN = l.warpsN;
+        info.mfma = l.mfma;
       }
     }
     if (info.place == Placement::Shared) {
@@ -597,6 +599,13 @@ bool KernelEmitter::planBuffers() {
   columnReductions.tiles = &tiles_;
   columnReductions.visit(kernel_.body);
   scratch = std::max(scratch, columnReductions.bytes);
+  // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
+  if (options_.dialect().mfma)
+    for (const GemmStmt* g : scan.gemms) {
+      MmaShape s;
+      if (bufs_[g->a.buffer.get()].place == Placement::Register && mmaShapeOf(g, threads_, options_, &s) && s.mfma)
+        scratch = std::max(scratch, s.m * s.k * dtypeBytes(g->a.buffer->dtype));
+    }
   if (scratch) {
     offset = (offset + 127) / 128 * 128;
     rowScratchOffset_ = offset;
