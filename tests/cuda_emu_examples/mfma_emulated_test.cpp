@@ -78,3 +78,26 @@ TEST_CASE("the HIP C says which fragments have an MFMA accumulator layout") {
   CHECK(hip->source.find("registers, MFMA 32x32 accumulator layout (2 x 1 wavefronts)") != std::string::npos);
   CHECK(hip->source.find("registers, MFMA 16x16 accumulator layout") != std::string::npos);
 }
+
+// Attention at 128 x 64 tiles and D = 128 fills the 64 KB of LDS with Q, K
+// and V; the probabilities' MFMA stage does not fit beside them: a located
+// error that lists the buffers and the stage.
+TEST_CASE("an MFMA stage that does not fit in LDS is a located error naming it") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("examples/flash_attention/mha_fwd_bhsd.tl", sm, diags,
+                                            {{"block_M", "128"}, {"block_N", "64"}});
+  auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+  CHECK(!hip);
+  REQUIRE(diags.hasKind(DiagKind::CudaSharedMemoryOverflow));
+  const Diagnostic& d = diags.diagnostics()[0];
+  CHECK(d.loc.line > 0);
+  CHECK(d.message.find("65536") != std::string::npos);
+  bool stageNote = false, qNote = false;
+  for (auto& n : d.notes) {
+    stageNote |= n.message.find("the LDS stage of MFMA gemms") != std::string::npos;
+    qNote |= n.message.find("`Q_s`: 32768 bytes") != std::string::npos;
+  }
+  CHECK(stageNote);
+  CHECK(qNote);
+}

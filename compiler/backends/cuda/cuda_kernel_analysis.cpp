@@ -635,6 +635,11 @@ bool KernelEmitter::planBuffers() {
         what += ", a fragment kept in shared memory: no register layout fits its uses (--print-after-all shows why)";
       d.note(b->loc.known() ? b->loc : kernel_.loc, what);
     }
+    if (scratch)
+      d.note(kernel_.loc, std::to_string(scratch) + " bytes of scratch: partial results of reductions across warps" +
+                              (options_.dialect().mfma ? " and the LDS stage of MFMA gemms whose A operand is held in "
+                                                         "registers (block_M x block_K of it)"
+                                                       : ""));
     return false;
   }
   return true;

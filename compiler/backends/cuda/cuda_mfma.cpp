@@ -106,6 +106,19 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
     return access(g->a.buffer, operandIndex(g->a, g->transA, row, k));
   };
   auto bElem = [&](const Expr& k, const Expr& col) { return access(g->b.buffer, operandIndex(g->b, g->transB, k, col)); };
+  // An operand whose k runs along its buffer's contiguous dimension gives a
+  // lane its 4 elements as one 8-byte read: k0 + 4 * (l / S) is a multiple
+  // of 4, rows (with their padding) are whole 8-byte words, and the swizzle
+  // moves 16-byte chunks whole.
+  auto vectorK = [&](const Region& r, bool kLast) {
+    int d0, d1;
+    int64_t e0, e1, last, mn;
+    const BufferInfo& info = bufs_[r.buffer.get()];
+    return kLast && matrixDims(r, &d0, &d1, &e0, &e1) && d1 == (int)r.buffer->shape.size() - 1 &&
+           info.place == Placement::Shared && info.rowPad % 4 == 0 && info.elems % 4 == 0 &&
+           constInt(r.buffer->shape.back(), &last) && last % 4 == 0 && constInt(r.ranges[d1].min, &mn) && mn % 4 == 0;
+  };
+  const bool vecA = aRegister || vectorK(g->a, !g->transA), vecB = vectorK(g->b, g->transB);
 
   Var kk = makeVar("kk"), v = makeVar("v");
   markNonNegative(kk);
@@ -113,19 +126,23 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   open(unroll + "for (int " + varName(kk) + " = 0; " + varName(kk) + " < " + std::to_string(s.k) + "; " + varName(kk) +
        " += " + std::to_string(s.kStep) + ")");
   std::string af = fresh("a_frag"), bfr = fresh("b_frag");
-  line(T + " " + af + "[" + std::to_string(bm) + "][4];");
-  line(T + " " + bfr + "[" + std::to_string(bn) + "][4];");
+  line("__align__(8) " + T + " " + af + "[" + std::to_string(bm) + "][4];");
+  line("__align__(8) " + T + " " + bfr + "[" + std::to_string(bn) + "][4];");
   Expr laneE = makeVarRef(lane), vE = makeVarRef(v);
   Expr inBlock = floorMod(laneE, makeInt(S));
-  Expr k = add(add(makeVarRef(kk), mul(floorDiv(laneE, makeInt(S)), makeInt(4))), vE);
+  Expr k0 = add(makeVarRef(kk), mul(floorDiv(laneE, makeInt(S)), makeInt(4))), k = add(k0, vE);
   const std::string vLoop = "#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < 4; ++" + varName(v) + ") ";
   for (int64_t bi = 0; bi < bm; ++bi) {
     Expr row = add(mul(makeVarRef(wr), makeInt(wm)), add(makeInt(bi * S), inBlock));
-    line(vLoop + af + "[" + std::to_string(bi) + "][" + varName(v) + "] = " + aElem(row, k) + ";");
+    std::string dst = af + "[" + std::to_string(bi) + "]";
+    if (vecA) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + aElem(row, k0) + ");");
+    else line(vLoop + dst + "[" + varName(v) + "] = " + aElem(row, k) + ";");
   }
   for (int64_t bj = 0; bj < bn; ++bj) {
     Expr col = add(mul(makeVarRef(wc), makeInt(wn)), add(makeInt(bj * S), inBlock));
-    line(vLoop + bfr + "[" + std::to_string(bj) + "][" + varName(v) + "] = " + bElem(k, col) + ";");
+    std::string dst = bfr + "[" + std::to_string(bj) + "]";
+    if (vecB) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + bElem(k0, col) + ");");
+    else line(vLoop + dst + "[" + varName(v) + "] = " + bElem(k, col) + ";");
   }
   for (int64_t bi = 0; bi < bm; ++bi)
     for (int64_t bj = 0; bj < bn; ++bj)
