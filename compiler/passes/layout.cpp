@@ -328,6 +328,23 @@ Fragment Fragment::mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t 
   return Fragment({m, n}, vars, thread, {reg}, warpsM * warpsN * 32);
 }
 
+Fragment Fragment::mfmaAccumulator(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block) {
+  TLC_CHECK((block == 16 || block == 32) && m % (block * wavesM) == 0 && n % (block * wavesN) == 0,
+            "MFMA accumulator tile must be whole blocks per wavefront");
+  auto vars = makePlaceholders(2, "i");
+  Expr i = makeVarRef(vars[0]), j = makeVarRef(vars[1]);
+  const int64_t wm = m / wavesM, wn = n / wavesN, blocksN = wn / block, groups = 64 / block, regs = block * block / 64;
+  Expr ii = floorMod(i, makeInt(wm)), jj = floorMod(j, makeInt(wn));
+  Expr i0 = floorMod(ii, makeInt(block));
+  Expr wave = add(mul(floorDiv(i, makeInt(wm)), makeInt(wavesN)), floorDiv(j, makeInt(wn)));
+  Expr lane = add(mul(floorMod(floorDiv(i0, makeInt(4)), makeInt(groups)), makeInt(block)), floorMod(jj, makeInt(block)));
+  Expr thread = add(mul(wave, makeInt(64)), lane);
+  Expr blk = add(mul(floorDiv(ii, makeInt(block)), makeInt(blocksN)), floorDiv(jj, makeInt(block)));
+  Expr inBlock = add(mul(floorDiv(i0, makeInt(4 * groups)), makeInt(4)), floorMod(i0, makeInt(4)));
+  Expr reg = add(mul(blk, makeInt(regs)), inBlock);
+  return Fragment({m, n}, vars, thread, {reg}, wavesM * wavesN * 64);
+}
+
 Fragment Fragment::rowMajorStrided(const std::vector<int64_t>& shape, int64_t threads, int64_t vector) {
   auto vars = makePlaceholders(shape.size(), "i");
   Expr flat = makeInt(0);

@@ -106,6 +106,13 @@ class Fragment {
   // (m / warpsM) x (n / warpsN) and covers it with 16x8 atoms; thread t of a
   // warp holds rows t/4 and t/4+8, columns 2*(t%4) and 2*(t%4)+1 of each atom.
   static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+  // The accumulator layout of the CDNA MFMA instructions v_mfma_f32_SxSxK
+  // (S = `block`, 32 or 16) for an [m, n] tile computed by a wavesM x wavesN
+  // grid of 64-lane wavefronts: each wavefront owns (m / wavesM) x
+  // (n / wavesN) and covers it with S x S blocks; in a block, lane l holds
+  // column l % S and, in register r (0 .. S*S/64 - 1), row
+  // 4 * (64 / S) * (r / 4) + 4 * (l / S) + r % 4.
+  static Fragment mfmaAccumulator(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block);
   // A layout that gives each of `threads` threads a contiguous run of
   // `vector` elements in row-major order, cycling (thread-strided) over the tile.
   static Fragment rowMajorStrided(const std::vector<int64_t>& shape, int64_t threads, int64_t vector);

@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 3
+#define TLC_EMU_ABI_VERSION 4
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -102,6 +102,16 @@ enum {
   TLC_EMU_WGMMA_TF32 = 5
 };
 
+// CDNA matrix instructions (v_mfma_*; HIP C), in the order of
+// compiler/backends/cuda_emu/isa_mfma.h's MfmaKind.
+enum {
+  TLC_EMU_MFMA_F32_32X32X8_F16 = 0,  // v_mfma_f32_32x32x8f16
+  TLC_EMU_MFMA_F32_16X16X16_F16,     // v_mfma_f32_16x16x16f16
+  TLC_EMU_MFMA_F32_32X32X8_BF16,     // v_mfma_f32_32x32x8bf16_1k
+  TLC_EMU_MFMA_F32_16X16X16_BF16,    // v_mfma_f32_16x16x16bf16_1k
+  TLC_EMU_MFMA_KIND_COUNT
+};
+
 typedef struct tlc_emu_api {
   uint32_t abi_version;
   // A load (READ), store (WRITE) or read-modify-write (READ|WRITE|ATOMIC) of
@@ -167,6 +177,11 @@ typedef struct tlc_emu_api {
   void (*wgmma_sync)(int op, int n, const void* pc);
   // setmaxnreg.{inc,dec}.sync.aligned.u32 regs.
   void (*setmaxnreg)(int inc, unsigned regs, const void* pc);
+  // --- CDNA (HIP C): an MFMA over the 64-lane wavefront of the calling
+  // thread (threads 64w .. 64w + 63, two of the emulator's 32-lane warps):
+  // d is this lane's accumulator (16 or 4 floats, read as C and written as
+  // D), a and b its 4 16-bit A and B elements.
+  void (*mfma)(int kind, float* d, const uint16_t* a, const uint16_t* b, const void* pc);
 } tlc_emu_api;
 
 #ifdef __cplusplus

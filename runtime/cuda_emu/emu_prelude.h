@@ -645,6 +645,11 @@ TLC_EMU_NOINLINE void wgmma_rs(int n, int kind, int trans_b, float* d, const uin
 TLC_EMU_NOINLINE void wgmma_sync(int op, int n) { tlc_emu_host->wgmma_sync(op, n, TLC_EMU_PC); }
 TLC_EMU_NOINLINE void setmaxnreg(int inc, unsigned regs) { tlc_emu_host->setmaxnreg(inc, regs, TLC_EMU_PC); }
 
+// CDNA: v_mfma_* over the calling thread's 64-lane wavefront (TLC_EMU_MFMA_*).
+TLC_EMU_NOINLINE void mfma(int kind, float* d, const void* a, const void* b) {
+  tlc_emu_host->mfma(kind, d, static_cast<const uint16_t*>(a), static_cast<const uint16_t*>(b), TLC_EMU_PC);
+}
+
 }  // namespace tlc_emu
 
 // Launch trampolines: called by the emulator with cuLaunchKernel-style

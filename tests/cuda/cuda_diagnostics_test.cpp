@@ -95,3 +95,19 @@ TEST_CASE("the closed-form inverse of the mma accumulator matches the fragment")
       }
   }
 }
+
+TEST_CASE("the closed-form inverse of the MFMA accumulator matches the fragment") {
+  for (auto [m, n, wm, wn, s] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>>{
+           {64, 64, 2, 1, 32}, {64, 128, 2, 2, 32}, {48, 32, 1, 1, 16}, {64, 32, 2, 2, 16}}) {
+    layout::Fragment f = layout::Fragment::mfmaAccumulator(m, n, wm, wn, s);
+    CHECK(f.threadCount() == wm * wn * 64);
+    Var t = makeVar("t"), r = makeVar("r");
+    auto [i, j] = cuda::mmaAccumulatorIndex(m, n, wm, wn, makeVarRef(t), makeVarRef(r), s);
+    for (int64_t tid = 0; tid < f.threadCount(); ++tid)
+      for (int64_t reg = 0; reg < f.registersPerThread(); ++reg) {
+        int64_t row = layout::evalIndex(i, {{t, tid}, {r, reg}}), col = layout::evalIndex(j, {{t, tid}, {r, reg}});
+        CHECK(f.threadOf({row, col}) == tid);
+        CHECK(f.registerOf({row, col}) == reg);
+      }
+  }
+}

@@ -139,10 +139,14 @@ TEST_CASE("row-group layouts place every element once (tiles) or once per replic
   }
 }
 
-TEST_CASE("mma accumulator layouts place every element once (tiles) or once per replica (vectors)") {
+TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or once per replica (vectors)") {
+  // mma.sync over warps, then MFMA (32x32 and 16x16 blocks) over 64-lane wavefronts.
   for (auto l : std::vector<RegisterLayout>{RegisterLayout::mma(128, 128, 8, 1), RegisterLayout::mma(64, 32, 4, 1),
                                             RegisterLayout::mma(64, 64, 2, 2), RegisterLayout::mma(32, 64, 1, 4),
-                                            RegisterLayout::mma(128, 64, 4, 2)}) {
+                                            RegisterLayout::mma(128, 64, 4, 2), RegisterLayout::mma(64, 64, 2, 1, 32),
+                                            RegisterLayout::mma(64, 128, 1, 2, 32), RegisterLayout::mma(48, 32, 1, 1, 16),
+                                            RegisterLayout::mma(32, 48, 2, 1, 16), RegisterLayout::mma(64, 32, 2, 2, 16)}) {
+    CAPTURE(l.mfma);
     CAPTURE(l.rows);
     CAPTURE(l.cols);
     CAPTURE(l.warpsM);
@@ -181,6 +185,25 @@ TEST_CASE("mma accumulator layouts place every element once (tiles) or once per 
             CHECK(rowv.registerOf({i}) == ri);
             CHECK(colv.registerOf({j}) == ch * l.vector + v);
           }
+    // One replica of each vector element owns it (writes it out).
+    ir::Var tv = ir::makeVar("t");
+    for (int64_t i = 0; i < l.rows; ++i) {
+      int owners = 0;
+      for (int64_t rep = 0; rep < rowv.replicate(); ++rep)
+        owners += layout::evalIndex(l.rowVectorOwner(ir::makeVarRef(tv)), {{tv, rowv.threadOf({i}, rep)}}) != 0;
+      CHECK(owners == 1);
+    }
+    for (int64_t j = 0; j < l.cols; ++j) {
+      int owners = 0;
+      for (int64_t rep = 0; rep < colv.replicate(); ++rep)
+        owners += layout::evalIndex(l.columnVectorOwner(ir::makeVarRef(tv)), {{tv, colv.threadOf({j}, rep)}}) != 0;
+      CHECK(owners == 1);
+    }
+    // A row lies in consecutive lanes of one 32-lane half: the row reductions' shuffles.
+    if (l.mfma)
+      for (int64_t i = 0; i < l.rows; ++i)
+        for (int64_t rep = 0; rep < rowv.replicate(); ++rep)
+          CHECK(rowv.threadOf({i}, rep) / l.rowLanes() == rowv.threadOf({i}, rep - rep % l.rowLanes()) / l.rowLanes());
   }
 }
 

@@ -57,12 +57,18 @@ TEST_CASE("every example's HIP C runs clean in the emulator and matches the inte
       {"examples/gemm/gemm.tl", {{"block_M", "64"}, {"block_N", "64"}}, {{"M", 72}, {"N", 80}, {"K", 40}}},
       {"examples/gemm/gemm.tl", {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}},
        {{"M", 65}, {"N", 70}, {"K", 33}}},
+      // The default tiles (MFMA 32x32x8 on a 2 x 1 wavefront grid), and 16x16x16 blocks.
+      {"examples/gemm/gemm.tl", {}, {{"M", 130}, {"N", 140}, {"K", 70}}},
+      {"examples/gemm/gemm.tl", {{"block_M", "48"}, {"block_N", "32"}, {"threads", "64"}},
+       {{"M", 50}, {"N", 40}, {"K", 33}}},
       {"examples/row_reduce/row_sum.tl", {}, {{"M", 37}, {"N", 300}}},
       {"examples/rmsnorm/rmsnorm.tl", {}, {{"M", 5}}},
       {"examples/softmax/softmax.tl", {}, {{"M", 70}, {"N", 300}}},
       {"examples/flash_attention/mha_fwd_bshd.tl", {{"causal", "True"}, {"D", "64"}, {"block_M", "64"},
                                                      {"block_N", "32"}, {"threads", "128"}},
        {{"B", 1}, {"S", 70}, {"H", 2}}},
+      {"examples/flash_attention/mha_fwd_bhsd.tl", {{"D", "64"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
+       {{"B", 1}, {"S", 100}, {"H", 1}}},
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) checkHipEmulated(c, arch);

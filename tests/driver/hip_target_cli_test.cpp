@@ -95,6 +95,28 @@ TEST_CASE("tlc emit --stage=amdgcn disassembles the code object") {
   CHECK(r.out.find("s_endpgm") != std::string::npos);
 }
 
+// T.gemm lowers to MFMA: the gemm example's code object holds v_mfma
+// instructions (32x32x8 blocks at its default tiles) on both architectures.
+TEST_CASE("tlc emit --stage=amdgcn of the gemm example shows v_mfma instructions") {
+  for (const char* arch : {"gfx942", "gfx90a"}) {
+    CAPTURE(arch);
+    Result hip = tlc("emit " + example("gemm/gemm.tl") + " --stage=hip --target=hip:" + arch);
+    REQUIRE(hip.code == 0);
+    CHECK(hip.out.find("tlc::mfma_32x32x8_f16(") != std::string::npos);
+    Result r = tlc("emit " + example("gemm/gemm.tl") + " --stage=amdgcn --target=hip:" + arch);
+    INFO(r.out);
+    if (missingCompiler(r) || r.out.find("cannot find llvm-objdump") != std::string::npos) {
+      MESSAGE("skipping: " << r.out);
+      continue;
+    }
+    CHECK(r.code == 0);
+    CHECK(r.out.find("v_mfma_f32_32x32x8") != std::string::npos);
+    Result bf = tlc("emit " + example("gemm/gemm.tl") + " -D dtype=bfloat16 -D block_M=48 -D threads=64 --stage=amdgcn --target=hip:" + arch);
+    CHECK(bf.code == 0);
+    CHECK(bf.out.find("v_mfma_f32_16x16x16") != std::string::npos);
+  }
+}
+
 TEST_CASE("a missing HIP compiler is a located build error that says what to install") {
   // expected-error: hip-build-failed
   Result r = tlc("build " + example("elementwise_add/add.tl") + " --target=hip:gfx942 -o " +

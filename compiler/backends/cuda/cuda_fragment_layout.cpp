@@ -39,18 +39,28 @@ Expr eq(const Expr& a, int64_t b) { return makeBinary(BinaryOp::Eq, a, makeInt(b
 
 }  // namespace
 
-RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN) {
+RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma) {
+  if (mfma) return RegisterLayout{m, n, warpsM * warpsN * 64, mfma, 1, Kind::Mma, warpsM, warpsN, mfma};
   RegisterLayout l{m, n, warpsM * warpsN * 32, 4, 2, Kind::Mma, warpsM, warpsN};
   return l;
 }
 
-int64_t RegisterLayout::rowsPerThread() const { return isMma() ? 2 * (rows / warpsM / 16) : rows / rowSlots(); }
-int64_t RegisterLayout::chunksPerRow() const { return isMma() ? cols / warpsN / 8 : cols / (group * vector); }
-int64_t RegisterLayout::rowLanes() const { return isMma() ? 4 : std::min<int64_t>(group, 32); }
+// MFMA (mfma = S, G = 64 / S lane groups, R = S * S / 64 registers per
+// block): register row ri is row 4G * ((ri % R) / 4) + 4 * (lane / S) + ri % 4
+// of block row ri / R; column chunk c is column lane % S of block column c.
+int64_t RegisterLayout::rowsPerThread() const {
+  if (mfma) return rows / warpsM / mfma * (mfma * mfma / 64);
+  return isMma() ? 2 * (rows / warpsM / 16) : rows / rowSlots();
+}
+int64_t RegisterLayout::chunksPerRow() const {
+  if (mfma) return cols / warpsN / mfma;
+  return isMma() ? cols / warpsN / 8 : cols / (group * vector);
+}
+int64_t RegisterLayout::rowLanes() const { return isMma() ? (mfma ? mfma : 4) : std::min<int64_t>(group, 32); }
 int64_t RegisterLayout::rowWarps() const { return isMma() ? warpsN : group > 32 ? group / 32 : 1; }
 
 bool RegisterLayout::sameRows(const RegisterLayout& o) const {
-  if (kind != o.kind || rows != o.rows || threads != o.threads) return false;
+  if (kind != o.kind || rows != o.rows || threads != o.threads || mfma != o.mfma) return false;
   return isMma() ? warpsM == o.warpsM && warpsN == o.warpsN : group == o.group;
 }
 
@@ -60,6 +70,14 @@ bool RegisterLayout::operator==(const RegisterLayout& o) const {
 
 Expr RegisterLayout::rowOf(const Expr& ri, const Expr& tid) const {
   if (!isMma()) return add(mul(ri, makeInt(rowSlots())), floorDiv(tid, makeInt(group)));
+  if (mfma) {
+    const int64_t regs = mfma * mfma / 64;
+    Expr waveM = floorDiv(floorDiv(tid, makeInt(64)), makeInt(warpsN)), r = floorMod(ri, makeInt(regs));
+    Expr inBlock = add(add(mul(floorDiv(r, makeInt(4)), makeInt(4 * (64 / mfma))),
+                           mul(floorDiv(floorMod(tid, makeInt(64)), makeInt(mfma)), makeInt(4))),
+                       floorMod(r, makeInt(4)));
+    return add(add(mul(waveM, makeInt(rows / warpsM)), mul(floorDiv(ri, makeInt(regs)), makeInt(mfma))), inBlock);
+  }
   Expr warpM = floorDiv(floorDiv(tid, makeInt(32)), makeInt(warpsN));
   Expr inWarp = add(add(mul(floorDiv(ri, makeInt(2)), makeInt(16)), mul(floorMod(ri, makeInt(2)), makeInt(8))),
                     floorDiv(floorMod(tid, makeInt(32)), makeInt(4)));
@@ -68,6 +86,10 @@ Expr RegisterLayout::rowOf(const Expr& ri, const Expr& tid) const {
 
 Expr RegisterLayout::colOf(const Expr& chunk, const Expr& v, const Expr& tid) const {
   if (!isMma()) return add(mul(add(mul(chunk, makeInt(group)), floorMod(tid, makeInt(group))), makeInt(vector)), v);
+  if (mfma) {
+    Expr waveN = floorMod(floorDiv(tid, makeInt(64)), makeInt(warpsN));
+    return add(add(mul(waveN, makeInt(cols / warpsN)), mul(chunk, makeInt(mfma))), add(floorMod(tid, makeInt(mfma)), v));
+  }
   Expr warpN = floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN));
   Expr inWarp = add(add(mul(chunk, makeInt(8)), mul(floorMod(tid, makeInt(4)), makeInt(2))), v);
   return add(mul(warpN, makeInt(cols / warpsN)), inWarp);
@@ -75,6 +97,11 @@ Expr RegisterLayout::colOf(const Expr& chunk, const Expr& v, const Expr& tid) co
 
 Expr RegisterLayout::tileRegister(const Expr& ri, const Expr& chunk, const Expr& v) const {
   if (!isMma()) return add(mul(ri, makeInt(colsPerThread())), add(mul(chunk, makeInt(vector)), v));
+  if (mfma) {
+    const int64_t regs = mfma * mfma / 64;
+    Expr blk = add(mul(floorDiv(ri, makeInt(regs)), makeInt(chunksPerRow())), add(chunk, v));
+    return add(mul(blk, makeInt(regs)), floorMod(ri, makeInt(regs)));
+  }
   Expr atom = add(mul(floorDiv(ri, makeInt(2)), makeInt(chunksPerRow())), chunk);
   return add(mul(atom, makeInt(4)), add(mul(floorMod(ri, makeInt(2)), makeInt(2)), v));
 }
@@ -86,15 +113,19 @@ Expr RegisterLayout::tileRegisterAt(const Expr& ri, const Expr& c) const {
 
 Expr RegisterLayout::rowVectorOwner(const Expr& tid) const {
   if (!isMma()) return eq(floorMod(tid, makeInt(group)), 0);
+  if (mfma)
+    return logicalAnd(eq(floorMod(tid, makeInt(mfma)), 0), eq(floorMod(floorDiv(tid, makeInt(64)), makeInt(warpsN)), 0));
   return logicalAnd(eq(floorMod(tid, makeInt(4)), 0), eq(floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN)), 0));
 }
 
 Expr RegisterLayout::columnVectorOwner(const Expr& tid) const {
   if (!isMma()) return lt(tid, makeInt(group));
+  if (mfma) return logicalAnd(lt(floorMod(tid, makeInt(64)), makeInt(mfma)), lt(tid, makeInt(64 * warpsN)));
   return logicalAnd(lt(floorMod(tid, makeInt(32)), makeInt(4)), lt(tid, makeInt(32 * warpsN)));
 }
 
 layout::Fragment RegisterLayout::tile() const {
+  if (mfma) return layout::Fragment::mfmaAccumulator(rows, cols, warpsM, warpsN, mfma);
   if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN);
   auto v = placeholders(2);
   Expr i = makeVarRef(v[0]), j = makeVarRef(v[1]);
@@ -107,6 +138,17 @@ layout::Fragment RegisterLayout::rowVector() const {
   auto v = placeholders(1);
   Var rep = makeVar("rep");
   Expr i = makeVarRef(v[0]), r = makeVarRef(rep);
+  if (mfma) {
+    // Row i: wavefront row i / wm, lane group (i0 / 4) % G of its block row;
+    // replicas: the S lanes of the group, then the warpsN wavefronts.
+    const int64_t wm = rows / warpsM, groups = 64 / mfma, regs = mfma * mfma / 64;
+    Expr ii = floorMod(i, makeInt(wm)), i0 = floorMod(ii, makeInt(mfma));
+    Expr wave = add(mul(floorDiv(i, makeInt(wm)), makeInt(warpsN)), floorDiv(r, makeInt(mfma)));
+    Expr lane = add(mul(floorMod(floorDiv(i0, makeInt(4)), makeInt(groups)), makeInt(mfma)), floorMod(r, makeInt(mfma)));
+    Expr reg = add(mul(floorDiv(ii, makeInt(mfma)), makeInt(regs)),
+                   add(mul(floorDiv(i0, makeInt(4 * groups)), makeInt(4)), floorMod(i0, makeInt(4))));
+    return layout::Fragment({rows}, v, add(mul(wave, makeInt(64)), lane), {reg}, threads, mfma * warpsN, rep);
+  }
   if (isMma()) {
     // Row i: warp row i / wm, lane group (i % 8); replicas: the 4 lanes, then the warpsN warps.
     int64_t wm = rows / warpsM;
@@ -124,6 +166,16 @@ layout::Fragment RegisterLayout::columnVector() const {
   auto v = placeholders(1);
   Var rep = makeVar("rep");
   Expr j = makeVarRef(v[0]), r = makeVarRef(rep);
+  if (mfma) {
+    // Column j: wavefront column j / wn, lane j % S of each lane group;
+    // replicas: the G lane groups, then the warpsM wavefronts.
+    const int64_t wn = cols / warpsN, groups = 64 / mfma;
+    Expr jj = floorMod(j, makeInt(wn));
+    Expr wave = add(mul(floorDiv(r, makeInt(groups)), makeInt(warpsN)), floorDiv(j, makeInt(wn)));
+    Expr lane = add(mul(floorMod(r, makeInt(groups)), makeInt(mfma)), floorMod(jj, makeInt(mfma)));
+    return layout::Fragment({cols}, v, add(mul(wave, makeInt(64)), lane), {floorDiv(jj, makeInt(mfma))}, threads,
+                            groups * warpsM, rep);
+  }
   if (isMma()) {
     // Column j: warp column j / wn, lane (j % 8) / 2; replicas: the 8 lane groups, then the warpsM warps.
     int64_t wn = cols / warpsN;
@@ -284,6 +336,9 @@ std::string registerOperandMismatch(const GemmStmt* g, const RegisterLayout& al,
   if (!isFullRegion(g->a)) return "the A operand is part of the buffer";
   if (c == fixed.end()) return "the gemm does not run on the tensor cores";
   const RegisterLayout& cl = c->second;
+  // MFMA stages a register A through LDS (cuda_mfma.cpp): any warp grid fits.
+  if (cl.mfma) return "";
+  if (al.mfma) return "A has an MFMA accumulator layout, but the gemm does not run on MFMA";
   if (cl.warpsN != 1 || al.warpsN != 1)
     return "the gemm's warp grid splits rows over several warps, so no warp holds whole rows of A";
   if (cl.rows != al.rows || cl.warpsM != al.warpsM) return "A's rows are spread over other warps than the gemm's rows";
@@ -296,7 +351,9 @@ std::string registerOperandMismatch(const GemmStmt* g, const RegisterLayout& al,
 // scales a tile) takes that operand's register layout: the mma layout of the
 // gemm's rows and warp grid over A's columns, which the gemm reads in place
 // (the accumulator layout of the rows is the A-operand layout of k-steps of
-// 16). Null when no gemm of the group can read its A operand so.
+// 16; on MFMA, the accumulator's layout over A's columns, which the gemm
+// stages through LDS). Null when no gemm of the group can read its A
+// operand so.
 std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayout(const FragmentUses& uses,
                                                                                   Groups& groups,
                                                                                   const BufferNode* root,
@@ -308,7 +365,10 @@ std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayou
     int64_t cols = 0;
     if (c == fixed.end() || g.buffer->shape.size() != 2 || !constInt(g.buffer->shape[1], &cols) || cols % 16)
       return std::nullopt;
-    RegisterLayout l = RegisterLayout::mma(c->second.rows, cols, c->second.warpsM, c->second.warpsN);
+    const RegisterLayout& cl = c->second;
+    // On MFMA the tile's columns split into the accumulator's blocks per wavefront column.
+    if (cl.mfma && cols % (cl.mfma * cl.warpsN)) return std::nullopt;
+    RegisterLayout l = RegisterLayout::mma(cl.rows, cols, cl.warpsM, cl.warpsN, cl.mfma);
     if (!registerOperandMismatch(g.gemm, l, fixed).empty()) return std::nullopt;
     if (found && !(found->first == g.buffer && found->second.sameRows(l) && found->second.cols == l.cols))
       return std::nullopt;
@@ -344,11 +404,11 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
     if (c.columnReduced) fail("a column reduction (reduce along dim=0) of a tile beside an mma accumulator", b);
     if (auto* a = annotationOf(b); a && a->layout.kind == LayoutKind::SharedFallback) fail("annotated shared_fallback", b);
     if (c.role == Role::Tile) {
-      if (c.shape.size() != 2 || c.shape[0] != rep->rows || c.shape[1] % (8 * rep->warpsN)) {
+      if (c.shape.size() != 2 || c.shape[0] != rep->rows || c.shape[1] % (rep->atomCols() * rep->warpsN)) {
         fail("its shape does not follow the rows and warps of the accumulator it shares a loop nest with", b);
         continue;
       }
-      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN);
+      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN, rep->mfma);
       columns = columns == -1 || columns == c.shape[1] ? c.shape[1] : -2;
     } else if (c.role == Role::Rows) {
       if (c.shape[0] != rep->rows) fail("its shape does not follow the rows of the accumulator", b);
@@ -362,7 +422,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   }
   if (hasColumnVector && columns < 0) fail("a column vector beside tiles of different widths", list[0]);
   RegisterLayout columnLayout =
-      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN) : *rep;
+      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma) : *rep;
   for (auto* b : list) {
     auto& c = uses.cands[b];
     if (c.role == Role::Columns && c.shape[0] != columns) fail("its shape does not follow the accumulator's columns", b);
@@ -375,7 +435,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
           num(kMaxRegisterElems) + ")";
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
-    bool fits = (n.kind == Role::Tile && n.extents[0] == rep->rows && n.extents[1] % (8 * rep->warpsN) == 0) ||
+    bool fits = (n.kind == Role::Tile && n.extents[0] == rep->rows && n.extents[1] % (rep->atomCols() * rep->warpsN) == 0) ||
                 (n.kind == Role::Rows && n.extents[0] == rep->rows) ||
                 (n.kind == Role::Columns && n.extents[0] == columns);
     if (!fits) fail("a Parallel loop nest whose extents are not the accumulator's", n.buffers[0]);
@@ -424,7 +484,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   }
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
-    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN)
+    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN, rep->mfma)
                        : n.kind == Role::Columns ? columnLayout
                                                  : *rep;
     plan.nests[n.loop] = RegisterNest{roleOf(n.kind), index, l};

@@ -93,9 +93,16 @@ struct RegisterLayout {
   int64_t group = 1;           // RowGroups: G, threads sharing one row
   int64_t vector = 1;          // RowGroups: V, contiguous columns per run (Mma: 2)
   Kind kind = Kind::RowGroups;
-  int64_t warpsM = 0, warpsN = 0;  // Mma: the warp grid
+  int64_t warpsM = 0, warpsN = 0;  // Mma: the warp grid (of 64-lane wavefronts for MFMA)
+  // Mma on CDNA: the MFMA block S (32 or 16) of Fragment::mfmaAccumulator;
+  // 0: the mma.sync layout. A thread holds one column of each S x S block
+  // and S * S / 64 of its rows (group = S lanes share a row, vector = 1).
+  int64_t mfma = 0;
 
-  static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+  static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma = 0);
+  // The rows (16, or S) and columns (8, or S) of one accumulator atom.
+  int64_t atomRows() const { return mfma ? mfma : 16; }
+  int64_t atomCols() const { return mfma ? mfma : 8; }
   bool isMma() const { return kind == Kind::Mma; }
   int64_t rowSlots() const { return threads / group; }  // RowGroups, P: rows handled at once
   int64_t rowsPerThread() const;

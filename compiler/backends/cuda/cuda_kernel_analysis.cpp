@@ -538,6 +538,7 @@ bool KernelEmitter::planBuffers() {
       info.fragment = it->second.fragment;
       info.warpsM = it->second.warpsM;
       info.warpsN = it->second.warpsN;
+      info.mfma = it->second.mfma;
       info.elems = info.fragment->registersPerThread();
     }
     if (auto it = tiles_.buffers.find(b.get()); it != tiles_.buffers.end()) {
@@ -551,6 +552,7 @@ bool KernelEmitter::planBuffers() {
         info.fragment = l.tile();
         info.warpsM = l.warpsM;
         info.warpsN = l.warpsN;
+        info.mfma = l.mfma;
       }
     }
     if (info.place == Placement::Shared) {
@@ -602,6 +604,13 @@ bool KernelEmitter::planBuffers() {
   columnReductions.tiles = &tiles_;
   columnReductions.visit(kernel_.body);
   scratch = std::max(scratch, columnReductions.bytes);
+  // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
+  if (options_.dialect().mfma)
+    for (const GemmStmt* g : scan.gemms) {
+      MmaShape s;
+      if (bufs_[g->a.buffer.get()].place == Placement::Register && mmaShapeOf(g, threads_, options_, &s) && s.mfma)
+        scratch = std::max(scratch, s.m * s.k * dtypeBytes(g->a.buffer->dtype));
+    }
   if (scratch) {
     offset = (offset + 127) / 128 * 128;
     rowScratchOffset_ = offset;
@@ -631,6 +640,11 @@ bool KernelEmitter::planBuffers() {
         what += ", a fragment kept in shared memory: no register layout fits its uses (--print-after-all shows why)";
       d.note(b->loc.known() ? b->loc : kernel_.loc, what);
     }
+    if (scratch)
+      d.note(kernel_.loc, std::to_string(scratch) + " bytes of scratch: partial results of reductions across warps" +
+                              (options_.dialect().mfma ? " and the LDS stage of MFMA gemms whose A operand is held in "
+                                                         "registers (block_M x block_K of it)"
+                                                       : ""));
     return false;
   }
   return true;

@@ -175,9 +175,16 @@ void KernelEmitter::emitAlloc(const AllocStmt* a, bool blockLevel) {
 std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferInfo& info) const {
   static const char* roles[] = {"tile", "row vector", "column vector"};
   std::string s = "`" + backend::cCommentText(b->name) + "`: ";
+  if (info.fragment && info.mfma)
+    return s + "registers, MFMA " + std::to_string(info.mfma) + "x" + std::to_string(info.mfma) +
+           " accumulator layout (" + std::to_string(info.warpsM) + " x " + std::to_string(info.warpsN) + " wavefronts)";
   if (info.fragment) return s + "registers, mma accumulator layout";
   if (info.tile) {
     const RegisterLayout& l = info.tile->layout;
+    if (l.mfma)
+      return s + "registers, " + roles[(int)info.tile->role] + " of an MFMA " + std::to_string(l.mfma) + "x" +
+             std::to_string(l.mfma) + " accumulator layout (" + std::to_string(l.warpsM) + " x " +
+             std::to_string(l.warpsN) + " wavefronts)";
     if (l.isMma())
       return s + "registers, " + roles[(int)info.tile->role] + " of an mma accumulator layout (" +
              std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps)";
@@ -484,7 +491,7 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       markNonNegative(r);
       open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) +
            " < " + std::to_string(info.elems) + "; ++" + varName(r) + ")");
-      auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r));
+      auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma);
       markNonNegative(nest[0]->var);
       markNonNegative(nest[1]->var);
       line("const " + typeName(nest[0]->var->dtype) + " " + varName(nest[0]->var) + " = " + expr(i) + ";");
@@ -493,7 +500,7 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       for (auto* o : uses.bufs) {
         auto oi = bufs_.find(o);
         if (oi != bufs_.end() && oi->second.fragment && oi->second.warpsM == info.warpsM &&
-            oi->second.warpsN == info.warpsN && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
+            oi->second.warpsN == info.warpsN && oi->second.mfma == info.mfma && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
           fragmentRegister_[o] = makeVarRef(r);
           bound.push_back(o);
         }

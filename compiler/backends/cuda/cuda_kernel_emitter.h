@@ -34,6 +34,7 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
+  int64_t mfma = 0;  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
   // Fragments held in registers with an inferred row-group layout.
   std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads
@@ -155,6 +156,9 @@ class KernelEmitter : public backend::CEmitter {
   // Without NVIDIA tensor cores: accumulators `acc` (`regs` per thread, the
   // mma layout) by multiply-adds (cuda_mma_fma.cpp).
   void emitGemmLayoutFma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc, int64_t regs);
+  // CDNA matrix cores: operands from LDS (a register A staged there) into
+  // MFMA operand registers, one v_mfma per block and k step (cuda_mfma.cpp).
+  void emitGemmMfma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc);
   bool emitGemmWgmma(const ir::GemmStmt* g);  // cuda_wgmma.cpp
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);

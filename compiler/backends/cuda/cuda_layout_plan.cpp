@@ -113,7 +113,7 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   FixedLayouts fixed;
   for (auto& [b, f] : plan.accumulators) {
     int64_t m = f.fragment.inputShape()[0], n = f.fragment.inputShape()[1];
-    fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN));
+    fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN, f.mfma));
   }
   plan.fragments = inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations);
   for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
@@ -180,7 +180,10 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
       const RegisterTile& t = it->second;
       const RegisterLayout& l = t.layout;
       out += "registers, " + std::string(roles[(int)t.role]) + " of group " + std::to_string(t.group) + " (";
-      if (l.isMma())
+      if (l.mfma)
+        out += "MFMA " + std::to_string(l.mfma) + "x" + std::to_string(l.mfma) + " accumulator layout of " +
+               std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " wavefronts; ";
+      else if (l.isMma())
         out += "mma accumulator layout of " + std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps; ";
       else if (t.role == FragmentRole::Tile)
         out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +

@@ -252,6 +252,14 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     return false;
   }
   if (s.m % 16 || s.n % 8 || s.k % s.kStep) return false;
+  // CDNA: float16 and bfloat16 gemms run on the matrix cores (MFMA); the
+  // other types keep the mma.sync layout, filled by multiply-adds (cuda_mma_fma.cpp).
+  if (options.dialect().mfma && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16) &&
+      mfmaShapeOf(threads, fullRow, &s)) {
+    if (s.m * s.n / threads > 192) return false;
+    *out = s;
+    return true;
+  }
   int64_t warps = threads / 32;
   int64_t best = -1;
   for (int64_t wm = 1; wm <= warps; ++wm) {
@@ -309,13 +317,16 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
     // it is a function of the tile and thread count).
     if (!usesConform(kernel.body, buf, eligible)) continue;
     plan.registerFragments.emplace(
-        buf, MmaFragment{layout::Fragment::mmaAccumulator(s.m, s.n, s.warpsM, s.warpsN), s.warpsM, s.warpsN});
+        buf, MmaFragment{s.mfma ? layout::Fragment::mfmaAccumulator(s.m, s.n, s.warpsM, s.warpsN, s.mfma)
+                                : layout::Fragment::mmaAccumulator(s.m, s.n, s.warpsM, s.warpsN),
+                         s.warpsM, s.warpsN, s.mfma});
   }
   return plan;
 }
 
 std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, const Expr& tid,
-                                          const Expr& reg) {
+                                          const Expr& reg, int64_t mfma) {
+  if (mfma) return mfmaAccumulatorIndex(m, n, warpsM, warpsN, mfma, tid, reg);
   int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
   Expr warp = floorDiv(tid, makeInt(32)), lane = floorMod(tid, makeInt(32));
   Expr atom = floorDiv(reg, makeInt(4)), q = floorMod(reg, makeInt(4));
@@ -382,12 +393,18 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   BufferInfo& cInfo = bufs_[g->c.buffer.get()];
   bool cRegister = cInfo.place == Placement::Register;
   if (cRegister) {
-    // The accumulator's layout fixes the warp grid (see planMma).
-    if (!cInfo.fragment || cInfo.warpsM * cInfo.warpsN * 32 != threads_ || s.m % (16 * cInfo.warpsM) ||
-        s.n % (8 * cInfo.warpsN))
+    // The accumulator's layout fixes the warp grid (see planMma), and on
+    // CDNA the MFMA block.
+    const int64_t lanes = s.mfma ? 64 : 32, rowStep = s.mfma ? cInfo.mfma : 16, colStep = s.mfma ? cInfo.mfma : 8;
+    if (!cInfo.fragment || (cInfo.mfma != 0) != (s.mfma != 0) || cInfo.warpsM * cInfo.warpsN * lanes != threads_ ||
+        s.m % (rowStep * cInfo.warpsM) || s.n % (colStep * cInfo.warpsN))
       return false;
     s.warpsM = cInfo.warpsM;
     s.warpsN = cInfo.warpsN;
+    if (s.mfma) {
+      s.mfma = cInfo.mfma;
+      s.kStep = s.mfma == 32 ? 8 : 16;
+    }
   } else if (cInfo.place != Placement::Shared) {
     return false;
   }
@@ -395,14 +412,16 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   // (cuda_fragment_layout.h, "Mma groups").
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
   bool aRegister = aInfo.place == Placement::Register;
-  if (aRegister && !(aInfo.fragment && cRegister && s.warpsN == 1 && aInfo.warpsN == 1 && aInfo.warpsM == s.warpsM &&
+  // MFMA reads a register A through LDS (cuda_mfma.cpp), in any accumulator layout.
+  if (aRegister && !(aInfo.fragment && cRegister &&
+                     (s.mfma || (!aInfo.mfma && s.warpsN == 1 && aInfo.warpsN == 1 && aInfo.warpsM == s.warpsM)) &&
                      !g->transA && isFullRegion(g->a) && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)))
     return false;
   if (!aRegister && aInfo.place != Placement::Shared) return false;
   if (bufs_[g->b.buffer.get()].place != Placement::Shared) return false;
 
   int64_t wm = s.m / s.warpsM, wn = s.n / s.warpsN, am = wm / 16, an = wn / 8;
-  int64_t regs = am * an * 4;
+  int64_t regs = s.mfma ? (wm / s.mfma) * (wn / s.mfma) * (s.mfma * s.mfma / 64) : am * an * 4;
   bool intMma = s.kind == MmaKind::S8;
   bool byteMma = isByteMma(s.kind);
   DType accT = intMma ? DType::Int32 : DType::Float32;
@@ -410,13 +429,15 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   open("");
   Var lane = makeVar("lane"), wr = makeVar("warp_m"), wc = makeVar("warp_n");
   for (auto& v : {lane, wr, wc}) markNonNegative(v);
-  line("const int " + varName(lane) + " = tid % 32;");
-  line("const int " + varName(wr) + " = (tid / 32) / " + std::to_string(s.warpsN) + ";");
-  line("const int " + varName(wc) + " = (tid / 32) % " + std::to_string(s.warpsN) + ";");
+  if (!s.mfma) {
+    line("const int " + varName(lane) + " = tid % 32;");
+    line("const int " + varName(wr) + " = (tid / 32) / " + std::to_string(s.warpsN) + ";");
+    line("const int " + varName(wc) + " = (tid / 32) % " + std::to_string(s.warpsN) + ";");
+  }
   Var r = makeVar("r");
   markNonNegative(r);
   auto cIndex = [&](const Expr& regExpr) {
-    auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), regExpr);
+    auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), regExpr, s.mfma);
     int c0, c1;
     int64_t e0, e1;
     matrixDims(g->c, &c0, &c1, &e0, &e1);
@@ -452,6 +473,12 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     line(dst + " = " + cast(g->c.buffer->dtype, accT, accName + "[" + varName(r) + "]") + ";");
     close();
   };
+  if (s.mfma) {
+    emitGemmMfma(g, s, accName);
+    storeBack();
+    close();
+    return true;
+  }
   if (!options_.dialect().nvidiaTensorCores) {
     emitGemmLayoutFma(g, s, accName, regs);
     storeBack();

@@ -35,9 +35,26 @@ inline bool wgmmaKMajorOnly(MmaKind k) { return isByteMma(k) || k == MmaKind::TF
 struct MmaShape {
   MmaKind kind;
   int64_t m = 0, n = 0, k = 0;     // the gemm
-  int64_t warpsM = 0, warpsN = 0;  // warp grid over C
+  int64_t warpsM = 0, warpsN = 0;  // warp grid over C (of 64-lane wavefronts for MFMA)
   int64_t kStep = 16;              // mma k
+  // CDNA matrix cores: the block S of v_mfma_f32_SxSxK (32: 32x32x8, 16:
+  // 16x16x16); 0: NVIDIA's mma.sync layout. See mfmaShapeOf.
+  int64_t mfma = 0;
 };
+
+// The MFMA form of a float16 / bfloat16 gemm on CDNA (the HIP dialect):
+// wavefronts of 64 lanes, threads / 64 of them in a grid minimizing the rows
+// plus columns per wavefront (warps x 1 for `fullRow` when the rows divide
+// so), and per wavefront S x S blocks: v_mfma_f32_32x32x8 (S = 32, k 8)
+// when the wavefront's tile is whole 32 x 32 blocks, else
+// v_mfma_f32_16x16x16 (S = 16, k 16). Both give the same operand reuse per
+// k step; the 32 x 32 form issues half the instructions. False when the
+// tile is not whole 16 x 16 blocks per wavefront.
+bool mfmaShapeOf(int64_t threads, bool fullRow, MmaShape* s);
+// The logical (row, column) of register `reg` of thread `tid` in the MFMA
+// accumulator (Fragment::mfmaAccumulator) of block `block`.
+std::pair<ir::Expr, ir::Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block,
+                                                   const ir::Expr& tid, const ir::Expr& reg);
 
 // The two matrix dimensions of a region (its non-unit dimensions), with
 // constant extents; false when there are not exactly two of them.
@@ -75,6 +92,7 @@ bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& optio
 struct MmaFragment {
   layout::Fragment fragment;
   int64_t warpsM, warpsN;
+  int64_t mfma = 0;  // MmaShape::mfma
 };
 
 struct MmaPlan {
@@ -93,9 +111,10 @@ MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmSt
 
 // The logical (row, column) of register `reg` of thread `tid` in an mma
 // accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the
-// closed-form inverse of Fragment::mmaAccumulator.
+// closed-form inverse of Fragment::mmaAccumulator; with `mfma` (the MFMA
+// block S), of Fragment::mfmaAccumulator over a wavefront grid.
 std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
-                                                  const ir::Expr& tid, const ir::Expr& reg);
+                                                  const ir::Expr& tid, const ir::Expr& reg, int64_t mfma = 0);
 
 // How the cuda backend runs a Pipelined loop, from the plan that the
 // pipeline-planning pass wrote on it (see cuda_kernel_analysis.cpp): the

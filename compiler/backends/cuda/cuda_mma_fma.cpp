@@ -6,9 +6,10 @@
 // tile, cuda_fragment_layout.h) is read from the lane of the thread's row
 // group that holds it, with a 32-lane shuffle.
 //
-// This is the correct, slow baseline of the HIP targets; MFMA
-// (compiler/backends/cuda_emu/isa_mfma.h, runtime/hip/tlc_hip.h) is meant to
-// replace it (docs/hip-backend.md).
+// On the HIP targets float16 and bfloat16 gemms run on MFMA instead
+// (cuda_mfma.cpp); this correct, slow path remains for the types MFMA is
+// not used for (float32, int8, float8) and for tiles that are not whole
+// 16 x 16 blocks per wavefront (docs/hip-backend.md).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
 namespace tlc::cuda {

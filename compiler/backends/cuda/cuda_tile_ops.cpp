@@ -102,13 +102,14 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   // Every (i, j) of the fragment lies inside a whole-buffer matrix region.
   bool inside = matrix && isFullRegion(other);
   int64_t pairBytes = 2 * dtypeBytes(td);
-  bool pairs = s.fragment && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
+  // (MFMA registers r and r + 1 hold adjacent rows, not columns.)
+  bool pairs = s.fragment && !frag.mfma && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
                bufs_[other.buffer.get()].place != Placement::Register && (pairBytes == 4 || pairBytes == 8 || pairBytes == 16);
   Var r = makeVar("r");
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
        std::to_string(frag.elems) + "; " + (pairs ? varName(r) + " += 2" : "++" + varName(r)) + ")");
-  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r));
+  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r), frag.mfma);
   auto indexOf = [&, i = i, j = j](int64_t dj) {
     if (matrix) return regionIndex(other, dims, {i, add(j, makeInt(dj))});
     return regionIndex(other, dims, unflatten(add(mul(i, makeInt(n)), j), extents));

@@ -10,7 +10,9 @@
 //  - the hardware warp size (32 lanes; 64 per CDNA wavefront). The emitter's
 //    warp-level code (row reductions, shuffles) groups at most 32 lanes with
 //    xor shuffles below 32, which stay inside one half of a 64-lane
-//    wavefront, so the same code is correct on both;
+//    wavefront, so the same code is correct on both; MFMA gemms partition
+//    their tiles over whole 64-lane wavefronts (cuda_mfma.cpp), whose
+//    accumulator rows each lie within one half;
 //  - the instructions a target may use: mma.sync / ldmatrix, cp.async and
 //    wgmma / TMA exist only on NVIDIA GPUs; MFMA only on CDNA;
 //  - the shared memory (LDS) of one block.

@@ -84,6 +84,9 @@ void apiWgmmaRs(int n, int kind, int tb, float* d, const uint32_t* a, uint64_t d
 }
 void apiWgmmaSync(int op, int n, const void* pc) { gMachine->wgmmaSync(op, n, pc); }
 void apiSetmaxnreg(int inc, unsigned regs, const void* pc) { gMachine->setmaxnreg(inc, regs, pc); }
+void apiMfma(int kind, float* d, const uint16_t* a, const uint16_t* b, const void* pc) {
+  gMachine->mfma(kind, d, a, b, pc);
+}
 
 // Fault recovery.
 volatile uintptr_t gFaultAddr = 0, gFaultPc = 0;
@@ -151,6 +154,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.wgmma_rs = apiWgmmaRs;
   api_.wgmma_sync = apiWgmmaSync;
   api_.setmaxnreg = apiSetmaxnreg;
+  api_.mfma = apiMfma;
   hostVar_ = static_cast<tlc_emu_api**>(dlsym(handle, "tlc_emu_host"));
   selfVar_ = static_cast<tlc_emu_thread_state**>(dlsym(handle, "tlc_emu_self"));
   if (hostVar_) *hostVar_ = &api_;
@@ -171,6 +175,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
 }
 
 Machine::~Machine() {
+  for (WaveOp* w : waveOps_) delete w;
   if (stacks_) munmap(stacks_, stacksBytes_);
   for (auto& r : regions_)
     if (r->map) munmap(r->map, r->mapBytes);
@@ -448,6 +453,7 @@ void Machine::runBlock(unsigned bx, unsigned by, unsigned bz) {
   barriers_.clear();
   for (auto& v : activeCollectives_) v.clear();
   resetHopperForBlock();
+  resetWavefronts();
   // Shared memory is undefined at block start: poison it, forget its history.
   std::memset((void*)sharedBegin_, 0xcd, sharedEnd_ - sharedBegin_);
   sharedShadow_.assign(sharedEnd_ - sharedBegin_, ByteShadow{});
@@ -531,6 +537,7 @@ std::string Machine::describeWait(const Thread* t) const {
     case Thread::InCollective: return collName(t->waitColl);
     case Thread::AtMbarrier:
     case Thread::InWarpgroup: return hopperWaitText(t);
+    case Thread::InWavefront: return wavefrontWaitText(t);
     default: return "nothing";
   }
 }
@@ -560,6 +567,7 @@ void Machine::threadExit(Thread* t) {
   t->uncommitted.clear();
   t->status = Thread::Done;
   if (hopperActive_) hopperThreadExit(t);
+  wavefrontThreadExit(t);
   // Warp collectives that wait for this lane can never complete.
   for (Collective* c : activeCollectives_[t->warp])
     if ((c->mask >> t->lane & 1u) && !(c->arrived >> t->lane & 1u)) {

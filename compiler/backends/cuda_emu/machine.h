@@ -83,6 +83,8 @@ class Machine {
   void wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, uint64_t descB, int scaleD, const void* pc);
   void wgmmaSync(int op, int n, const void* pc);
   void setmaxnreg(int inc, unsigned regs, const void* pc);
+  // CDNA (wavefront.cpp).
+  void mfma(int kind, float* d, const uint16_t* a, const uint16_t* b, const void* pc);
 
   struct Thread;
   struct Collective;
@@ -91,6 +93,7 @@ class Machine {
   struct AsyncByte;
   struct WgOp;
   struct Warpgroup;
+  struct WaveOp;
 
  private:
   // --- setup
@@ -140,6 +143,11 @@ class Machine {
   void wgFinish(Thread* t, WgOp* op);
   void wgExecute(WgOp& op);
   void retireWgmmaGroup(std::vector<uint32_t>& chunks);
+
+  // --- 64-lane wavefronts (wavefront.cpp)
+  void resetWavefronts();
+  void wavefrontThreadExit(Thread* t);
+  std::string wavefrontWaitText(const Thread* t) const;
 
   // --- findings
   void report(FindingKind kind, const Thread* t, uint32_t pc, uint32_t otherPc, std::string message);
@@ -204,6 +212,8 @@ class Machine {
   std::unordered_map<uint32_t, uint32_t> mbarIndex_;  // shared address -> index
   std::vector<AsyncByte> asyncShadow_;
   std::vector<Warpgroup> warpgroups_;
+  // The wavefront collective each 64-lane wavefront is gathering (null: none).
+  std::vector<WaveOp*> waveOps_;
   // fault recovery
   sigjmp_buf faultJmp_;
   bool inKernel_ = false;

@@ -30,7 +30,7 @@ struct Machine::Thread {
   unsigned tid = 0, lane = 0, warp = 0;
   uint32_t gid = 0;  // global thread id + 1
   enum Status { Ready, Blocked, Done } status = Ready;
-  enum Wait { None, AtBarrier, InCollective, AtMbarrier, InWarpgroup } wait = None;
+  enum Wait { None, AtBarrier, InCollective, AtMbarrier, InWarpgroup, InWavefront } wait = None;
   uint32_t waitPc = 0;
   unsigned waitBarrier = 0;
   int waitColl = 0;
@@ -123,6 +123,17 @@ struct Machine::Warpgroup {
   WgOp* active = nullptr;
   std::vector<uint32_t> uncommitted;  // 16-byte chunks read by issued, uncommitted wgmmas
   std::deque<std::vector<uint32_t>> groups;
+};
+
+// A 64-lane wavefront collective (an MFMA, wavefront.cpp): every lane of
+// the wavefront arrives with its operands; the last one executes it.
+struct Machine::WaveOp {
+  int kind = 0;  // TLC_EMU_MFMA_*
+  uint32_t pc = 0;
+  unsigned arrived = 0;
+  Thread* members[64] = {};
+  float* d[64] = {};
+  uint16_t a[64][4] = {}, b[64][4] = {};
 };
 
 }  // namespace tlc::cuda_emu

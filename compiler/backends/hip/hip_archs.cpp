@@ -35,8 +35,9 @@ cuda::CudaOptions hipOptions(const std::string& arch) {
   o.language = cuda::GpuLanguage::Hip;
   o.arch = arch;
   const cuda::GpuDialect& d = cuda::gpuDialect(o.language);
-  // Gemm accumulators take the mma register layout; without NVIDIA's tensor
-  // cores the emitter fills it by multiply-adds (cuda_mma_fma.cpp).
+  // Tensor-core gemms: float16 / bfloat16 ones run on MFMA with its
+  // accumulator layout (cuda_mfma.cpp); the other types keep the mma.sync
+  // register layout, filled by multiply-adds (cuda_mma_fma.cpp).
   o.tensorCores = true;
   o.asyncCopy = d.asyncCopies;
   o.warpSpecialize = false;

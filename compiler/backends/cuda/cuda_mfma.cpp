@@ -1,0 +1,156 @@
+// Gemms on the CDNA matrix cores (the HIP dialect, gpu_dialect.h): the MFMA
+// wavefront grid and block of a gemm, its accumulator layout, and the
+// emission of operand loads from LDS and v_mfma calls.
+//
+// A float16 / bfloat16 gemm with float32 accumulation runs as
+// v_mfma_f32_32x32x8{f16,bf16_1k} or v_mfma_f32_16x16x16{f16,bf16_1k}
+// (mfmaShapeOf in cuda_mma.h; runtime/hip/tlc_hip.h's tlc::mfma_* helpers).
+// With S the block and G = 64 / S lane groups, lane l of a wavefront holds,
+// per k step of 4 * G (compiler/backends/cuda_emu/isa_mfma.h):
+//   A[i][k]  i = l % S, k = 4 * (l / S) + v       (v = 0..3: 4 elements)
+//   B[k][j]  j = l % S, k = 4 * (l / S) + v
+//   D[i][j]  j = l % S, i = 4 * G * (r / 4) + 4 * (l / S) + r % 4   (register r)
+// so a row of D lies in S consecutive lanes of one half of the wavefront
+// (row reductions shuffle within 32 lanes) and each thread holds one column
+// of each block.
+//
+// An A operand held in registers (an accumulator-layout tile, as attention's
+// probabilities) is staged through LDS: the accumulator layout gives each
+// lane one column and several rows, while the A operand gives each lane one
+// row and 4 consecutive k; converting in registers would need a lane
+// permutation whose source register depends on the reading lane (one
+// ds_bpermute per candidate register), so every thread writes its elements
+// to an LDS stage of [M, K] (the kernel's scratch area), the block
+// synchronizes, and the operand loads read the stage like a shared A.
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_mma.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+bool mfmaShapeOf(int64_t threads, bool fullRow, MmaShape* s) {
+  if (threads % 64 || s->m % 16 || s->n % 16 || s->k % 16) return false;
+  const int64_t waves = threads / 64;
+  int64_t best = -1, wm = 0, wn = 0;
+  for (int64_t a = 1; a <= waves; ++a) {
+    if (waves % a) continue;
+    int64_t b = waves / a;
+    if ((s->m / 16) % a || (s->n / 16) % b) continue;
+    int64_t cost = s->m / a + s->n / b;
+    if (best < 0 || cost < best || (cost == best && a > wm)) {
+      best = cost;
+      wm = a;
+      wn = b;
+    }
+  }
+  if (best < 0) return false;
+  if (fullRow && (s->m / 16) % waves == 0) {
+    wm = waves;
+    wn = 1;
+  }
+  s->warpsM = wm;
+  s->warpsN = wn;
+  s->mfma = (s->m / wm) % 32 == 0 && (s->n / wn) % 32 == 0 ? 32 : 16;
+  s->kStep = s->mfma == 32 ? 8 : 16;
+  return true;
+}
+
+std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block,
+                                           const Expr& tid, const Expr& reg) {
+  const int64_t wm = m / wavesM, wn = n / wavesN, blocksN = wn / block, groups = 64 / block,
+                regs = block * block / 64;
+  Expr wave = floorDiv(tid, makeInt(64)), lane = floorMod(tid, makeInt(64));
+  Expr blk = floorDiv(reg, makeInt(regs)), r = floorMod(reg, makeInt(regs));
+  Expr inBlockRow = add(add(mul(floorDiv(r, makeInt(4)), makeInt(4 * groups)), mul(floorDiv(lane, makeInt(block)), makeInt(4))),
+                        floorMod(r, makeInt(4)));
+  Expr row = add(add(mul(floorDiv(wave, makeInt(wavesN)), makeInt(wm)), mul(floorDiv(blk, makeInt(blocksN)), makeInt(block))),
+                 inBlockRow);
+  Expr col = add(add(mul(floorMod(wave, makeInt(wavesN)), makeInt(wn)), mul(floorMod(blk, makeInt(blocksN)), makeInt(block))),
+                 floorMod(lane, makeInt(block)));
+  return {row, col};
+}
+
+void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std::string& acc) {
+  const int64_t S = s.mfma, regs = S * S / 64, wm = s.m / s.warpsM, wn = s.n / s.warpsN, bm = wm / S, bn = wn / S;
+  const bool bf16 = s.kind == MmaKind::BF16;
+  const std::string fn = std::string("tlc::mfma_") + (S == 32 ? "32x32x8_" : "16x16x16_") + (bf16 ? "bf16" : "f16");
+  const std::string T = typeName(g->a.buffer->dtype);
+  const std::string unroll = "#pragma unroll\n" + std::string(indent_ * 2, ' ');
+  Var lane = makeVar("lane"), wr = makeVar("wave_m"), wc = makeVar("wave_n");
+  for (auto& v : {lane, wr, wc}) markNonNegative(v);
+  line("const int " + varName(lane) + " = tid % 64;");
+  line("const int " + varName(wr) + " = (tid / 64) / " + std::to_string(s.warpsN) + ";");
+  line("const int " + varName(wc) + " = (tid / 64) % " + std::to_string(s.warpsN) + ";");
+
+  // A from registers: every thread writes its elements of the tile to the
+  // stage, then the block synchronizes.
+  const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
+  const bool aRegister = aInfo.place == Placement::Register;
+  std::string stage;
+  if (aRegister) {
+    TLC_CHECK(rowScratchOffset_ >= 0, "an MFMA register A operand has its LDS stage");
+    stage = fresh("a_stage");
+    line(T + "* " + stage + " = reinterpret_cast<" + T + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
+    Var r = makeVar("r");
+    markNonNegative(r);
+    open(unroll + "for (int " + varName(r) + " = 0; " + varName(r) + " < " + std::to_string(aInfo.elems) + "; ++" +
+         varName(r) + ")");
+    auto [i, k] = mmaAccumulatorIndex(s.m, s.k, aInfo.warpsM, aInfo.warpsN, threadIdx(), makeVarRef(r), aInfo.mfma);
+    line(stage + "[" + expr(add(mul(i, makeInt(s.k)), k)) + "] = " + aInfo.name + "[" + varName(r) + "];");
+    close();
+    line(syncThreads());
+  }
+  auto aElem = [&](const Expr& row, const Expr& k) {
+    if (aRegister) return stage + "[" + expr(add(mul(row, makeInt(s.k)), k)) + "]";
+    return access(g->a.buffer, operandIndex(g->a, g->transA, row, k));
+  };
+  auto bElem = [&](const Expr& k, const Expr& col) { return access(g->b.buffer, operandIndex(g->b, g->transB, k, col)); };
+  // An operand whose k runs along its buffer's contiguous dimension gives a
+  // lane its 4 elements as one 8-byte read: k0 + 4 * (l / S) is a multiple
+  // of 4, rows (with their padding) are whole 8-byte words, and the swizzle
+  // moves 16-byte chunks whole.
+  auto vectorK = [&](const Region& r, bool kLast) {
+    int d0, d1;
+    int64_t e0, e1, last, mn;
+    const BufferInfo& info = bufs_[r.buffer.get()];
+    return kLast && matrixDims(r, &d0, &d1, &e0, &e1) && d1 == (int)r.buffer->shape.size() - 1 &&
+           info.place == Placement::Shared && info.rowPad % 4 == 0 && info.elems % 4 == 0 &&
+           constInt(r.buffer->shape.back(), &last) && last % 4 == 0 && constInt(r.ranges[d1].min, &mn) && mn % 4 == 0;
+  };
+  const bool vecA = aRegister || vectorK(g->a, !g->transA), vecB = vectorK(g->b, g->transB);
+
+  Var kk = makeVar("kk"), v = makeVar("v");
+  markNonNegative(kk);
+  markNonNegative(v);
+  open(unroll + "for (int " + varName(kk) + " = 0; " + varName(kk) + " < " + std::to_string(s.k) + "; " + varName(kk) +
+       " += " + std::to_string(s.kStep) + ")");
+  std::string af = fresh("a_frag"), bfr = fresh("b_frag");
+  line("__align__(8) " + T + " " + af + "[" + std::to_string(bm) + "][4];");
+  line("__align__(8) " + T + " " + bfr + "[" + std::to_string(bn) + "][4];");
+  Expr laneE = makeVarRef(lane), vE = makeVarRef(v);
+  Expr inBlock = floorMod(laneE, makeInt(S));
+  Expr k0 = add(makeVarRef(kk), mul(floorDiv(laneE, makeInt(S)), makeInt(4))), k = add(k0, vE);
+  const std::string vLoop = "#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < 4; ++" + varName(v) + ") ";
+  for (int64_t bi = 0; bi < bm; ++bi) {
+    Expr row = add(mul(makeVarRef(wr), makeInt(wm)), add(makeInt(bi * S), inBlock));
+    std::string dst = af + "[" + std::to_string(bi) + "]";
+    if (vecA) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + aElem(row, k0) + ");");
+    else line(vLoop + dst + "[" + varName(v) + "] = " + aElem(row, k) + ";");
+  }
+  for (int64_t bj = 0; bj < bn; ++bj) {
+    Expr col = add(mul(makeVarRef(wc), makeInt(wn)), add(makeInt(bj * S), inBlock));
+    std::string dst = bfr + "[" + std::to_string(bj) + "]";
+    if (vecB) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + bElem(k0, col) + ");");
+    else line(vLoop + dst + "[" + varName(v) + "] = " + bElem(k, col) + ";");
+  }
+  for (int64_t bi = 0; bi < bm; ++bi)
+    for (int64_t bj = 0; bj < bn; ++bj)
+      line(fn + "(&" + acc + "[" + std::to_string((bi * bn + bj) * regs) + "], " + af + "[" + std::to_string(bi) +
+           "], " + bfr + "[" + std::to_string(bj) + "]);");
+  close();
+  // The stage is scratch space that the next staging or reduction rewrites.
+  if (aRegister) line(syncThreads());
+}
+
+}  // namespace tlc::cuda

@@ -1,0 +1,160 @@
+// MFMA as a 64-lane wavefront collective of the emulated machine: HIP C
+// calling tlc_hip.h's tlc::mfma_* helpers runs in the emulator, the two
+// 32-lane halves of each wavefront combine into one instruction (checked
+// against a plain matrix product, two wavefronts with different data), and
+// wavefronts that cannot complete are findings: too few threads, a lane that
+// exited, lanes in different instructions, a half waiting at a barrier.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+#include "compiler/backends/cuda_emu/emulator.h"
+#include "compiler/backends/cuda_emu/isa_mfma.h"
+#include "runtime/cuda_emu/emu_float.h"
+
+using namespace tlc::cuda_emu;
+namespace fl = tlc_emu_float;
+
+namespace {
+
+struct Helper {
+  isa::MfmaKind kind;
+  const char* name;
+  const char* type;
+};
+const Helper kHelpers[] = {
+    {isa::MfmaKind::F32_32x32x8_F16, "tlc::mfma_32x32x8_f16", "__half"},
+    {isa::MfmaKind::F32_16x16x16_F16, "tlc::mfma_16x16x16_f16", "__half"},
+    {isa::MfmaKind::F32_32x32x8_BF16, "tlc::mfma_32x32x8_bf16", "tlc_bfloat16"},
+    {isa::MfmaKind::F32_16x16x16_BF16, "tlc::mfma_16x16x16_bf16", "tlc_bfloat16"},
+};
+
+// Each thread loads its 4 A and 4 B elements and its accumulator from
+// per-lane arrays, runs the helper (BEFORE/AFTER: code around it), and
+// stores the accumulator back.
+std::string kernel(const Helper& h, const std::string& before = "", const std::string& after = "") {
+  std::string T = h.type;
+  return "#include \"tlc_hip.h\"\n"
+         "extern \"C\" __global__ void k(const " + T + "* a, const " + T + "* b, float* d) {\n"
+         "  const int t = threadIdx.x;\n"
+         "  " + T + " av[4], bv[4];\n"
+         "  float acc[16];\n"
+         "  for (int v = 0; v < 4; ++v) { av[v] = a[t * 4 + v]; bv[v] = b[t * 4 + v]; }\n"
+         "  for (int r = 0; r < 16; ++r) acc[r] = d[t * 16 + r];\n"
+         "  " + before + "\n"
+         "  " + std::string(h.name) + "(acc, av, bv);\n"
+         "  " + after + "\n"
+         "  for (int r = 0; r < 16; ++r) d[t * 16 + r] = acc[r];\n"
+         "}\n";
+}
+
+std::unique_ptr<EmulatedModule> compile(const std::string& src) {
+  std::string err;
+  auto m = EmulatedModule::compile(src, &err);
+  REQUIRE_MESSAGE(m, err);
+  return m;
+}
+
+struct Launch {
+  LaunchResult r;
+  std::vector<float> d;
+};
+
+Launch launch(EmulatedModule& m, unsigned threads, std::vector<uint16_t>& a, std::vector<uint16_t>& b,
+              std::vector<float> d) {
+  std::vector<KernelArg> args = {KernelArg::buffer("a", a.data(), a.size() * 2, false),
+                                 KernelArg::buffer("b", b.data(), b.size() * 2, false),
+                                 KernelArg::buffer("d", d.data(), d.size() * 4, true)};
+  LaunchConfig cfg;
+  cfg.block.x = threads;
+  Launch out;
+  out.r = m.launch("k", cfg, args);
+  out.d = std::move(d);
+  return out;
+}
+
+bool hasWith(const LaunchResult& r, FindingKind k, const std::string& text) {
+  for (auto& f : r.findings)
+    if (f.kind == k && f.message.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("an MFMA in HIP C combines both halves of each wavefront into one product") {
+  for (const Helper& h : kHelpers) {
+    CAPTURE(h.name);
+    const isa::MfmaInfo& info = isa::mfmaInfo(h.kind);
+    auto m = compile(kernel(h));
+    const int waves = 2, threads = 64 * waves;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> small(-4, 4);
+    // Small integers: every product and sum is exact in float32.
+    std::vector<std::vector<float>> A(waves, std::vector<float>(info.m * info.k)),
+        B(waves, std::vector<float>(info.k * info.n)), C(waves, std::vector<float>(info.m * info.n));
+    std::vector<uint16_t> a(threads * 4), b(threads * 4);
+    std::vector<float> d(threads * 16, 0.f);
+    auto bits = [&](float x) { return info.bf16 ? fl::floatToBf16(x) : fl::floatToHalf(x); };
+    for (int w = 0; w < waves; ++w) {
+      for (auto* mat : {&A[w], &B[w], &C[w]})
+        for (float& x : *mat) x = (float)small(rng);
+      for (int l = 0; l < 64; ++l) {
+        for (int v = 0; v < 4; ++v) {
+          isa::MfmaCoord pa = isa::mfmaAElement(h.kind, l, v), pb = isa::mfmaBElement(h.kind, l, v);
+          a[(w * 64 + l) * 4 + v] = bits(A[w][pa.row * info.k + pa.col]);
+          b[(w * 64 + l) * 4 + v] = bits(B[w][pb.row * info.n + pb.col]);
+        }
+        for (int r = 0; r < info.accRegs; ++r) {
+          isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
+          d[(w * 64 + l) * 16 + r] = C[w][p.row * info.n + p.col];
+        }
+      }
+    }
+    Launch run = launch(*m, threads, a, b, d);
+    INFO(run.r.render());
+    REQUIRE(run.r.clean());
+    for (int w = 0; w < waves; ++w)
+      for (int l = 0; l < 64; ++l)
+        for (int r = 0; r < info.accRegs; ++r) {
+          isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
+          float want = C[w][p.row * info.n + p.col];
+          for (int k = 0; k < info.k; ++k) want += A[w][p.row * info.k + k] * B[w][k * info.n + p.col];
+          CAPTURE(w);
+          CAPTURE(l);
+          CAPTURE(r);
+          CHECK(run.d[(w * 64 + l) * 16 + r] == want);
+        }
+  }
+}
+
+TEST_CASE("an MFMA whose wavefront cannot complete is a finding") {
+  const Helper& h = kHelpers[0];
+  std::vector<uint16_t> a(128 * 4, 0), b(128 * 4, 0);
+  std::vector<float> d(128 * 16, 0.f);
+  SUBCASE("a block of 96 threads: the second wavefront has 32 lanes") {
+    auto m = compile(kernel(h));
+    Launch run = launch(*m, 96, a, b, d);
+    CHECK(!run.r.completed);
+    CHECK(hasWith(run.r, FindingKind::Deadlock, "which has only 32 threads"));
+  }
+  SUBCASE("the upper half of the wavefront exits before the MFMA") {
+    auto m = compile(kernel(h, "if (t % 64 >= 32) return;"));
+    Launch run = launch(*m, 64, a, b, d);
+    CHECK(!run.r.completed);
+    CHECK(run.r.has(FindingKind::Deadlock));
+    CHECK((hasWith(run.r, FindingKind::Deadlock, "exited") || hasWith(run.r, FindingKind::Deadlock, "wavefront")));
+  }
+  SUBCASE("the halves run different MFMA instructions") {
+    auto m = compile(kernel(h, "if (t >= 32) { tlc::mfma_16x16x16_f16(acc, av, bv); return; }"));
+    Launch run = launch(*m, 64, a, b, d);
+    CHECK(!run.r.completed);
+    CHECK(hasWith(run.r, FindingKind::CollectiveMismatch, "v_mfma_f32_32x32x8f16"));
+  }
+  SUBCASE("one half waits at a barrier while the other waits in the MFMA") {
+    auto m = compile(kernel(h, "if (t >= 32) __syncthreads();", "if (t < 32) __syncthreads();"));
+    Launch run = launch(*m, 64, a, b, d);
+    CHECK(!run.r.completed);
+    CHECK(hasWith(run.r, FindingKind::Deadlock, "64-lane wavefront collective"));
+  }
+}

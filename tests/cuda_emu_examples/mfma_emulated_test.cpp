@@ -1,0 +1,103 @@
+// T.gemm on the CDNA matrix cores: the HIP C of gemms in every operand
+// orientation, float16 and bfloat16, 32x32x8 and 16x16x16 blocks, register
+// epilogues and row reductions over the MFMA accumulator layout, an
+// accumulator in LDS and an A operand held in registers, runs clean in the
+// emulator (MFMA as a 64-lane wavefront collective) and equals the
+// interpreter at sizes the tiles do not divide, on gfx90a and gfx942.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/backends/hip/hip_archs.h"
+#include "compiler/driver/emulate_target.h"
+#include "tests/cuda_emu_examples/emulate_util.h"
+
+using namespace tlc;
+using namespace tlc::driver;
+
+namespace {
+
+const char* kFile = "tests/cuda_emu_examples/mfma/gemm_variants.tl";
+
+struct Case {
+  const char* func;
+  std::map<std::string, int64_t> dims;
+  const char* helper;  // the MFMA helper its HIP C calls
+};
+
+}  // namespace
+
+TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx942") {
+  const std::vector<Case> cases = {
+      {"gemm_nt", {{"M", 70}, {"N", 90}, {"K", 40}}, "tlc::mfma_32x32x8_f16"},
+      {"gemm_tn", {{"M", 50}, {"N", 33}, {"K", 20}}, "tlc::mfma_16x16x16_f16"},
+      {"gemm_tt", {{"M", 65}, {"N", 70}, {"K", 33}}, "tlc::mfma_32x32x8_bf16"},
+      {"gemm_rows", {{"M", 45}, {"N", 48}, {"K", 50}}, "tlc::mfma_16x16x16_f16"},
+      {"gemm_shared_acc", {{"M", 40}, {"N", 35}, {"K", 70}}, "tlc::mfma_32x32x8_f16"},
+      {"gemm_chain", {{"M", 70}, {"N", 100}, {"K", 40}}, "tlc::mfma_32x32x8_f16"},
+  };
+  for (const char* arch : {"gfx90a", "gfx942"})
+    for (const Case& c : cases) {
+      CAPTURE(arch);
+      CAPTURE(c.func);
+      SourceManager sm;
+      DiagnosticEngine diags{sm};
+      ir::Module module = test::compileTreeFile(kFile, sm, diags);
+      auto hip = cuda::generateCuda(module, hip::hipOptions(arch), diags);
+      REQUIRE_MESSAGE(hip, diags.renderAll());
+      // Every function of the file is in the module; this one's kernel calls its helper.
+      const std::string& src = hip->source;
+      size_t at = src.find(std::string(c.func) + "_kernel");
+      REQUIRE(at != std::string::npos);
+      size_t next = src.find("__global__", at);
+      CHECK(src.substr(at, next == std::string::npos ? std::string::npos : next - at).find(c.helper) !=
+            std::string::npos);
+      std::ostringstream out;
+      RunSettings settings;
+      settings.kernel = c.func;
+      settings.dims = c.dims;
+      settings.seed = 5;
+      settings.check = true;
+      settings.out = &out;
+      int rc = runEmulated(module, settings, hip::hipOptions(arch), diags);
+      const std::string log = out.str() + diags.renderAll();
+      INFO(log);
+      for (DiagKind bad : {DiagKind::CudaEmuCheckFailed, DiagKind::CudaEmuLaunchFailed, DiagKind::CudaEmuBuildFailed})
+        CHECK(!diags.hasKind(bad));
+      CHECK(rc == 0);
+    }
+}
+
+TEST_CASE("the HIP C says which fragments have an MFMA accumulator layout") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile(kFile, sm, diags);
+  auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+  REQUIRE_MESSAGE(hip, diags.renderAll());
+  CHECK(hip->source.find("registers, MFMA 32x32 accumulator layout (2 x 1 wavefronts)") != std::string::npos);
+  CHECK(hip->source.find("registers, MFMA 16x16 accumulator layout") != std::string::npos);
+}
+
+// Attention at 128 x 64 tiles and D = 128 fills the 64 KB of LDS with Q, K
+// and V; the probabilities' MFMA stage does not fit beside them: a located
+// error that lists the buffers and the stage.
+TEST_CASE("an MFMA stage that does not fit in LDS is a located error naming it") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("examples/flash_attention/mha_fwd_bhsd.tl", sm, diags,
+                                            {{"block_M", "128"}, {"block_N", "64"}});
+  auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+  CHECK(!hip);
+  REQUIRE(diags.hasKind(DiagKind::CudaSharedMemoryOverflow));
+  const Diagnostic& d = diags.diagnostics()[0];
+  CHECK(d.loc.line > 0);
+  CHECK(d.message.find("65536") != std::string::npos);
+  bool stageNote = false, qNote = false;
+  for (auto& n : d.notes) {
+    stageNote |= n.message.find("the LDS stage of MFMA gemms") != std::string::npos;
+    qNote |= n.message.find("`Q_s`: 32768 bytes") != std::string::npos;
+  }
+  CHECK(stageNote);
+  CHECK(qNote);
+}
