@@ -292,13 +292,7 @@ bool KernelEmitter::isRegister(const Buffer& b) const {
 // ptxas's choice (their tiles are sized for their own occupancy), and so do
 // kernels of HIP (whose launch bounds mean something else).
 int64_t KernelEmitter::streamingBlocksPerSM() const {
-  if (!options_.dialect().nvidiaTensorCores || hopper_) return 0;
-  struct HasGemm : IRVisitor {
-    bool found = false;
-    void visitGemm(const GemmStmt*) override { found = true; }
-  } gemm;
-  gemm.visit(kernel_.body);
-  if (gemm.found) return 0;
+  if (!options_.dialect().nvidiaTensorCores || hopper_ || hasGemms_) return 0;
   int64_t tileRegisters = 0;
   for (auto& [b, info] : bufs_)
     if (info.place == Placement::Register) tileRegisters += info.elems * std::max<int64_t>(1, dtypeBytes(b->dtype) / 4);
@@ -463,6 +457,7 @@ bool KernelEmitter::planBuffers() {
   KernelScan scan;
   scan.visit(kernel_.body);
   writtenInParallel_ = scan.writtenInParallel;
+  hasGemms_ = !scan.gemms.empty();
   for (auto& p : func_.params)
     if (p.buffer) {
       BufferInfo& info = bufs_[p.buffer.get()];

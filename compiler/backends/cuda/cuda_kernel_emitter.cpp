@@ -12,7 +12,6 @@
 #include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
-#include "compiler/ir/loop_jumps.h"
 
 namespace tlc::cuda {
 
@@ -294,9 +293,7 @@ void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
   }
   Accesses bounds = accessesOf(std::make_shared<EvaluateStmt>(add(f->min, f->extent), f->loc));
   if (pending.conflictsWith(bounds)) barrier(pending);
-  // A loop that jumps keeps its plain form: the prefetch of the next
-  // iteration's registers sits at the end of the body.
-  if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) && !jumpsOutOf(f->body))
+  if (f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined)
     if (auto* prefetch = registerPrefetch(f, seqStmts(f->body))) {
       emitPrefetchedLoop(f, prefetch, pending);
       return;
@@ -547,7 +544,6 @@ void KernelEmitter::defineNestVars(const std::vector<const ForStmt*>& nest, size
   }
 }
 
-
 // The producer side of an expanded pipeline, shared by emitPipelined and
 // emitPipelinedMma: opens the pipeline's scope (after a barrier: everything
 // before the loop is complete before its first copies land), declares the
@@ -642,7 +638,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   PipelineExpansion px = openPipeline(f, sched, pending);
   // A register tile loaded from global memory first in each iteration is
   // loaded one iteration ahead, beside the shared-memory stages.
-  const CopyStmt* prefetch = jumpsOutOf(f->body) ? nullptr : registerPrefetch(f, consumers);
+  const CopyStmt* prefetch = registerPrefetch(f, consumers);
   std::optional<RegisterPrefetch> ahead;
   if (prefetch) ahead = openRegisterPrefetch(f, prefetch, pending);
   const std::string& n = px.iterations;

@@ -304,6 +304,7 @@ class KernelEmitter : public backend::CEmitter {
   // grid, x fastest; rasterized as T.use_swizzle asks), or of this block.
   void emitBlockIndices(const std::string& tile);
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
+  bool hasGemms_ = false;         // the kernel has block-level gemms (planBuffers)
   std::vector<TensorMapArg> tensorMaps_;
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory

@@ -7,6 +7,7 @@
 // would wait for the load.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_kernel_scan.h"
+#include "compiler/ir/loop_jumps.h"
 #include "compiler/ir/var_uses.h"
 
 namespace tlc::cuda {
@@ -18,9 +19,11 @@ using namespace ir;
 // iteration) is a global -> register tile copy (which overwrites the whole
 // tile, so the previous value is dead there) whose source region uses
 // nothing the body binds or loads, and the rest of the body does not write
-// the source tensor. Null when the loop does not qualify.
+// the source tensor. Null when the loop does not qualify, and for a loop
+// that jumps (a `continue` would skip the load an iteration ahead, a `break`
+// would leave it unused): such a loop keeps its plain form.
 const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop, const std::vector<Stmt>& body) {
-  if (body.size() < 2) return nullptr;
+  if (body.size() < 2 || jumpsOutOf(loop->body)) return nullptr;
   auto* c = as<CopyStmt>(body[0]);
   if (!c || c->src.buffer->scope != MemScope::Global) return nullptr;
   auto it = bufs_.find(c->dst.buffer.get());
