@@ -157,6 +157,12 @@ std::string CEmitter::expr(const Expr& e) {
       std::string x = expr(b->a), y = expr(b->b);
       std::string ns = helperNamespace();
       bool low = isLowPrecisionFloat(ot);
+      // +, -, * of two 16-bit floats: one native operation (see below).
+      if ((ot == DType::Float16 || ot == DType::BFloat16) && b->dtype == ot) {
+        if (b->op == BinaryOp::Add) return ns + "hadd(" + x + ", " + y + ")";
+        if (b->op == BinaryOp::Sub) return ns + "hsub(" + x + ", " + y + ")";
+        if (b->op == BinaryOp::Mul) return ns + "hmul(" + x + ", " + y + ")";
+      }
       if (low && (b->op == BinaryOp::Add || b->op == BinaryOp::Sub || b->op == BinaryOp::Mul || b->op == BinaryOp::Div ||
                   isComparison(b->op) || b->op == BinaryOp::FloorDiv || b->op == BinaryOp::FloorMod)) {
         x = ns + "f(" + x + ")";

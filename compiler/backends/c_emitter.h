@@ -6,7 +6,12 @@
 // how a builtin call is written. Semantics it guarantees: integer `//` and
 // `%` are floor division / floor modulo (plain `/` `%` only when both sides
 // are provably non-negative); arithmetic on 16-bit and 8-bit floats is
-// computed in float and rounded to the result type after every operation.
+// computed in float and rounded to the result type after every operation,
+// except +, - and * of two float16 or two bfloat16 values, which are the
+// helpers hadd / hsub / hmul: one native operation rounded to nearest, the
+// same value (float holds the exact result of such an operation to more than
+// twice the 16-bit type's significand plus two bits, so rounding it once
+// more cannot change it).
 #pragma once
 
 #include <sstream>

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -193,6 +194,12 @@ class Simplifier : public IRMutator {
       if (Expr r = rangeRule(op, a, b, loc)) return r;
     }
     return std::make_shared<const Binary>(op, a, b, type, loc);
+  }
+
+  // `v` lies in [min, min + extent) from now on.
+  void assume(const Var& v, const Expr& min, const Expr& extent) {
+    Interval m = bounds(min), e = bounds(extent);
+    ranges_[v.get()] = {m.lo, subBound(addBound(m.hi, e.hi), 1)};
   }
 
   Interval bounds(const Expr& e) const {
@@ -403,7 +410,7 @@ class Simplifier : public IRMutator {
   }
 
   // Comparisons decided by bounds, and min/max whose winner is known.
-  Expr rangeRule(BinaryOp op, const Expr& a, const Expr& b, SourceLoc loc) const {
+  Expr rangeRule(BinaryOp op, const Expr& a, const Expr& b, SourceLoc loc) {
     Interval x = bounds(a), y = bounds(b);
     auto lt = [](std::optional<int64_t> p, std::optional<int64_t> q) { return p && q && *p < *q; };
     auto le = [](std::optional<int64_t> p, std::optional<int64_t> q) { return p && q && *p <= *q; };
@@ -436,6 +443,8 @@ class Simplifier : public IRMutator {
           if (op == BinaryOp::FloorMod) return a;
           if (pure(a)) return makeInt(0, a->dtype, loc);
         }
+        if (c > 0)
+          if (Expr r = dropSmallAddend(op, a, b, c, loc)) return r;
         break;
       }
       case BinaryOp::Min:
@@ -451,6 +460,30 @@ class Simplifier : public IRMutator {
         }
         break;
       default: break;
+    }
+    return nullptr;
+  }
+
+  // floordiv(p + z, c) == floordiv(p, c) and floormod(p + z, c) ==
+  // floormod(p, c) + z when p is a multiple of m = gcd(p's factor, c) and
+  // 0 <= z < m: floormod(p, c) is a multiple of m at most c - m, so adding
+  // z cannot reach the next multiple of c (`floordiv(k * 64 + j, 128)` with
+  // j in [0, 64) is floordiv(k * 64, 128): the group of a 64-wide tile).
+  Expr dropSmallAddend(BinaryOp op, const Expr& a, const Expr& b, int64_t c, SourceLoc loc) {
+    auto* sum = as<Binary>(a);
+    if (!sum || sum->op != BinaryOp::Add) return nullptr;
+    for (int side = 0; side < 2; ++side) {
+      const Expr& p = side == 0 ? sum->a : sum->b;
+      const Expr& z = side == 0 ? sum->b : sum->a;
+      auto* prod = as<Binary>(p);
+      int64_t factor = 0;
+      if (!prod || prod->op != BinaryOp::Mul || !constInt(prod->b, &factor) || factor <= 0) continue;
+      const int64_t m = std::gcd(factor, c);
+      Interval zr = bounds(z);
+      if (!zr.lo || !zr.hi || *zr.lo < 0 || *zr.hi >= m) continue;
+      if (op == BinaryOp::FloorDiv && !pure(z)) return nullptr;
+      Expr q = fold(op, p, b, a->dtype, loc);
+      return op == BinaryOp::FloorDiv ? q : fold(BinaryOp::Add, q, z, a->dtype, loc);
     }
     return nullptr;
   }
@@ -567,6 +600,12 @@ Expr simplifyExpr(const Expr& e) {
 
 Stmt simplifyStmt(const Stmt& st) {
   Simplifier s;
+  return s.mutate(st);
+}
+
+Stmt simplifyStmt(const Stmt& st, const std::vector<VarRange>& ranges) {
+  Simplifier s;
+  for (auto& r : ranges) s.assume(r.var, r.min, r.extent);
   return s.mutate(st);
 }
 

@@ -41,6 +41,13 @@ namespace tlc::passes {
 
 ir::Module simplify(const ir::Module& m);
 ir::Stmt simplifyStmt(const ir::Stmt& s);
+// The same for a statement inside loops the caller knows: each variable of
+// `ranges` lies in [min, min + extent) throughout `s`.
+struct VarRange {
+  ir::Var var;
+  ir::Expr min, extent;
+};
+ir::Stmt simplifyStmt(const ir::Stmt& s, const std::vector<VarRange>& ranges);
 ir::Expr simplifyExpr(const ir::Expr& e);
 
 }  // namespace tlc::passes

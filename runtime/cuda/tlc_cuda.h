@@ -86,6 +86,28 @@ TLC_CVT_VIA_FLOAT(u32)
 TLC_CVT_VIA_FLOAT(u64)
 #undef TLC_CVT_VIA_FLOAT
 
+// a + b, a - b, a * b of two float16 or two bfloat16 values (the emitter's
+// spelling of those operations): the native instruction, one rounding to
+// nearest even, which equals the float computation rounded once.
+template <class T> __device__ __forceinline__ T hadd(T a, T b) { return __hadd(a, b); }
+template <class T> __device__ __forceinline__ T hsub(T a, T b) { return __hsub(a, b); }
+template <class T> __device__ __forceinline__ T hmul(T a, T b) { return __hmul(a, b); }
+// The same on two lanes at once: register nests whose value is such
+// arithmetic compute two adjacent elements per instruction (pair builds the
+// pair, low / high take its lanes apart).
+__device__ __forceinline__ __half2 pair(__half a, __half b) { return __halves2half2(a, b); }
+__device__ __forceinline__ __nv_bfloat162 pair(__nv_bfloat16 a, __nv_bfloat16 b) { return __halves2bfloat162(a, b); }
+__device__ __forceinline__ __half2 hadd(__half2 a, __half2 b) { return __hadd2(a, b); }
+__device__ __forceinline__ __half2 hsub(__half2 a, __half2 b) { return __hsub2(a, b); }
+__device__ __forceinline__ __half2 hmul(__half2 a, __half2 b) { return __hmul2(a, b); }
+__device__ __forceinline__ __nv_bfloat162 hadd(__nv_bfloat162 a, __nv_bfloat162 b) { return __hadd2(a, b); }
+__device__ __forceinline__ __nv_bfloat162 hsub(__nv_bfloat162 a, __nv_bfloat162 b) { return __hsub2(a, b); }
+__device__ __forceinline__ __nv_bfloat162 hmul(__nv_bfloat162 a, __nv_bfloat162 b) { return __hmul2(a, b); }
+__device__ __forceinline__ __half low(__half2 p) { return __low2half(p); }
+__device__ __forceinline__ __half high(__half2 p) { return __high2half(p); }
+__device__ __forceinline__ __nv_bfloat16 low(__nv_bfloat162 p) { return __low2bfloat16(p); }
+__device__ __forceinline__ __nv_bfloat16 high(__nv_bfloat162 p) { return __high2bfloat16(p); }
+
 __device__ __forceinline__ float f(float x) { return x; }
 __device__ __forceinline__ double f(double x) { return x; }
 __device__ __forceinline__ float f(__half x) { return __half2float(x); }
@@ -154,6 +176,22 @@ template <> __device__ __forceinline__ float nibble_to<float>(u32 n, u32 bias) {
 }
 template <class To, class W> __device__ __forceinline__ To unpack_uint4(W w, int i) { return nibble_to<To>(nibble(w, i), 0); }
 template <class To, class W> __device__ __forceinline__ To unpack_int4(W w, int i) { return nibble_to<To>(nibble(w, i) ^ 8u, 8); }
+// Two nibbles as a pair of float16 / bfloat16 (register nests computed in
+// pairs): the two exponent-bias patterns side by side, one paired subtraction.
+template <class T> struct NibbleBase;
+template <> struct NibbleBase<__half> { static constexpr u32 bits = 0x6400u; };
+template <> struct NibbleBase<__nv_bfloat16> { static constexpr u32 bits = 0x4300u; };
+template <class To> __device__ __forceinline__ auto nibbles_to_pair(u32 n0, u32 n1, u32 bias) {
+  const u32 base = NibbleBase<To>::bits;
+  return hsub(pair(FromBits<To>::of((u16)(base | n0)), FromBits<To>::of((u16)(base | n1))),
+              pair(FromBits<To>::of((u16)(base | bias)), FromBits<To>::of((u16)(base | bias))));
+}
+template <class To, class W> __device__ __forceinline__ auto unpack_uint4_pair(W w0, int i0, W w1, int i1) {
+  return nibbles_to_pair<To>(nibble(w0, i0), nibble(w1, i1), 0);
+}
+template <class To, class W> __device__ __forceinline__ auto unpack_int4_pair(W w0, int i0, W w1, int i1) {
+  return nibbles_to_pair<To>(nibble(w0, i0) ^ 8u, nibble(w1, i1) ^ 8u, 8);
+}
 // A float4 e2m1 code (sign, 2 exponent bits of bias 1, 1 mantissa bit) as the
 // bits of a float with `man` mantissa bits, in integer operations only:
 // magnitudes 0 and 0.5 (codes 0, 1) are 0 and `half`; the others move the

@@ -297,6 +297,7 @@ inline float2 __half22float2(__half2 v) { return float2{(float)v.x, (float)v.y};
 inline __half __low2half(__half2 v) { return v.x; }
 inline __half __high2half(__half2 v) { return v.y; }
 inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
+inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
 inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
 inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
@@ -312,6 +313,11 @@ inline float2 __bfloat1622float2(__nv_bfloat162 v) { return float2{(float)v.x, (
 inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) {
   return __nv_bfloat162{a, b};
 }
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 v) { return v.x; }
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 v) { return v.y; }
+inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162{a.x + b.x, a.y + b.y}; }
+inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162{a.x - b.x, a.y - b.y}; }
+inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162{a.x * b.x, a.y * b.y}; }
 inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 inline __half __ushort_as_half(unsigned short u) {
   __half h;

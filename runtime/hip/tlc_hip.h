@@ -77,7 +77,9 @@ __device__ __forceinline__ float half2float(half h) { return (float)native(h); }
 __device__ __forceinline__ half float2half_rn(float f) { return from_native((_Float16)f); }
 __device__ __forceinline__ half double2half(double d) { return from_native((_Float16)d); }
 __device__ __forceinline__ half habs(half h) { return ushort_as_half(h.__x & 0x7fffu); }
+__device__ __forceinline__ half hadd(half a, half b) { return from_native(native(a) + native(b)); }
 __device__ __forceinline__ half hsub(half a, half b) { return from_native(native(a) - native(b)); }
+__device__ __forceinline__ half hmul(half a, half b) { return from_native(native(a) * native(b)); }
 
 __device__ __forceinline__ float bfloat162float(bfloat16 b) { return tlc_emu_float::bf16ToFloat(b.__x); }
 __device__ __forceinline__ bfloat16 float2bfloat16_rn(float f) {
@@ -93,9 +95,29 @@ __device__ __forceinline__ bfloat16 ushort_as_bfloat16(unsigned short u) {
   return r;
 }
 __device__ __forceinline__ bfloat16 habs(bfloat16 b) { return ushort_as_bfloat16(b.__x & 0x7fffu); }
+__device__ __forceinline__ bfloat16 hadd(bfloat16 a, bfloat16 b) {
+  return float2bfloat16_rn(bfloat162float(a) + bfloat162float(b));
+}
 __device__ __forceinline__ bfloat16 hsub(bfloat16 a, bfloat16 b) {
   return float2bfloat16_rn(bfloat162float(a) - bfloat162float(b));
 }
+__device__ __forceinline__ bfloat16 hmul(bfloat16 a, bfloat16 b) {
+  return float2bfloat16_rn(bfloat162float(a) * bfloat162float(b));
+}
+// Pairs of the 16-bit types, for the helpers' pair arithmetic (the HIP
+// dialect emits none: compiled only so that the shared helpers compile).
+struct half2 {
+  half x, y;
+};
+struct bfloat162 {
+  bfloat16 x, y;
+};
+template <class P, class H> __device__ __forceinline__ P make_pair(H a, H b) { return P{a, b}; }
+template <class P> __device__ __forceinline__ P add2(P a, P b) { return P{hadd(a.x, b.x), hadd(a.y, b.y)}; }
+template <class P> __device__ __forceinline__ P sub2(P a, P b) { return P{hsub(a.x, b.x), hsub(a.y, b.y)}; }
+template <class P> __device__ __forceinline__ P mul2(P a, P b) { return P{hmul(a.x, b.x), hmul(a.y, b.y)}; }
+template <class P> __device__ __forceinline__ auto low_of(P p) { return p.x; }
+template <class P> __device__ __forceinline__ auto high_of(P p) { return p.y; }
 }  // namespace tlc_hip
 
 #define __half tlc_hip::half
@@ -114,7 +136,20 @@ __device__ __forceinline__ bfloat16 hsub(bfloat16 a, bfloat16 b) {
 #define __bfloat16_as_ushort tlc_hip::bfloat16_as_ushort
 #define __ushort_as_bfloat16 tlc_hip::ushort_as_bfloat16
 #define __habs tlc_hip::habs
+#define __hadd tlc_hip::hadd
+#define __half2 tlc_hip::half2
+#define __nv_bfloat162 tlc_hip::bfloat162
+#define __halves2half2 tlc_hip::make_pair<tlc_hip::half2>
+#define __halves2bfloat162 tlc_hip::make_pair<tlc_hip::bfloat162>
+#define __hadd2 tlc_hip::add2
+#define __hsub2 tlc_hip::sub2
+#define __hmul2 tlc_hip::mul2
+#define __low2half tlc_hip::low_of
+#define __high2half tlc_hip::high_of
+#define __low2bfloat16 tlc_hip::low_of
+#define __high2bfloat16 tlc_hip::high_of
 #define __hsub tlc_hip::hsub
+#define __hmul tlc_hip::hmul
 // The HIP dialect's spellings of the narrow types (gpu_dialect.h).
 typedef tlc_hip::bfloat16 tlc_bfloat16;
 typedef tlc_hip::fp8_e4m3 tlc_fp8_e4m3;

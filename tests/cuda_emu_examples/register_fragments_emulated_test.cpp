@@ -131,7 +131,33 @@ TEST_CASE("register operand tiles: prefetched in pipelined loops, filled by Para
         std::string log;
         CAPTURE(arch);
         CAPTURE(func);
-        CAPTURE(dims.at("K"));
+        CAPTURE(dims.at("M"));
+        int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
+        INFO(log);
+        CHECK(rc == 0);
+      }
+    }
+  }
+}
+
+// Float16 / bfloat16 arithmetic in register nests, computed two lanes at a
+// time: a row-group tile with lets and per-row operands, and an int4
+// operand tile of a gemm unpacked in pairs. Sizes the tiles do not divide.
+TEST_CASE("register nests of 16-bit float arithmetic in lane pairs") {
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    for (const char* func : {"affine_rows", "int4_operand"}) {
+      const bool gemm = std::string(func) == "int4_operand";
+      for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 70}, {"N", 45}, {"K", 100}},
+                                                                   {{"M", 3}, {"N", 8}, {"K", 64}}}) {
+        if (!gemm) dims.erase("K");
+        SourceManager sm;
+        DiagnosticEngine diags{sm};
+        ir::Module module =
+            test::compileTreeFile("tests/cuda_emu_examples/register_fragments/paired_lanes.tl", sm, diags);
+        std::string log;
+        CAPTURE(arch);
+        CAPTURE(func);
+        CAPTURE(dims.at("M"));
         int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
         INFO(log);
         CHECK(rc == 0);

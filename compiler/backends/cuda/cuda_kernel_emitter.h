@@ -175,12 +175,26 @@ class KernelEmitter : public backend::CEmitter {
   struct TileLoops {
     ir::Expr row, col, reg[3];  // reg: the register index by FragmentRole
     int opened = 0;
+    ir::Var pairLane;  // with `pairs`: the lane within the pair (0 or 1), a loop the caller opens
   };
   // Opens unrolled loops over the calling thread's elements of a `kind`
   // fragment; without `vectorLoop` the column is the first of each run.
-  TileLoops openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop);
+  // With `pairs` (a Tile of even vector width), the vector loop steps over
+  // pairs of lanes and the lane is 2 * pair + `pairLane`.
+  TileLoops openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop, bool pairs = false);
   void closeTileLoops(const TileLoops& loops);
   void emitRegisterNest(const ir::ForStmt* f, const RegisterNest& nest);
+  // Register nests computed two lanes at a time in 16-bit float pairs
+  // (cuda_register_pairs.cpp): the store of the nest's body when it can be.
+  const ir::StoreStmt* pairedStore(const ir::Stmt& body, const std::vector<const ir::ForStmt*>& loops,
+                                   const RegisterNest& nest);
+  // The body with its column `colLoop`'s variable as 2 * h + lane, h the
+  // pair's first column / 2 (defined here): what is the same for both lanes
+  // then reads the same.
+  ir::Stmt pairColumns(const ir::Stmt& body, const ir::ForStmt* colLoop, const TileLoops& t);
+  // A pairedStore body inside the pair loops of `t`: everything but the
+  // pair arithmetic per lane, then that in pairs.
+  void emitPairedBody(const ir::Stmt& body, const TileLoops& t, const std::function<void()>& defineLoopVars);
   // `packed`: a load that keeps the source elements, unconverted, packed in
   // the 32-bit words of the destination's register array (see packableLoad).
   void emitTileCopy(const ir::CopyStmt* c, bool packed = false);

@@ -7,6 +7,7 @@
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/functor.h"
+#include "compiler/passes/simplify.h"
 
 namespace tlc::cuda {
 
@@ -15,7 +16,30 @@ using namespace regions;
 
 std::vector<const ForStmt*> parallelNest(const ForStmt* f, Stmt* body);  // cuda_mma.cpp
 
-KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop) {
+namespace {
+
+// Lets, ifs and stores only: a body the simplifier may rebuild (no loop or
+// tile statement that the emitter's plans know by its node).
+bool plainBody(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::Store: return true;
+    case StmtKind::Let: return plainBody(as<LetStmt>(s)->body);
+    case StmtKind::If: {
+      auto* i = as<IfStmt>(s);
+      return plainBody(i->thenBody) && (!i->elseBody || plainBody(i->elseBody));
+    }
+    case StmtKind::Seq:
+      for (auto& x : as<SeqStmt>(s)->stmts)
+        if (!plainBody(x)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, FragmentRole kind, bool vectorLoop,
+                                                      bool pairs) {
   TileLoops loops;
   auto loop = [&](const std::string& hint, int64_t n) {
     Var v = makeVar(hint);
@@ -29,7 +53,13 @@ KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, F
   if (kind != FragmentRole::Columns) ri = loop("ri", l.rowsPerThread());
   if (kind != FragmentRole::Rows) {
     chunk = loop("chunk", l.chunksPerRow());
-    if (vectorLoop) lane = loop("v", l.vector);
+    if (pairs) {
+      loops.pairLane = makeVar("v");
+      markNonNegative(loops.pairLane);
+      lane = add(mul(loop("pair", l.vector / 2), makeInt(2)), makeVarRef(loops.pairLane));
+    } else if (vectorLoop) {
+      lane = loop("v", l.vector);
+    }
   }
   Expr tid = threadIdx();
   loops.row = l.rowOf(ri, tid);
@@ -47,8 +77,17 @@ void KernelEmitter::closeTileLoops(const TileLoops& loops) {
 void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest) {
   Stmt body;
   auto loops = parallelNest(f, &body);
+  // A plain body is simplified knowing the nest's ranges: index arithmetic
+  // that only looks like it depends on the element folds away (the group
+  // of a scale, `floordiv(k * 64 + j, 128)` for j < 64).
+  if (plainBody(body)) {
+    std::vector<passes::VarRange> ranges;
+    for (auto* l : loops) ranges.push_back({l->var, l->min, l->extent});
+    body = passes::simplifyStmt(body, ranges);
+  }
+  const StoreStmt* paired = pairedStore(body, loops, nest);
   open("");
-  TileLoops t = openTileLoops(nest.layout, nest.kind, true);
+  TileLoops t = openTileLoops(nest.layout, nest.kind, true, paired != nullptr);
   std::vector<const BufferNode*> bound;
   for (auto& [b, tile] : tiles_.buffers) {
     if (tile.group != nest.group) continue;
@@ -58,6 +97,7 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
     fragmentRegister_[b] = t.reg[(int)tile.role];
     bound.push_back(b);
   }
+  if (paired) body = pairColumns(body, loops[1], t);
   // The loop variables the body reads other than as indices of the bound
   // registers (which the register index replaces) are defined.
   struct Reads : IRVisitor {
@@ -81,17 +121,25 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
     line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(v) + ";");
   };
   std::string outerOwner = replicaOwner_;
-  if (nest.kind == FragmentRole::Tile) {
-    define(loops[0], t.row);
-    define(loops[1], t.col);
-  } else {
-    define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
-    // Every replica of a vector runs the nest; one of them writes memory.
-    const RegisterLayout& l = nest.layout;
-    replicaOwner_ = expr(nest.kind == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx()));
-  }
   ++parallelDepth_;
-  emitThread(body);
+  if (paired) {
+    emitPairedBody(body, t, [&] {
+      define(loops[0], t.row);
+      define(loops[1], t.col);
+    });
+  } else {
+    if (nest.kind == FragmentRole::Tile) {
+      define(loops[0], t.row);
+      define(loops[1], t.col);
+    } else {
+      define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
+      // Every replica of a vector runs the nest; one of them writes memory.
+      const RegisterLayout& l = nest.layout;
+      replicaOwner_ =
+          expr(nest.kind == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx()));
+    }
+    emitThread(body);
+  }
   --parallelDepth_;
   replicaOwner_ = outerOwner;
   for (auto* b : bound) fragmentRegister_.erase(b);

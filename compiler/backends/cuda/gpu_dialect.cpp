@@ -3,10 +3,10 @@
 namespace tlc::cuda {
 
 const GpuDialect& gpuDialect(GpuLanguage language) {
-  static const GpuDialect cuda{GpuLanguage::Cuda, "CUDA", "cuda", "tlc_cuda.h", 32, true, true, false,
+  static const GpuDialect cuda{GpuLanguage::Cuda, "CUDA", "cuda", "tlc_cuda.h", 32, true, true, false, true,
                                227 * 1024, "__half", "__nv_bfloat16", "__nv_fp8_e4m3", "__nv_fp8_e5m2"};
   // CDNA2/3 have 64 KiB of LDS per workgroup.
-  static const GpuDialect hip{GpuLanguage::Hip, "HIP", "hip", "tlc_hip.h", 64, false, false, true,
+  static const GpuDialect hip{GpuLanguage::Hip, "HIP", "hip", "tlc_hip.h", 64, false, false, true, false,
                               64 * 1024, "__half", "tlc_bfloat16", "tlc_fp8_e4m3", "tlc_fp8_e5m2"};
   return language == GpuLanguage::Hip ? hip : cuda;
 }

@@ -37,6 +37,7 @@ struct GpuDialect {
   bool nvidiaTensorCores;    // mma.sync, ldmatrix, wgmma
   bool asyncCopies;          // cp.async and TMA
   bool mfma;                 // CDNA matrix cores (v_mfma_*)
+  bool halfPairs;            // arithmetic on pairs of float16 / bfloat16 (__half2, __nv_bfloat162)
   int64_t maxSharedBytes;    // shared memory (LDS) one block may use
   // C spellings of the narrow element types.
   const char* float16;
