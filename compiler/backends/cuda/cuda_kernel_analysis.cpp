@@ -393,26 +393,27 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
 
 // User shared buffers read or written element by element in Parallel loops
 // get the row padding with the fewest bank conflicts (cuda_bank_conflicts.h).
-// Operands of gemms and buffers that pipelined or asynchronous copies fill
-// keep their layout; the one-word padding (rows aligned to 4 bytes only)
-// is for buffers that only synchronous copies move.
+// Operands of gemms and the tiles of the Hopper mainloop keep their layout;
+// the stages that a pipelined loop's asynchronous copies fill (16 bytes at
+// a time) may take the 16-byte padding only, and the one-word padding (rows
+// aligned to 4 bytes only) is for buffers that only synchronous copies move.
 std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
     const KernelScan& scan, const KernelLayoutPlan& layouts,
     const std::unordered_map<const BufferNode*, int64_t>& versions) {
-  std::unordered_set<const BufferNode*> excluded, candidates, mmaTiles;
+  std::unordered_set<const BufferNode*> excluded, asyncFilled, candidates, mmaTiles;
   for (auto* g : scan.gemms)
     for (const Region* r : {&g->a, &g->b, &g->c}) excluded.insert(r->buffer.get());
+  if (layouts.hopper)
+    for (auto& t : layouts.hopper->tiles) excluded.insert(t.tile);
   struct PipelinedCopies : IRVisitor {
-    std::unordered_set<const BufferNode*>* out;
+    std::unordered_set<const BufferNode*>*excluded, *filled;
     void visitCopy(const CopyStmt* c) override {
-      out->insert(c->src.buffer.get());
-      out->insert(c->dst.buffer.get());
-    }
-    void visitGemm(const GemmStmt* g) override {
-      for (const Region* r : {&g->a, &g->b, &g->c}) out->insert(r->buffer.get());
+      excluded->insert(c->src.buffer.get());
+      filled->insert(c->dst.buffer.get());
     }
   } pipelinedCopies;
-  pipelinedCopies.out = &excluded;
+  pipelinedCopies.excluded = &excluded;
+  pipelinedCopies.filled = &asyncFilled;
   for (auto* loop : scan.pipelined)
     if (loop->numStages >= 2) pipelinedCopies.visit(loop->body);
   for (auto& [b, acc] : layouts.accumulators) mmaTiles.insert(b);
@@ -421,8 +422,8 @@ std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
   for (auto* a : scan.blockAllocs) {
     const BufferNode* b = a->buffer.get();
     int64_t n;
-    if (b->scope == MemScope::Shared && b->shape.size() >= 2 && constShape(a->buffer, &n) && !versions.count(b) &&
-        !excluded.count(b) && !layouts.sharedLayouts.count(b))
+    if (b->scope == MemScope::Shared && b->shape.size() >= 2 && constShape(a->buffer, &n) &&
+        (!versions.count(b) || asyncFilled.count(b)) && !excluded.count(b) && !layouts.sharedLayouts.count(b))
       candidates.insert(b);
   }
   std::unordered_map<const BufferNode*, int64_t> pads;
@@ -447,8 +448,9 @@ std::unordered_map<const BufferNode*, int64_t> KernelEmitter::bankAwarePads(
       constInt(e, &v);
       shape.push_back(v);
     }
-    // Vector accesses need rows aligned to 16 bytes: no one-word padding.
-    if (int64_t pad = chooseRowPad(mine, shape, dtypeBytes(b->dtype), !vectorBuffers.count(b))) pads[b] = pad;
+    // Vector accesses and asynchronous copies need rows aligned to 16 bytes: no one-word padding.
+    if (int64_t pad = chooseRowPad(mine, shape, dtypeBytes(b->dtype), !vectorBuffers.count(b) && !asyncFilled.count(b)))
+      pads[b] = pad;
   }
   return pads;
 }

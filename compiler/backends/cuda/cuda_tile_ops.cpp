@@ -409,6 +409,23 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           (dstSplit ? "true" : "tlc::aligned(" + dp + ", " + std::to_string(V * dtypeBytes(td)) + ")");
       open("if (" + expr(sFull) + " && " + expr(dFull) + " && " + alignedCond + ")");
       vectorMove();
+      if (asyncOk) {
+        // A vector wholly outside the source (rows past the tensor's edge:
+        // the rows of a decode step's tile beyond M) is one zero-filling
+        // asynchronous copy that reads nothing.
+        auto rowStart = sIdx;
+        rowStart.back() = makeInt(0);
+        const Expr& col = sIdx.back();
+        auto either = [](Expr a, Expr b) { return makeBinary(BinaryOp::Or, std::move(a), std::move(b)); };
+        Expr outside = either(makeUnary(UnaryOp::Not, inBounds(src.buffer, rowStart)),
+                              either(makeUnary(UnaryOp::Not, lt(col, src.buffer->shape.back())),
+                                     lt(add(col, makeInt(V - 1)), makeInt(0))));
+        close("} else if (" + expr(outside) + " && " + expr(dFull) + " && tlc::aligned(" + dp + ", " +
+              std::to_string(V * dtypeBytes(td)) + ")) {");
+        ++indent_;
+        line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + bufs_[src.buffer.get()].name +
+             ", false);");
+      }
       close("} else {");
       ++indent_;
       Var v = makeVar("v");
