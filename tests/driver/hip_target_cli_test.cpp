@@ -190,3 +190,33 @@ TEST_CASE("a missing HIP compiler is a located build error that says what to ins
   CHECK(r.out.find("cannot find clang with the AMDGPU target") != std::string::npos);
   CHECK(r.out.find("[hip-build-failed]") != std::string::npos);
 }
+
+// What tlc_add_kernel(... TARGETS hip:gfx942) runs: the code object, its
+// metadata, a C header that says what `stream` is, and a C source embedding
+// both, which compile as C99 against <tlc/runtime.h>.
+TEST_CASE("tlc build --target=hip:gfx942 --header --embed writes the host files of a HIP module") {
+  std::string dir = driver_test::scratchDir("hip_host").string();
+  Result r = tlc("build " + example("elementwise_add/add.tl") + " --target=hip:gfx942 -o " + dir +
+                 "/add_hip.hsaco --header " + dir + "/add_hip.h --embed " + dir + "/add_hip_embed.c");
+  INFO(r.out);
+  if (missingCompiler(r)) {
+    MESSAGE("skipping: " << r.out);
+    return;
+  }
+  REQUIRE(r.code == 0);
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  std::string header = read(dir + "/add_hip.h"), embed = read(dir + "/add_hip_embed.c");
+  CHECK(header.find("Built for hip:gfx942: `stream` is a hipStream_t") != std::string::npos);
+  CHECK(header.find("tlc_status elementwise_add_launch(tlc_module* module") != std::string::npos);
+  CHECK(header.find("tlc_module* add_hip_module(void);") != std::string::npos);
+  CHECK(embed.find("hsaco") != std::string::npos);  // the metadata, with its code object kind and target
+  CHECK(embed.find("hip:gfx942") != std::string::npos);
+  std::string cc = "cc -std=c99 -Wall -Werror -c -I" + std::string(TLC_SOURCE_DIR) + "/runtime/include -I" + dir + " " +
+                   dir + "/add_hip_embed.c -o " + dir + "/add_hip_embed.o 2>&1";
+  CHECK(std::system(cc.c_str()) == 0);
+}
