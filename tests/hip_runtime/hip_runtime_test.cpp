@@ -34,7 +34,7 @@ struct Fake {
   F fn(const char* name) {
     REQUIRE(handle);
     F f = reinterpret_cast<F>(dlsym(handle, name));
-    REQUIRE(f);
+    REQUIRE(bool(f));
     return f;
   }
   std::string log() { return fn<const char* (*)()>("fakeHipLog")(); }
@@ -226,8 +226,8 @@ TEST_CASE("binding the HIP runtime: which library, and why it cannot be used") {
 
   REQUIRE(bindGpuDriverApi(GpuRuntime::Hip, {TLC_FAKE_AMDHIP64}, &api, &error));
   CHECK(api.version == 50221153);
-  CHECK(api.launchKernel != nullptr);
-  CHECK(api.ctxSetCurrent == nullptr);  // HIP has no contexts
+  CHECK(bool(api.launchKernel));
+  CHECK(!api.ctxSetCurrent);  // HIP has no contexts
   CHECK(api.describe(500) == "hipErrorNotFound (500)");
 
   unsetenv("TLC_HIP_RUNTIME");
