@@ -1,10 +1,11 @@
 // Device modules: CUDA (.cubin / PTX through the driver API, libcuda.so.1)
 // and HIP (.hsaco through the HIP module API, libamdhip64.so), both opened
 // with dlopen at run time through one table of entry points
-// (compiler/backends/gpu_driver_api.h) so that the runtime links neither. A launch evaluates the metadata's
-// host lets and grid formulas over the bound shape symbols and scalar
-// parameters, then launches each device kernel of the function in order on
-// the given stream.
+// (compiler/backends/gpu_driver_api.h), so that the runtime links neither.
+// A launch evaluates the metadata's host lets and grid formulas over the
+// bound shape symbols and scalar parameters, packs the device arguments in
+// the metadata's order, then launches each device kernel of the function
+// in order on the given stream.
 #include "compiler/backends/cuda/persistent_grid.h"
 #include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/backends/gpu_driver_api.h"
@@ -50,7 +51,6 @@ tlc_status ensureContext(const GpuDriverApi& api, tlc_module* m) {
 }  // namespace
 
 tlc_status deviceLoad(tlc_module* m, const void* image, size_t size) {
-  (void)size;
   std::string why;
   const GpuDriverApi* loaded = apiFor(m, &why);
   if (!loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot load module " + m->origin + ": " + why);
@@ -58,7 +58,7 @@ tlc_status deviceLoad(tlc_module* m, const void* image, size_t size) {
   if (tlc_status st = ensureContext(api, m)) return st;
   int rc = api.moduleLoadData(&m->deviceModule, image);
   if (rc != 0)
-    return fail(TLC_ERROR_INVALID_MODULE, std::string("the ") + (api.runtime == GpuRuntime::Hip ? "HIP runtime" : "driver") +
+    return fail(TLC_ERROR_INVALID_MODULE, std::string(api.runtime == GpuRuntime::Hip ? "the HIP runtime" : "the driver") +
                                               " rejected module " + m->origin + ": " + api.describe(rc) +
                                               " (built for another GPU architecture?)");
   return TLC_SUCCESS;
