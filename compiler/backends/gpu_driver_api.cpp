@@ -140,7 +140,7 @@ bool bindGpuDriverApi(GpuRuntime runtime, const std::vector<std::string>& candid
       a.library = c;
       break;
     }
-    if (const char* e = dlerror(); e && c.find('/') != std::string::npos) dlerrors += std::string("; ") + e;
+    if (const char* e = dlerror(); e && c.find('/') != std::string::npos) dlerrors += (dlerrors.empty() ? "" : "; ") + std::string(e);
   }
   if (!a.handle) {
     if (!hip) {
@@ -148,8 +148,8 @@ bool bindGpuDriverApi(GpuRuntime runtime, const std::vector<std::string>& candid
                "NVIDIA driver";
     } else {
       bool fromEnv = std::getenv("TLC_HIP_RUNTIME") && *std::getenv("TLC_HIP_RUNTIME");
-      *error = "the HIP runtime (libamdhip64.so) was not found: looked for " + joined(candidates) + dlerrors +
-               (fromEnv ? " (from $TLC_HIP_RUNTIME)" : "") +
+      *error = "the HIP runtime (libamdhip64.so) was not found: looked for " + joined(candidates) +
+               (fromEnv ? ", named by $TLC_HIP_RUNTIME" : "") + (dlerrors.empty() ? "" : " (" + dlerrors + ")") +
                "; install ROCm's HIP runtime (the `rocm-hip-runtime` package of ROCm, or Debian's `libamdhip64-5`) "
                "or set TLC_HIP_RUNTIME to the path of libamdhip64.so";
     }

@@ -62,7 +62,8 @@ TEST_CASE("tlc run on an AMD GPU without one says which library was looked for a
   INFO(missing.out);
   CHECK(missing.code == 1);
   CHECK(missing.out.find("looked for /nonexistent/libamdhip64.so") != std::string::npos);
-  CHECK(missing.out.find("(from $TLC_HIP_RUNTIME); install ROCm's HIP runtime") != std::string::npos);
+  CHECK(missing.out.find(", named by $TLC_HIP_RUNTIME (") != std::string::npos);
+  CHECK(missing.out.find("; install ROCm's HIP runtime") != std::string::npos);
 #ifdef TLC_FAKE_AMDHIP64
   Result none = tlc("run " + add + " --target=hip:gfx90a",
                     std::string("TLC_HIP_RUNTIME=") + TLC_FAKE_AMDHIP64 + " TLC_FAKE_HIP_DEVICES=0");
