@@ -3,7 +3,7 @@
 #
 #   tlc_add_kernel(<target>
 #     SOURCES k.tl [...]            # one module per source
-#     [TARGETS cpu cuda:sm_90 ...]  # default: cpu
+#     [TARGETS cpu cuda:sm_90 hip:gfx942 ...]  # default: cpu
 #     [DEFINES M=4096 dtype=float16 ...]   # compile-time parameters, for every source
 #     [TUNED [DIMS M=4096 ...]]     # the configurations `tlc tune` found (docs/tuning.md),
 #                                   # for the shape bucket of DIMS (default: the newest)
@@ -13,7 +13,10 @@
 # writes, under ${CMAKE_CURRENT_BINARY_DIR}/tlc/<target>/:
 #   <name>.h        launch functions (one per kernel) and `tlc_module* <name>_module(void)`
 #   <name>_embed.c  the binary, embedded; compiled into <target>
-# where <name> is `k` for cpu and `k_cuda_sm_90` for cuda:sm_90. The target
+# where <name> is `k` for cpu, `k_cuda_sm_90` for cuda:sm_90 and `k_hip_gfx942`
+# for hip:gfx942 (the binary is then a .cubin / .hsaco with its metadata
+# embedded beside it; the runtime loads it through the CUDA driver / the HIP
+# runtime, found at run time). The target
 # gets the include directory and links tlc::runtime: #include "k.h" and call
 #   k_launch(k_module(), A, B, C, M, N, stream)   // see the header
 # The kernels are rebuilt when a source, a module it imports (through the

@@ -1,13 +1,14 @@
 // Device modules: CUDA (.cubin / PTX through the driver API, libcuda.so.1)
-// and HIP (.hsaco through libamdhip64.so), both opened with dlopen at run
-// time so that the runtime links neither. A launch evaluates the metadata's
-// host lets and grid formulas over the bound shape symbols and scalar
-// parameters, then launches each device kernel of the function in order on
-// the given stream.
+// and HIP (.hsaco through the HIP module API, libamdhip64.so), both opened
+// with dlopen at run time through one table of entry points
+// (compiler/backends/gpu_driver_api.h), so that the runtime links neither.
+// A launch evaluates the metadata's host lets and grid formulas over the
+// bound shape symbols and scalar parameters, packs the device arguments in
+// the metadata's order, then launches each device kernel of the function
+// in order on the given stream.
 #include "compiler/backends/cuda/persistent_grid.h"
 #include "compiler/backends/cuda/tensor_map.h"
-#include <dlfcn.h>
-
+#include "compiler/backends/gpu_driver_api.h"
 #include <cstring>
 
 #include "runtime_internal.h"
@@ -15,113 +16,21 @@
 namespace tlc::rt {
 namespace {
 
-// The driver entry points we use. CUDA and HIP share these signatures
-// (handles are opaque pointers, results are ints, 0 is success).
-struct DeviceApi {
-  bool loaded = false;
-  bool hip = false;
-  std::string error;  // why the library could not be used
-  int (*init)(unsigned) = nullptr;
-  int (*ctxGetCurrent)(void**) = nullptr;
-  int (*ctxSetCurrent)(void*) = nullptr;
-  int (*deviceGet)(int*, int) = nullptr;
-  int (*primaryCtxRetain)(void**, int) = nullptr;
-  int (*moduleLoadData)(void**, const void*) = nullptr;
-  int (*moduleUnload)(void*) = nullptr;
-  int (*moduleGetFunction)(void**, void*, const char*) = nullptr;
-  int (*funcSetAttribute)(void*, int, int) = nullptr;
-  int (*launchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
-                      void**) = nullptr;
-  int (*getErrorStringCuda)(int, const char**) = nullptr;
-  const char* (*getErrorStringHip)(int) = nullptr;
-  int (*pointerGetAttribute)(void*, int, uint64_t) = nullptr;
-  int (*ctxGetDevice)(int*) = nullptr;                   // optional: SM counts for persistent kernels
-  int (*deviceGetAttribute)(int*, int, int) = nullptr;  // optional
-  cuda::EncodeTiledFn tensorMapEncodeTiled = nullptr;  // CUDA 12+; only kernels with tensor maps need it
+using backend::GpuDriverApi;
+using backend::GpuRuntime;
 
-  std::string describe(int rc) const {
-    const char* s = nullptr;
-    if (getErrorStringCuda) getErrorStringCuda(rc, &s);
-    if (getErrorStringHip) s = getErrorStringHip(rc);
-    return std::string(s ? s : "unknown error") + " (" + std::to_string(rc) + ")";
-  }
-};
-
-template <class F>
-bool sym(void* lib, const char* name, F* out) {
-  *out = reinterpret_cast<F>(dlsym(lib, name));
-  return *out != nullptr;
+// The library of a module's backend (gpu_driver_api.h): null with *why
+// when it is missing or finds no GPU.
+const GpuDriverApi* apiFor(const tlc_module* m, std::string* why) {
+  return backend::gpuDriverApi(m->backend == TLC_BACKEND_HIP ? GpuRuntime::Hip : GpuRuntime::Cuda, why);
 }
-
-DeviceApi& cudaApi() {
-  static DeviceApi api = [] {
-    DeviceApi a;
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      a.error = "the CUDA driver (libcuda.so.1) is not installed or not on the library path";
-      return a;
-    }
-    bool ok = sym(lib, "cuInit", &a.init) && sym(lib, "cuCtxGetCurrent", &a.ctxGetCurrent) &&
-              sym(lib, "cuCtxSetCurrent", &a.ctxSetCurrent) && sym(lib, "cuDeviceGet", &a.deviceGet) &&
-              sym(lib, "cuDevicePrimaryCtxRetain", &a.primaryCtxRetain) &&
-              sym(lib, "cuModuleLoadData", &a.moduleLoadData) && sym(lib, "cuModuleUnload", &a.moduleUnload) &&
-              sym(lib, "cuModuleGetFunction", &a.moduleGetFunction) &&
-              sym(lib, "cuFuncSetAttribute", &a.funcSetAttribute) && sym(lib, "cuLaunchKernel", &a.launchKernel) &&
-              sym(lib, "cuGetErrorString", &a.getErrorStringCuda) &&
-              sym(lib, "cuPointerGetAttribute", &a.pointerGetAttribute);
-    sym(lib, "cuTensorMapEncodeTiled", &a.tensorMapEncodeTiled);
-    sym(lib, "cuCtxGetDevice", &a.ctxGetDevice);
-    sym(lib, "cuDeviceGetAttribute", &a.deviceGetAttribute);
-    if (!ok) {
-      a.error = "the CUDA driver library lacks an entry point the runtime needs (driver too old?)";
-      return a;
-    }
-    int rc = a.init(0);
-    if (rc != 0) {
-      a.error = "the CUDA driver failed to initialize: " + a.describe(rc) + " (no GPU, or a driver/library mismatch)";
-      return a;
-    }
-    a.loaded = true;
-    return a;
-  }();
-  return api;
-}
-
-DeviceApi& hipApi() {
-  static DeviceApi api = [] {
-    DeviceApi a;
-    a.hip = true;
-    void* lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libamdhip64.so.6", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      a.error = "HIP runtime not found (libamdhip64.so is not installed or not on the library path)";
-      return a;
-    }
-    bool ok = sym(lib, "hipInit", &a.init) && sym(lib, "hipModuleLoadData", &a.moduleLoadData) &&
-              sym(lib, "hipModuleUnload", &a.moduleUnload) && sym(lib, "hipModuleGetFunction", &a.moduleGetFunction) &&
-              sym(lib, "hipModuleLaunchKernel", &a.launchKernel) && sym(lib, "hipGetErrorString", &a.getErrorStringHip);
-    if (!ok) {
-      a.error = "the HIP runtime library lacks an entry point the runtime needs";
-      return a;
-    }
-    int rc = a.init(0);
-    if (rc != 0) {
-      a.error = "the HIP runtime failed to initialize: " + a.describe(rc);
-      return a;
-    }
-    a.loaded = true;
-    return a;
-  }();
-  return api;
-}
-
-DeviceApi& apiFor(const tlc_module* m) { return m->backend == TLC_BACKEND_HIP ? hipApi() : cudaApi(); }
 
 // Makes a context current on this thread (CUDA only): the caller's, else the
-// one the module was loaded in, else device 0's primary context.
-tlc_status ensureContext(DeviceApi& api, tlc_module* m) {
-  if (api.hip) return TLC_SUCCESS;
+// one the module was loaded in, else device 0's primary context. HIP has no
+// contexts: modules load on, and kernels launch on, the calling thread's
+// current device (hipSetDevice; device 0 unless the program chose another).
+tlc_status ensureContext(const GpuDriverApi& api, tlc_module* m) {
+  if (api.runtime == GpuRuntime::Hip) return TLC_SUCCESS;
   void* ctx = nullptr;
   api.ctxGetCurrent(&ctx);
   if (ctx) {
@@ -142,35 +51,32 @@ tlc_status ensureContext(DeviceApi& api, tlc_module* m) {
 }  // namespace
 
 tlc_status deviceLoad(tlc_module* m, const void* image, size_t size) {
-  DeviceApi& api = apiFor(m);
-  if (!api.loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot load module " + m->origin + ": " + api.error);
+  std::string why;
+  const GpuDriverApi* loaded = apiFor(m, &why);
+  if (!loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot load module " + m->origin + ": " + why);
+  const GpuDriverApi& api = *loaded;
   if (tlc_status st = ensureContext(api, m)) return st;
   int rc = api.moduleLoadData(&m->deviceModule, image);
   if (rc != 0)
-    return fail(TLC_ERROR_INVALID_MODULE, "the driver rejected module " + m->origin + ": " + api.describe(rc) +
+    return fail(TLC_ERROR_INVALID_MODULE, std::string(api.runtime == GpuRuntime::Hip ? "the HIP runtime" : "the driver") +
+                                              " rejected module " + m->origin + ": " + api.describe(rc) +
                                               " (built for another GPU architecture?)");
   return TLC_SUCCESS;
 }
 
 tlc_status deviceCheckPointer(tlc_module* m, const void* ptr, std::string* why) {
-  DeviceApi& api = apiFor(m);
-  if (api.hip || !api.pointerGetAttribute) return TLC_SUCCESS;
-  unsigned int memType = 0;
-  int rc = api.pointerGetAttribute(&memType, /*CU_POINTER_ATTRIBUTE_MEMORY_TYPE*/ 2, (uint64_t)(uintptr_t)ptr);
-  if (rc != 0) {  // unknown to CUDA: plain host memory (pinned and managed memory are accepted)
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%p", ptr);
-    *why = std::string("the data pointer ") + buf +
-           " is not memory the GPU can access (allocate it with cudaMalloc, managed or pinned memory)";
-    return TLC_ERROR_DEVICE_MEMORY;
-  }
+  std::string unavailable;
+  const GpuDriverApi* api = apiFor(m, &unavailable);
+  if (api && !api->deviceAccessible(ptr, why)) return TLC_ERROR_DEVICE_MEMORY;
   return TLC_SUCCESS;
 }
 
 tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& checked, void* stream) {
   tlc_module* m = k->module;
-  DeviceApi& api = apiFor(m);
-  if (!api.loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, api.error);
+  std::string why;
+  const GpuDriverApi* loaded = apiFor(m, &why);
+  if (!loaded) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, why);
+  const GpuDriverApi& api = *loaded;
   if (tlc_status st = ensureContext(api, m)) return st;
   const KernelInfo& info = k->info;
   if (info.launches.empty())
@@ -289,8 +195,8 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
 
 void deviceUnload(tlc_module* m) {
   if (!m->deviceModule) return;
-  DeviceApi& api = apiFor(m);
-  if (api.loaded) api.moduleUnload(m->deviceModule);
+  std::string why;
+  if (const GpuDriverApi* api = apiFor(m, &why)) api->moduleUnload(m->deviceModule);
   m->deviceModule = nullptr;
 }
 

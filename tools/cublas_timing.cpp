@@ -45,7 +45,7 @@ void* openLibrary(const char* const* names, std::string* why) {
 // Median milliseconds of `run` launched for about as long as a kernel's
 // --bench, after three warm-up runs; negative when a run fails.
 template <class F>
-double sustainedMedian(cuda::CudaDriver* drv, F&& run) {
+double sustainedMedian(backend::GpuDriver* drv, F&& run) {
   for (int i = 0; i < 3; ++i)
     if (!run()) return -1;
   drv->synchronize();
@@ -60,9 +60,9 @@ double sustainedMedian(cuda::CudaDriver* drv, F&& run) {
 
 // Device buffers for A, B and C, freed on destruction.
 struct Operands {
-  cuda::CudaDriver* drv;
-  cuda::CUdeviceptr a = 0, b = 0, c = 0;
-  Operands(cuda::CudaDriver* d, size_t aBytes, size_t bBytes, size_t cBytes, bool bf16) : drv(d) {
+  backend::GpuDriver* drv;
+  backend::DevicePtr a = 0, b = 0, c = 0;
+  Operands(backend::GpuDriver* d, size_t aBytes, size_t bBytes, size_t cBytes, bool bf16) : drv(d) {
     drv->alloc(&a, aBytes);
     drv->alloc(&b, bBytes);
     drv->alloc(&c, cBytes);
@@ -77,7 +77,7 @@ struct Operands {
   }
 };
 
-CublasTiming timeGemmEx(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
+CublasTiming timeGemmEx(backend::GpuDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
                         std::string* why) {
   static const char* const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12", nullptr};
   void* h = openLibrary(names, why);
@@ -119,7 +119,7 @@ CublasTiming timeGemmEx(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, 
 }
 
 // cublasLt's float8 gemm: e4m3 x e4m3 -> bfloat16 with float32 accumulation.
-CublasTiming timeLtFloat8(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, std::string* why) {
+CublasTiming timeLtFloat8(backend::GpuDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, std::string* why) {
   static const char* const names[] = {"libcublasLt.so", "libcublasLt.so.13", "libcublasLt.so.12", nullptr};
   void* h = openLibrary(names, why);
   if (!h) return {};
@@ -162,7 +162,7 @@ CublasTiming timeLtFloat8(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K
   const int kMaxWorkspace = 1;
   size_t workspaceBytes = 64ull << 20;
   Operands ops(drv, batch * M * K, batch * N * K, batch * M * N * 2, false);
-  cuda::CUdeviceptr workspace = 0;
+  backend::DevicePtr workspace = 0;
   drv->alloc(&workspace, workspaceBytes);
   // Column-major view: D^T (N x M) = B (N x K, stored [N, K] row-major: op T
   // of a K x N column-major matrix) @ A^T (K x M: A [M, K] row-major).
@@ -219,7 +219,7 @@ const char* gemmKindName(GemmKind k) {
   }
 }
 
-CublasTiming timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
+CublasTiming timeCublas(backend::GpuDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
                         std::string* why) {
   if (kind == GemmKind::F8) return timeLtFloat8(drv, M, N, K, batch, why);
   return timeGemmEx(drv, M, N, K, batch, kind, why);

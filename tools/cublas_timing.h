@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/gpu_driver.h"
 
 namespace tlc::tools {
 
@@ -29,7 +29,7 @@ struct CublasTiming {
 //   with its default accumulation and once with fast accumulation (no
 //   periodic promotion, as tlc's kernels accumulate); the faster counts.
 // ms < 0 with *why on failure.
-CublasTiming timeCublas(cuda::CudaDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
+CublasTiming timeCublas(backend::GpuDriver* drv, int64_t M, int64_t N, int64_t K, int64_t batch, GemmKind kind,
                         std::string* why);
 
 }  // namespace tlc::tools

@@ -22,7 +22,7 @@
 #include <sstream>
 
 #include "compiler/backends/cuda/cuda_archs.h"
-#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/gpu_driver.h"
 #include "compiler/driver/cuda_target.h"
 #include "compiler/sema/frontend.h"
 #include "tools/cublas_timing.h"
@@ -40,9 +40,9 @@ int usage() {
 }
 
 // Device-to-device copy bandwidth in GB/s counting read + write.
-double copyBandwidth(cuda::CudaDriver* drv) {
+double copyBandwidth(backend::GpuDriver* drv) {
   size_t bytes = size_t(1) << 30;
-  cuda::CUdeviceptr a, b;
+  backend::DevicePtr a, b;
   if (!drv->alloc(&a, bytes) || !drv->alloc(&b, bytes)) return -1;
   drv->memset8(a, 1, bytes);
   auto run = [&] { return drv->copyDeviceToDevice(b, a, bytes); };
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     std::string why;
     double cublasMs = -1;
     if (cublas && settings.bench) {
-      cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
+      backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Cuda, &why);
       if (!drv || (cublasMs = tools::timeCublas(drv, M, N, K, batch, kind, &why).ms) < 0) {
         std::cerr << "cublas: " << why << "\n";
         return 1;
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
     if (rc != 0 || !settings.bench) return rc;
     auto& bench = driver::lastCudaBench();
     if (!bench) return rc;
-    cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
+    backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Cuda, &why);
     if (cublas) {
       tools::CublasTiming second = tools::timeCublas(drv, M, N, K, batch, kind, &why);
       double after = second.ms;

@@ -126,7 +126,7 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
     slot.fill(0);
     params[k] = slot.data();
     if (ka.kind == cuda::KernelArg::Kind::Tensor) {
-      std::memcpy(slot.data(), &dev_[ka.paramIndex], sizeof(cuda::CUdeviceptr));
+      std::memcpy(slot.data(), &dev_[ka.paramIndex], sizeof(backend::DevicePtr));
       continue;
     }
     auto v = env_.eval(makeVarRef(ka.var));

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/gpu_driver.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/ir/ir.h"
 
@@ -37,7 +37,7 @@ struct LoadedCudaModule {
 // arguments (freed by the destructor).
 class CudaLaunches {
  public:
-  explicit CudaLaunches(cuda::CudaDriver* drv) : drv_(drv) {}
+  explicit CudaLaunches(backend::GpuDriver* drv) : drv_(drv) {}
   ~CudaLaunches();
   CudaLaunches(const CudaLaunches&) = delete;
   CudaLaunches& operator=(const CudaLaunches&) = delete;
@@ -67,9 +67,9 @@ class CudaLaunches {
     std::vector<TensorMapBytes> maps;  // after the function's arguments (Hopper TMA)
     std::vector<void*> params;
   };
-  cuda::CudaDriver* drv_;
+  backend::GpuDriver* drv_;
   HostValues env_;
-  std::vector<cuda::CUdeviceptr> dev_;
+  std::vector<backend::DevicePtr> dev_;
   std::vector<std::array<unsigned char, 8>> storage_;  // kernel arguments, in FuncLaunch::args order
   std::vector<Launch> launches_;
   double bytes_ = 0;

@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/gpu_driver.h"
 #include "compiler/backends/cuda/nvrtc.h"
 #include "compiler/driver/cuda_launch.h"
 #include "compiler/driver/device_metadata.h"
@@ -149,20 +149,29 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
   auto cubin = compileForCuda(module, options, false, diags, &lm.generated);
   if (!cubin) return 1;
   std::string why;
-  cuda::CudaDriver* drv = cuda::CudaDriver::get(&why);
+  backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Cuda, &why);
   if (!drv) {
-    diags.report(DiagKind::CudaLaunchFailed, {}, why);
+    diags.report(DiagKind::CudaLaunchFailed, {}, why + "; use `--emulate` to run the CUDA code on the CPU");
     return 1;
   }
-  if (!drv->loadModule(*cubin, &lm.module)) {
-    diags.report(DiagKind::CudaLaunchFailed, {}, drv->lastError());
+  GpuRun run;
+  run.label = "cuda:" + options.arch;
+  run.launchFailed = DiagKind::CudaLaunchFailed;
+  run.tf32Gemm = true;  // float32 gemms run on the tensor cores in tf32
+  return runOnGpu(module, settings, options, drv, lm, *cubin, run, diags);
+}
+
+int runOnGpu(const Module& module, const RunSettings& settings, const CudaOptions& options, backend::GpuDriver* drv,
+             LoadedCudaModule& lm, const std::string& binary, const GpuRun& run, DiagnosticEngine& diags) {
+  if (!drv->loadModule(binary, &lm.module)) {
+    diags.report(run.launchFailed, {}, drv->lastError());
     return 1;
   }
   std::ostream& out = settings.out ? *settings.out : std::cout;
 
   auto runner = [&](const PrimFunc& func, RunArgs& args, const RunSettings& rs, DiagnosticEngine& d) -> bool {
     auto fail = [&](const std::string& msg) {
-      d.report(DiagKind::CudaLaunchFailed, func.loc, msg);
+      d.report(run.launchFailed, func.loc, msg);
       return false;
     };
     CudaLaunches launches(drv);
@@ -202,9 +211,10 @@ int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptio
     }
     return true;
   };
-  RunSettings cuda = settings;
-  cuda.tf32Gemm = true;  // float32 gemms run on the tensor cores in tf32
-  return runTarget(module, cuda, diags, "cuda:" + options.arch, runner);
+  RunSettings gpu = settings;
+  gpu.tf32Gemm = run.tf32Gemm;
+  return runTarget(module, gpu, diags, run.label, runner);
 }
+
 
 }  // namespace tlc::driver

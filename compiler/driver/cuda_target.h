@@ -11,6 +11,7 @@
 // (2*M*N*K per gemm execution, counted from the IR) and GB/s (every tensor
 // argument's bytes, once).
 // build: writes the .cubin. emit: prints the CUDA C (or the PTX).
+// runOnGpu is the run shared with `--target=hip:gfxNNN` (hip_target.h).
 #pragma once
 
 #include <iosfwd>
@@ -19,6 +20,7 @@
 
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/driver/cuda_launch.h"
 #include "compiler/driver/run_common.h"
 #include "compiler/ir/ir.h"
 #include "compiler/support/diagnostics.h"
@@ -30,6 +32,20 @@ using CudaOptions = cuda::CudaOptions;
 // Exit code: 0, or 1 after errors / a failed check.
 int runOnCuda(const ir::Module& module, const RunSettings& settings, const CudaOptions& options,
               DiagnosticEngine& diags);
+
+// How runOnGpu reports and checks a run on one kind of GPU.
+struct GpuRun {
+  std::string label;                                 // "cuda:sm_90", "hip:gfx942"
+  DiagKind launchFailed = DiagKind::CudaLaunchFailed;  // reported for driver errors
+  bool tf32Gemm = false;                             // float32 gemms run in tf32 (--check's tolerance)
+};
+// The run half of runOnCuda, for either GPU runtime: loads `binary` (the
+// .cubin or .hsaco `lm.generated` was compiled into) on `drv`, then runs
+// every function of `module` with seeded arguments, checks and benchmarks
+// as `settings` asks.
+int runOnGpu(const ir::Module& module, const RunSettings& settings, const CudaOptions& options,
+             backend::GpuDriver* drv, LoadedCudaModule& lm, const std::string& binary, const GpuRun& run,
+             DiagnosticEngine& diags);
 int buildForCuda(const ir::Module& module, const std::string& outPath, const CudaOptions& options,
                  DiagnosticEngine& diags);
 // Prints the generated CUDA C, or with `ptx` the PTX NVRTC makes of it.

@@ -42,6 +42,9 @@ struct HeaderOptions {
   std::string functionPrefix;
   // A comment line naming what the header was generated from.
   std::string sourceName;
+  // The target the module was built for ("cpu", "cuda:sm_90", "hip:gfx942"):
+  // the header says what `stream` is there. Empty: not said.
+  std::string target;
 };
 
 std::string generateHeader(const ir::Module& module, const HeaderOptions& options);
@@ -60,7 +63,8 @@ std::string generateEmbedSource(const std::string& binary, const std::string& me
 // What `tlc build` calls after writing the binary at `binaryPath`: writes the
 // header (when `headerPath` is not empty) and the embed source (when
 // `embedPath` is not empty). The device metadata is read from
-// `<binaryPath>.json` when that file exists. Returns false and sets *error
+// `<binaryPath>.json` when that file exists (the header names its target;
+// without it the module is a CPU one). Returns false and sets *error
 // when a file cannot be read or written.
 bool writeHostFiles(const ir::Module& module, const std::string& binaryPath, const std::string& headerPath,
                     const std::string& embedPath, std::string* error);

@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "compiler/backends/hip/hip_compile.h"
+#include "compiler/backends/gpu_driver.h"
+#include "compiler/driver/cuda_target.h"
 #include "compiler/driver/device_metadata.h"
 #include "compiler/support/file_io.h"
 
@@ -67,6 +69,25 @@ int buildForHip(const ir::Module& module, const std::string& outPath, const cuda
     return 1;
   }
   return 0;
+}
+
+int runOnHip(const ir::Module& module, const RunSettings& settings, const cuda::CudaOptions& options,
+             DiagnosticEngine& diags) {
+  // The GPU first: without one, compiling (seconds with clang) is wasted.
+  std::string why;
+  backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Hip, &why);
+  if (!drv) {
+    diags.report(DiagKind::HipLaunchFailed, {}, why + "; run the HIP code on the CPU with `--emulate`");
+    return 1;
+  }
+  LoadedCudaModule lm;
+  auto hsaco = compileForHip(module, options, diags, &lm.generated);
+  if (!hsaco) return 1;
+  GpuRun run;
+  run.label = "hip:" + options.arch;
+  run.launchFailed = DiagKind::HipLaunchFailed;
+  run.tf32Gemm = false;  // float32 gemms are float32 multiply-adds on CDNA (no MFMA for them yet)
+  return runOnGpu(module, settings, options, drv, lm, *hsaco, run, diags);
 }
 
 }  // namespace tlc::driver

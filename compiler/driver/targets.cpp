@@ -186,10 +186,7 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
 #ifdef TLC_HAVE_CUDA_EMULATOR
     if (request.emulate) return runEmulated(module, settings, hipOptionsFor(request, request.target.substr(4)), diags);
 #endif
-    std::cerr << "tlc: error: tlc does not launch kernels on AMD GPUs: run the HIP code in the emulator with "
-                 "--emulate, or build a code object with `tlc build --target="
-              << request.target << " -o FILE.hsaco`\n";
-    return kExitUsage;
+    return runOnHip(module, settings, hipOptionsFor(request, request.target.substr(4)), diags);
   }
 #endif
   return unknownTarget(request.target);

@@ -44,8 +44,8 @@ struct CudaCandidate : CompiledCandidate {
 // buffer to flush with, the host arguments (candidates of one kernel share
 // their shapes), and whether a candidate broke its context.
 struct CudaWorker {
-  cuda::CudaDriver* drv = nullptr;
-  cuda::CUdeviceptr flush = 0;
+  backend::GpuDriver* drv = nullptr;
+  backend::DevicePtr flush = 0;
   size_t flushBytes = 0;
   std::string argsShape;
   std::optional<RunArgs> args;
@@ -70,9 +70,9 @@ std::string shapeSignature(const ir::PrimFunc& func) {
 
 class CudaTuneTarget : public TuneTarget {
  public:
-  CudaTuneTarget(CudaOptions options, std::vector<cuda::CudaDriver*> drivers, const TuneSettings& settings)
+  CudaTuneTarget(CudaOptions options, std::vector<backend::GpuDriver*> drivers, const TuneSettings& settings)
       : options_(std::move(options)), settings_(settings) {
-    for (cuda::CudaDriver* d : drivers) {
+    for (backend::GpuDriver* d : drivers) {
       workers_.emplace_back();
       workers_.back().drv = d;
     }
@@ -221,7 +221,7 @@ class CudaTuneTarget : public TuneTarget {
 }  // namespace
 
 std::optional<std::string> cudaTuneDevice(std::string* why) {
-  cuda::CudaDriver* drv = cuda::CudaDriver::get(why);
+  backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Cuda, why);
   if (!drv) return std::nullopt;
   return drv->deviceName();
 }
@@ -229,7 +229,7 @@ std::optional<std::string> cudaTuneDevice(std::string* why) {
 std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, const TuneSettings& settings,
                                                std::string* error) {
   std::string why;
-  int count = cuda::CudaDriver::deviceCount(&why);
+  int count = backend::GpuDriver::deviceCount(backend::GpuRuntime::Cuda, &why);
   if (count == 0) {
     *error = "`tlc tune --target=" + request.target + "` times kernels on a GPU, and there is none here: " + why;
     return nullptr;
@@ -237,13 +237,13 @@ std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, con
   std::vector<int> ordinals = settings.devices;
   if (ordinals.empty())
     for (int i = 0; i < count; ++i) ordinals.push_back(i);
-  std::vector<cuda::CudaDriver*> drivers;
+  std::vector<backend::GpuDriver*> drivers;
   for (int o : ordinals) {
     if (o < 0 || o >= count) {
       *error = "--devices " + std::to_string(o) + ": this machine has GPUs 0.." + std::to_string(count - 1);
       return nullptr;
     }
-    cuda::CudaDriver* d = cuda::CudaDriver::forDevice(o, &why);
+    backend::GpuDriver* d = backend::GpuDriver::forDevice(backend::GpuRuntime::Cuda, o, &why);
     if (!d) {
       *error = why;
       return nullptr;

@@ -1,11 +1,30 @@
 // Runs the gemm built by tlc_add_kernel (K=96 bound, M and N dynamic)
 // through its generated header and checks it against a plain loop; then
-// checks that a wrong-shape call is rejected with a message.
+// checks that a wrong-shape call is rejected with a message. Built with a
+// HIP target, it also loads the embedded code object: on a machine without
+// an AMD GPU (or without the HIP runtime) that must fail with the runtime's
+// message naming what is missing, never crash.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "gemm.h"
+#ifdef TLC_TEST_HIP_HEADER
+#include TLC_TEST_HIP_HEADER
+
+// 0 when the HIP module loads, or fails for want of the HIP runtime or a GPU.
+static int loadHipModule() {
+  tlc_module* hip = TLC_TEST_HIP_MODULE();
+  if (hip) {
+    std::printf("HIP module loaded: %s, %d kernel(s)\n", tlcModuleTarget(hip), (int)tlcModuleNumKernels(hip));
+    return tlcModuleBackend(hip) == TLC_BACKEND_HIP ? 0 : 1;
+  }
+  const char* why = tlcGetLastError();
+  std::printf("HIP module not loaded: %s\n", why);
+  return std::strstr(why, "HIP runtime") && (std::strstr(why, "AMD GPU") || std::strstr(why, "not found")) ? 0 : 1;
+}
+#endif
 
 int main() {
   const int64_t M = 150, N = 70, K = 96;
@@ -40,5 +59,9 @@ int main() {
                     tlcTensorArg(C.data(), TLC_FLOAT32, 2, sc)};
   if (tlcLaunch(kernel, args, 3, nullptr) != TLC_ERROR_SHAPE) return 1;
   std::printf("rejected: %s\n", tlcGetLastError());
+#ifdef TLC_TEST_HIP_HEADER
+  return loadHipModule();
+#else
   return 0;
+#endif
 }

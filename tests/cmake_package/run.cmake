@@ -1,7 +1,7 @@
 # ctest script: installs this build of tlc into a temporary prefix, then
 # configures, builds and runs an out-of-tree project against it.
 #   cmake -DTLC_BINARY_DIR=... -DTLC_SOURCE_DIR=... -DPROJECT_DIR=... -DWORK_DIR=...
-#         [-DPROJECT_ARGS=...] [-DRUN=exe args] -P run.cmake
+#         [-DPROJECT_ARGS="-DA=1 -DB=2"] [-DRUN=exe args] -P run.cmake
 foreach(v TLC_BINARY_DIR TLC_SOURCE_DIR PROJECT_DIR WORK_DIR RUN)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run.cmake: ${v} is required")
@@ -23,6 +23,7 @@ if(NOT help MATCHES "--header" OR NOT help MATCHES "--embed")
                       "tlc::driver::writeHostFiles (compiler/driver/header_gen.h) after building")
 endif()
 
+separate_arguments(project_args UNIX_COMMAND "${PROJECT_ARGS}")
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 step(${CMAKE_COMMAND} --install ${TLC_BINARY_DIR} --prefix ${prefix})
@@ -33,7 +34,7 @@ foreach(f bin/tlc include/tlc/runtime.h lib/cmake/tlc/tlcConfig.cmake lib/cmake/
 endforeach()
 # A fresh configure: only the installed package is visible.
 step(${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${WORK_DIR}/build -G Ninja -DCMAKE_BUILD_TYPE=Release
-     -DCMAKE_PREFIX_PATH=${prefix} ${PROJECT_ARGS})
+     -DCMAKE_PREFIX_PATH=${prefix} ${project_args})
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build -j 2)
 separate_arguments(run_cmd UNIX_COMMAND "${RUN}")
 list(GET run_cmd 0 exe)

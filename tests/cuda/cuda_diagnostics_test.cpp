@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/backends/cuda/cuda_driver.h"
+#include "compiler/backends/gpu_driver.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/nvrtc.h"
 #include "compiler/driver/cuda_target.h"
@@ -72,7 +72,7 @@ TEST_CASE("a cubin that cannot be written is a build error") {
 TEST_CASE("running without a GPU says so") {
   // expected-error: cuda-launch-failed
   std::string why;
-  if (cuda::CudaDriver::get(&why) || !cuda::nvrtcAvailable()) return;  // a GPU machine runs it for real
+  if (backend::GpuDriver::get(backend::GpuRuntime::Cuda, &why) || !cuda::nvrtcAvailable()) return;  // a GPU machine runs it for real
   SourceManager sources;
   DiagnosticEngine diags(sources);
   driver::RunSettings settings;

@@ -1,6 +1,7 @@
 // `tlc` on the HIP targets: emit --stage=hip|amdgcn, build to a code object
-// with its metadata, run --emulate --check, and the errors for an unknown
-// AMD architecture and for running without the emulator. The compiling
+// with its metadata, run --emulate --check, run on the GPU through the HIP
+// runtime (a stand-in libamdhip64 here), and the errors for an unknown AMD
+// architecture and for running without a HIP runtime or GPU. The compiling
 // cases skip when the build says hiprtc or clang-19 is missing.
 #include <doctest/doctest.h>
 
@@ -45,12 +46,75 @@ TEST_CASE("tlc emit --stage=hip prints the HIP C of the HIP dialect") {
   CHECK(r.out.find("extern \"C\" __global__") != std::string::npos);
 }
 
-TEST_CASE("tlc run on a hip target needs --emulate") {
-  Result r = tlc("run " + example("elementwise_add/add.tl") + " --target=hip:gfx942");
+TEST_CASE("tlc run on an AMD GPU without one says which library was looked for and what to do") {
+  // expected-error: hip-launch-failed
+  std::string add = example("elementwise_add/add.tl");
+  // This machine: no HIP runtime, or one that finds no GPU.
+  Result r = tlc("run " + add + " --target=hip:gfx942");
   INFO(r.out);
-  CHECK(r.code == 2);
-  CHECK(r.out.find("tlc does not launch kernels on AMD GPUs") != std::string::npos);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("[hip-launch-failed]") != std::string::npos);
+  CHECK((r.out.find("found no usable AMD GPU") != std::string::npos ||
+         r.out.find("the HIP runtime (libamdhip64.so) was not found") != std::string::npos));
+  CHECK(r.out.find("run the HIP code on the CPU with `--emulate`") != std::string::npos);
+
+  Result missing = tlc("run " + add + " --target=hip:gfx942", "TLC_HIP_RUNTIME=/nonexistent/libamdhip64.so");
+  INFO(missing.out);
+  CHECK(missing.code == 1);
+  CHECK(missing.out.find("looked for /nonexistent/libamdhip64.so") != std::string::npos);
+  CHECK(missing.out.find(", named by $TLC_HIP_RUNTIME (") != std::string::npos);
+  CHECK(missing.out.find("; install ROCm's HIP runtime") != std::string::npos);
+#ifdef TLC_FAKE_AMDHIP64
+  Result none = tlc("run " + add + " --target=hip:gfx90a",
+                    std::string("TLC_HIP_RUNTIME=") + TLC_FAKE_AMDHIP64 + " TLC_FAKE_HIP_DEVICES=0");
+  INFO(none.out);
+  CHECK(none.code == 1);
+  CHECK(none.out.find("found no usable AMD GPU: hipInit / device count failed: hipErrorNoDevice (100)") !=
+        std::string::npos);
+#endif
 }
+
+#ifdef TLC_FAKE_AMDHIP64
+// With a stand-in libamdhip64 that records its calls (tests/hip_runtime/
+// fake_amdhip64.c): the real code object is loaded, its kernel found by its
+// symbol, the tensors copied in, the kernel launched over the example's grid,
+// the output copied back. The stand-in runs no kernel, so --check fails.
+TEST_CASE("tlc run --target=hip:gfx942 loads the code object and launches it through the HIP runtime") {
+  std::string add = example("elementwise_add/add.tl");
+  std::string log = driver_test::scratchRoot().string() + "/fake_hip.log";
+  std::string env = std::string("TLC_HIP_RUNTIME=") + TLC_FAKE_AMDHIP64 + " TLC_FAKE_HIP_LOG=" + log +
+                    " TLC_FAKE_HIP_ARGS=5";
+  Result r = tlc("run " + add + " --target=hip:gfx942 --dim M=37 --dim N=100", env);
+  INFO(r.out);
+  if (missingCompiler(r)) {
+    MESSAGE("skipping: " << r.out);
+    return;
+  }
+  CHECK(r.code == 0);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string calls = text.str();
+  INFO(calls);
+  // float16 37 x 100: 7400 bytes per tensor; A and B are read, C written.
+  size_t at = 0;
+  for (std::string call : {"hipInit 0", "hipSetDevice 0", "hipModuleLoadData machine=224 mach=0x4c",
+                           "hipMalloc 7400", "hipMemcpyHtoD 7400", "hipMalloc 7400", "hipMemcpyHtoD 7400",
+                           "hipMalloc 7400", "hipMemcpyHtoD 7400", "hipModuleGetFunction elementwise_add_kernel0\n",
+                           "hipModuleLaunchKernel elementwise_add_kernel0 grid=2,2,1 block=128,1,1 shared=0 stream=null",
+                           "hipDeviceSynchronize", "hipMemcpyDtoH 7400", "hipFree"}) {
+    size_t next = calls.find(call, at);
+    CHECK_MESSAGE(next != std::string::npos, "missing, or out of order: " << call);
+    if (next != std::string::npos) at = next + call.size();
+  }
+  CHECK(calls.find(",25,64\n") != std::string::npos);  // the shape symbols M and N after the three pointers
+  CHECK(calls.find("hipMemcpyDtoH", calls.find("hipMemcpyDtoH") + 1) == std::string::npos);  // only C comes back
+
+  Result checked = tlc("run " + add + " --target=hip:gfx942 --dim M=37 --dim N=100 --check", env);
+  INFO(checked.out);
+  CHECK(checked.code == 1);
+}
+#endif
 
 TEST_CASE("tlc run --target=hip:gfx942 --emulate --check runs the HIP C in the emulator") {
   Result r = tlc("run " + example("row_reduce/row_sum.tl") + " --target=hip:gfx942 --emulate --check --dim M=37 --dim N=300");
@@ -126,4 +190,34 @@ TEST_CASE("a missing HIP compiler is a located build error that says what to ins
   CHECK(r.code == 1);
   CHECK(r.out.find("cannot find clang with the AMDGPU target") != std::string::npos);
   CHECK(r.out.find("[hip-build-failed]") != std::string::npos);
+}
+
+// What tlc_add_kernel(... TARGETS hip:gfx942) runs: the code object, its
+// metadata, a C header that says what `stream` is, and a C source embedding
+// both, which compile as C99 against <tlc/runtime.h>.
+TEST_CASE("tlc build --target=hip:gfx942 --header --embed writes the host files of a HIP module") {
+  std::string dir = driver_test::scratchDir("hip_host").string();
+  Result r = tlc("build " + example("elementwise_add/add.tl") + " --target=hip:gfx942 -o " + dir +
+                 "/add_hip.hsaco --header " + dir + "/add_hip.h --embed " + dir + "/add_hip_embed.c");
+  INFO(r.out);
+  if (missingCompiler(r)) {
+    MESSAGE("skipping: " << r.out);
+    return;
+  }
+  REQUIRE(r.code == 0);
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  std::string header = read(dir + "/add_hip.h"), embed = read(dir + "/add_hip_embed.c");
+  CHECK(header.find("Built for hip:gfx942: `stream` is a hipStream_t") != std::string::npos);
+  CHECK(header.find("tlc_status elementwise_add_launch(tlc_module* module") != std::string::npos);
+  CHECK(header.find("tlc_module* add_hip_module(void);") != std::string::npos);
+  CHECK(embed.find("hsaco") != std::string::npos);  // the metadata, with its code object kind and target
+  CHECK(embed.find("hip:gfx942") != std::string::npos);
+  std::string cc = "cc -std=c99 -Wall -Werror -c -I" + std::string(TLC_SOURCE_DIR) + "/runtime/include -I" + dir + " " +
+                   dir + "/add_hip_embed.c -o " + dir + "/add_hip_embed.o 2>&1";
+  CHECK(std::system(cc.c_str()) == 0);
 }
