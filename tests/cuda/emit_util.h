@@ -4,7 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
@@ -29,6 +31,14 @@ inline std::optional<cuda::CudaModule> generateCudaFor(const std::string& source
   INFO(diags.renderAll());
   REQUIRE(cu);
   return cu;
+}
+
+// The text of a file of the source tree (an example).
+inline std::string exampleSource(const std::string& path) {
+  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 inline std::string emitCudaFor(const std::string& source, const std::string& arch = "sm_90a") {

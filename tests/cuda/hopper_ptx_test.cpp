@@ -14,14 +14,7 @@ using namespace tlc;
 
 namespace {
 
-std::string sourceFile(const std::string& path) {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string gemmExample() { return sourceFile("examples/gemm/gemm.tl"); }
+std::string gemmExample() { return test::exampleSource("examples/gemm/gemm.tl"); }
 
 // The PTX of `source` for sm_90a; empty when NVRTC is not available here.
 std::string ptxFor(const std::string& source) {
@@ -63,13 +56,13 @@ TEST_CASE("the sm_90a gemm example compiles to wgmma, TMA and mbarrier instructi
 }
 
 TEST_CASE("a split-K gemm whose trip count is a let takes the warp-specialized mainloop") {
-  std::string source = test::emitCudaFor(sourceFile("bench/zoo/gemm_splitk.tl"), "sm_90a");
+  std::string source = test::emitCudaFor(test::exampleSource("bench/zoo/gemm_splitk.tl"), "sm_90a");
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
   CHECK(source.find("tlc::wgmma_m64n128k16<") != std::string::npos);
 }
 
 TEST_CASE("an int8 gemm with B as [N, K] runs on int8 wgmma (k32, int32 accumulators)") {
-  std::string text = sourceFile("bench/zoo/gemm_int8.tl");
+  std::string text = test::exampleSource("bench/zoo/gemm_int8.tl");
   std::string source = test::emitCudaFor(text, "sm_90a");
   CHECK(source.find("tlc::wgmma_s8_m64n128k32(") != std::string::npos);
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
@@ -87,7 +80,7 @@ TEST_CASE("an int8 gemm with B as [N, K] runs on int8 wgmma (k32, int32 accumula
 }
 
 TEST_CASE("a float8 gemm runs on float8 tensor cores: wgmma k32 on sm_90a, mma.sync k32 on sm_89") {
-  std::string text = sourceFile("examples/gemm_fp8/gemm_fp8.tl");
+  std::string text = test::exampleSource("examples/gemm_fp8/gemm_fp8.tl");
   std::string source = test::emitCudaFor(text, "sm_90a");
   CHECK(source.find("tlc::wgmma_f8_m64n128k32<0>(") != std::string::npos);
   CHECK(source.find("tlc::tma_load_2d(") != std::string::npos);
@@ -138,7 +131,7 @@ TEST_CASE("a float8 gemm runs on float8 tensor cores: wgmma k32 on sm_90a, mma.s
 }
 
 TEST_CASE("a float32 gemm with B as [N, K] runs on tf32 wgmma (k8) on sm_90a") {
-  std::string text = sourceFile("bench/zoo/gemm_nt.tl");
+  std::string text = test::exampleSource("bench/zoo/gemm_nt.tl");
   text.replace(text.find("dtype=float16"), 13, "dtype=float32");
   text.replace(text.find("block_K=64"), 10, "block_K=32");
   std::string source = test::emitCudaFor(text, "sm_90a");

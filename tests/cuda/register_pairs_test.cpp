@@ -13,12 +13,7 @@ using namespace tlc;
 
 namespace {
 
-std::string exampleSource(const std::string& path) {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::exampleSource;
 
 const char* kAffine = R"(
 def affine[M, N, dtype=bfloat16](X: Tensor[(M, N), dtype], g: Tensor[(N,), dtype], Y: Tensor[(M, N), dtype]):

@@ -14,12 +14,7 @@ namespace {
 
 std::string emit(const std::string& source) { return test::emitCudaFor(source); }
 
-std::string exampleSource(const std::string& path) {
-  std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::exampleSource;
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;

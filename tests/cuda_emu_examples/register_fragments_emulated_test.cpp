@@ -4,6 +4,8 @@
 // results equal to the interpreter's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
@@ -15,6 +17,30 @@ int runFile(const std::string& path, const std::map<std::string, int64_t>& dims,
   DiagnosticEngine diags{sm};
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/register_fragments/" + path, sm, diags);
   return test::runEmulatedCheck(module, diags, dims, 11, log);
+}
+
+// Each kernel of `funcs` in `path` on sm_80 and sm_90a, at two sizes of
+// (M, N, K) (K left out for kernels that do not take it).
+void checkGemmKernels(const std::string& path, const std::vector<std::string>& funcs,
+                      const std::vector<std::string>& withoutK = {}) {
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    for (const std::string& func : funcs) {
+      for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 70}, {"N", 45}, {"K", 100}},
+                                                                   {{"M", 3}, {"N", 8}, {"K", 64}}}) {
+        if (std::find(withoutK.begin(), withoutK.end(), func) != withoutK.end()) dims.erase("K");
+        SourceManager sm;
+        DiagnosticEngine diags{sm};
+        ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/register_fragments/" + path, sm, diags);
+        std::string log;
+        CAPTURE(arch);
+        CAPTURE(func);
+        CAPTURE(dims.at("M"));
+        int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
+        INFO(log);
+        CHECK(rc == 0);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -120,48 +146,12 @@ TEST_CASE("register fragments: accumulating reductions combined after their loop
 // is a gemm's A operand in registers (mma.sync on sm_80, wgmma's RS form on
 // sm_90a). K and the tiles' edges are not multiples of the tiles.
 TEST_CASE("register operand tiles: prefetched in pipelined loops, filled by Parallel loops for gemms") {
-  for (const char* arch : {"sm_80", "sm_90a"}) {
-    for (const char* func : {"streamed", "scaled_operand"}) {
-      for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 70}, {"N", 45}, {"K", 100}},
-                                                                   {{"M", 3}, {"N", 8}, {"K", 64}}}) {
-        SourceManager sm;
-        DiagnosticEngine diags{sm};
-        ir::Module module =
-            test::compileTreeFile("tests/cuda_emu_examples/register_fragments/operand_tiles.tl", sm, diags);
-        std::string log;
-        CAPTURE(arch);
-        CAPTURE(func);
-        CAPTURE(dims.at("M"));
-        int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
-        INFO(log);
-        CHECK(rc == 0);
-      }
-    }
-  }
+  checkGemmKernels("operand_tiles.tl", {"streamed", "scaled_operand"});
 }
 
 // Float16 / bfloat16 arithmetic in register nests, computed two lanes at a
 // time: a row-group tile with lets and per-row operands, and an int4
 // operand tile of a gemm unpacked in pairs. Sizes the tiles do not divide.
 TEST_CASE("register nests of 16-bit float arithmetic in lane pairs") {
-  for (const char* arch : {"sm_80", "sm_90a"}) {
-    for (const char* func : {"affine_rows", "int4_operand"}) {
-      const bool gemm = std::string(func) == "int4_operand";
-      for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 70}, {"N", 45}, {"K", 100}},
-                                                                   {{"M", 3}, {"N", 8}, {"K", 64}}}) {
-        if (!gemm) dims.erase("K");
-        SourceManager sm;
-        DiagnosticEngine diags{sm};
-        ir::Module module =
-            test::compileTreeFile("tests/cuda_emu_examples/register_fragments/paired_lanes.tl", sm, diags);
-        std::string log;
-        CAPTURE(arch);
-        CAPTURE(func);
-        CAPTURE(dims.at("M"));
-        int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
-        INFO(log);
-        CHECK(rc == 0);
-      }
-    }
-  }
+  checkGemmKernels("paired_lanes.tl", {"affine_rows", "int4_operand"}, {"affine_rows"});
 }
