@@ -36,7 +36,7 @@ bool readFile(const std::string& path, std::string* out) {
 tlc_status finishLoad(std::unique_ptr<tlc_module> m, tlc_module** out) {
   std::vector<KernelInfo> infos;
   std::string err;
-  if (!parseMetadata(m->metadata, &m->target, &infos, &err)) {
+  if (!parseMetadata(m->metadata, &m->target, &infos, &err, &m->fallbackImage)) {
     if (m->backend == TLC_BACKEND_CPU) cpuUnload(m.get());
     else deviceUnload(m.get());
     return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + ": " + err);

@@ -174,7 +174,15 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       grid[1] = grid[2] = 1;
     }
     if (!function) {
-      int rc = api.moduleGetFunction(&function, m->deviceModule, entry.c_str());
+      // Fallback entries of a separate image ("fallback_image"): loaded now.
+      bool separate = useFallback && !m->fallbackImage.empty();
+      if (separate && !m->fallbackModule) {
+        int rc = api.moduleLoadData(&m->fallbackModule, m->fallbackImage.data());
+        if (rc != 0)
+          return fail(TLC_ERROR_INVALID_MODULE, "the driver rejected the fallback image of module " + m->origin +
+                                                    ": " + api.describe(rc));
+      }
+      int rc = api.moduleGetFunction(&function, separate ? m->fallbackModule : m->deviceModule, entry.c_str());
       if (rc != 0)
         return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " has no device function `" + entry + "`: " +
                                                   api.describe(rc));
@@ -194,10 +202,13 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
 }
 
 void deviceUnload(tlc_module* m) {
-  if (!m->deviceModule) return;
+  if (!m->deviceModule && !m->fallbackModule) return;
   std::string why;
-  if (const GpuDriverApi* api = apiFor(m, &why)) api->moduleUnload(m->deviceModule);
-  m->deviceModule = nullptr;
+  const GpuDriverApi* api = apiFor(m, &why);
+  for (void** module : {&m->deviceModule, &m->fallbackModule}) {
+    if (*module && api) api->moduleUnload(*module);
+    *module = nullptr;
+  }
 }
 
 }  // namespace tlc::rt

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "runtime_internal.h"
+#include "compiler/support/base64.h"
 
 namespace tlc::rt {
 
@@ -135,7 +136,8 @@ Rpn rpnOf(const json& j) {
 
 }  // namespace
 
-bool parseMetadata(const std::string& text, std::string* target, std::vector<KernelInfo>* kernels, std::string* error) {
+bool parseMetadata(const std::string& text, std::string* target, std::vector<KernelInfo>* kernels, std::string* error,
+                   std::string* fallbackImage) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     *error = "its kernel metadata is not valid JSON";
@@ -152,6 +154,15 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
   }
   try {
     *target = j.at("target").get<std::string>();
+    if (fallbackImage) fallbackImage->clear();
+    if (j.contains("fallback_image")) {
+      auto image = base64Decode(j.at("fallback_image").get<std::string>());
+      if (!image) {
+        *error = "its metadata's fallback_image is not base64";
+        return false;
+      }
+      if (fallbackImage) *fallbackImage = std::move(*image);
+    }
     for (const json& k : j.at("kernels")) {
       KernelInfo ki;
       ki.name = k.at("name").get<std::string>();

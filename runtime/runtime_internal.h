@@ -85,9 +85,10 @@ struct KernelInfo {
   std::vector<LaunchInfo> launches;
 };
 
-// Parses metadata JSON; false and *error on failure.
+// Parses metadata JSON; false and *error on failure. *fallbackImage (when
+// given) gets the decoded "fallback_image", empty without one.
 bool parseMetadata(const std::string& json, std::string* target, std::vector<KernelInfo>* kernels,
-                   std::string* error);
+                   std::string* error, std::string* fallbackImage = nullptr);
 
 bool parseDtype(const std::string& name, tlc_dtype* out);
 const char* dtypeNameOf(tlc_dtype t);
@@ -111,6 +112,11 @@ struct tlc_module {
   void* cpuFailure = nullptr;  // tlc_module_last_failure, when its kernels can fail
   // CUDA / HIP
   void* deviceModule = nullptr;  // CUmodule / hipModule_t
+  // The code object of the launches' fallback entries when the metadata
+  // carries it apart from the binary ("fallback_image"), loaded as
+  // `fallbackModule` by the first launch that needs a fallback.
+  std::string fallbackImage;
+  void* fallbackModule = nullptr;
   void* deviceContext = nullptr; // the CUcontext the module was loaded in
   std::mutex mutex;              // guards lazy function lookups
 };

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/ir/buffer_access.h"
+#include "compiler/support/base64.h"
 
 #ifndef TLC_VERSION_STRING
 #define TLC_VERSION_STRING "0.0.0"
@@ -287,6 +288,7 @@ std::string moduleMetadataJson(const ir::Module& module, const MetadataOptions& 
   json kernels = json::array();
   for (const ir::Func& f : module.funcs) kernels.push_back(kernelJson(*f, options));
   j["kernels"] = kernels;
+  if (!options.fallbackImage.empty()) j["fallback_image"] = base64Encode(options.fallbackImage);
   return j.dump(indent);
 }
 
@@ -304,6 +306,15 @@ bool parseModuleMetadata(const std::string& text, ParsedModule* out, std::string
     out->tlcVersion = j.at("tlc_version").get<std::string>();
     out->target = j.at("target").get<std::string>();
     out->binary = j.at("binary").get<std::string>();
+    out->fallbackImage.clear();
+    if (j.contains("fallback_image")) {
+      auto image = base64Decode(j.at("fallback_image").get<std::string>());
+      if (!image) {
+        *error = "the metadata's fallback_image is not base64";
+        return false;
+      }
+      out->fallbackImage = std::move(*image);
+    }
     out->kernels.clear();
     for (const json& k : j.at("kernels")) {
       ParsedKernel pk;

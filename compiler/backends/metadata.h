@@ -46,7 +46,10 @@
 // "persistent_blocks_per_sm" (0 when absent) > 0 marks a persistent kernel,
 // launched as a 1-D grid of min(grid's product, SMs x that) blocks
 // (cuda/persistent_grid.h), which loop over the grid's tiles themselves
-// (its fallback is launched over "grid"); "device_args" lists the device-kernel arguments in order:
+// (its fallback is launched over "grid"); the fallback entries are
+// functions of the module's binary, or, when the top-level
+// "fallback_image" (base64 of a second code object, loaded when a launch
+// first needs a fallback) is present, of that image; "device_args" lists the device-kernel arguments in order:
 // {"kind": "param", "index": i} | {"kind": "symbol"|"let", "name", "dtype"};
 // "host_lets" ({"name", "expr", "dtype"}) are evaluated in order before
 // launching and may be used by later expressions.
@@ -120,6 +123,9 @@ struct MetadataOptions {
   // When set, the source text of a constant tensor dimension is read to
   // recover the compile-time parameter it was written as.
   const SourceManager* sources = nullptr;
+  // Device targets: the code object holding the launches' fallback entries,
+  // when they were compiled apart from the binary (CUDA: a second cubin).
+  std::string fallbackImage;
 };
 
 // The module's metadata as JSON text (pretty when `indent` >= 0).
@@ -153,6 +159,7 @@ struct ParsedModule {
   std::string tlcVersion;
   std::string target;
   std::string binary;
+  std::string fallbackImage;  // decoded; empty when the fallbacks are in the binary
   std::vector<ParsedKernel> kernels;
 };
 bool parseModuleMetadata(const std::string& json, ParsedModule* out, std::string* error);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/backends/cuda/nvrtc.h"
 #include "compiler/backends/cuda/persistent_grid.h"
 
 namespace tlc::driver {
@@ -178,8 +179,13 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
     const std::string& entry = useFallback ? kl.fallbackName : kl.name;
     auto it = lm.functions.find(entry);
     if (it == lm.functions.end()) {
+      if (useFallback && !lm.fallbackModule) {
+        cuda::NvrtcResult built = cuda::compileWithNvrtc(lm.generated.fallbackSource, lm.arch, false);
+        if (!built.ok) return fail(built.error);
+        if (!drv_->loadModule(built.binary, &lm.fallbackModule)) return fail(drv_->lastError());
+      }
       void* fn = nullptr;
-      if (!drv_->getFunction(lm.module, entry, &fn)) return fail(drv_->lastError());
+      if (!drv_->getFunction(useFallback ? lm.fallbackModule : lm.module, entry, &fn)) return fail(drv_->lastError());
       if (l.shared > 48 * 1024 && !drv_->setDynamicShared(fn, (int)l.shared)) return fail(drv_->lastError());
       it = lm.functions.emplace(entry, fn).first;
     }

@@ -27,9 +27,14 @@ struct HostValues {
 };
 
 // A generated module loaded on a device, with the functions looked up so far.
+// `module` holds the primary kernels (CudaModule::primarySource);
+// `fallbackModule` their versions without TMA, compiled for `arch` and
+// loaded by the first launch that needs one.
 struct LoadedCudaModule {
   cuda::CudaModule generated;
+  std::string arch;
   void* module = nullptr;
+  void* fallbackModule = nullptr;
   std::map<std::string, void*> functions;
 };
 

@@ -42,24 +42,33 @@ int sustainedRuns(double oneMs, int atLeast) {
 const std::optional<CudaBenchResult>& lastCudaBench() { return gLastBench; }
 
 std::optional<std::string> compileForCuda(const Module& module, const CudaOptions& options, bool ptx,
-                                          DiagnosticEngine& diags, cuda::CudaModule* generated) {
+                                          DiagnosticEngine& diags, cuda::CudaModule* generated,
+                                          std::string* fallbackCubin) {
   auto t0 = std::chrono::steady_clock::now();
   auto cm = cuda::generateCuda(module, options, diags);
   if (!cm) return std::nullopt;
   auto t1 = std::chrono::steady_clock::now();
   if (options.printAfterAll) std::cerr << "// -----// CUDA C for " << options.arch << " //----- //\n" << cm->source;
-  auto result = cuda::compileWithNvrtc(cm->source, options.arch, ptx);
+  // PTX is one text of every kernel; cubins are made of the primary kernels
+  // and, when asked, of the fallbacks, as two programs compiled at once.
+  std::vector<std::string> programs = {ptx ? cm->source : cm->primarySource};
+  bool withFallbacks = !ptx && fallbackCubin && !cm->fallbackSource.empty();
+  if (withFallbacks) programs.push_back(cm->fallbackSource);
+  std::vector<cuda::NvrtcResult> results = cuda::compileConcurrentlyWithNvrtc(programs, options.arch, ptx);
   auto t2 = std::chrono::steady_clock::now();
   if (options.timePasses) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    std::cerr << "cuda codegen: " << ms(t0, t1) << " ms\nnvrtc (" << options.arch << "): " << ms(t1, t2) << " ms\n";
+    std::cerr << "cuda codegen: " << ms(t0, t1) << " ms\nnvrtc (" << options.arch << ", " << programs.size()
+              << (programs.size() == 1 ? " program" : " programs at once") << "): " << ms(t1, t2) << " ms\n";
   }
-  if (!result.ok) {
-    diags.report(DiagKind::CudaBuildFailed, {}, result.error);
-    return std::nullopt;
-  }
+  for (const cuda::NvrtcResult& r : results)
+    if (!r.ok) {
+      diags.report(DiagKind::CudaBuildFailed, {}, r.error);
+      return std::nullopt;
+    }
+  if (fallbackCubin) *fallbackCubin = withFallbacks ? std::move(results[1].binary) : std::string();
   if (generated) *generated = std::move(*cm);
-  return result.binary;
+  return std::move(results[0].binary);
 }
 
 int emitCuda(const Module& module, bool ptx, const CudaOptions& options, std::ostream& os, DiagnosticEngine& diags) {
@@ -124,10 +133,11 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
   }
   if (!hit) {
     cuda::CudaModule generated;
-    auto built = compileForCuda(module, options, false, diags, &generated);
+    std::string fallbacks;
+    auto built = compileForCuda(module, options, false, diags, &generated, &fallbacks);
     if (!built) return 1;
     bin = std::move(*built);
-    meta = cudaModuleMetadata(module, generated, "cuda:" + options.arch, &diags.sources());
+    meta = cudaModuleMetadata(module, generated, "cuda:" + options.arch, &diags.sources(), "cubin", fallbacks);
     std::string ignored;  // an unwritable cache only costs the next build its time
     if (cacheable && cache.store(binKey, bin, &ignored)) cache.store(metaKey, meta, &ignored);
   }
@@ -146,6 +156,7 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
 
 int runOnCuda(const Module& module, const RunSettings& settings, const CudaOptions& options, DiagnosticEngine& diags) {
   LoadedCudaModule lm;
+  lm.arch = options.arch;
   auto cubin = compileForCuda(module, options, false, diags, &lm.generated);
   if (!cubin) return 1;
   std::string why;

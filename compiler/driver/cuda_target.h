@@ -65,8 +65,13 @@ const std::optional<CudaBenchResult>& lastCudaBench();
 // at the clocks the GPU sustains.
 int sustainedRuns(double oneMs, int atLeast = 5);
 
-// Generates and compiles to a .cubin (or PTX); reports cuda-build-failed.
+// Generates and compiles; reports cuda-build-failed. With `ptx`, the PTX of
+// every kernel. Otherwise the .cubin of the primary kernels
+// (CudaModule::primarySource) and, when `fallbackCubin` is given, the .cubin
+// of their versions without TMA in it (empty when there are none): the two
+// programs compile at once, on two threads.
 std::optional<std::string> compileForCuda(const ir::Module& module, const CudaOptions& options, bool ptx,
-                                          DiagnosticEngine& diags, cuda::CudaModule* generated = nullptr);
+                                          DiagnosticEngine& diags, cuda::CudaModule* generated = nullptr,
+                                          std::string* fallbackCubin = nullptr);
 
 }  // namespace tlc::driver

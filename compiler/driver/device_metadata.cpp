@@ -7,10 +7,12 @@
 namespace tlc::driver {
 
 std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule& generated, const std::string& target,
-                               const SourceManager* sources, const std::string& binary) {
+                               const SourceManager* sources, const std::string& binary,
+                               const std::string& fallbackImage) {
   meta::MetadataOptions o;
   o.target = target;
   o.binary = binary;
+  o.fallbackImage = fallbackImage;
   o.sources = sources;
   o.launchPlanFor = [&](const std::string& funcName) -> std::optional<meta::DeviceLaunchPlan> {
     for (const cuda::FuncLaunch& f : generated.funcs) {

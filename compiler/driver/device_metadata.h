@@ -15,9 +15,12 @@
 namespace tlc::driver {
 
 // The metadata JSON of a module built for `target` ("cuda:sm_90").
-// `binary`: the kind of code object ("cubin", or "hsaco" for hip:gfxNNN).
+// `binary`: the kind of code object ("cubin", or "hsaco" for hip:gfxNNN);
+// `fallbackImage`: the code object of the kernels' versions without TMA when
+// they were compiled apart (compileForCuda), carried in the metadata.
 std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule& generated, const std::string& target,
-                               const SourceManager* sources, const std::string& binary = "cubin");
+                               const SourceManager* sources, const std::string& binary = "cubin",
+                               const std::string& fallbackImage = "");
 
 // Writes `json` to `<binaryPath>.json`; false and *error on failure.
 bool writeMetadataBeside(const std::string& binaryPath, const std::string& json, std::string* error);

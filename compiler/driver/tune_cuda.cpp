@@ -26,6 +26,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/driver/cuda_launch.h"
 #include "compiler/driver/cuda_target.h"
+#include "compiler/driver/once_by_key.h"
 #include "compiler/driver/tune_targets.h"
 
 namespace tlc::driver {
@@ -112,7 +113,11 @@ class CudaTuneTarget : public TuneTarget {
           result->note = k.name + " has " + std::to_string(k.threads) + " threads; a block holds at most 1024";
           return nullptr;
         }
-    cuda::NvrtcResult built = cuda::compileWithNvrtc(generated->source, options_.arch, false);
+    // The versions without TMA are compiled only if a launch needs one
+    // (cuda_launch.h): tuned shapes rarely do. Candidates that generate the
+    // same source share its compile.
+    cuda::NvrtcResult built = compiledSources_.get(
+        generated->primarySource, [&] { return cuda::compileWithNvrtc(generated->primarySource, options_.arch, false); });
     if (!built.ok) {
       result->status = "failed";
       result->note = built.error.substr(0, built.error.find('\n'));
@@ -204,6 +209,7 @@ class CudaTuneTarget : public TuneTarget {
     if (!c.loaded[w]) {
       auto lm = std::make_unique<LoadedCudaModule>();
       lm->generated = c.generated;
+      lm->arch = options_.arch;
       if (!workers_[w].drv->loadModule(c.cubin, &lm->module)) {
         *error = workers_[w].drv->lastError();
         return nullptr;
@@ -216,6 +222,7 @@ class CudaTuneTarget : public TuneTarget {
   CudaOptions options_;
   const TuneSettings& settings_;
   std::vector<CudaWorker> workers_;
+  OnceByKey<std::string, cuda::NvrtcResult> compiledSources_;
 };
 
 }  // namespace

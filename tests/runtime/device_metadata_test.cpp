@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 
+#include "compiler/backends/cuda/cubin_info.h"
 #include "compiler/backends/metadata.h"
 #include "compiler/driver/cuda_target.h"
 #include "compiler/driver/header_gen.h"
@@ -107,6 +109,19 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   for (char c : persistentJson)
     if (c != ' ' && c != '\n') p += c;
   CHECK(p.find(R"("persistent_blocks_per_sm":2)") != std::string::npos);
+  // The version without TMA is a second cubin, compiled apart (at once with
+  // the first) and carried in the metadata; the .cubin holds the TMA kernel.
+  meta::ParsedModule pm;
+  std::string err;
+  REQUIRE(meta::parseModuleMetadata(json, &pm, &err));
+  std::ifstream in(cubin, std::ios::binary);
+  std::string primary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::map<std::string, int> primaryRegs = cuda::cubinRegisterCounts(primary),
+                             fallbackRegs = cuda::cubinRegisterCounts(pm.fallbackImage);
+  CHECK(primaryRegs.count("gemm_kernel0") == 1);
+  CHECK(primaryRegs.count("gemm_kernel0_no_tma") == 0);
+  CHECK(fallbackRegs.count("gemm_kernel0_no_tma") == 1);
+  CHECK(fallbackRegs.count("gemm_kernel0") == 0);
   tlc_module* mod = nullptr;
   tlc_status st = tlcLoadModule(cubin.c_str(), &mod);
   if (st == TLC_SUCCESS) {

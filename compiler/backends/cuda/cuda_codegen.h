@@ -84,8 +84,18 @@ struct FuncLaunch {
   std::vector<KernelLaunch> kernels;                   // launched in order
 };
 
+// The generated CUDA C of a module. `source` holds every kernel (what `tlc
+// emit` prints, the emulator runs and PTX is made of); the same kernels are
+// also split into two translation units that NVRTC compiles as separate
+// programs, concurrently: `primarySource`, the kernels every launch starts
+// with, and `fallbackSource`, the versions without TMA (empty when no kernel
+// has one), which only launches whose tensors TMA cannot describe need, so
+// that `tlc run` and `tlc tune` compile it only then. A kernel's code does not
+// depend on the other kernels of its program: the split leaves each one's
+// machine code as it was.
 struct CudaModule {
   std::string source;
+  std::string primarySource, fallbackSource;
   std::vector<FuncLaunch> funcs;
 };
 

@@ -105,6 +105,15 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   // (MFMA registers r and r + 1 hold adjacent rows, not columns.)
   bool pairs = s.fragment && !frag.mfma && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
                bufs_[other.buffer.get()].place != Placement::Register && (pairBytes == 4 || pairBytes == 8 || pairBytes == 16);
+  // Pairs into a whole row-major shared buffer whose padded rows hold an even
+  // number of elements start at even offsets (a pair's first column is even)
+  // from a base aligned to 128 bytes: every one is aligned, so the store
+  // needs neither the test nor the element-by-element path.
+  const BufferInfo& ob = bufs_[other.buffer.get()];
+  int64_t rowLength = 0;
+  bool alignedPairs = pairs && inside && ob.place == Placement::Shared && !ob.layout && ob.versions == 1 &&
+                      ob.sharedOffset % pairBytes == 0 && constInt(other.buffer->shape.back(), &rowLength) &&
+                      (rowLength + ob.rowPad) % 2 == 0;
   Var r = makeVar("r");
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
@@ -135,14 +144,19 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
       Expr in = inside ? makeBool(true) : inBounds(c->dst.buffer, second);
       if (!isAlwaysTrue(in)) cond = expr(in) + " && " + cond;
       std::string next = bufs_[fb.get()].name + "[" + varName(r) + " + 1]";
-      open("if (" + cond + ")");
-      line("tlc::store_pair<" + T + ">(" + ptr + ", " + cast(td, c->src.buffer->dtype, reg) + ", " +
-           cast(td, c->src.buffer->dtype, next) + ");");
-      close("} else {");
-      ++indent_;
-      storeAt(first, reg);
-      storeAt(second, next);
-      close();
+      std::string pairStore = "tlc::store_pair<" + T + ">(" + ptr + ", " + cast(td, c->src.buffer->dtype, reg) + ", " +
+                              cast(td, c->src.buffer->dtype, next) + ");";
+      if (alignedPairs) {
+        line(pairStore);
+      } else {
+        open("if (" + cond + ")");
+        line(pairStore);
+        close("} else {");
+        ++indent_;
+        storeAt(first, reg);
+        storeAt(second, next);
+        close();
+      }
     }
   } else {
     auto idx = indexOf(0);

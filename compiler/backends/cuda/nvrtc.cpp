@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 #include <sys/stat.h>
 
 #include "compiler/backends/rtc_library.h"
@@ -110,6 +111,17 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
   lib.destroy(&prog);
   result.ok = true;
   return result;
+}
+
+std::vector<NvrtcResult> compileConcurrentlyWithNvrtc(const std::vector<std::string>& sources,
+                                                      const std::string& arch, bool ptx) {
+  std::vector<NvrtcResult> results(sources.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < sources.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = compileWithNvrtc(sources[i], arch, ptx); });
+  if (!sources.empty()) results[0] = compileWithNvrtc(sources[0], arch, ptx);
+  for (std::thread& t : threads) t.join();
+  return results;
 }
 
 }  // namespace tlc::cuda

@@ -216,12 +216,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
   #pragma unroll
   for (int r_1 = 0; r_1 < 32; r_1 += 2) {
     float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))];
-    if (tlc::aligned(pair_ptr, 8)) {
-      tlc::store_pair<float>(pair_ptr, C_f[r_1], C_f[r_1 + 1]);
-    } else {
-      C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))] = C_f[r_1];
-      C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + ((((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))) + 1))] = C_f[r_1 + 1];
-    }
+    tlc::store_pair<float>(pair_ptr, C_f[r_1], C_f[r_1 + 1]);
   }
   __syncthreads();
   {
