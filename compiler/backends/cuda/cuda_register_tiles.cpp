@@ -120,24 +120,25 @@ void KernelEmitter::emitRegisterNest(const ForStmt* f, const RegisterNest& nest)
     Expr v = value->dtype == l->var->dtype ? value : makeCast(l->var->dtype, value);
     line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(v) + ";");
   };
-  std::string outerOwner = replicaOwner_;
-  ++parallelDepth_;
-  if (paired) {
-    emitPairedBody(body, t, [&] {
-      define(loops[0], t.row);
-      define(loops[1], t.col);
-    });
-  } else {
+  auto defineLoopVars = [&] {
     if (nest.kind == FragmentRole::Tile) {
       define(loops[0], t.row);
       define(loops[1], t.col);
     } else {
       define(loops[0], nest.kind == FragmentRole::Rows ? t.row : t.col);
-      // Every replica of a vector runs the nest; one of them writes memory.
-      const RegisterLayout& l = nest.layout;
-      replicaOwner_ =
-          expr(nest.kind == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx()));
     }
+  };
+  std::string outerOwner = replicaOwner_;
+  if (nest.kind != FragmentRole::Tile) {
+    // Every replica of a vector runs the nest; one of them writes memory.
+    const RegisterLayout& l = nest.layout;
+    replicaOwner_ = expr(nest.kind == FragmentRole::Rows ? l.rowVectorOwner(threadIdx()) : l.columnVectorOwner(threadIdx()));
+  }
+  ++parallelDepth_;
+  if (paired) {
+    emitPairedBody(body, t, defineLoopVars);
+  } else {
+    defineLoopVars();
     emitThread(body);
   }
   --parallelDepth_;
