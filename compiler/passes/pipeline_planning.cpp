@@ -7,6 +7,7 @@
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/gather_nest.h"
 #include "compiler/ir/module_rewrite.h"
 #include "compiler/ir/var_uses.h"
 
@@ -33,17 +34,17 @@ bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& va
   return uses.found || !uses.loadsOnlyTablesOf(loop->body);
 }
 
-// A copy at `k` can run ahead of the statements before it: none of them
-// writes what it reads or reads what it writes (its tile would then be the
-// next iteration's, not the one program order gives them).
-bool hoistable(const std::vector<Stmt>& body, size_t k) {
-  auto* c = as<CopyStmt>(body[k]);
+// The statement at `k`, filling `dst` from `src` (null for a gather nest,
+// whose sources `loop` never writes), can run ahead of the statements before
+// it: none of them writes what it reads or reads what it writes (its tile
+// would then be the next iteration's, not the one program order gives them).
+bool hoistable(const std::vector<Stmt>& body, size_t k, const BufferNode* dst, const BufferNode* src) {
   for (size_t i = 0; i < k; ++i) {
     ReadScan r;
     r.visit(body[i]);
-    if (r.reads.count(c->dst.buffer.get())) return false;
+    if (r.reads.count(dst)) return false;
     for (auto* b : collectBufferWrites(body[i]).buffers)
-      if (b == c->src.buffer.get() || b == c->dst.buffer.get()) return false;
+      if (b == src || b == dst) return false;
   }
   return true;
 }
@@ -54,13 +55,20 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
   std::vector<bool> ahead(body.size(), false);
   std::unordered_set<const BufferNode*> dsts;
   for (size_t k = 0; k < body.size(); ++k) {
-    auto* c = as<CopyStmt>(body[k]);
-    if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) continue;
-    if (regionDepends(c->src, bound.vars, f) || regionDepends(c->dst, bound.vars, f) || dsts.count(c->dst.buffer.get()))
+    const BufferNode *dst = nullptr, *src = nullptr;
+    if (auto* c = as<CopyStmt>(body[k])) {
+      if (c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) continue;
+      if (regionDepends(c->src, bound.vars, f) || regionDepends(c->dst, bound.vars, f)) continue;
+      dst = c->dst.buffer.get();
+      src = c->src.buffer.get();
+    } else if (auto g = gatherNest(body[k], f)) {
+      dst = g->tile;
+    } else {
       continue;
-    if (!hoistable(body, k)) continue;
+    }
+    if (dsts.count(dst) || !hoistable(body, k, dst, src)) continue;
     ahead[k] = true;
-    dsts.insert(c->dst.buffer.get());
+    dsts.insert(dst);
   }
   size_t producers = std::count(ahead.begin(), ahead.end(), true);
   bool pipelined = producers > 0 && producers < body.size();

@@ -13,13 +13,14 @@
 // The default plan: the copies from global to shared memory whose regions
 // use nothing the body binds and read no memory but tables (global tensors
 // the loop never writes: a page table's entry is the same whenever it is
-// read), whose destinations no other
-// statement writes, and which no statement before them reads from or
-// writes to (so that they can run ahead of those), run in stage 0 (a
-// flash-attention body's K and V loads, wherever they stand); the other
-// statements run in stage num_stages - 1; the order is the stage-0 copies,
-// then the rest, each in program order. A loop without such copies gets
-// stage 0 throughout: it runs unpipelined.
+// read), and the gather nests (ir/gather_nest.h: Parallel loops filling a
+// whole shared tile from tables, an implicit-GEMM convolution's im2col tile),
+// whose destinations no other statement writes, and which no statement
+// before them reads from or writes to (so that they can run ahead of those),
+// run in stage 0 (a flash-attention body's K and V loads, wherever they
+// stand); the other statements run in stage num_stages - 1; the order is the
+// stage-0 statements, then the rest, each in program order. A loop without
+// such statements gets stage 0 throughout: it runs unpipelined.
 //
 // A plan the user wrote (`T.Pipelined(n, num_stages=s, order=[...],
 // stage=[...])`) is kept and checked: one entry per statement, the order a

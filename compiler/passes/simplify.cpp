@@ -461,31 +461,95 @@ class Simplifier : public IRMutator {
         break;
       default: break;
     }
+    if (int64_t c = 0; isComparison(op) && constInt(b, &c))
+      if (Expr r = dropSmallCompared(op, a, c, loc)) return r;
     return nullptr;
+  }
+
+  // A positive number that `e` is known to be a multiple of (1 when nothing
+  // is known): constants, products by constants, sums and differences, and
+  // floormod by a constant (whose result keeps the common factor).
+  static int64_t knownMultiple(const Expr& e) {
+    constexpr int64_t kCap = int64_t(1) << 40;
+    int64_t v = 0;
+    if (constInt(e, &v)) return v == 0 ? kCap : std::min<int64_t>(v < 0 ? -v : v, kCap);
+    auto* b = as<Binary>(e);
+    if (!b) return 1;
+    int64_t c = 0;
+    switch (b->op) {
+      case BinaryOp::Mul:
+        if (!constInt(b->b, &c) || c == 0) return 1;
+        return std::min<int64_t>(knownMultiple(b->a) * std::min<int64_t>(c < 0 ? -c : c, kCap), kCap);
+      case BinaryOp::Add:
+      case BinaryOp::Sub: return std::gcd(knownMultiple(b->a), knownMultiple(b->b));
+      case BinaryOp::FloorMod:
+        if (!constInt(b->b, &c) || c <= 0) return 1;
+        return std::gcd(knownMultiple(b->a), c);
+      default: return 1;
+    }
+  }
+
+  // The terms of a sum (a + b + ...), left to right.
+  static void addTerms(const Expr& e, std::vector<Expr>* out) {
+    if (auto* b = as<Binary>(e); b && b->op == BinaryOp::Add && isIndexType(e->dtype)) {
+      addTerms(b->a, out);
+      addTerms(b->b, out);
+      return;
+    }
+    out->push_back(e);
+  }
+
+  // A sum `a` split as p + z with p a multiple of m = gcd(p's known
+  // multiple, c) > 1 and 0 <= z < m: the term z and the rest p (built from
+  // the other terms in order). False when no term splits off that way.
+  bool splitSmallTerm(const Expr& a, int64_t c, Expr* p, Expr* z, int64_t* m) {
+    std::vector<Expr> terms;
+    addTerms(a, &terms);
+    if (terms.size() < 2) return false;
+    for (size_t k = 0; k < terms.size(); ++k) {
+      Interval zr = bounds(terms[k]);
+      if (!zr.lo || !zr.hi || *zr.lo < 0) continue;
+      Expr rest;
+      for (size_t o = 0; o < terms.size(); ++o)
+        if (o != k) rest = rest ? std::make_shared<const Binary>(BinaryOp::Add, rest, terms[o], a->dtype, a->loc) : terms[o];
+      int64_t g = std::gcd(knownMultiple(rest), c);
+      if (g <= 1 || *zr.hi >= g) continue;
+      *p = rest;
+      *z = terms[k];
+      *m = g;
+      return true;
+    }
+    return false;
   }
 
   // floordiv(p + z, c) == floordiv(p, c) and floormod(p + z, c) ==
   // floormod(p, c) + z when p is a multiple of m = gcd(p's factor, c) and
   // 0 <= z < m: floormod(p, c) is a multiple of m at most c - m, so adding
   // z cannot reach the next multiple of c (`floordiv(k * 64 + j, 128)` with
-  // j in [0, 64) is floordiv(k * 64, 128): the group of a 64-wide tile).
+  // j in [0, 64) is floordiv(k * 64, 128): the group of a 64-wide tile; the
+  // lane l in [0, 8) of a run starting at k * 32 + j * 8 leaves
+  // floordiv(k * 32 + j * 8 + l, 384) at floordiv(k * 32 + j * 8, 384)).
   Expr dropSmallAddend(BinaryOp op, const Expr& a, const Expr& b, int64_t c, SourceLoc loc) {
-    auto* sum = as<Binary>(a);
-    if (!sum || sum->op != BinaryOp::Add) return nullptr;
-    for (int side = 0; side < 2; ++side) {
-      const Expr& p = side == 0 ? sum->a : sum->b;
-      const Expr& z = side == 0 ? sum->b : sum->a;
-      auto* prod = as<Binary>(p);
-      int64_t factor = 0;
-      if (!prod || prod->op != BinaryOp::Mul || !constInt(prod->b, &factor) || factor <= 0) continue;
-      const int64_t m = std::gcd(factor, c);
-      Interval zr = bounds(z);
-      if (!zr.lo || !zr.hi || *zr.lo < 0 || *zr.hi >= m) continue;
-      if (op == BinaryOp::FloorDiv && !pure(z)) return nullptr;
-      Expr q = fold(op, p, b, a->dtype, loc);
-      return op == BinaryOp::FloorDiv ? q : fold(BinaryOp::Add, q, z, a->dtype, loc);
-    }
-    return nullptr;
+    Expr p, z;
+    int64_t m = 0;
+    if (!splitSmallTerm(a, c, &p, &z, &m)) return nullptr;
+    if (op == BinaryOp::FloorDiv && !pure(z)) return nullptr;
+    Expr q = fold(op, p, b, a->dtype, loc);
+    return op == BinaryOp::FloorDiv ? q : fold(BinaryOp::Add, q, z, a->dtype, loc);
+  }
+
+  // p + z < c == p < c and p + z >= c == p >= c when p and c are multiples
+  // of m and 0 <= z < m (p < c means p <= c - m, so p + z < c); <= and >
+  // compare with c + 1 the same way (p + z <= c is p + z < c + 1).
+  Expr dropSmallCompared(BinaryOp op, const Expr& a, int64_t c, SourceLoc loc) {
+    bool strictForm = op == BinaryOp::Lt || op == BinaryOp::Ge;
+    if (!strictForm && op != BinaryOp::Le && op != BinaryOp::Gt) return nullptr;
+    int64_t bound = strictForm ? c : c + 1;
+    if (bound <= 0) return nullptr;
+    Expr p, z;
+    int64_t m = 0;
+    if (!splitSmallTerm(a, bound, &p, &z, &m) || !pure(z)) return nullptr;
+    return fold(op, p, makeInt(c, a->dtype, loc), DType::Bool, loc);
   }
 
   std::unordered_map<const VarNode*, Interval> ranges_;
@@ -595,6 +659,12 @@ class Simplifier : public IRMutator {
 
 Expr simplifyExpr(const Expr& e) {
   Simplifier s;
+  return s.mutate(e);
+}
+
+Expr simplifyExpr(const Expr& e, const std::vector<VarRange>& ranges) {
+  Simplifier s;
+  for (auto& r : ranges) s.assume(r.var, r.min, r.extent);
   return s.mutate(e);
 }
 

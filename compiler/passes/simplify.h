@@ -49,5 +49,6 @@ struct VarRange {
 };
 ir::Stmt simplifyStmt(const ir::Stmt& s, const std::vector<VarRange>& ranges);
 ir::Expr simplifyExpr(const ir::Expr& e);
+ir::Expr simplifyExpr(const ir::Expr& e, const std::vector<VarRange>& ranges);
 
 }  // namespace tlc::passes

@@ -428,6 +428,8 @@ __device__ __forceinline__ void cp_async4(void* smem, const void* gmem, bool val
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+// Waits for every cp.async of this thread, committed or not.
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 // ---- ldmatrix and mma.sync -------------------------------------------------------
 __device__ __forceinline__ void ldmatrix_x4(unsigned* r, const void* smem) {
@@ -520,6 +522,11 @@ __device__ __forceinline__ void mbar_arrive(u64* bar) {
 // Arrives and expects `bytes` more bytes of transactions in the current phase.
 __device__ __forceinline__ void mbar_arrive_expect_tx(u64* bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+// One arrival on `bar` once every earlier cp.async of this thread has
+// landed (the arrival is counted in the barrier's expected count: .noinc).
+__device__ __forceinline__ void cp_async_mbar_arrive(u64* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar)) : "memory");
 }
 // Waits until the phase with parity `parity` has completed.
 __device__ __forceinline__ void mbar_wait(u64* bar, unsigned parity) {

@@ -5,6 +5,7 @@
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_writes.h"
+#include "compiler/ir/gather_nest.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
 
@@ -25,6 +26,12 @@ void setPanelShape(const BufferNode* tile, int64_t rows, int64_t cols, int64_t s
   out->span = span;
   out->panels = cols * dtypeBytes(tile->dtype) / span;
   out->stageBytes = rows * cols * dtypeBytes(tile->dtype);
+}
+
+bool hasGathers(const HopperMainloop& h) {
+  for (const HopperOperand& op : h.tiles)
+    if (op.gather) return true;
+  return false;
 }
 
 const HopperOperand* loopTile(const HopperMainloop& h, const BufferNode* b) {
@@ -156,6 +163,42 @@ std::shared_ptr<CopyStmt> producerCopyOf(const CopyStmt* c, const VarMap& lets) 
   return copy;
 }
 
+// The tile of a gather nest, written by the producer warpgroup's threads
+// in the panel layout wgmma reads: a two-dimensional 16-bit, 8-bit or
+// 32-bit tile of panel-wide rows, whose values the producer can compute (the
+// lets before the loop substituted, nothing else the kernel computes).
+bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherNest& g, const VarMap& lets,
+                       HopperOperand* out, std::string* why) {
+  const BufferNode* tile = g.tile;
+  int64_t rows, cols;
+  if (tile->shape.size() != 2 || !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
+    return fail(why, "`" + tile->name + "` is not a two-dimensional tile of constant shape");
+  int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
+  if (!span || rows > 256 || rows % 8)
+    return fail(why, "the gathered tile `" + tile->name + "` has no wgmma panel shape");
+  Stmt substituted = substitute(Stmt(g.outer, [](const StmtNode*) {}), lets);
+  auto pg = gatherNest(substituted, f);
+  if (!pg) return fail(why, "the gather into `" + tile->name + "` does not keep its form in the producer");
+  BoundVars bound;
+  bound.visit(kernel.body);
+  bound.vars.erase(f->var.get());
+  BoundVars nest;
+  nest.visit(substituted);
+  for (const VarNode* v : nest.vars) bound.vars.erase(v);
+  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
+  ProducerUses uses(bound.vars, written);
+  uses.visit(substituted);
+  if (uses.computed) return fail(why, "the gather into `" + tile->name + "` uses values computed in the kernel");
+  setPanelShape(tile, rows, cols, span, out);
+  if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
+  out->gather = g;
+  out->producerGather = pg;
+  out->gatherStmt = substituted;
+  out->rowDim = 0;
+  out->colDim = 1;
+  return true;
+}
+
 // The general form: every stage-0 copy a tensor copy, the tiles used by
 // nothing outside the loop.
 bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
@@ -175,6 +218,11 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
     if (!planOperand(copy.get(), &op, why)) return false;
     op.copy = c;
     op.substituted = copy;
+    out->tiles.push_back(op);
+  }
+  for (const GatherNest& g : sched.gathers) {
+    HopperOperand op;
+    if (!planGatherOperand(kernel, f, g, lets, &op, why)) return false;
     out->tiles.push_back(op);
   }
   ProducerUses uses(bound.vars, written);
@@ -210,9 +258,9 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
               HopperMainloop* out, std::string* why) {
   PipelineSchedule sched = pipelineSchedule(f);
   std::vector<Stmt> body = seqStmts(f->body);
-  if (sched.producers.empty() || sched.depth < 2) return fail(why, "the loop has no copies that run ahead");
-  bool gemmForm = sched.producers.size() == 2 && body.size() == 3 && body[0].get() == sched.producers[0] &&
-                  body[1].get() == sched.producers[1] && as<GemmStmt>(body[2]);
+  if (sched.empty() || sched.depth < 2) return fail(why, "the loop has no copies that run ahead");
+  bool gemmForm = sched.producers.size() + sched.gathers.size() == 2 && body.size() == 3 &&
+                  sched.produces(body[0].get()) && sched.produces(body[1].get()) && as<GemmStmt>(body[2]);
   if (!gemmForm) return planGeneralLoop(kernel, f, sched, threads, out, why);
   auto* g = as<GemmStmt>(body[2]);
   if (!g) return fail(why, "the loop body does not end with a gemm");
@@ -236,22 +284,26 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
                                                  " threads");
   s.warpsM = threads / 32;
   s.warpsN = 1;
-  HopperOperand a, b;
-  const CopyStmt* ca = sched.producers[0];
-  const CopyStmt* cb = sched.producers[1];
-  if (ca->dst.buffer.get() != g->a.buffer.get()) std::swap(ca, cb);
-  if (ca->dst.buffer.get() != g->a.buffer.get() || cb->dst.buffer.get() != g->b.buffer.get())
-    return fail(why, "the copies do not fill the gemm's two operands");
   if (!isFullRegion(g->a) || !isFullRegion(g->b)) return fail(why, "the gemm reads part of an operand tile");
   // The producer substitutes the kernel's lets before the loop (a split-K
   // gemm's per-block trip count) into the copies' regions and the trip count.
   VarMap lets = producerLets(kernel, f);
-  auto sa = producerCopyOf(ca, lets), sb = producerCopyOf(cb, lets);
-  if (!planOperand(sa.get(), &a, why) || !planOperand(sb.get(), &b, why)) return false;
-  a.copy = ca;
-  a.substituted = sa;
-  b.copy = cb;
-  b.substituted = sb;
+  // Each operand tile is filled by a copy (TMA) or a gather nest (cp.async).
+  auto operand = [&](const Buffer& tile, HopperOperand* op) {
+    for (const CopyStmt* c : sched.producers)
+      if (c->dst.buffer.get() == tile.get()) {
+        auto sc = producerCopyOf(c, lets);
+        if (!planOperand(sc.get(), op, why)) return false;
+        op->copy = c;
+        op->substituted = sc;
+        return true;
+      }
+    for (const GatherNest& gn : sched.gathers)
+      if (gn.tile == tile.get()) return planGatherOperand(kernel, f, gn, lets, op, why);
+    return fail(why, "the copies do not fill the gemm's two operands");
+  };
+  HopperOperand a, b;
+  if (!operand(g->a.buffer, &a) || !operand(g->b.buffer, &b)) return false;
   // A is [M, K] (K contiguous: K-major) or, transposed, [K, M]; B is [K, N]
   // (N contiguous: MN-major) or, transposed, [N, K].
   a.mnMajor = g->transA;
@@ -261,6 +313,9 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
                          " wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
   if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
   out->slices = s.m / (16 * warps);
+  if (a.gather && out->slices > 1)
+    return fail(why, "a gathered A tile needs block_M = " + std::to_string(16 * warps) + " for " +
+                         std::to_string(threads) + " threads");
   if (a.mnMajor && out->slices > 1)
     return fail(why, "a transposed A tile needs block_M = " + std::to_string(16 * warps) + " for " +
                          std::to_string(threads) + " threads");
@@ -300,8 +355,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   bound.vars.erase(f->var.get());
   std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
   ProducerUses uses(bound.vars, written);
-  uses.visitRegion(sa->src);
-  uses.visitRegion(sb->src);
+  for (const HopperOperand* op : {&a, &b})
+    if (op->copy) uses.visitRegion(op->producerCopy()->src);
   uses.visit(substitute(f->min, lets));
   uses.visit(substitute(f->extent, lets));
   if (uses.computed) return fail(why, "the copies' regions use values computed in the kernel");
@@ -323,7 +378,8 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // Registers: the launch gives 65536 / blocks / (threads + 128) per thread;
   // the producer gives most of its share to the consumers.
   int64_t budget = 65536 / plan->blocksPerSM;
-  plan->producerRegs = threads <= 256 ? 40 : 24;
+  // Producer threads that gather compute addresses: they keep more.
+  plan->producerRegs = hasGathers(*plan) ? (threads <= 256 ? 56 : 40) : (threads <= 256 ? 40 : 24);
   int64_t consumer = (budget - 128 * plan->producerRegs) / threads / 8 * 8;
   plan->consumerRegs = std::min<int64_t>(consumer, 240);
 }

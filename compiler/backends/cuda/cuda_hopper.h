@@ -29,7 +29,8 @@
 
 namespace tlc::cuda {
 
-// One operand tile fed by TMA.
+// One tile of the ring, fed by TMA (`copy`) or by the producer warpgroup's
+// cp.async of a gather nest (`gather`).
 struct HopperOperand {
   const ir::CopyStmt* copy = nullptr;  // the producer copy global -> shared
   const ir::BufferNode* tile = nullptr;
@@ -43,6 +44,12 @@ struct HopperOperand {
   // regions (general form; the producer runs before those lets).
   std::shared_ptr<const ir::CopyStmt> substituted;
   const ir::CopyStmt* producerCopy() const { return substituted ? substituted.get() : copy; }
+  // A gather nest of the loop (`gather->outer` is the loop's statement) and
+  // the nest the producer runs: the same with the lets before the loop
+  // substituted (`producerGather` points into `gatherStmt`).
+  std::optional<ir::GatherNest> gather, producerGather;
+  ir::Stmt gatherStmt;
+  const ir::StmtNode* filler() const { return gather ? (const ir::StmtNode*)gather->outer : copy; }
 };
 
 // A warp-specialized loop. Its gemm form (`gemm` set): the body is the two
@@ -63,7 +70,7 @@ struct HopperMainloop {
   const ir::ForStmt* loop = nullptr;
   const ir::GemmStmt* gemm = nullptr;
   HopperOperand a, b;
-  std::vector<HopperOperand> tiles;  // every tensor copy of the loop, in program order (gemm form: a, b)
+  std::vector<HopperOperand> tiles;  // every tensor copy of the loop, then every gather (gemm form: a, b)
   ir::VarMap producerLets;           // the lets the producer substitutes (see HopperOperand)
   MmaShape shape;  // warpsM = threads / 32, warpsN = 1
   int64_t stages = 0;
@@ -85,6 +92,9 @@ const HopperOperand* loopTile(const HopperMainloop& h, const ir::BufferNode* b);
 // nullopt with *whyNot (empty when the kernel has no candidate loop).
 std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, int64_t threads,
                                                  const CudaOptions& options, std::string* whyNot = nullptr);
+
+// Whether the producer warpgroup runs gathers (all its threads then work).
+bool hasGathers(const HopperMainloop& h);
 
 // Sets the blocks per SM the kernel is compiled for and the register
 // targets that follow: two blocks when one consumer warpgroup would leave

@@ -31,6 +31,10 @@ std::string KernelEmitter::tensorMapParams() {
   tmapName_.clear();
   for (size_t i = 0; i < hopper_->tiles.size(); ++i) {
     const HopperOperand& op = hopper_->tiles[i];
+    if (!op.copy) {  // a gather: no tensor map
+      tmapName_.push_back("");
+      continue;
+    }
     const Region& src = op.copy->src;
     TensorMapArg t;
     for (size_t p = 0; p < func_.params.size(); ++p)
@@ -77,9 +81,18 @@ void KernelEmitter::emitHopperSetup() {
   line("unsigned long long* tlc_full = reinterpret_cast<unsigned long long*>(tlc_smem + " +
        std::to_string(barrierOffset_) + ");");
   line("unsigned long long* tlc_empty = tlc_full + " + S + ";");
+  // full: the TMA thread's arrive.expect_tx, and with gathers one arrival
+  // from each producer thread once its cp.async of the stage have landed.
+  const bool gathers = hasGathers(h);
+  int64_t tmaTiles = 0, bytes = 0;
+  for (const HopperOperand& op : h.tiles)
+    if (op.copy) {
+      ++tmaTiles;
+      bytes += op.stageBytes;
+    }
   open("if (tid == 0)");
   open("for (int s = 0; s < " + S + "; ++s)");
-  line("tlc::mbar_init(&tlc_full[s], 1);");
+  line("tlc::mbar_init(&tlc_full[s], " + std::to_string((tmaTiles ? 1 : 0) + (gathers ? 128 : 0)) + ");");
   line("tlc::mbar_init(&tlc_empty[s], " + std::to_string(threads_ / 32) + ");");
   close();
   line("tlc::mbar_init_fence();");
@@ -87,12 +100,24 @@ void KernelEmitter::emitHopperSetup() {
   line("__syncthreads();");
   open("if (tid >= " + T + ")");
   line("tlc::reg_dealloc<" + std::to_string(h.producerRegs) + ">();");
-  open("if (tid == " + T + ")");
-  for (const std::string& m : tmapName_) line("tlc::tma_prefetch(&" + m + ");");
+  // One thread issues the tensor copies; with gathers all 128 run the loop.
+  open(gathers ? "" : "if (tid == " + T + ")");
+  const std::string ptid = gathers ? fresh("ptid") : "";
+  if (gathers) line("const int " + ptid + " = tid - " + T + ";");
+  const std::string tmaThread = gathers ? ptid + " == 0" : "";
+  for (const HopperOperand& op : h.tiles)
+    if (op.gather) {  // the gathers store through the tile's name
+      const BufferInfo& info = bufs_[op.tile];
+      std::string t = typeName(op.tile->dtype);
+      line(t + "* " + info.name + " = reinterpret_cast<" + t + "*>(tlc_smem + " + std::to_string(info.sharedOffset) +
+           ");");
+    }
+  if (tmaTiles && gathers) open("if (" + tmaThread + ")");
+  for (const std::string& m : tmapName_)
+    if (!m.empty()) line("tlc::tma_prefetch(&" + m + ");");
+  if (tmaTiles && gathers) close();
   const ForStmt* f = h.loop;
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
-  int64_t bytes = 0;
-  for (const HopperOperand& op : h.tiles) bytes += op.stageBytes;
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
   // A persistent kernel's producer walks the same tiles as its consumers,
@@ -101,12 +126,18 @@ void KernelEmitter::emitHopperSetup() {
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
-  line("tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");");
+  const std::string expectTx = "tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");";
+  if (tmaTiles && !gathers) line(expectTx);
   if (isNonNegative(f->min)) markNonNegative(f->var);
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(substitute(f->min, h.producerLets)) +
        " + " + it + ";");
+  if (tmaTiles && gathers) {
+    open("if (" + tmaThread + ")");
+    line(expectTx);
+  }
   for (size_t i = 0; i < h.tiles.size(); ++i) {
     const HopperOperand& op = h.tiles[i];
+    if (!op.copy) continue;
     LocationScope copyAt(*this, op.copy->loc);
     const Region& src = op.producerCopy()->src;
     int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
@@ -127,6 +158,25 @@ void KernelEmitter::emitHopperSetup() {
              std::to_string(p * op.rows * panelElems + physical * panelElems) + ", &" + tmapName_[i] + ", &tlc_full[" +
              stage + "]" + coords + ");");
       }
+  }
+  if (tmaTiles && gathers) close();
+  if (gathers) {
+    // The gathers' runs into this stage, then one arrival per thread on
+    // `full` when they have landed (at once after element-wise stores,
+    // which a plain arrival releases).
+    Var version = makeVar("stage");
+    markNonNegative(version);
+    line("const int " + varName(version) + " = " + stage + ";");
+    std::string sync = fresh("sync");
+    line("bool " + sync + " = false;");
+    for (const HopperOperand& op : h.tiles)
+      if (op.gather) {
+        bufs_[op.tile].version = makeVarRef(version);
+        emitGather(*op.producerGather, ptid, 128, sync);
+        bufs_[op.tile].version = nullptr;
+      }
+    line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");
+    line("else tlc::cp_async_mbar_arrive(&tlc_full[" + stage + "]);");
   }
   line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
@@ -175,6 +225,8 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   }
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
+  // Gathered tiles were written by cp.async (the generic proxy); wgmma reads through the async proxy.
+  if (hasGathers(h)) line("tlc::fence_proxy_async();");
   line("tlc::wgmma_fence();");
   line(pin);
   auto dA = descOffsets(h.a), dB = descOffsets(h.b);
@@ -228,9 +280,7 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   const HopperMainloop& h = *hopper_;
   LocationScope at(*this, f->loc);
   barrier(pending);
-  std::vector<const CopyStmt*> producers;
-  for (const HopperOperand& op : h.tiles) producers.push_back(op.copy);
-  std::vector<Stmt> consumers = nonProducers(f, producers);
+  std::vector<Stmt> consumers = nonProducers(f, pipelineSchedule(f));
   // The tiles are ordered by the barriers of the ring, not by the block's.
   auto withoutTiles = [&](Accesses a) {
     for (const HopperOperand& op : h.tiles) {
@@ -249,6 +299,7 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("unsigned " + phase + " = 0;");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
+  if (hasGathers(h)) line("tlc::fence_proxy_async();");
   open("");
   if (isNonNegative(f->min)) markNonNegative(f->var);
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");

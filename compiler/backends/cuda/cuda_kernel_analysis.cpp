@@ -234,11 +234,23 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   bound.visit(loop->body);
   std::unordered_set<const BufferNode*> dsts;
   std::vector<const CopyStmt*> producers;
+  std::vector<GatherNest> gathers;
   for (size_t i = 0; i < body.size(); ++i) {
     if (loop->stage[i] != 0) continue;
+    if (auto g = gatherNest(body[i], loop)) {
+      for (size_t j = 0; j < i; ++j)
+        if (loop->stage[j] != 0 && accessesBuffer(body[j], g->tile)) {
+          s.unsupported = "a statement before a stage-0 gather uses the tile it fills";
+          return s;
+        }
+      gathers.push_back(*g);
+      dsts.insert(g->tile);
+      continue;
+    }
     auto* c = as<CopyStmt>(body[i]);
     if (!c || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared) {
-      s.unsupported = "stage 0 must hold only copies from global to shared memory";
+      s.unsupported = "stage 0 must hold only copies from global to shared memory and Parallel nests that fill a "
+                      "shared tile from global tensors the loop never writes";
       return s;
     }
     UsesVars uses(bound.vars);
@@ -271,8 +283,24 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
       return s;
     }
   s.producers = producers;
+  s.gathers = gathers;
   s.depth = later + 1;
   return s;
+}
+
+std::vector<const BufferNode*> PipelineSchedule::tiles() const {
+  std::vector<const BufferNode*> out;
+  for (auto* c : producers) out.push_back(c->dst.buffer.get());
+  for (auto& g : gathers) out.push_back(g.tile);
+  return out;
+}
+
+bool PipelineSchedule::produces(const StmtNode* s) const {
+  for (auto* c : producers)
+    if (c == s) return true;
+  for (auto& g : gathers)
+    if (g.outer == s) return true;
+  return false;
 }
 
 bool KernelEmitter::isRegister(const Buffer& b) const {
@@ -473,7 +501,7 @@ bool KernelEmitter::planBuffers() {
     for (auto* loop : scan.pipelined)
       if (loop->numStages >= 2) {
         PipelineSchedule sched = pipelineSchedule(loop);
-        for (auto* c : sched.producers) versions[c->dst.buffer.get()] = sched.depth;
+        for (auto* b : sched.tiles()) versions[b] = sched.depth;
       }
 
   // Tensor-core gemms decide the accumulator fragments kept in registers

@@ -281,8 +281,8 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
 void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
   if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
     PipelineSchedule sched = pipelineSchedule(f);
-    bool versioned = !sched.producers.empty();
-    for (auto* c : sched.producers) versioned &= bufs_[c->dst.buffer.get()].versions == sched.depth;
+    bool versioned = !sched.empty();
+    for (auto* b : sched.tiles()) versioned &= bufs_[b].versions == sched.depth;
     if (versioned) {
       emitPipelined(f, sched, pending);
       return;
@@ -597,6 +597,7 @@ void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::strin
   setProducerVersion(px, &px.version);
   noUnroll_ = true;
   for (auto* c : px.schedule->producers) emitCopy(c, true, true);
+  for (auto& g : px.schedule->gathers) emitGather(g, "tid", threads_, "");
   noUnroll_ = false;
   setProducerVersion(px, nullptr);
 }
@@ -616,24 +617,23 @@ void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& i
 
 // Which stage's buffers the producers' destinations name (null: unversioned).
 void KernelEmitter::setProducerVersion(const PipelineExpansion& px, const Var* v) {
-  for (auto* c : px.schedule->producers) bufs_[c->dst.buffer.get()].version = v ? makeVarRef(*v) : nullptr;
+  for (auto* b : px.schedule->tiles()) bufs_[b].version = v ? makeVarRef(*v) : nullptr;
 }
 
 // The statements of a pipelined loop's body other than its producer copies,
 // in program order (the producers may stand anywhere: see pipelineSchedule).
-std::vector<Stmt> KernelEmitter::nonProducers(const ForStmt* f, const std::vector<const CopyStmt*>& producers) {
+std::vector<Stmt> KernelEmitter::nonProducers(const ForStmt* f, const PipelineSchedule& sched) {
   std::vector<Stmt> out;
   for (const Stmt& s : seqStmts(f->body))
-    if (std::find(producers.begin(), producers.end(), s.get()) == producers.end()) out.push_back(s);
+    if (!sched.produces(s.get())) out.push_back(s);
   return out;
 }
 
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
-  const auto& producers = sched.producers;
-  std::vector<Stmt> consumers = nonProducers(f, producers);
+  std::vector<Stmt> consumers = nonProducers(f, sched);
   int64_t stages = sched.depth;
   if (consumers.size() == 1 && stages >= 2)
-    if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, producers))
+    if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, sched))
       return emitPipelinedMma(f, sched, g, pending);
   PipelineExpansion px = openPipeline(f, sched, pending);
   // A register tile loaded from global memory first in each iteration is

@@ -102,7 +102,7 @@ class KernelEmitter : public backend::CEmitter {
                      const ir::Expr& value);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
-  static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const std::vector<const ir::CopyStmt*>& producers);
+  static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
   struct PipelineExpansion {
     const ir::ForStmt* loop;
     const PipelineSchedule* schedule;
@@ -161,7 +161,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitGemmMfma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc);
   bool emitGemmWgmma(const ir::GemmStmt* g);  // cuda_wgmma.cpp
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
-  bool mmaMainloopEligible(const ir::GemmStmt* g, const std::vector<const ir::CopyStmt*>& producers);
+  bool mmaMainloopEligible(const ir::GemmStmt* g, const PipelineSchedule& sched);
   void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,
                         Accesses& pending);
   void emitMmaFragmentLoads(const MmaShape& s, const ir::Expr& kk, int buf);
@@ -170,6 +170,14 @@ class KernelEmitter : public backend::CEmitter {
   int64_t vectorWidth(const ir::CopyStmt* c);
   ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
+  // Gather nests as asynchronous copies (cuda_async_gather.cpp).
+  struct GatherRuns {
+    int64_t lanes = 1, bytes = 0;  // elements and bytes per cp.async (bytes 0: element by element)
+    const ir::Load* load = nullptr;  // the global load stored
+    ir::Expr cond;                   // the condition under which it is (null: always), zero otherwise
+  };
+  GatherRuns planGatherRuns(const ir::GatherNest& g);
+  void emitGather(const ir::GatherNest& g, const std::string& thread, int64_t threads, const std::string& syncFlag);
 
   // register fragments with a row-group layout (cuda_register_tiles.cpp)
   struct TileLoops {

@@ -76,8 +76,15 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     auto it = plan.accumulators.find(hopper->gemm->c.buffer.get());
     if (it != plan.accumulators.end() && it->second.warpsM == threads / 32 && it->second.warpsN == 1) {
       plan.hopper = hopper;
-      plan.sharedLayouts.erase(hopper->a.tile);
-      plan.sharedLayouts.erase(hopper->b.tile);
+      // TMA tiles are addressed as TMA writes them; gathered ones are
+      // written through their layout, the same panels.
+      for (const HopperOperand* op : {&hopper->a, &hopper->b}) {
+        if (op->gather)
+          plan.sharedLayouts.insert_or_assign(op->tile, layout::Layout::panels(op->rows, op->cols,
+                                                                               dtypeBytes(op->tile->dtype), op->span));
+        else
+          plan.sharedLayouts.erase(op->tile);
+      }
     }
   }
   // The mma accumulator layout (written by cuda-layout-inference) holds only

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/ir/gather_nest.h"
 #include "compiler/ir/ir.h"
 #include "compiler/passes/layout.h"
 
@@ -118,13 +119,20 @@ std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t 
 
 // How the cuda backend runs a Pipelined loop, from the plan that the
 // pipeline-planning pass wrote on it (see cuda_kernel_analysis.cpp): the
-// producer copies that run ahead into `depth` versions of their shared
-// buffers, `depth - 1` iterations ahead of the rest. No producers: the loop
-// runs unpipelined, and `unsupported` says why when the plan asked for more.
+// producer copies and gather nests that run ahead into `depth` versions of
+// their shared buffers, `depth - 1` iterations ahead of the rest. No
+// producers: the loop runs unpipelined, and `unsupported` says why when the
+// plan asked for more.
 struct PipelineSchedule {
   std::vector<const ir::CopyStmt*> producers;
+  std::vector<ir::GatherNest> gathers;
   int64_t depth = 0;
   std::string unsupported;
+  bool empty() const { return producers.empty() && gathers.empty(); }
+  // The shared buffers the producers fill, copies first.
+  std::vector<const ir::BufferNode*> tiles() const;
+  // Whether `s` is one of the producers (a copy or a gather nest).
+  bool produces(const ir::StmtNode* s) const;
 };
 PipelineSchedule pipelineSchedule(const ir::ForStmt* loop);
 

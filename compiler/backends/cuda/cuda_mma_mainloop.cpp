@@ -19,7 +19,7 @@ namespace tlc::cuda {
 
 using namespace ir;
 
-bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const std::vector<const CopyStmt*>& producers) {
+bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const PipelineSchedule& sched) {
   if (!options_.dialect().nvidiaTensorCores) return false;  // ldmatrix + mma.sync
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s) || g->clearAccum) return false;
@@ -28,9 +28,8 @@ bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const std::vector<con
   if (steps < 2 || steps % 2 || an % 2) return false;
   for (const Region* r : {&g->a, &g->b}) {
     if (bufs_[r->buffer.get()].place != Placement::Shared) return false;
-    bool produced = false;
-    for (auto* c : producers) produced = produced || c->dst.buffer.get() == r->buffer.get();
-    if (!produced) return false;
+    std::vector<const BufferNode*> tiles = sched.tiles();
+    if (std::find(tiles.begin(), tiles.end(), r->buffer.get()) == tiles.end()) return false;
   }
   const BufferInfo& c = bufs_[g->c.buffer.get()];
   if (c.place != Placement::Register || !c.fragment || c.warpsM != s.warpsM || c.warpsN != s.warpsN ||

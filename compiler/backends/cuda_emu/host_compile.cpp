@@ -67,6 +67,8 @@ bool helperBody(const std::string& name, std::string* body) {
       {"mbar_init_fence", "tlc_emu::fence(TLC_EMU_FENCE_MBAR_INIT);"},
       {"mbar_arrive", "tlc_emu::mbar_arrive(bar, 0);"},
       {"mbar_arrive_expect_tx", "tlc_emu::mbar_arrive(bar, bytes);"},
+      // The thread's copies land before the arrival they trigger.
+      {"cp_async_mbar_arrive", "tlc_emu::cp_async_wait(-1); tlc_emu::mbar_arrive(bar, 0);"},
       {"mbar_wait", "tlc_emu::mbar_wait(bar, parity);"},
       {"fence_proxy_async", "tlc_emu::fence(TLC_EMU_FENCE_PROXY_ASYNC);"},
       {"tma_prefetch", "(void)map;"},
