@@ -7,20 +7,25 @@
 // `cp.async` when, with the innermost variable j = r * lanes + l (l the lane,
 // in [0, lanes)), the simplifier proves that
 //  - the stored value is a load of a global tensor, or a select between such
-//    a load and zero whose condition does not depend on l (rows and columns
-//    of the image outside it read zero);
+//    a load and zero whose condition is a conjunction of terms that do not
+//    depend on l (rows and columns of the image outside it read zero) and
+//    of comparisons whose one side moves with l and whose other does not
+//    (`k * 32 + j < K`: the edge of a runtime size), which hold for every
+//    lane when they hold for the first and the last;
 //  - the load's indices other than its last do not depend on l, and its last
 //    is the first lane's plus l: the lanes read consecutive elements of one
 //    row of the tensor;
 //  - the tile's offsets (its layout: swizzled, padded or in panels) are the
 //    first lane's plus l: the lanes write consecutive bytes.
-// Everything is evaluated at the run's first lane: the lets, the condition,
-// the addresses. A run whose source address is not aligned to the access
-// size at run time (a tensor whose rows are not) moves element by element,
-// as does every run of a nest for which the proof fails. A false condition
-// copies zero bytes from the source and zero-fills the destination (the
-// source is then never read).
+// Everything is evaluated at the run's first lane (the lets, the condition,
+// the addresses), the edge comparisons also at its last. A run whose lane-free
+// terms are false is zero-filled by a cp.async that reads nothing; a run whose
+// terms all hold at both ends moves by one cp.async when its source address
+// is aligned to the access size at run time; any other run (one that an edge
+// cuts, a source whose rows are not aligned) moves element by element, as
+// does every run of a nest for which the proof fails.
 #include <cmath>
+#include <functional>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/ir/linear_form.h"
@@ -49,22 +54,34 @@ bool uses(const Expr& e, const Var& v) {
   return u.found;
 }
 
+// The conjuncts of a condition (a and b and ...).
+void conjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (auto* b = as<Binary>(e); b && b->op == BinaryOp::And) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+    return;
+  }
+  out->push_back(e);
+}
+
 }  // namespace
 
 // The run length of `g` (1: element by element), its global load, and the
-// condition under which the load is stored (null: always).
+// condition under which the load is stored, split into lane-free terms and
+// edge comparisons.
 KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
   GatherRuns out;
   const Expr& value = g.store->value;
+  Expr cond;
   if (auto* l = as<Load>(value)) {
     out.load = l;
   } else if (auto* s = as<Select>(value)) {
     if (auto* l = as<Load>(s->t); l && isZero(s->f)) {
       out.load = l;
-      out.cond = s->cond;
+      cond = s->cond;
     } else if (auto* l2 = as<Load>(s->f); l2 && isZero(s->t)) {
       out.load = l2;
-      out.cond = makeUnary(UnaryOp::Not, s->cond, s->loc);
+      cond = makeUnary(UnaryOp::Not, s->cond, s->loc);
     }
   }
   const BufferNode* tile = g.tile;
@@ -74,12 +91,13 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
   const BufferInfo& dst = bufs_[tile];
   if (dst.place != Placement::Shared || (dst.layout && dst.layout->isTabulated())) return out;
   // The lets, inlined, so that the proofs see the innermost variable.
-  VarMap lets;
-  for (const LetStmt* l : g.lets) lets[l->var.get()] = substitute(l->value, lets);
+  for (const LetStmt* l : g.lets) out.lets[l->var.get()] = substitute(l->value, out.lets);
   const ForStmt* inner = g.loops.back();
   int64_t extent = 0;
   constInt(inner->extent, &extent);
   const int64_t eb = dtypeBytes(tile->dtype);
+  std::vector<Expr> terms;
+  if (cond) conjuncts(cond, &terms);
   for (int64_t bytes : {16, 8, 4}) {
     int64_t lanes = bytes / eb;
     if (lanes < 1 || bytes % eb || extent % lanes) continue;
@@ -92,17 +110,29 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     Expr at = add(first, makeVarRef(lane));
     // `e` at lane l and at the first lane, simplified.
     auto atLane = [&](const Expr& e) {
-      return passes::simplifyExpr(substitute(substitute(e, lets), inner->var, at), ranges);
+      return passes::simplifyExpr(substitute(substitute(e, out.lets), inner->var, at), ranges);
     };
     auto atFirst = [&](const Expr& e) {
-      return passes::simplifyExpr(substitute(substitute(e, lets), inner->var, first), ranges);
+      return passes::simplifyExpr(substitute(substitute(e, out.lets), inner->var, first), ranges);
     };
     auto sameForLanes = [&](const Expr& e) { return !uses(atLane(e), lane); };
     auto movesByLane = [&](const Expr& e) {
       auto d = constantDifference(atLane(e), add(atFirst(e), makeVarRef(lane)));
       return d && *d == 0;
     };
-    bool ok = !out.cond || sameForLanes(out.cond);
+    std::vector<Expr> free, edges;
+    bool ok = true;
+    for (const Expr& t : terms) {
+      if (sameForLanes(t)) {
+        free.push_back(t);
+        continue;
+      }
+      auto* c = as<Binary>(t);
+      bool edge = c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
+                  ((movesByLane(c->a) && sameForLanes(c->b)) || (sameForLanes(c->a) && movesByLane(c->b)));
+      if (!edge) ok = false;
+      edges.push_back(t);
+    }
     const std::vector<Expr>& idx = out.load->indices;
     for (size_t d = 0; ok && d + 1 < idx.size(); ++d) ok = sameForLanes(idx[d]);
     ok = ok && !idx.empty() && movesByLane(idx.back());
@@ -112,6 +142,8 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     if (!ok) continue;
     out.lanes = lanes;
     out.bytes = bytes;
+    out.free = free;
+    out.edges = edges;
     return out;
   }
   return out;
@@ -181,14 +213,28 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
     }
     std::vector<Expr> dstIdx;
     for (const ForStmt* l : g.loops) dstIdx.push_back(makeVarRef(l->var));
-    std::string src = fresh("src"), ok = fresh("ok");
+    // The lane-free terms at the first lane, the edges at both ends.
+    auto conj = [&](const std::vector<Expr>& es, const std::function<std::string(const Expr&)>& f) {
+      std::string c;
+      for (const Expr& e : es) c += (c.empty() ? "" : " && ") + f(e);
+      return c.empty() ? std::string("true") : c;
+    };
+    Expr lastLane = add(makeVarRef(inner->var), makeInt(r.lanes - 1));
+    std::string inside = fresh("inside"), whole = fresh("whole"), src = fresh("src");
+    line("const bool " + inside + " = " + conj(r.free, [&](const Expr& e) { return "(" + expr(e) + ")"; }) + ";");
+    std::string ends = conj(r.edges, [&](const Expr& e) {
+      return "(" + expr(e) + ") && (" + expr(substitute(substitute(e, r.lets), inner->var, lastLane)) + ")";
+    });
+    line("const bool " + whole + " = " + inside + (r.edges.empty() ? "" : " && " + ends) + ";");
     const BufferInfo& s = bufs_[r.load->buffer.get()];
-    line("const bool " + ok + " = " + (r.cond ? expr(r.cond) : std::string("true")) + ";");
-    line("const " + typeName(r.load->buffer->dtype) + "* " + src + " = " + ok + " ? &" +
+    line("const " + typeName(r.load->buffer->dtype) + "* " + src + " = " + whole + " ? &" +
          access(r.load->buffer, r.load->indices) + " : " + s.name + ";");
-    open("if (tlc::aligned(" + src + ", " + std::to_string(r.bytes) + "))");
-    line("tlc::cp_async" + std::to_string(r.bytes) + "(&" + access(g.store->buffer, dstIdx) + ", " + src + ", " + ok +
-         ");");
+    std::string dst = "&" + access(g.store->buffer, dstIdx), cp = "tlc::cp_async" + std::to_string(r.bytes);
+    open("if (" + whole + " && tlc::aligned(" + src + ", " + std::to_string(r.bytes) + "))");
+    line(cp + "(" + dst + ", " + src + ", true);");
+    close();
+    open("else if (!" + inside + ")");
+    line(cp + "(" + dst + ", " + s.name + ", false);");
     close();
     open("else");
     elementWise();

@@ -173,8 +173,11 @@ class KernelEmitter : public backend::CEmitter {
   // Gather nests as asynchronous copies (cuda_async_gather.cpp).
   struct GatherRuns {
     int64_t lanes = 1, bytes = 0;  // elements and bytes per cp.async (bytes 0: element by element)
-    const ir::Load* load = nullptr;  // the global load stored
-    ir::Expr cond;                   // the condition under which it is (null: always), zero otherwise
+    const ir::Load* load = nullptr;  // the global load stored (zero where the condition fails)
+    // The condition's terms: those the same for every lane, and comparisons
+    // that move with the lane (checked at the first and the last lane).
+    std::vector<ir::Expr> free, edges;
+    ir::VarMap lets;  // the nest's lets, inlined (to evaluate an edge at another lane)
   };
   GatherRuns planGatherRuns(const ir::GatherNest& g);
   void emitGather(const ir::GatherNest& g, const std::string& thread, int64_t threads, const std::string& syncFlag);
