@@ -2,7 +2,7 @@
 """fp8 gemms and conv2d: tlc's examples against cuBLAS and cuDNN through torch,
 timed in this process on the same GPU with CUDA events.
 
-    lowbit_bench.py MODULE_DIR [--iters N]
+    lowbit_bench.py MODULE_DIR [--iters N] [--only fp8|conv]
 
 MODULE_DIR holds what scripts/gpu/prepare.sh built into build-gpu/lowbit
 (cubins with their metadata, and libtlc_runtime.so, through which the `tlc`
@@ -14,7 +14,9 @@ torch computation of what its example's header says, then timed:
   against torch._scaled_mm with per-tensor scales (cuBLASLt fp8) on the
   same shapes;
 - examples/convolution/conv2d_nhwc.tl against torch's conv2d on
-  channels-last float16 tensors (cuDNN).
+  channels-last float16 tensors (cuDNN): every conv2d_k<K>*.cubin of
+  MODULE_DIR (the example's defaults as conv2d_k3 / conv2d_k1, other tiles
+  under longer names), each beside cuDNN in this process.
 
 Prints one line per case: `bench <case>: tlc <ms> <TFLOP/s> | <ref> <ms> <TFLOP/s> ratio <ref/tlc>`.
 Exits 1 when a check fails.
@@ -37,6 +39,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("modules")
     p.add_argument("--iters", type=int, default=100)
+    p.add_argument("--only", choices=["fp8", "conv"], help="run only the fp8 gemms or only the convolutions")
     args = p.parse_args()
     mods = pathlib.Path(args.modules)
     os.environ.setdefault("TLC_RUNTIME_LIBRARY", str(mods / "libtlc_runtime.so"))
@@ -59,9 +62,12 @@ def main():
     def e4m3(shape):
         return (torch.randn(*shape, device=dev) * 0.5).to(torch.float8_e4m3fn)
 
-    fp8 = tlc.load(mods / "gemm_fp8.cubin")
-    fp8_bs = tlc.load(mods / "gemm_fp8_blockscale.cubin")
-    for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 7168, 2048), (4096, 2112, 7168)]:
+    fp8_shapes = [] if args.only == "conv" else [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 7168, 2048),
+                                                 (4096, 2112, 7168)]
+    if fp8_shapes:
+        fp8 = tlc.load(mods / "gemm_fp8.cubin")
+        fp8_bs = tlc.load(mods / "gemm_fp8_blockscale.cubin")
+    for M, N, K in fp8_shapes:
         A, B = e4m3((M, K)), e4m3((N, K))
         sa = torch.tensor([0.7], device=dev)
         sb = torch.tensor([1.3], device=dev)
@@ -89,8 +95,11 @@ def main():
         report(f"gemm_fp8 block-scaled {M}x{N}x{K}", flops, time_ms(run_bs, args.iters),
                "cublas fp8 per-tensor (torch._scaled_mm)", time_ms(ref_pt, args.iters), err, 1e-2)
 
-    for name, k in [("conv2d_k3", 3), ("conv2d_k1", 1)]:
-        conv = tlc.load(mods / f"{name}.cubin")
+    convs = [] if args.only == "fp8" else sorted(mods.glob("conv2d_k*.cubin"))
+    for path in convs:
+        name = path.stem
+        k = int(name.split("_")[1][1:])
+        conv = tlc.load(path)
         Nb, H, W, Cin, Fout = 128, 64, 64, 128, 128
         pad = (k - 1) // 2
         X = torch.randn(Nb, H, W, Cin, device=dev, dtype=torch.float16)

@@ -127,7 +127,8 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       primary << body << "\n";
       if (emitter.tensorMapsNeedFallback()) {
         CudaOptions plain = options;
-        plain.warpSpecialize = false;
+        plain.tmaCopies = false;
+        plain.persistent = false;  // launched over the whole grid
         kl.fallbackName = kl.name + "_no_tma";
         KernelEmitter fallback(*f, *kernels[k], plain, diags, kl.fallbackName, launch.args);
         std::string text;

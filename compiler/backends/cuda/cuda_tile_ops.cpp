@@ -312,6 +312,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
     std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
     line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+    if (!producerSync_.empty()) line(producerSync_ + " = true;");
   };
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
@@ -360,6 +361,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
         } else if (ts == td && !srcSplit && !dstSplit) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
+          if (!producerSync_.empty()) line(producerSync_ + " = true;");
         } else {
           // Staged through registers: converted, or moved element by element
           // on a split side. A scope of its own: straight-line moves repeat it.
@@ -380,6 +382,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           } else {
             line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
           }
+          if (!producerSync_.empty()) line(producerSync_ + " = true;");
           close();
         }
       };
