@@ -170,7 +170,9 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
   const int64_t perRow = extent / r.lanes;
   runs *= perRow;
   std::string q = fresh("q"), run = fresh("run");
-  open("#pragma unroll 1\n" + std::string(indent_ * 2, ' ') + "for (int " + q + " = 0; " + q + " < " +
+  // Rolled where registers are short (a pipeline's consumers issue it), else
+  // unrolled: the runs' address arithmetic then overlaps.
+  open(std::string(noUnroll_ ? "#pragma unroll 1\n" : "#pragma unroll\n") + std::string(indent_ * 2, ' ') + "for (int " + q + " = 0; " + q + " < " +
        std::to_string((runs + threads - 1) / threads) + "; ++" + q + ")");
   line("const int " + run + " = " + q + " * " + std::to_string(threads) + " + " + thread + ";");
   if (runs % threads) open("if (" + run + " < " + std::to_string(runs) + ")");

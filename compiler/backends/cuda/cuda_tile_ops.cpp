@@ -443,6 +443,19 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + bufs_[src.buffer.get()].name +
              ", false);");
       }
+      if (!dstSplit) {
+        // A whole vector inside both buffers whose source is not aligned (a
+        // tensor whose rows are not whole vectors: K = 4093): its elements
+        // are loaded one by one, and stored as one vector.
+        close("} else if (" + expr(sFull) + " && " + expr(dFull) + " && tlc::aligned(" + dp + ", " +
+              std::to_string(V * dtypeBytes(td)) + ")) {");
+        ++indent_;
+        line("__align__(16) " + typeName(td) + " row_v[" + vs + "];");
+        line("#pragma unroll");
+        line("for (int v = 0; v < " + vs + "; ++v) row_v[v] = " + cast(td, ts, sp + "[v]") + ";");
+        line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", row_v);");
+        if (!producerSync_.empty()) line(producerSync_ + " = true;");
+      }
       close("} else {");
       ++indent_;
       Var v = makeVar("v");

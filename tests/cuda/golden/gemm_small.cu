@@ -51,6 +51,11 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
                 tlc::cp_async16(dst_ptr, src_ptr, true);
               } else if (((!((((by * 32) + ((chunk * 8) >> 5)) < M) && (0 < K))) || ((!(((k * 32) + ((chunk * 8) & 31)) < K)) || ((((k * 32) + ((chunk * 8) & 31)) + 7) < 0))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
                 tlc::cp_async16(dst_ptr, A, false);
+              } else if ((((((by * 32) + ((chunk * 8) >> 5)) < M) && (((k * 32) + ((chunk * 8) & 31)) < K)) && ((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k * 32) + ((chunk * 8) & 31)) + 7) < K))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
+                __align__(16) __half row_v[8];
+                #pragma unroll
+                for (int v = 0; v < 8; ++v) row_v[v] = src_ptr[v];
+                tlc::copy_vec<__half, 8>(dst_ptr, row_v);
               } else {
                 for (int v = 0; v < 8; ++v) {
                   if (((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + v) < 32))) A_s[((((((chunk * 8) >> 5) * 32) + ((((((chunk * 8) & 31) + v) >> 3) ^ ((((chunk * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk * 8) & 31) + v) & 7)) + (stage * 1024))] = (((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k * 32) + ((chunk * 8) & 31)) + v) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((chunk * 8) & 31)) + v))))] : tlc::cvt<__half>(0));
@@ -77,6 +82,11 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
                 tlc::cp_async16(dst_ptr_1, src_ptr_1, true);
               } else if (((!((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_1 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < 0))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
                 tlc::cp_async16(dst_ptr_1, B, false);
+              } else if ((((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_1 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < N))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
+                __align__(16) __half row_v[8];
+                #pragma unroll
+                for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_1[v];
+                tlc::copy_vec<__half, 8>(dst_ptr_1, row_v);
               } else {
                 for (int v_1 = 0; v_1 < 8; ++v_1) {
                   if (((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + v_1) < 32))) B_s[((((((chunk_1 * 8) >> 5) * 32) + ((((((chunk_1 * 8) & 31) + v_1) >> 3) ^ ((((chunk_1 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_1 * 8) & 31) + v_1) & 7)) + (stage * 1024))] = (((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((chunk_1 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1))))] : tlc::cvt<__half>(0));
@@ -131,6 +141,11 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
                   tlc::cp_async16(dst_ptr_2, src_ptr_2, true);
                 } else if (((!((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (0 < K))) || ((!(((k * 32) + ((chunk_2 * 8) & 31)) < K)) || ((((k * 32) + ((chunk_2 * 8) & 31)) + 7) < 0))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
                   tlc::cp_async16(dst_ptr_2, A, false);
+                } else if ((((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((k * 32) + ((chunk_2 * 8) & 31)) < K)) && ((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k * 32) + ((chunk_2 * 8) & 31)) + 7) < K))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
+                  __align__(16) __half row_v[8];
+                  #pragma unroll
+                  for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_2[v];
+                  tlc::copy_vec<__half, 8>(dst_ptr_2, row_v);
                 } else {
                   for (int v_2 = 0; v_2 < 8; ++v_2) {
                     if (((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + v_2) < 32))) A_s[((((((chunk_2 * 8) >> 5) * 32) + ((((((chunk_2 * 8) & 31) + v_2) >> 3) ^ ((((chunk_2 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_2 * 8) & 31) + v_2) & 7)) + (stage * 1024))] = (((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k * 32) + ((chunk_2 * 8) & 31)) + v_2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk_2 * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((chunk_2 * 8) & 31)) + v_2))))] : tlc::cvt<__half>(0));
@@ -157,6 +172,11 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
                   tlc::cp_async16(dst_ptr_3, src_ptr_3, true);
                 } else if (((!((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_3 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < 0))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
                   tlc::cp_async16(dst_ptr_3, B, false);
+                } else if ((((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_3 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < N))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
+                  __align__(16) __half row_v[8];
+                  #pragma unroll
+                  for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_3[v];
+                  tlc::copy_vec<__half, 8>(dst_ptr_3, row_v);
                 } else {
                   for (int v_3 = 0; v_3 < 8; ++v_3) {
                     if (((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + v_3) < 32))) B_s[((((((chunk_3 * 8) >> 5) * 32) + ((((((chunk_3 * 8) & 31) + v_3) >> 3) ^ ((((chunk_3 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_3 * 8) & 31) + v_3) & 7)) + (stage * 1024))] = (((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((chunk_3 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3))))] : tlc::cvt<__half>(0));
@@ -236,6 +256,11 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         float* dst_ptr_5 = C + ((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_5 * 4) & 31)))));
         if ((((((chunk_5 * 4) >> 5) < 32) && (((chunk_5 * 4) & 31) < 32)) && ((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + 3) < 32))) && (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && (((bx * 32) + ((chunk_5 * 4) & 31)) < N)) && ((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + 3) < N))) && tlc::aligned(src_ptr_5, 16) && tlc::aligned(dst_ptr_5, 16)) {
           tlc::copy_vec<float, 4>(dst_ptr_5, src_ptr_5);
+        } else if ((((((chunk_5 * 4) >> 5) < 32) && (((chunk_5 * 4) & 31) < 32)) && ((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + 3) < 32))) && (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && (((bx * 32) + ((chunk_5 * 4) & 31)) < N)) && ((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + 3) < N))) && tlc::aligned(dst_ptr_5, 16)) {
+          __align__(16) float row_v[4];
+          #pragma unroll
+          for (int v = 0; v < 4; ++v) row_v[v] = src_ptr_5[v];
+          tlc::copy_vec<float, 4>(dst_ptr_5, row_v);
         } else {
           for (int v_4 = 0; v_4 < 4; ++v_4) {
             if (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4) < N))) C[((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4))))] = (((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + v_4) < 32)) ? C_f_stage[((((chunk_5 * 4) >> 5) * 36) + (((chunk_5 * 4) & 31) + v_4))] : tlc::cvt<float>(0));
