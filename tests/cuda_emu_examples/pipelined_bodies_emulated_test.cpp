@@ -11,24 +11,38 @@
 
 using namespace tlc;
 
+namespace {
+
+// The CUDA C of the module for `arch` (no pipeline left unpipelined).
+std::string moduleSource(const ir::Module& module, const std::string& arch, DiagnosticEngine& diags) {
+  cuda::CudaOptions options;
+  options.arch = arch;
+  auto cu = cuda::generateCuda(module, options, diags);
+  REQUIRE(cu);
+  CHECK_FALSE(diags.hasKind(DiagKind::CudaPipelineUnsupported));
+  return cu->source;
+}
+
+// The text of `kernel` (its name and "(") in `src`, up to the next kernel.
+std::string kernelText(const std::string& src, const std::string& kernel) {
+  size_t begin = src.find(kernel);
+  REQUIRE(begin != std::string::npos);
+  size_t end = src.find("extern \"C\"", begin);
+  return src.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+}  // namespace
+
 TEST_CASE("pipelined bodies with lets and table reads run pipelined and agree with the interpreter") {
   SourceManager sm;
   DiagnosticEngine diags{sm};
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     CAPTURE(arch);
-    cuda::CudaOptions options;
-    options.arch = arch;
-    auto cu = cuda::generateCuda(module, options, diags);
-    REQUIRE(cu);
-    CHECK_FALSE(diags.hasKind(DiagKind::CudaPipelineUnsupported));
-    const std::string& src = cu->source;
+    std::string src = moduleSource(module, arch, diags);
     for (const char* kernel : {"gemm_lets_kernel0(", "gemm_table_kernel0("}) {
       CAPTURE(kernel);
-      size_t begin = src.find(kernel);
-      REQUIRE(begin != std::string::npos);
-      size_t end = src.find("extern \"C\"", begin);
-      std::string body = src.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      std::string body = kernelText(src, kernel);
       CHECK(body.find(arch == "sm_80" ? "tlc::cp_async_wait<" : "tlc::tma_load_2d(") != std::string::npos);
     }
     for (const std::string func : {"gemm_lets", "gemm_table"}) {
@@ -55,15 +69,7 @@ TEST_CASE("gather nests run ahead in pipelines and agree with the interpreter") 
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     CAPTURE(arch);
-    cuda::CudaOptions options;
-    options.arch = arch;
-    auto cu = cuda::generateCuda(module, options, diags);
-    REQUIRE(cu);
-    CHECK_FALSE(diags.hasKind(DiagKind::CudaPipelineUnsupported));
-    const std::string& src = cu->source;
-    size_t begin = src.find("gemm_row_gather_kernel0(");
-    REQUIRE(begin != std::string::npos);
-    std::string body = src.substr(begin, src.find("extern \"C\"", begin) - begin);
+    std::string body = kernelText(moduleSource(module, arch, diags), "gemm_row_gather_kernel0(");
     CHECK(body.find("tlc::cp_async16(&A_s[") != std::string::npos);
     if (arch == "sm_90a") CHECK(body.find("tlc::cp_async_mbar_arrive(&tlc_full[") != std::string::npos);
     struct Run {
