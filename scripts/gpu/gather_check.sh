@@ -3,12 +3,10 @@
 # on a GPU: the convolution example (an im2col gather beside a TMA filter
 # tile) and the row / column gathers of tests/cuda_emu_examples/
 # pipelined_bodies.tl checked against the interpreter and under
-# compute-sanitizer; the gemm's version without TMA (rows that are not
-# 16-byte aligned: the producer warpgroup's threads move the tiles) checked
-# too. Then timed: every conv2d_k*.cubin that scripts/gpu/prepare.sh built
+# compute-sanitizer; the gemm at sizes whose rows are not 16-byte aligned
+# (its version without TMA) checked too. Then timed: every conv2d_k*.cubin that scripts/gpu/prepare.sh built
 # into BUNDLE_DIR/lowbit against cuDNN through torch (bench/lowbit/
-# lowbit_bench.py --only conv), and the gemm at 4095x4097x4093 against cuBLAS,
-# warp-specialized and on the mma.sync loop.
+# lowbit_bench.py --only conv), and the gemm at 4095x4097x4093 against cuBLAS.
 #   scripts/gpu/gather_check.sh [BUNDLE_DIR] [ARCH]
 # Writes $OUT/gather_results.md (OUT defaults to ./gpu-out).
 set -uo pipefail
@@ -28,8 +26,7 @@ for extra in "" "-D S=2 -D P=2 -D D=2" "-D KH=1 -D KW=1 -D P=0 -D S=2"; do
   # shellcheck disable=SC2086
   run "conv2d N2 9x11 C24 F40 $extra" "$runner" "$conv" --arch "$arch" --check $img $extra
 done
-for extra in "" "-D block_K=64 -D stages=4" "-D block_M=64 -D threads=128 -D block_K=64 -D stages=4" \
-             "-D S=2 -D P=2 -D D=2"; do
+for extra in "" "-D block_M=128 -D threads=256" "-D block_K=32 -D stages=2" "-D S=2 -D P=2 -D D=2"; do
   # shellcheck disable=SC2086
   run "conv2d N3 17x19 C64 F72 $extra" "$runner" "$conv" --arch "$arch" --check $odd $extra
 done
@@ -66,10 +63,7 @@ else
   echo "conv2d against cuDNN: skipped (no $bundle/lowbit, or no torch)" >>"$report"
 fi
 # shellcheck disable=SC2086
-bench "gemm float16 4095x4097x4093 128x256x64 (warp-specialized, without TMA)" "$gemm" $f16 \
-  --dim M=4095 --dim N=4097 --dim K=4093
-# shellcheck disable=SC2086
-bench "gemm float16 4095x4097x4093 128x256x64 (mma.sync loop)" "$gemm" --no-warp-specialize $f16 \
+bench "gemm float16 4095x4097x4093 128x256x64 (the version without TMA)" "$gemm" $f16 \
   --dim M=4095 --dim N=4097 --dim K=4093
 # shellcheck disable=SC2086
 bench "gemm float16 4096^3 128x256x64 (TMA)" "$gemm" $f16 --dim M=4096 --dim N=4096 --dim K=4096

@@ -50,13 +50,12 @@ if [ -x "$root/build/bin/tlc" ] && [ -f "$root/build/runtime/libtlc_runtime.so" 
   "$tlc" build --target=cuda:sm_90a $conv -o "$out/lowbit/conv2d_k3.cubin"
   "$tlc" build --target=cuda:sm_90a $conv -D KH=1 -D KW=1 -D P=0 -o "$out/lowbit/conv2d_k1.cubin"
   # Other tiles of the convolution, timed beside the defaults.
-  for v in "bk64_s3:-D block_K=64 -D stages=3" "bk64_s4:-D block_K=64 -D stages=4" "bk32_s4:-D stages=4" \
-           "m64_bk64_s4:-D block_M=64 -D threads=128 -D block_K=64 -D stages=4" \
-           "n64_bk64_s4:-D block_N=64 -D block_K=64 -D stages=4"; do
+  for v in "s3:-D stages=3" "s5:-D stages=5" "bk128_s3:-D block_K=128 -D stages=3" \
+           "m128_bk64_s4:-D block_M=128 -D threads=256" "bk32_s4:-D block_K=32"; do
     "$tlc" build --target=cuda:sm_90a $conv ${v#*:} -o "$out/lowbit/conv2d_k3_${v%%:*}.cubin"
   done
-  "$tlc" build --target=cuda:sm_90a $conv -D KH=1 -D KW=1 -D P=0 -D block_K=64 -D stages=4 \
-    -o "$out/lowbit/conv2d_k1_bk64_s4.cubin"
+  "$tlc" build --target=cuda:sm_90a $conv -D KH=1 -D KW=1 -D P=0 -D block_M=128 -D threads=256 \
+    -o "$out/lowbit/conv2d_k1_m128_bk64_s4.cubin"
   cp -L "$root/build/runtime/libtlc_runtime.so" "$out/lowbit/libtlc_runtime.so"
 fi
 du -sh "$out"

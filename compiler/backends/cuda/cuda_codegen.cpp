@@ -127,8 +127,7 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       primary << body << "\n";
       if (emitter.tensorMapsNeedFallback()) {
         CudaOptions plain = options;
-        plain.tmaCopies = false;
-        plain.persistent = false;  // launched over the whole grid
+        plain.warpSpecialize = false;
         kl.fallbackName = kl.name + "_no_tma";
         KernelEmitter fallback(*f, *kernels[k], plain, diags, kl.fallbackName, launch.args);
         std::string text;

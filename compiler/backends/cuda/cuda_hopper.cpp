@@ -30,7 +30,7 @@ void setPanelShape(const BufferNode* tile, int64_t rows, int64_t cols, int64_t s
 
 bool hasGathers(const HopperMainloop& h) {
   for (const HopperOperand& op : h.tiles)
-    if (op.gather || op.byThreads) return true;
+    if (op.gather) return true;
   return false;
 }
 
@@ -202,7 +202,7 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
 // The general form: every stage-0 copy a tensor copy, the tiles used by
 // nothing outside the loop.
 bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
-                     const CudaOptions& options, HopperMainloop* out, std::string* why) {
+                     HopperMainloop* out, std::string* why) {
   VarMap lets = producerLets(kernel, f);
   BoundVars bound;
   bound.visit(kernel.body);
@@ -218,7 +218,6 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
     if (!planOperand(copy.get(), &op, why)) return false;
     op.copy = c;
     op.substituted = copy;
-    op.byThreads = !options.tmaCopies;
     out->tiles.push_back(op);
   }
   for (const GatherNest& g : sched.gathers) {
@@ -262,7 +261,7 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   if (sched.empty() || sched.depth < 2) return fail(why, "the loop has no copies that run ahead");
   bool gemmForm = sched.producers.size() + sched.gathers.size() == 2 && body.size() == 3 &&
                   sched.produces(body[0].get()) && sched.produces(body[1].get()) && as<GemmStmt>(body[2]);
-  if (!gemmForm) return planGeneralLoop(kernel, f, sched, threads, options, out, why);
+  if (!gemmForm) return planGeneralLoop(kernel, f, sched, threads, out, why);
   auto* g = as<GemmStmt>(body[2]);
   if (!g) return fail(why, "the loop body does not end with a gemm");
   if (g->clearAccum) return fail(why, "the gemm clears its accumulator");
@@ -297,7 +296,6 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
         if (!planOperand(sc.get(), op, why)) return false;
         op->copy = c;
         op->substituted = sc;
-        op->byThreads = !options.tmaCopies;
         return true;
       }
     for (const GatherNest& gn : sched.gathers)
@@ -315,8 +313,8 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
                          " wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
   if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
   out->slices = s.m / (16 * warps);
-  if ((a.gather || a.byThreads) && out->slices > 1)
-    return fail(why, "an A tile the producer's threads fill needs block_M = " + std::to_string(16 * warps) + " for " +
+  if (a.gather && out->slices > 1)
+    return fail(why, "a gathered A tile needs block_M = " + std::to_string(16 * warps) + " for " +
                          std::to_string(threads) + " threads");
   if (a.mnMajor && out->slices > 1)
     return fail(why, "a transposed A tile needs block_M = " + std::to_string(16 * warps) + " for " +

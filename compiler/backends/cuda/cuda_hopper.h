@@ -29,12 +29,10 @@
 
 namespace tlc::cuda {
 
-// One tile of the ring, fed by TMA (`copy`), by the producer warpgroup's
-// threads moving a copy (`copy` with `byThreads`: CudaOptions::tmaCopies
-// off), or by their cp.async of a gather nest (`gather`).
+// One tile of the ring, fed by TMA (`copy`) or by the producer warpgroup's
+// cp.async of a gather nest (`gather`).
 struct HopperOperand {
   const ir::CopyStmt* copy = nullptr;  // the producer copy global -> shared
-  bool byThreads = false;
   const ir::BufferNode* tile = nullptr;
   int64_t rows = 0, cols = 0;  // the shared tile [rows, cols], cols contiguous
   bool mnMajor = false;        // contiguous along M (A) or N (B): a transposed wgmma operand
@@ -52,7 +50,6 @@ struct HopperOperand {
   std::optional<ir::GatherNest> gather, producerGather;
   ir::Stmt gatherStmt;
   const ir::StmtNode* filler() const { return gather ? (const ir::StmtNode*)gather->outer : copy; }
-  bool tma() const { return copy && !byThreads; }
 };
 
 // A warp-specialized loop. Its gemm form (`gemm` set): the body is the two
@@ -96,8 +93,7 @@ const HopperOperand* loopTile(const HopperMainloop& h, const ir::BufferNode* b);
 std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, int64_t threads,
                                                  const CudaOptions& options, std::string* whyNot = nullptr);
 
-// Whether the producer warpgroup's threads move some tiles (gathers, or
-// copies without TMA): all of them then run the loop.
+// Whether the producer warpgroup runs gathers (all its threads then work).
 bool hasGathers(const HopperMainloop& h);
 
 // Sets the blocks per SM the kernel is compiled for and the register

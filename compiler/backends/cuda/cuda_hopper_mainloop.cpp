@@ -31,7 +31,7 @@ std::string KernelEmitter::tensorMapParams() {
   tmapName_.clear();
   for (size_t i = 0; i < hopper_->tiles.size(); ++i) {
     const HopperOperand& op = hopper_->tiles[i];
-    if (!op.tma()) {  // moved by the producer's threads: no tensor map
+    if (!op.copy) {  // a gather: no tensor map
       tmapName_.push_back("");
       continue;
     }
@@ -86,7 +86,7 @@ void KernelEmitter::emitHopperSetup() {
   const bool gathers = hasGathers(h);
   int64_t tmaTiles = 0, bytes = 0;
   for (const HopperOperand& op : h.tiles)
-    if (op.tma()) {
+    if (op.copy) {
       ++tmaTiles;
       bytes += op.stageBytes;
     }
@@ -102,13 +102,11 @@ void KernelEmitter::emitHopperSetup() {
   line("tlc::reg_dealloc<" + std::to_string(h.producerRegs) + ">();");
   // One thread issues the tensor copies; with gathers all 128 run the loop.
   open(gathers ? "" : "if (tid == " + T + ")");
-  Var producerTid = makeVar("ptid");
-  markNonNegative(producerTid);
-  const std::string ptid = gathers ? varName(producerTid) : "";
+  const std::string ptid = gathers ? fresh("ptid") : "";
   if (gathers) line("const int " + ptid + " = tid - " + T + ";");
   const std::string tmaThread = gathers ? ptid + " == 0" : "";
   for (const HopperOperand& op : h.tiles)
-    if (!op.tma()) {  // the producer's threads store through the tile's name
+    if (op.gather) {  // the gathers store through the tile's name
       const BufferInfo& info = bufs_[op.tile];
       std::string t = typeName(op.tile->dtype);
       line(t + "* " + info.name + " = reinterpret_cast<" + t + "*>(tlc_smem + " + std::to_string(info.sharedOffset) +
@@ -139,7 +137,7 @@ void KernelEmitter::emitHopperSetup() {
   }
   for (size_t i = 0; i < h.tiles.size(); ++i) {
     const HopperOperand& op = h.tiles[i];
-    if (!op.tma()) continue;
+    if (!op.copy) continue;
     LocationScope copyAt(*this, op.copy->loc);
     const Region& src = op.producerCopy()->src;
     int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
@@ -171,27 +169,12 @@ void KernelEmitter::emitHopperSetup() {
     line("const int " + varName(version) + " = " + stage + ";");
     std::string sync = fresh("sync");
     line("bool " + sync + " = false;");
-    for (const HopperOperand& op : h.tiles) {
-      if (op.tma()) continue;
-      bufs_[op.tile].version = makeVarRef(version);
+    for (const HopperOperand& op : h.tiles)
       if (op.gather) {
+        bufs_[op.tile].version = makeVarRef(version);
         emitGather(*op.producerGather, ptid, 128, sync);
-      } else {
-        // The copy, partitioned over the producer's 128 threads.
-        Var blockTid = tid_;
-        int64_t blockThreads = threads_;
-        tid_ = producerTid;
-        threads_ = 128;
-        producerSync_ = sync;
-        noUnroll_ = true;
-        emitCopy(op.producerCopy(), true, true);
-        noUnroll_ = false;
-        producerSync_.clear();
-        tid_ = blockTid;
-        threads_ = blockThreads;
+        bufs_[op.tile].version = nullptr;
       }
-      bufs_[op.tile].version = nullptr;
-    }
     line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");
     line("else tlc::cp_async_mbar_arrive(&tlc_full[" + stage + "]);");
   }

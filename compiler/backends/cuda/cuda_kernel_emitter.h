@@ -338,9 +338,6 @@ class KernelEmitter : public backend::CEmitter {
   // condition of the replica that writes memory (see ownerGuard).
   std::string replicaOwner_;
   bool noUnroll_ = false;  // keep partitioned loops rolled (pipelined producers: register pressure)
-  // In the producer warpgroup: the C name of the bool that a copy's ordinary
-  // (not cp.async) stores set, so that the thread's arrival waits for them.
-  std::string producerSync_;
   std::string body_;  // emitted statements
 
   friend class MmaGemm;

@@ -79,7 +79,7 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
       // TMA tiles are addressed as TMA writes them; gathered ones are
       // written through their layout, the same panels.
       for (const HopperOperand* op : {&hopper->a, &hopper->b}) {
-        if (op->gather || op->byThreads)
+        if (op->gather)
           plan.sharedLayouts.insert_or_assign(op->tile, layout::Layout::panels(op->rows, op->cols,
                                                                                dtypeBytes(op->tile->dtype), op->span));
         else

@@ -17,10 +17,6 @@ struct CudaOptions {
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   // sm_90a: warp-specialized TMA + wgmma mainloops for eligible pipelined gemms (cuda_hopper.h)
   bool warpSpecialize = true;
-  // sm_90a: the warp-specialized loops' copies go by TMA; when false (the
-  // version of a kernel for tensors TMA cannot describe), the producer
-  // warpgroup's threads move them (cp.async, or element by element).
-  bool tmaCopies = true;
   // sm_90a: kernels whose mainloop is a warp-specialized gemm loop run
   // persistently: a 1-D grid of at most blocks-per-SM x SMs blocks, each
   // looping over the kernel's tiles (its logical grid), so that the producer

@@ -312,7 +312,6 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
     std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
     line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
-    if (!producerSync_.empty()) line(producerSync_ + " = true;");
   };
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
@@ -361,7 +360,6 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
         } else if (ts == td && !srcSplit && !dstSplit) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
-          if (!producerSync_.empty()) line(producerSync_ + " = true;");
         } else {
           // Staged through registers: converted, or moved element by element
           // on a split side. A scope of its own: straight-line moves repeat it.
@@ -382,7 +380,6 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
           } else {
             line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", out_v);");
           }
-          if (!producerSync_.empty()) line(producerSync_ + " = true;");
           close();
         }
       };
@@ -454,7 +451,6 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         line("#pragma unroll");
         line("for (int v = 0; v < " + vs + "; ++v) row_v[v] = " + cast(td, ts, sp + "[v]") + ";");
         line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + dp + ", row_v);");
-        if (!producerSync_.empty()) line(producerSync_ + " = true;");
       }
       close("} else {");
       ++indent_;
