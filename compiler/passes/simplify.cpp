@@ -4,6 +4,7 @@
 #include "compiler/ir/module_rewrite.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -477,9 +478,11 @@ class Simplifier : public IRMutator {
     if (!b) return 1;
     int64_t c = 0;
     switch (b->op) {
-      case BinaryOp::Mul:
+      case BinaryOp::Mul: {
         if (!constInt(b->b, &c) || c == 0) return 1;
-        return std::min<int64_t>(knownMultiple(b->a) * std::min<int64_t>(c < 0 ? -c : c, kCap), kCap);
+        int64_t f = std::min<int64_t>(c < 0 ? -c : c, kCap), m = knownMultiple(b->a);
+        return m > kCap / f ? kCap : m * f;  // both at most 2^40: saturate instead of overflowing
+      }
       case BinaryOp::Add:
       case BinaryOp::Sub: return std::gcd(knownMultiple(b->a), knownMultiple(b->b));
       case BinaryOp::FloorMod:
@@ -502,7 +505,7 @@ class Simplifier : public IRMutator {
   // A sum `a` split as p + z with p a multiple of m = gcd(p's known
   // multiple, c) > 1 and 0 <= z < m: the term z and the rest p (built from
   // the other terms in order). False when no term splits off that way.
-  bool splitSmallTerm(const Expr& a, int64_t c, Expr* p, Expr* z, int64_t* m) {
+  bool splitSmallTerm(const Expr& a, int64_t c, Expr* p, Expr* z) {
     std::vector<Expr> terms;
     addTerms(a, &terms);
     if (terms.size() < 2) return false;
@@ -516,7 +519,6 @@ class Simplifier : public IRMutator {
       if (g <= 1 || *zr.hi >= g) continue;
       *p = rest;
       *z = terms[k];
-      *m = g;
       return true;
     }
     return false;
@@ -531,8 +533,7 @@ class Simplifier : public IRMutator {
   // floordiv(k * 32 + j * 8 + l, 384) at floordiv(k * 32 + j * 8, 384)).
   Expr dropSmallAddend(BinaryOp op, const Expr& a, const Expr& b, int64_t c, SourceLoc loc) {
     Expr p, z;
-    int64_t m = 0;
-    if (!splitSmallTerm(a, c, &p, &z, &m)) return nullptr;
+    if (!splitSmallTerm(a, c, &p, &z)) return nullptr;
     if (op == BinaryOp::FloorDiv && !pure(z)) return nullptr;
     Expr q = fold(op, p, b, a->dtype, loc);
     return op == BinaryOp::FloorDiv ? q : fold(BinaryOp::Add, q, z, a->dtype, loc);
@@ -544,11 +545,10 @@ class Simplifier : public IRMutator {
   Expr dropSmallCompared(BinaryOp op, const Expr& a, int64_t c, SourceLoc loc) {
     bool strictForm = op == BinaryOp::Lt || op == BinaryOp::Ge;
     if (!strictForm && op != BinaryOp::Le && op != BinaryOp::Gt) return nullptr;
+    if (c <= 0 || c == std::numeric_limits<int64_t>::max()) return nullptr;
     int64_t bound = strictForm ? c : c + 1;
-    if (bound <= 0) return nullptr;
     Expr p, z;
-    int64_t m = 0;
-    if (!splitSmallTerm(a, bound, &p, &z, &m) || !pure(z)) return nullptr;
+    if (!splitSmallTerm(a, bound, &p, &z) || !pure(z)) return nullptr;
     return fold(op, p, makeInt(c, a->dtype, loc), DType::Bool, loc);
   }
 

@@ -49,7 +49,6 @@ struct HopperOperand {
   // substituted (`producerGather` points into `gatherStmt`).
   std::optional<ir::GatherNest> gather, producerGather;
   ir::Stmt gatherStmt;
-  const ir::StmtNode* filler() const { return gather ? (const ir::StmtNode*)gather->outer : copy; }
 };
 
 // A warp-specialized loop. Its gemm form (`gemm` set): the body is the two

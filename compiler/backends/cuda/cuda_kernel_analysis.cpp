@@ -235,14 +235,20 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   std::unordered_set<const BufferNode*> dsts;
   std::vector<const CopyStmt*> producers;
   std::vector<GatherNest> gathers;
+  // A statement before stage-0 statement i that uses its tile would see the
+  // next iteration's tile once the producer runs ahead.
+  auto usedBefore = [&](size_t i, const BufferNode* tile) {
+    for (size_t j = 0; j < i; ++j)
+      if (loop->stage[j] != 0 && accessesBuffer(body[j], tile)) return true;
+    return false;
+  };
   for (size_t i = 0; i < body.size(); ++i) {
     if (loop->stage[i] != 0) continue;
     if (auto g = gatherNest(body[i], loop)) {
-      for (size_t j = 0; j < i; ++j)
-        if (loop->stage[j] != 0 && accessesBuffer(body[j], g->tile)) {
-          s.unsupported = "a statement before a stage-0 gather uses the tile it fills";
-          return s;
-        }
+      if (usedBefore(i, g->tile)) {
+        s.unsupported = "a statement before a stage-0 gather uses the tile it fills";
+        return s;
+      }
       gathers.push_back(*g);
       dsts.insert(g->tile);
       continue;
@@ -260,13 +266,10 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
       s.unsupported = "a stage-0 copy's region depends on a value computed in the loop body";
       return s;
     }
-    // A statement before the copy that reads its tile would see the next
-    // iteration's tile once the copy runs ahead.
-    for (size_t j = 0; j < i; ++j)
-      if (loop->stage[j] != 0 && accessesBuffer(body[j], c->dst.buffer.get())) {
-        s.unsupported = "a statement before a stage-0 copy uses the tile it fills";
-        return s;
-      }
+    if (usedBefore(i, c->dst.buffer.get())) {
+      s.unsupported = "a statement before a stage-0 copy uses the tile it fills";
+      return s;
+    }
     producers.push_back(c);
     dsts.insert(c->dst.buffer.get());
   }

@@ -140,9 +140,9 @@ Var KernelEmitter::openLoop(const Expr& total, bool partitioned, const std::stri
       std::string pragma = noUnroll_ ? "#pragma unroll 1\n" + std::string(indent_ * 2, ' ')
                            : c / threads_ <= 64 ? "#pragma unroll\n" + std::string(indent_ * 2, ' ') : "";
       open(pragma + "for (int " + k + " = 0; " + k + " < " + std::to_string(c / threads_) + "; ++" + k + ")");
-      line("const " + t + " " + n + " = " + k + " * " + T + " + " + varName(tid_) + ";");
+      line("const " + t + " " + n + " = " + k + " * " + T + " + tid;");
     } else {
-      open("for (" + t + " " + n + " = " + varName(tid_) + "; " + n + " < " + tot + "; " + n + " += " + T + ")");
+      open("for (" + t + " " + n + " = tid; " + n + " < " + tot + "; " + n + " += " + T + ")");
     }
   } else {
     open("for (" + t + " " + n + " = 0; " + n + " < " + tot + "; ++" + n + ")");
