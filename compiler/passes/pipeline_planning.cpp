@@ -53,7 +53,10 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
   BoundVars bound;
   bound.visit(f->body);
   std::vector<bool> ahead(body.size(), false);
-  std::unordered_set<const BufferNode*> dsts;
+  // `whole`: tiles every iteration's stage-0 statement overwrites entirely, so
+  // that what later statements write into them never reaches another
+  // iteration: each iteration may keep its own version of them.
+  std::unordered_set<const BufferNode*> dsts, whole;
   for (size_t k = 0; k < body.size(); ++k) {
     const BufferNode *dst = nullptr, *src = nullptr;
     if (auto* c = as<CopyStmt>(body[k])) {
@@ -61,8 +64,10 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
       if (regionDepends(c->src, bound.vars, f) || regionDepends(c->dst, bound.vars, f)) continue;
       dst = c->dst.buffer.get();
       src = c->src.buffer.get();
+      if (isFullRegion(c->dst)) whole.insert(dst);
     } else if (auto g = gatherNest(body[k], f)) {
       dst = g->tile;
+      whole.insert(dst);
     } else {
       continue;
     }
@@ -75,7 +80,7 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
   for (size_t i = 0; pipelined && i < body.size(); ++i)
     if (!ahead[i])
       for (auto* b : collectBufferWrites(body[i]).buffers)
-        if (dsts.count(b)) pipelined = false;
+        if (dsts.count(b) && !whole.count(b)) pipelined = false;
   std::vector<int64_t> stage(body.size(), 0);
   if (pipelined)
     for (size_t i = 0; i < body.size(); ++i)
@@ -104,12 +109,7 @@ class Planner : public IRMutator {
     if (f->forKind != ForKind::Pipelined || f->numStages < 2) return s;
     std::vector<Stmt> body = seqStmts(f->body);
     if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body)) return s;
-    auto planned = std::make_shared<ForStmt>(*f);
-    if (planned->stage.empty()) planned->stage = defaultStages(f, body);
-    if (planned->order.empty() && f->stage.empty()) planned->order = defaultOrder(planned->stage);
-    if (planned->order.empty())
-      for (size_t i = 0; i < body.size(); ++i) planned->order.push_back((int64_t)i);
-    return planned;
+    return withDefaultPlan(f);
   }
 
  private:
@@ -163,6 +163,16 @@ class Planner : public IRMutator {
 };
 
 }  // namespace
+
+std::shared_ptr<ForStmt> withDefaultPlan(const ForStmt* f) {
+  std::vector<Stmt> body = seqStmts(f->body);
+  auto planned = std::make_shared<ForStmt>(*f);
+  if (planned->stage.empty()) planned->stage = defaultStages(f, body);
+  if (planned->order.empty() && f->stage.empty()) planned->order = defaultOrder(planned->stage);
+  if (planned->order.empty())
+    for (size_t i = 0; i < body.size(); ++i) planned->order.push_back((int64_t)i);
+  return planned;
+}
 
 Module planPipelines(const Module& m, PassContext& ctx) {
   Planner planner(ctx);

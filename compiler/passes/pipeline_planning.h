@@ -15,7 +15,9 @@
 // the loop never writes: a page table's entry is the same whenever it is
 // read), and the gather nests (ir/gather_nest.h: Parallel loops filling a
 // whole shared tile from tables, an implicit-GEMM convolution's im2col tile),
-// whose destinations no other statement writes, and which no statement
+// whose destinations no other statement writes (unless the copy or nest
+// overwrites the whole tile every iteration: then what later statements
+// write there stays in that iteration's version), and which no statement
 // before them reads from or writes to (so that they can run ahead of those),
 // run in stage 0 (a flash-attention body's K and V loads, wherever they
 // stand); the other statements run in stage num_stages - 1; the order is the
@@ -37,5 +39,9 @@
 namespace tlc::passes {
 
 ir::Module planPipelines(const ir::Module& m, PassContext& ctx);
+
+// `f` (a Pipelined loop whose user plan, if any, is valid) with the plan
+// above filled in where the user gave none.
+std::shared_ptr<ir::ForStmt> withDefaultPlan(const ir::ForStmt* f);
 
 }  // namespace tlc::passes

@@ -2,6 +2,7 @@
 // KernelEmitter per Kernel statement, and the source prelude.
 #include "compiler/backends/cuda/cuda_codegen.h"
 
+#include "compiler/backends/cuda/cuda_auto_pipeline.h"
 #include "compiler/passes/pass_registry.h"
 
 #include <regex>
@@ -63,6 +64,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.timePasses = options.timePasses;
   p.add(*passes::findPass("inline-loop-lets"));
   p.add(*passes::findPass("pipeline-planning"));
+  if (options.language == GpuLanguage::Cuda && options.asyncCopy) p.add(autoPipelinePass(options));
   p.add(*passes::findPass("stage-accumulator-stores"));
   p.add(*passes::findPass("accumulate-reductions"));
   p.add(layoutInferencePass(options));

@@ -609,6 +609,26 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         fail("a gemm operand (a gemm reads A from registers only in the layout of an accumulator it shares a loop "
              "nest with)",
              g.buffer, {g.gemm->loc, "this use needs `" + g.buffer->name + "` in shared memory"}, true);
+    if (tileShape.empty() && why.empty()) {
+      // Only vectors, used by one-dimensional Parallel loops of their length
+      // (a running sum per row, say): they are the rows of an [n, 1] tile,
+      // one row per thread's slot.
+      int64_t n = uses.cands[list[0]].shape.size() == 1 ? uses.cands[list[0]].shape[0] : 0;
+      bool vectors = n > 0;
+      for (auto* b : list) {
+        const Candidate& c = uses.cands[b];
+        vectors &= c.shape.size() == 1 && c.shape[0] == n && (c.role == Role::Unknown || c.role == Role::Rows);
+      }
+      for (auto& nu : uses.nests)
+        if (!nu.buffers.empty() && groups.find(nu.buffers[0]) == root)
+          vectors &= nu.extents.size() == 1 && nu.extents[0] == n;
+      if (vectors) {
+        tileShape = {n, 1};
+        for (auto* b : list) uses.cands[b].role = Role::Rows;
+        for (auto& nu : uses.nests)
+          if (!nu.buffers.empty() && groups.find(nu.buffers[0]) == root) nu.kind = Role::Rows;
+      }
+    }
     if (tileShape.empty())
       fail("no two-dimensional fragment to take the layout from", list[0],
            {list[0]->loc, "`" + list[0]->name + "` is allocated here"});
@@ -710,7 +730,7 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       const BufferNode* any = nullptr;
       for (auto* b : list)
         if (uses.cands[b].role == Role::Tile) any = b;
-      if (!bytes) bytes = dtypeBytes(any->dtype);
+      if (!bytes) bytes = dtypeBytes((any ? any : list[0])->dtype);
       bool columns = false, rowsReduced = false;
       for (auto* b : list) {
         columns |= uses.cands[b].columnReduced;

@@ -124,6 +124,7 @@ void KernelEmitter::emitHopperSetup() {
   // continuing around the ring from one tile to the next.
   if (persistent_) openTiles();
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
+  line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
   const std::string expectTx = "tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");";
@@ -223,6 +224,7 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
     line("int " + stage + " = 0, " + prev + " = 0;");
     line("unsigned " + phase + " = 0;");
   }
+  line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
   // Gathered tiles were written by cp.async (the generic proxy); wgmma reads through the async proxy.
@@ -297,6 +299,7 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("const int " + n + " = " + expr(f->extent) + ";");
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
+  line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
   if (hasGathers(h)) line("tlc::fence_proxy_async();");
@@ -312,6 +315,14 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
   if (carriedShared) line(syncThreads());
   close();
+  // Tiles the body wrote (the generic proxy) are refilled by the tensor copies
+  // (the asynchronous proxy) once the stage is released.
+  bool tilesWritten = false;
+  for (const Stmt& c : consumers) {
+    Accesses a = accessesOf(c);
+    for (const HopperOperand& op : h.tiles) tilesWritten |= a.writes.count(op.tile) > 0;
+  }
+  if (tilesWritten) line("tlc::fence_proxy_async();");
   line("__syncwarp();");
   line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
   line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");

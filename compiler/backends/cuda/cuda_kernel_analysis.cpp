@@ -232,7 +232,7 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
   }
   BoundVars bound;
   bound.visit(loop->body);
-  std::unordered_set<const BufferNode*> dsts;
+  std::unordered_set<const BufferNode*> dsts, whole;
   std::vector<const CopyStmt*> producers;
   std::vector<GatherNest> gathers;
   // A statement before stage-0 statement i that uses its tile would see the
@@ -251,6 +251,7 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
       }
       gathers.push_back(*g);
       dsts.insert(g->tile);
+      whole.insert(g->tile);
       continue;
     }
     auto* c = as<CopyStmt>(body[i]);
@@ -272,8 +273,12 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
     }
     producers.push_back(c);
     dsts.insert(c->dst.buffer.get());
+    if (isFullRegion(c->dst)) whole.insert(c->dst.buffer.get());
   }
-  // The rest of the body must not write the producers' buffers.
+  // The rest of the body must not write the producers' buffers, except tiles
+  // a stage-0 statement overwrites entirely every iteration: what the rest
+  // writes there then never reaches another iteration, so each iteration's
+  // version may take it.
   KernelScan rest;
   for (size_t i = 0; i < body.size(); ++i) {
     if (loop->stage[i] == 0) continue;
@@ -281,7 +286,7 @@ PipelineSchedule pipelineSchedule(const ForStmt* loop) {
     rest.visit(body[i]);
   }
   for (auto* b : rest.writtenInParallel)
-    if (dsts.count(b)) {
+    if (dsts.count(b) && !whole.count(b)) {
       s.unsupported = "a later stage writes a buffer that a stage-0 copy fills";
       return s;
     }

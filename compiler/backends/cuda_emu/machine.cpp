@@ -811,8 +811,9 @@ void Machine::checkBytes(Thread* t, ByteShadow* sh, size_t n, int flags, uint32_
       }
     }
     if (write) {
+      // A tensor copy's bytes: ordered through its mbarrier phase (checkAsyncBytes).
       if (!reportedRace && s.wThread && s.wThread != t->gid && !(atomic && (s.flags & kWAtomic)) &&
-          !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch, s.wClock)) {
+          !(s.flags & kWTma) && !ordered(t, s.wThread, s.wEpoch, s.wWarpEpoch, s.wClock)) {
         reportedRace = true;
         report(raceKind, t, pc, s.wPc,
                "write to " + where() + " also written by " + threadName(s.wThread) +
