@@ -260,15 +260,6 @@ Expr logicalAnd(Expr a, Expr b) {
   return makeBinary(BinaryOp::And, std::move(a), std::move(b));
 }
 
-void conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* b = as<Binary>(e); b && b->op == BinaryOp::And) {
-    conjuncts(b->a, out);
-    conjuncts(b->b, out);
-    return;
-  }
-  out->push_back(e);
-}
-
 std::vector<Stmt> seqStmts(const Stmt& s) {
   if (auto* seq = as<SeqStmt>(s)) return seq->stmts;
   return {s};

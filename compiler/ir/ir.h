@@ -225,8 +225,6 @@ Expr minExpr(Expr a, Expr b);
 Expr maxExpr(Expr a, Expr b);
 Expr lt(Expr a, Expr b);
 Expr logicalAnd(Expr a, Expr b);
-// The conjuncts of a condition (a and b and ...), in order.
-void conjuncts(const Expr& e, std::vector<Expr>* out);
 // The constant value of an integer expression, if it is an IntImm.
 bool constInt(const Expr& e, int64_t* out);
 

@@ -30,11 +30,4 @@ bool UsesVars::loadsOnlyTablesOf(const Stmt& loop) const {
   return true;
 }
 
-bool usesVar(const Expr& e, const Var& v) {
-  std::unordered_set<const VarNode*> vars{v.get()};
-  UsesVars u(vars);
-  u.visit(e);
-  return u.found;
-}
-
 }  // namespace tlc::ir

@@ -35,7 +35,4 @@ class UsesVars : public IRVisitor {
   bool loadsOnlyTablesOf(const Stmt& loop) const;
 };
 
-// Whether `e` uses the variable `v`.
-bool usesVar(const Expr& e, const Var& v);
-
 }  // namespace tlc::ir

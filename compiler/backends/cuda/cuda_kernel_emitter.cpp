@@ -364,7 +364,6 @@ void KernelEmitter::emitThread(const Stmt& s) {
   if (!s || failed_) return;
   if (vecNest_) {
     if (auto* l = as<LetStmt>(s)) ensureVectorLoads({l->value});
-    else if (auto* i = as<IfStmt>(s); i && vecNest_->taken.count(i)) return emitThread(i->thenBody);
     else if (auto* i = as<IfStmt>(s)) ensureVectorLoads({i->cond});
     else if (auto* e = as<EvaluateStmt>(s)) ensureVectorLoads({e->value});
     else if (auto* st = as<StoreStmt>(s)) {
