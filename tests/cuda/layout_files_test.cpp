@@ -22,7 +22,7 @@
 #include "compiler/ir/ir_parser.h"
 #include "compiler/ir/printer.h"
 #include "tests/support/filecheck.h"
-#include "tests/support/test_files.h"
+#include "tests/support/tir_files.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
@@ -56,32 +56,26 @@ std::string describe(const ir::KernelStmt& k) {
 }  // namespace
 
 TEST_CASE("every tests/cuda/layouts/*.tir file gets the layouts its CHECK lines expect") {
-  auto files = testing::readTestFiles(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "layouts", ".tir");
-  REQUIRE(!files.empty());
-  for (const testing::TestFile& f : files) {
-    INFO("file: " << f.name);
-    SourceManager sources;
-    DiagnosticEngine diags(sources);
-    auto module = ir::parseIRModule(sources, diags, sources.addBuffer(f.name, f.text));
-    REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  testing::forEachTirFile("cuda/layouts", [](const testing::TestFile& f, const ir::Module& module,
+                                              DiagnosticEngine& diags) {
     std::string printed;
     if (f.text.rfind("// RUN: cuda-layout-inference", 0) == 0) {
       passes::PassContext ctx(diags);
-      ir::Module out = cuda::inferLayouts(*module, ctx, sm90a());
+      ir::Module out = cuda::inferLayouts(module, ctx, sm90a());
       printed = ir::printModule(out);
       for (const Diagnostic& d : diags.diagnostics()) {
         printed += "error " + position(d.loc) + ": " + d.message + "\n";
         for (const auto& n : d.notes) printed += "note " + position(n.loc) + ": " + n.message + "\n";
       }
     } else {
-      for (const ir::Func& f : module->funcs) {
+      for (const ir::Func& fn : module.funcs) {
         Kernels kernels;
-        kernels.visit(f->body);
+        kernels.visit(fn->body);
         for (const ir::KernelStmt* k : kernels.found)
-          printed += "kernel @" + f->name + ":\n" + describe(*k);
+          printed += "kernel @" + fn->name + ":\n" + describe(*k);
       }
     }
     auto check = testing::fileCheck(printed, f.text);
     CHECK_MESSAGE(check.ok, check.message);
-  }
+  });
 }

@@ -12,31 +12,25 @@
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/ir/ir_parser.h"
 #include "tests/support/filecheck.h"
-#include "tests/support/test_files.h"
+#include "tests/support/tir_files.h"
 
 using namespace tlc;
 namespace fs = std::filesystem;
 
 TEST_CASE("every tests/cuda/pipelines/*.tir file expands as its CHECK lines expect") {
-  auto files = testing::readTestFiles(fs::path(TLC_SOURCE_DIR) / "tests" / "cuda" / "pipelines", ".tir");
-  REQUIRE(!files.empty());
-  for (const testing::TestFile& f : files) {
-    INFO("file: " << f.name);
-    SourceManager sources;
-    DiagnosticEngine diags(sources);
-    auto module = ir::parseIRModule(sources, diags, sources.addBuffer(f.name, f.text));
-    REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  testing::forEachTirFile("cuda/pipelines", [](const testing::TestFile& f, const ir::Module& module,
+                                                DiagnosticEngine& diags) {
     cuda::CudaOptions options;
     options.arch = "sm_80";
     if (size_t at = f.text.find("// ARCH: "); at != std::string::npos)
       options.arch = f.text.substr(at + 9, f.text.find('\n', at) - at - 9);
     options.lineDirectives = false;
-    auto generated = cuda::generateCuda(*module, options, diags);
+    auto generated = cuda::generateCuda(module, options, diags);
     std::string printed = generated ? generated->source : "";
     for (const Diagnostic& d : diags.diagnostics())
       printed += std::string(d.severity == Severity::Error ? "error " : "warning ") + std::to_string(d.loc.line) + ":" +
                  std::to_string(d.loc.col) + ": " + d.message + "\n";
     auto check = testing::fileCheck(printed, f.text);
     CHECK_MESSAGE(check.ok, check.message);
-  }
+  });
 }
