@@ -382,11 +382,18 @@ template <int group, class T, class Op> __device__ __forceinline__ T group_allre
 }
 
 // ---- vector memory access ------------------------------------------------------
+// Raw bytes moved as one access. `may_alias`: the elements they carry keep
+// their own type (a `__half` array read through these words is not undefined
+// behaviour the optimizer may exploit).
+struct __attribute__((__may_alias__)) __align__(2) Bits2 { unsigned short w[1]; };
+struct __attribute__((__may_alias__)) __align__(4) Bits4 { unsigned w[1]; };
+struct __attribute__((__may_alias__)) __align__(8) Bits8 { unsigned w[2]; };
+struct __attribute__((__may_alias__)) __align__(16) Bits16 { unsigned w[4]; };
 template <int Bytes> struct VecBits;
-template <> struct VecBits<2> { typedef unsigned short type; };
-template <> struct VecBits<4> { typedef unsigned int type; };
-template <> struct VecBits<8> { typedef uint2 type; };
-template <> struct VecBits<16> { typedef uint4 type; };
+template <> struct VecBits<2> { typedef Bits2 type; };
+template <> struct VecBits<4> { typedef Bits4 type; };
+template <> struct VecBits<8> { typedef Bits8 type; };
+template <> struct VecBits<16> { typedef Bits16 type; };
 // Copies N elements of T with one access of N * sizeof(T) bytes (aligned by the caller).
 template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const T* src) {
   typedef typename VecBits<sizeof(T) * N>::type V;
@@ -406,6 +413,44 @@ template <class T> __device__ __forceinline__ T unpack(const unsigned* words, in
   T v;
   memcpy(&v, reinterpret_cast<const char*>(words) + i * sizeof(T), sizeof(T));
   return v;
+}
+// Loads the Bytes (4, 8 or 16) bytes at `src`, which need only be aligned to
+// their elements, into `dst` (aligned to Bytes): the aligned word of Bytes
+// bytes that holds the first of them and, when `src` is not aligned, the next
+// one, shifted into place in registers (two vector loads where a row of a
+// tensor whose rows are not whole vectors long would take one load per
+// element). The caller guarantees that the Bytes bytes after the run lie in
+// the same allocation: the second word may reach them.
+template <int Bytes> __device__ __forceinline__ void load_shifted(void* dst, const void* src) {
+  typedef typename VecBits<Bytes>::type V;
+  constexpr int W = Bytes / 4;
+  const unsigned long long a = reinterpret_cast<unsigned long long>(src);
+  const unsigned s = (unsigned)(a & (unsigned long long)(Bytes - 1));
+  const V* base = reinterpret_cast<const V*>(reinterpret_cast<const char*>(src) - s);
+  V lo = base[0], hi;
+#pragma unroll
+  for (int i = 0; i < W; ++i) hi.w[i] = 0u;
+  if (s) hi = base[1];
+  unsigned x[2 * W];
+#pragma unroll
+  for (int i = 0; i < W; ++i) {
+    x[i] = lo.w[i];
+    x[W + i] = hi.w[i];
+  }
+  // Whole words first (s / 4 of them, one bit of the count at a time), then
+  // the bytes within a word.
+  const unsigned q = s >> 2, r = (s & 3u) * 8u;
+#pragma unroll
+  for (int bit = W / 2; bit >= 1; bit /= 2) {
+    const bool take = (q & (unsigned)bit) != 0;
+#pragma unroll
+    for (int i = 0; i + bit < 2 * W; ++i) x[i] = take ? x[i + bit] : x[i];
+  }
+  V out;
+#pragma unroll
+  for (int i = 0; i < W; ++i)
+    out.w[i] = (unsigned)(((((unsigned long long)x[i + 1]) << 32) | (unsigned long long)x[i]) >> r);
+  *reinterpret_cast<V*>(dst) = out;
 }
 __device__ __forceinline__ bool aligned(const void* p, int bytes) {
   return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;

@@ -32,6 +32,14 @@ inline std::vector<CopyRegionCase> copyRegionCases() {
       {"column", {{"M", 16}, {"N", 4}}},
       {"slices", {{"M", 21}, {"N", 12}}},
       {"slices", {{"M", 32}, {"N", 10}}},
+      {"tail_halves", {{"M", 7}, {"N", 67}}},
+      {"tail_halves", {{"M", 6}, {"N", 1001}}},
+      {"tail_halves", {{"M", 4}, {"N", 72}}},
+      {"tail_bytes", {{"M", 6}, {"N", 83}}},
+      {"tail_bytes", {{"M", 3}, {"N", 64}}},
+      {"tail_words", {{"M", 6}, {"N", 70}}},
+      {"tail_quads", {{"M", 24}, {"N", 13}}},
+      {"tail_pairs", {{"M", 16}, {"N", 9}}},
   };
 }
 
@@ -67,6 +75,12 @@ inline void checkCopyRegionOutputs(const CopyRegionCase& c, const std::string& d
     const int64_t M = dim("M"), N = dim("N");
     interp::HostTensor A = loadSaved(dir, "A"), C = loadSaved(dir, "C");
     for (int64_t m = 0; m < M; ++m) expect(C.get(m), A.get(m * N + 3));
+  } else if (c.kernel.rfind("tail_", 0) == 0) {
+    const int64_t M = dim("M"), N = dim("N");
+    const int64_t W = c.kernel == "tail_quads" ? 4 : c.kernel == "tail_pairs" ? 2 : 64;
+    interp::HostTensor A = loadSaved(dir, "A"), O = loadSaved(dir, "O");
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < W; ++j) expect(O.get(m * W + j), A.get(m * N + N - W + j));
   } else {
     REQUIRE(c.kernel == "slices");
     const int64_t M = dim("M"), N = dim("N");

@@ -174,17 +174,34 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
 // region's last origin are multiples of V), simplified: the test a copy makes
 // before moving whole V-element vectors without per-element checks.
 Expr KernelEmitter::wholeVectorRows(const Region& r, int64_t V) {
+  auto multiple = [&](const Expr& e) {
+    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
+  };
+  return passes::simplifyExpr(
+      logicalAnd(regionInside(r), logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min))));
+}
+
+// The condition that region `r` lies inside its buffer (its first and last
+// elements do).
+Expr KernelEmitter::regionInside(const Region& r) {
   std::vector<Expr> first, last;
   for (auto& rg : r.ranges) {
     first.push_back(rg.min);
     last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
   }
-  auto multiple = [&](const Expr& e) {
-    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
-  };
-  Expr inside = logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, last));
-  return passes::simplifyExpr(
-      logicalAnd(inside, logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min))));
+  return logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, last));
+}
+
+// The condition that `n` more elements of the (row-major) global buffer follow
+// the last element of region `r`: the reach of tlc::load_shifted past a run.
+Expr KernelEmitter::elementsAfter(const Region& r, int64_t n) {
+  std::vector<Expr> last;
+  for (auto& rg : r.ranges) last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
+  Expr size = makeInt(1, DType::Int64);
+  for (const Expr& e : r.buffer->shape) size = mul(size, e->dtype == DType::Int64 ? e : makeCast(DType::Int64, e));
+  Expr off = offsetExpr(r.buffer, last);
+  if (off->dtype != DType::Int64) off = makeCast(DType::Int64, off);
+  return passes::simplifyExpr(lt(add(off, makeInt(n, DType::Int64)), size));
 }
 
 // Elements per vector move of a partitioned copy, or 0 for element-wise
@@ -347,7 +364,19 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     bool srcSplit = split(src), dstSplit = split(dst);
     bool asyncOk = async && ts == td && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
-    auto emitVectorLoop = [&](bool checked) {
+    // A source whose rows need not be whole vectors long (a runtime last
+    // extent, or a constant one V does not divide: K = 4093) gets a middle
+    // way between the aligned moves and the checked loop: a tile inside both
+    // buffers whose source rows are not aligned loads each vector as the two
+    // aligned vectors around it, shifted in registers (tlc::load_shifted),
+    // as long as one more vector of the tensor follows the tile.
+    const int64_t vecBytes = V * dtypeBytes(ts);
+    int64_t srcRow = 0;
+    bool shiftedOk = ts == td && !srcSplit && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
+                     bufs_[dst.buffer.get()].place == Placement::Shared &&
+                     (vecBytes == 4 || vecBytes == 8 || vecBytes == 16) &&
+                     !(constInt(src.buffer->shape.back(), &srcRow) && srcRow % V == 0);
+    auto emitVectorLoop = [&](bool checked, bool shifted = false) {
       // The unchecked loop is always unrolled; the checked one (edge tiles)
       // stays rolled where the caller asks (pipelined producers). Rolling
       // every checked loop compiles faster (0.9 s instead of 1.2 s for the
@@ -356,7 +385,9 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       bool rolled = noUnroll_;
       noUnroll_ = noUnroll_ && checked;
       auto vectorMoveAt = [&](const std::string& sp, const std::string& dp) {
-        if (asyncOk) {
+        if (shifted) {
+          line("tlc::load_shifted<" + std::to_string(vecBytes) + ">(" + dp + ", " + sp + ");");
+        } else if (asyncOk) {
           line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
         } else if (ts == td && !srcSplit && !dstSplit) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
@@ -395,6 +426,20 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         line("const " + typeName(ts) + "* " + sb + " = " + bufs_[src.buffer.get()].name + " + " +
              expr(offsetExpr(src.buffer, mins)) + ";");
         line(typeName(td) + "* " + db + " = " + di.name + " + " + expr(version) + ";");
+        if (shifted) {
+          // Every vector loaded into registers before the first is stored:
+          // one round trip to memory for the whole tile.
+          std::string sv = fresh("shifted_v");
+          size_t n = hoisted->second.size();
+          line("__align__(16) " + typeName(ts) + " " + sv + "[" + std::to_string(n * V) + "];");
+          for (size_t j = 0; j < n; ++j)
+            line("tlc::load_shifted<" + std::to_string(vecBytes) + ">(&" + sv + "[" + std::to_string(j * V) + "], " +
+                 sb + " + " + hoisted->second[j].first + ");");
+          for (size_t j = 0; j < n; ++j)
+            line("tlc::copy_vec<" + typeName(td) + ", " + vs + ">(" + db + " + " + hoisted->second[j].second + ", &" +
+                 sv + "[" + std::to_string(j * V) + "]);");
+          return;
+        }
         for (auto& [so, dof] : hoisted->second) vectorMoveAt(sb + " + " + so, db + " + " + dof);
         return;
       }
@@ -470,6 +515,13 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     } else {
       open("if (" + fastCond + ")");
       emitVectorLoop(false);
+      if (shiftedOk) {
+        Expr inside = logicalAnd(logicalAnd(passes::simplifyExpr(regionInside(src)), wholeVectorRows(dst, V)),
+                                 elementsAfter(src, V));
+        close("} else if (" + expr(passes::simplifyExpr(inside)) + ") {");
+        ++indent_;
+        emitVectorLoop(false, true);
+      }
       close("} else {");
       ++indent_;
       emitVectorLoop(true);

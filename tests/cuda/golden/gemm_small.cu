@@ -41,6 +41,18 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
             tlc::cp_async16(dst_base + (dst_off + 256), src_base + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base + (dst_off + 512), src_base + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base + (dst_off + 768), src_base + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+          } else if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+            const __half* src_base_1 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
+            __half* dst_base_1 = A_s + (stage * 1024);
+            __align__(16) __half shifted_v[32];
+            tlc::load_shifted<16>(&shifted_v[0], src_base_1 + src_off);
+            tlc::load_shifted<16>(&shifted_v[8], src_base_1 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v[16], src_base_1 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v[24], src_base_1 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::copy_vec<__half, 8>(dst_base_1 + dst_off, &shifted_v[0]);
+            tlc::copy_vec<__half, 8>(dst_base_1 + (dst_off + 256), &shifted_v[8]);
+            tlc::copy_vec<__half, 8>(dst_base_1 + (dst_off + 512), &shifted_v[16]);
+            tlc::copy_vec<__half, 8>(dst_base_1 + (dst_off + 768), &shifted_v[24]);
           } else {
             #pragma unroll 1
             for (int k_1 = 0; k_1 < 4; ++k_1) {
@@ -66,12 +78,24 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
         }
         {
           if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
-            const __half* src_base_1 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-            __half* dst_base_1 = B_s + (stage * 1024);
-            tlc::cp_async16(dst_base_1 + dst_off_1, src_base_1 + src_off_1, true);
-            tlc::cp_async16(dst_base_1 + (dst_off_1 + 256), src_base_1 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-            tlc::cp_async16(dst_base_1 + (dst_off_1 + 512), src_base_1 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-            tlc::cp_async16(dst_base_1 + (dst_off_1 + 768), src_base_1 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            const __half* src_base_2 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_2 = B_s + (stage * 1024);
+            tlc::cp_async16(dst_base_2 + dst_off_1, src_base_2 + src_off_1, true);
+            tlc::cp_async16(dst_base_2 + (dst_off_1 + 256), src_base_2 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_2 + (dst_off_1 + 512), src_base_2 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_2 + (dst_off_1 + 768), src_base_2 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+          } else if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)(((k * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+            const __half* src_base_3 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_3 = B_s + (stage * 1024);
+            __align__(16) __half shifted_v_1[32];
+            tlc::load_shifted<16>(&shifted_v_1[0], src_base_3 + src_off_1);
+            tlc::load_shifted<16>(&shifted_v_1[8], src_base_3 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_1[16], src_base_3 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_1[24], src_base_3 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::copy_vec<__half, 8>(dst_base_3 + dst_off_1, &shifted_v_1[0]);
+            tlc::copy_vec<__half, 8>(dst_base_3 + (dst_off_1 + 256), &shifted_v_1[8]);
+            tlc::copy_vec<__half, 8>(dst_base_3 + (dst_off_1 + 512), &shifted_v_1[16]);
+            tlc::copy_vec<__half, 8>(dst_base_3 + (dst_off_1 + 768), &shifted_v_1[24]);
           } else {
             #pragma unroll 1
             for (int k_2 = 0; k_2 < 4; ++k_2) {
@@ -125,12 +149,24 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           const int k = 0 + (iter + 1);
           {
             if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
-              const __half* src_base_2 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-              __half* dst_base_2 = A_s + (stage * 1024);
-              tlc::cp_async16(dst_base_2 + dst_off, src_base_2 + src_off, true);
-              tlc::cp_async16(dst_base_2 + (dst_off + 256), src_base_2 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_2 + (dst_off + 512), src_base_2 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_2 + (dst_off + 768), src_base_2 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+              const __half* src_base_4 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
+              __half* dst_base_4 = A_s + (stage * 1024);
+              tlc::cp_async16(dst_base_4 + dst_off, src_base_4 + src_off, true);
+              tlc::cp_async16(dst_base_4 + (dst_off + 256), src_base_4 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_4 + (dst_off + 512), src_base_4 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_4 + (dst_off + 768), src_base_4 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+            } else if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+              const __half* src_base_5 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
+              __half* dst_base_5 = A_s + (stage * 1024);
+              __align__(16) __half shifted_v_2[32];
+              tlc::load_shifted<16>(&shifted_v_2[0], src_base_5 + src_off);
+              tlc::load_shifted<16>(&shifted_v_2[8], src_base_5 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              tlc::load_shifted<16>(&shifted_v_2[16], src_base_5 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              tlc::load_shifted<16>(&shifted_v_2[24], src_base_5 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              tlc::copy_vec<__half, 8>(dst_base_5 + dst_off, &shifted_v_2[0]);
+              tlc::copy_vec<__half, 8>(dst_base_5 + (dst_off + 256), &shifted_v_2[8]);
+              tlc::copy_vec<__half, 8>(dst_base_5 + (dst_off + 512), &shifted_v_2[16]);
+              tlc::copy_vec<__half, 8>(dst_base_5 + (dst_off + 768), &shifted_v_2[24]);
             } else {
               #pragma unroll 1
               for (int k_3 = 0; k_3 < 4; ++k_3) {
@@ -156,12 +192,24 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           }
           {
             if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
-              const __half* src_base_3 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-              __half* dst_base_3 = B_s + (stage * 1024);
-              tlc::cp_async16(dst_base_3 + dst_off_1, src_base_3 + src_off_1, true);
-              tlc::cp_async16(dst_base_3 + (dst_off_1 + 256), src_base_3 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_3 + (dst_off_1 + 512), src_base_3 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_3 + (dst_off_1 + 768), src_base_3 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+              const __half* src_base_6 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+              __half* dst_base_6 = B_s + (stage * 1024);
+              tlc::cp_async16(dst_base_6 + dst_off_1, src_base_6 + src_off_1, true);
+              tlc::cp_async16(dst_base_6 + (dst_off_1 + 256), src_base_6 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_6 + (dst_off_1 + 512), src_base_6 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+              tlc::cp_async16(dst_base_6 + (dst_off_1 + 768), src_base_6 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            } else if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)(((k * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+              const __half* src_base_7 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+              __half* dst_base_7 = B_s + (stage * 1024);
+              __align__(16) __half shifted_v_3[32];
+              tlc::load_shifted<16>(&shifted_v_3[0], src_base_7 + src_off_1);
+              tlc::load_shifted<16>(&shifted_v_3[8], src_base_7 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              tlc::load_shifted<16>(&shifted_v_3[16], src_base_7 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              tlc::load_shifted<16>(&shifted_v_3[24], src_base_7 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              tlc::copy_vec<__half, 8>(dst_base_7 + dst_off_1, &shifted_v_3[0]);
+              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off_1 + 256), &shifted_v_3[8]);
+              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off_1 + 512), &shifted_v_3[16]);
+              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off_1 + 768), &shifted_v_3[24]);
             } else {
               #pragma unroll 1
               for (int k_4 = 0; k_4 < 4; ++k_4) {
