@@ -130,6 +130,12 @@ TEST_CASE("the sm_90a gemm through TMA and wgmma runs clean in the CUDA emulator
     cases.push_back({{"examples/gemm/gemm.tl", wide, {{"M", 130}, {"N", 264}, {"K", 96}}}, true});
   }
   cases.push_back({{"examples/gemm/gemm.tl", {}, {{"M", 33}, {"N", 45}, {"K", 27}}}, false});
+  // Rows of A and B that are not whole vectors, with whole tiles inside: the
+  // tiles load shifted vectors, stored to their stage after the mma steps.
+  cases.push_back({{"examples/gemm/gemm.tl", {}, {{"M", 200}, {"N", 130}, {"K", 99}}}, false});
+  std::vector<Define> wideBf16 = big;
+  wideBf16.push_back({"dtype", "bfloat16"});
+  cases.push_back({{"examples/gemm/gemm.tl", wideBf16, {{"M", 300}, {"N", 520}, {"K", 203}}}, false});
   for (const HopperCase& h : cases) {
     std::string defs;
     for (auto& d : h.c.defines) defs += " -D " + d.name + "=" + d.value;

@@ -170,6 +170,7 @@ class KernelEmitter : public backend::CEmitter {
   int64_t vectorWidth(const ir::CopyStmt* c);
   ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
   ir::Expr regionInside(const ir::Region& r);
+  bool loadsShifted(const ir::CopyStmt* c, int64_t V);
   ir::Expr elementsAfter(const ir::Region& r, int64_t n);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
   // Gather nests as asynchronous copies (cuda_async_gather.cpp).

@@ -204,6 +204,22 @@ Expr KernelEmitter::elementsAfter(const Region& r, int64_t n) {
   return passes::simplifyExpr(lt(add(off, makeInt(n, DType::Int64)), size));
 }
 
+// Whether copy `c`, moving V-element vectors, loads the whole tiles whose
+// source rows are not aligned by tlc::load_shifted: a global source whose
+// rows need not be whole vectors long (a runtime last extent, or a constant
+// one V does not divide: K = 4093), the same element type on both sides, a
+// shared destination whose rows are whole vectors apart, and vectors of 4,
+// 8 or 16 bytes.
+bool KernelEmitter::loadsShifted(const CopyStmt* c, int64_t V) {
+  const BufferInfo &s = bufs_[c->src.buffer.get()], &d = bufs_[c->dst.buffer.get()];
+  const int64_t bytes = V * dtypeBytes(c->src.buffer->dtype);
+  int64_t srcRow = 0, dstRow = 0;
+  bool dstSplit = d.rowPad && constInt(c->dst.buffer->shape.back(), &dstRow) && (dstRow + d.rowPad) % V != 0;
+  return V > 0 && c->src.buffer->dtype == c->dst.buffer->dtype && s.place == Placement::Global && !s.layout &&
+         d.place == Placement::Shared && !dstSplit && (bytes == 4 || bytes == 8 || bytes == 16) &&
+         !(constInt(c->src.buffer->shape.back(), &srcRow) && srcRow % V == 0);
+}
+
 // Elements per vector move of a partitioned copy, or 0 for element-wise
 // moves: the innermost run must be the last (contiguous) dimension of both
 // buffers, in memory (not registers), with a constant extent.
@@ -364,18 +380,8 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     bool srcSplit = split(src), dstSplit = split(dst);
     bool asyncOk = async && ts == td && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
                    bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
-    // A source whose rows need not be whole vectors long (a runtime last
-    // extent, or a constant one V does not divide: K = 4093) gets a middle
-    // way between the aligned moves and the checked loop: a tile inside both
-    // buffers whose source rows are not aligned loads each vector as the two
-    // aligned vectors around it, shifted in registers (tlc::load_shifted),
-    // as long as one more vector of the tensor follows the tile.
     const int64_t vecBytes = V * dtypeBytes(ts);
-    int64_t srcRow = 0;
-    bool shiftedOk = ts == td && !srcSplit && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
-                     bufs_[dst.buffer.get()].place == Placement::Shared &&
-                     (vecBytes == 4 || vecBytes == 8 || vecBytes == 16) &&
-                     !(constInt(src.buffer->shape.back(), &srcRow) && srcRow % V == 0);
+    bool shiftedOk = loadsShifted(c, V);
     auto emitVectorLoop = [&](bool checked, bool shifted = false) {
       // The unchecked loop is always unrolled; the checked one (edge tiles)
       // stays rolled where the caller asks (pipelined producers). Rolling
