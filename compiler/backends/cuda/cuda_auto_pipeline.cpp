@@ -2,7 +2,6 @@
 // pipelined (see cuda_auto_pipeline.h).
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
 
-#include <unordered_set>
 
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/buffer_writes.h"
@@ -90,10 +89,9 @@ class AutoPipeliner : public IRMutator {
     if (sched.empty() || !sched.unsupported.empty()) return s;
     // A copy's source that the loop writes could be read ahead of the write
     // that program order puts first.
-    std::unordered_set<const BufferNode*> written;
-    for (auto* b : collectBufferWrites(f->body).buffers) written.insert(b);
+    const BufferWrites writes = collectBufferWrites(f->body);
     for (const CopyStmt* c : sched.producers)
-      if (written.count(c->src.buffer.get())) return s;
+      if (writes.buffers.count(c->src.buffer.get())) return s;
     int64_t extra = 0;
     for (const BufferNode* t : sched.tiles()) {
       int64_t b = constBytes(t);
