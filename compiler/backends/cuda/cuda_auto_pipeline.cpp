@@ -2,7 +2,6 @@
 // pipelined (see cuda_auto_pipeline.h).
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
 
-
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"

@@ -69,6 +69,20 @@ bool sameExtent(const Expr& a, const Expr& b) {
   return a == b;
 }
 
+// A shared buffer whose padded rows are not whole V-element vectors apart
+// (the one-word padding against bank conflicts): it moves element by element.
+bool splitRows(const BufferInfo& bi, const Buffer& b, int64_t V) {
+  int64_t last = 0;
+  return bi.place == Placement::Shared && bi.rowPad && constInt(b->shape.back(), &last) && (last + bi.rowPad) % V != 0;
+}
+
+// The index of region `r`'s last element.
+std::vector<Expr> lastIndex(const Region& r) {
+  std::vector<Expr> last;
+  for (auto& rg : r.ranges) last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
+  return last;
+}
+
 Expr product(const std::vector<Expr>& e) {
   Expr p = makeInt(1);
   for (auto& x : e) p = mul(p, x);
@@ -184,22 +198,17 @@ Expr KernelEmitter::wholeVectorRows(const Region& r, int64_t V) {
 // The condition that region `r` lies inside its buffer (its first and last
 // elements do).
 Expr KernelEmitter::regionInside(const Region& r) {
-  std::vector<Expr> first, last;
-  for (auto& rg : r.ranges) {
-    first.push_back(rg.min);
-    last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
-  }
-  return logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, last));
+  std::vector<Expr> first;
+  for (auto& rg : r.ranges) first.push_back(rg.min);
+  return logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, lastIndex(r)));
 }
 
 // The condition that `n` more elements of the (row-major) global buffer follow
 // the last element of region `r`: the reach of tlc::load_shifted past a run.
 Expr KernelEmitter::elementsAfter(const Region& r, int64_t n) {
-  std::vector<Expr> last;
-  for (auto& rg : r.ranges) last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
   Expr size = makeInt(1, DType::Int64);
   for (const Expr& e : r.buffer->shape) size = mul(size, e->dtype == DType::Int64 ? e : makeCast(DType::Int64, e));
-  Expr off = offsetExpr(r.buffer, last);
+  Expr off = offsetExpr(r.buffer, lastIndex(r));
   if (off->dtype != DType::Int64) off = makeCast(DType::Int64, off);
   return passes::simplifyExpr(lt(add(off, makeInt(n, DType::Int64)), size));
 }
@@ -213,10 +222,9 @@ Expr KernelEmitter::elementsAfter(const Region& r, int64_t n) {
 bool KernelEmitter::loadsShifted(const CopyStmt* c, int64_t V) {
   const BufferInfo &s = bufs_[c->src.buffer.get()], &d = bufs_[c->dst.buffer.get()];
   const int64_t bytes = V * dtypeBytes(c->src.buffer->dtype);
-  int64_t srcRow = 0, dstRow = 0;
-  bool dstSplit = d.rowPad && constInt(c->dst.buffer->shape.back(), &dstRow) && (dstRow + d.rowPad) % V != 0;
+  int64_t srcRow = 0;
   return V > 0 && c->src.buffer->dtype == c->dst.buffer->dtype && s.place == Placement::Global && !s.layout &&
-         d.place == Placement::Shared && !dstSplit && (bytes == 4 || bytes == 8 || bytes == 16) &&
+         d.place == Placement::Shared && !splitRows(d, c->dst.buffer, V) && (bytes == 4 || bytes == 8 || bytes == 16) &&
          !(constInt(c->src.buffer->shape.back(), &srcRow) && srcRow % V == 0);
 }
 
@@ -368,19 +376,13 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
     }
     std::string fastCond = expr(fast);
     for (auto& a : alignChecks) fastCond += " && " + a;
-    // A shared side whose padded rows are not whole vectors apart (the
-    // one-word padding against bank conflicts) moves element by element,
-    // the global side still by vectors.
-    auto split = [&](const Region& r) {
-      const BufferInfo& bi = bufs_[r.buffer.get()];
-      int64_t last = 0;
-      return bi.place == Placement::Shared && bi.rowPad && constInt(r.buffer->shape.back(), &last) &&
-             (last + bi.rowPad) % V != 0;
-    };
-    bool srcSplit = split(src), dstSplit = split(dst);
-    bool asyncOk = async && ts == td && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
-                   bufs_[dst.buffer.get()].place == Placement::Shared && (V * dtypeBytes(ts) >= 4);
+    // A split shared side moves element by element, the global side still
+    // by vectors.
+    bool srcSplit = splitRows(bufs_[src.buffer.get()], src.buffer, V);
+    bool dstSplit = splitRows(bufs_[dst.buffer.get()], dst.buffer, V);
     const int64_t vecBytes = V * dtypeBytes(ts);
+    bool asyncOk = async && ts == td && !dstSplit && bufs_[src.buffer.get()].place == Placement::Global &&
+                   bufs_[dst.buffer.get()].place == Placement::Shared && vecBytes >= 4;
     bool shiftedOk = loadsShifted(c, V);
     auto emitVectorLoop = [&](bool checked, bool shifted = false) {
       // The unchecked loop is always unrolled; the checked one (edge tiles)
@@ -394,7 +396,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
         if (shifted) {
           line("tlc::load_shifted<" + std::to_string(vecBytes) + ">(" + dp + ", " + sp + ");");
         } else if (asyncOk) {
-          line("tlc::cp_async" + std::to_string(V * dtypeBytes(ts)) + "(" + dp + ", " + sp + ", true);");
+          line("tlc::cp_async" + std::to_string(vecBytes) + "(" + dp + ", " + sp + ", true);");
         } else if (ts == td && !srcSplit && !dstSplit) {
           line("tlc::copy_vec<" + typeName(ts) + ", " + vs + ">(" + dp + ", " + sp + ");");
         } else {
@@ -522,8 +524,7 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       open("if (" + fastCond + ")");
       emitVectorLoop(false);
       if (shiftedOk) {
-        Expr inside = logicalAnd(logicalAnd(passes::simplifyExpr(regionInside(src)), wholeVectorRows(dst, V)),
-                                 elementsAfter(src, V));
+        Expr inside = logicalAnd(logicalAnd(regionInside(src), wholeVectorRows(dst, V)), elementsAfter(src, V));
         close("} else if (" + expr(passes::simplifyExpr(inside)) + ") {");
         ++indent_;
         emitVectorLoop(false, true);
