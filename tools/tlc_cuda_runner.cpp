@@ -33,7 +33,7 @@ using tlc::tools::GemmKind;
 namespace {
 
 int usage() {
-  std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N]\n"
+  std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N] [--fill NAME=LO:HI]\n"
                "                       [--load DIR] [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
                "                       [--no-warp-specialize] [--persistent]\n";
   return 2;
@@ -79,6 +79,10 @@ int main(int argc, char** argv) {
       auto d = driver::parseDimSetting(value("--dim"));
       if (!d) return usage();
       settings.dims[d->first] = d->second;
+    } else if (is("--fill")) {
+      auto f = driver::parseFillSetting(value("--fill"));
+      if (!f) return usage();
+      settings.fills[f->first] = f->second;
     } else if (is("--kernel")) {
       settings.kernel = value("--kernel");
     } else if (is("--seed")) {

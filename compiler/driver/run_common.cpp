@@ -65,6 +65,47 @@ std::optional<std::pair<std::string, int64_t>> parseDimSetting(const std::string
   return std::make_pair(name, value);
 }
 
+std::optional<std::pair<std::string, std::pair<double, double>>> parseFillSetting(const std::string& text) {
+  auto eq = text.find('='), colon = text.find(':', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || eq == 0 || colon == std::string::npos) return std::nullopt;
+  auto number = [](const std::string& s) -> std::optional<double> {
+    if (s.empty()) return std::nullopt;
+    size_t used = 0;
+    double v;
+    try {
+      v = std::stod(s, &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (used != s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
+  };
+  auto lo = number(text.substr(eq + 1, colon - eq - 1)), hi = number(text.substr(colon + 1));
+  if (!lo || !hi || !(*lo < *hi)) return std::nullopt;
+  return std::make_pair(text.substr(0, eq), std::make_pair(*lo, *hi));
+}
+
+bool applyFills(const PrimFunc& func, RunArgs& args, const std::map<std::string, std::pair<double, double>>& fills,
+                uint64_t seed, DiagnosticEngine& diags) {
+  bool ok = true;
+  for (const auto& [name, range] : fills) {
+    size_t i = 0;
+    while (i < func.params.size() && !(func.params[i].buffer && func.params[i].name == name)) ++i;
+    if (i == func.params.size()) {
+      std::string tensors;
+      for (const Param& p : func.params)
+        if (p.buffer) tensors += (tensors.empty() ? "`" : ", `") + p.name + "`";
+      diags.report(DiagKind::InterpArgumentMismatch, func.loc,
+                   "--fill " + name + "=... names no tensor parameter of `" + func.name + "`" +
+                       (tensors.empty() ? std::string(" (it has none)") : " (it has " + tensors + ")"));
+      ok = false;
+      continue;
+    }
+    interp::fillUniform(*args.tensors[i], range.first, range.second, mixSeed(seed, i + 1000));
+  }
+  return ok;
+}
+
 const PrimFunc* selectKernel(const Module& module, const std::string& name, DiagnosticEngine& diags) {
   if (module.funcs.empty()) {
     diags.report(DiagKind::RunUnknownKernel, {}, "the program defines no kernel to run");
@@ -300,6 +341,7 @@ int runTarget(const Module& module, const RunSettings& settings, DiagnosticEngin
   if (!func) return 1;
   std::optional<RunArgs> args = makeArguments(*func, settings.dims, settings.seed, diags);
   if (!args) return 1;
+  if (!applyFills(*func, *args, settings.fills, settings.seed, diags)) return 1;
   if (!settings.loadDir.empty() && !loadTensors(*func, *args, settings.loadDir)) return 1;
   std::optional<RunArgs> oracle;
   if (settings.check) {

@@ -48,6 +48,9 @@ struct RunSettings {
   std::string saveDir;                   // --save DIR: write every tensor as DIR/<param>.npy after
                                          // the run (and DIR/<param>.interp.npy from the oracle)
   std::string loadDir;                   // --load DIR: tensors from DIR/<param>.npy where present
+  // --fill NAME=LO:HI: tensor NAME's random contents uniform in [LO, HI)
+  // (integer tensors: the whole numbers there), e.g. indices into a table.
+  std::map<std::string, std::pair<double, double>> fills;
   std::ostream* out = nullptr;           // summary output (null: std::cout)
 };
 
@@ -63,6 +66,14 @@ struct RunArgs {
 // Parses "NAME=SIZE" (as given to --dim); nullopt when malformed or when
 // SIZE is outside 0..2147483647 (dimensions are int32).
 std::optional<std::pair<std::string, int64_t>> parseDimSetting(const std::string& text);
+// Parses "NAME=LO:HI" (as given to --fill); nullopt when malformed, when a
+// bound is not finite or when LO >= HI.
+std::optional<std::pair<std::string, std::pair<double, double>>> parseFillSetting(const std::string& text);
+// Refills the tensors that `fills` names (RunSettings::fills) uniformly in
+// their ranges, seeded as makeArguments seeds them; false after reporting a
+// name that is no tensor parameter of `func`.
+bool applyFills(const ir::PrimFunc& func, RunArgs& args, const std::map<std::string, std::pair<double, double>>& fills,
+                uint64_t seed, DiagnosticEngine& diags);
 
 // The function called `name`, or the first one when `name` is empty.
 // Reports unknown-kernel (listing the available names) and returns null.

@@ -114,6 +114,23 @@ bool parseDims(const std::vector<std::string>& raw, std::map<std::string, int64_
   return true;
 }
 
+// Reads `--fill NAME=LO:HI` options into *fills; false after printing why.
+bool parseFills(const std::vector<std::string>& raw, std::map<std::string, std::pair<double, double>>* fills) {
+  for (const std::string& f : raw) {
+    auto parsed = parseFillSetting(f);
+    if (!parsed) {
+      std::cerr << "tlc: error: malformed `--fill " << f
+                << "`: write `--fill NAME=LO:HI` with finite LO < HI, e.g. `--fill ids=0:32000`\n";
+      return false;
+    }
+    if (!fills->emplace(parsed->first, parsed->second).second) {
+      std::cerr << "tlc: error: `--fill " << parsed->first << "` is given twice: give each tensor once\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 class CheckCommand : public Subcommand {
  public:
   void attach(CLI::App& app) override {
@@ -185,6 +202,7 @@ class RunCommand : public Subcommand {
     target_.attach(cmd_, defaultRunTarget());
     cmd_->add_option("--dim", dims_, "size of a runtime (dynamic) dimension: --dim M=1000");
     cmd_->add_option("--seed", settings_.seed, "seed of the random inputs")->default_val(0);
+    cmd_->add_option("--fill", fills_, "random contents of one tensor uniform in [LO, HI) (integers: the whole numbers there), e.g. indices into a table: --fill ids=0:32000");
     cmd_->add_option("--kernel", settings_.kernel, "the kernel to run when the file has several");
     cmd_->add_flag("--check", settings_.check, "compare every output with the reference interpreter");
     cmd_->add_flag("--bench", settings_.bench, "time the kernel and print GFLOP/s or GB/s");
@@ -195,7 +213,7 @@ class RunCommand : public Subcommand {
   int run() override {
     if (!checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
-    if (!parseDims(dims_, &settings_.dims)) return kExitUsage;
+    if (!parseDims(dims_, &settings_.dims) || !parseFills(fills_, &settings_.fills)) return kExitUsage;
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
     TargetRequest request = target_.request();
@@ -209,7 +227,7 @@ class RunCommand : public Subcommand {
   ProgramOptions program_;
   TargetOptions target_;
   RunSettings settings_;
-  std::vector<std::string> dims_;
+  std::vector<std::string> dims_, fills_;
   bool emulate_ = false;
 };
 

@@ -213,6 +213,18 @@ void fillRandom(HostTensor& t, uint64_t seed) {
   if (!anyNonZero && t.numel() > 0) t.set(0, 1.0);
 }
 
+void fillUniform(HostTensor& t, double lo, double hi, uint64_t seed) {
+  uint64_t state = seed ^ 0x5bd1e995u;
+  const double first = std::ceil(lo), count = std::ceil(hi) - first;  // integers: first, first + 1, ..., < hi
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint64_t r = nextRandom(state);
+    double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
+    if (isFloat(t.dtype)) t.set(i, lo + u * (hi - lo));
+    else if (count <= 0) t.set(i, first);
+    else t.set(i, first + std::floor(u * count));
+  }
+}
+
 CompareResult compare(const HostTensor& got, const HostTensor& want, double atol, double rtol) {
   CompareResult r;
   if (got.shape != want.shape) {

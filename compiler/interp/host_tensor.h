@@ -77,6 +77,10 @@ double intToDouble(int64_t v, DType t);
 // to the dtype), signed ints in [-8, 8], unsigned ints in [0, 15], bool 0/1.
 // Never all zeros for numel() >= 2.
 void fillRandom(HostTensor& t, uint64_t seed);
+// Deterministic random contents from `seed`, uniform in [lo, hi): floats
+// rounded to the dtype; integers the whole numbers in that interval, clamped
+// to the dtype's range.
+void fillUniform(HostTensor& t, double lo, double hi, uint64_t seed);
 
 struct CompareResult {
   double maxAbsErr = 0;

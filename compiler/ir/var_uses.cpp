@@ -30,4 +30,21 @@ bool UsesVars::loadsOnlyTablesOf(const Stmt& loop) const {
   return true;
 }
 
+bool usesVar(const Expr& e, const Var& v) {
+  std::unordered_set<const VarNode*> vars{v.get()};
+  UsesVars u(vars);
+  u.visit(e);
+  return u.found;
+}
+
+void conjuncts(const Expr& e, std::vector<Expr>* out) {
+  auto* b = as<Binary>(e);
+  if (b && b->op == BinaryOp::And && b->dtype == DType::Bool) {
+    conjuncts(b->a, out);
+    conjuncts(b->b, out);
+    return;
+  }
+  out->push_back(e);
+}
+
 }  // namespace tlc::ir

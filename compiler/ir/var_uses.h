@@ -5,6 +5,7 @@
 #pragma once
 
 #include <unordered_set>
+#include <vector>
 
 #include "compiler/ir/functor.h"
 
@@ -34,5 +35,10 @@ class UsesVars : public IRVisitor {
   // number of iterations ahead, or where it is used.
   bool loadsOnlyTablesOf(const Stmt& loop) const;
 };
+
+// Whether `e` uses the variable `v`.
+bool usesVar(const Expr& e, const Var& v);
+// The conjuncts of a boolean condition (a and b and ...), in order.
+void conjuncts(const Expr& e, std::vector<Expr>* out);
 
 }  // namespace tlc::ir

@@ -5,6 +5,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/ir/var_uses.h"
 #include "compiler/passes/cpu_loop_builder.h"
 
 namespace tlc::cpu {
@@ -69,16 +70,6 @@ struct Writes : IRVisitor {
   void visitContinue(const ContinueStmt*) override { jumps = true; }
 };
 
-void conjuncts(const Expr& e, std::vector<Expr>& out) {
-  auto* b = as<Binary>(e);
-  if (b && b->op == BinaryOp::And && b->dtype == DType::Bool) {
-    conjuncts(b->a, out);
-    conjuncts(b->b, out);
-    return;
-  }
-  out.push_back(e);
-}
-
 class GuardMover {
  public:
   explicit GuardMover(const ForStmt* f) : f_(f), v_(f->var) { variant_.insert(v_.get()); }
@@ -128,7 +119,7 @@ class GuardMover {
         body = l->body;
       } else if (auto* i = as<IfStmt>(body); i && !i->elseBody) {
         std::vector<Expr> parts, rest;
-        conjuncts(i->cond, parts);
+        conjuncts(i->cond, &parts);
         for (const Expr& p : parts) {
           bool mayMove = (!guardedByKept_ && rest.empty()) || effectsOf(p).speculatable();
           if (mayMove && !usesAny(p, variant_))

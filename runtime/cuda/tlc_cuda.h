@@ -264,9 +264,19 @@ __device__ __forceinline__ __half abs(__half x) { return __habs(x); }
 __device__ __forceinline__ __nv_bfloat16 abs(__nv_bfloat16 x) { return __habs(x); }
 
 // min/max, computed in the compute type: a NaN operand gives NaN (either
-// one: `b != b` catches a NaN in b, and a NaN in a fails the comparison).
-template <class T> __device__ __forceinline__ T min(T a, T b) { return f(b) < f(a) || f(b) != f(b) ? b : a; }
-template <class T> __device__ __forceinline__ T max(T a, T b) { return f(a) < f(b) || f(b) != f(b) ? b : a; }
+// one: `y != y` catches a NaN in b, and a NaN in a fails the comparison).
+// The select is made in the compute type too, without a branch: 16-bit
+// values selected after a short-circuit branch, in unrolled vector lanes,
+// were miscompiled by ptxas (CUDA 13.0, -O1 and above: wrong register
+// halves read), and the conversion back is exact.
+template <class T> __device__ __forceinline__ T min(T a, T b) {
+  const auto x = f(a), y = f(b);
+  return cvt<T>((y < x) | (y != y) ? y : x);
+}
+template <class T> __device__ __forceinline__ T max(T a, T b) {
+  const auto x = f(a), y = f(b);
+  return cvt<T>((x < y) | (y != y) ? y : x);
+}
 #define TLC_INT_MINMAX(T)                                                          \
   template <> __device__ __forceinline__ T min<T>(T a, T b) { return b < a ? b : a; } \
   template <> __device__ __forceinline__ T max<T>(T a, T b) { return a < b ? b : a; }

@@ -37,11 +37,14 @@ def k[M, N](X: Tensor[(M, N), DT], Y: Tensor[(M, N), DT], Z: Tensor[(N, M), DT])
 
 TEST_CASE("a nest moving along the contiguous dimension reads and writes 16-byte runs") {
   std::string cu = test::emitCudaFor(nest("Y[bx * 4 + i, j] = X[bx * 4 + i, j] * T.cast(2, float16)"));
-  CHECK(count(cu, "tlc::copy_vec<__half, 8>(vld_X") == 1);
+  // The load: ahead of a whole chunk's lanes (which then read the run with
+  // no test), and at the first lane that reaches it in the edge chunks' form.
+  CHECK(count(cu, "tlc::copy_vec<__half, 8>(vld_X") == 2);
+  CHECK(count(cu, "vld_X_ok ?") == 1);
   CHECK(count(cu, "tlc::copy_vec<__half, 8>(vst_Y_at") == 1);
   // float32: four lanes per 16 bytes.
   cu = test::emitCudaFor(nest("Y[bx * 4 + i, j] = X[bx * 4 + i, j] + 1.0", "float32"));
-  CHECK(count(cu, "tlc::copy_vec<float, 4>") == 2);
+  CHECK(count(cu, "tlc::copy_vec<float, 4>") == 3);
   // Guards and lets in the body keep their meaning per lane.
   cu = test::emitCudaFor(nest(R"(c = j + 1
             if bx * 4 + i < M and c < N:
@@ -57,7 +60,7 @@ def k[M](X: Tensor[(M, 64), float16], Y: Tensor[(M, 64), float32]):
         for i, j in T.Parallel(4, 64):
             Y[bx * 4 + i, j] = T.cast(X[bx * 4 + i, j], float32)
 )");
-  CHECK(count(cu, "tlc::copy_vec<__half, 8>") == 1);
+  CHECK(count(cu, "tlc::copy_vec<__half, 8>") == 2);
   CHECK(count(cu, "tlc::copy_vec<float, 4>(vst_Y_at, vst_Y);") == 1);
   CHECK(count(cu, "tlc::copy_vec<float, 4>(vst_Y_at + 4, vst_Y + 4);") == 1);
 }
@@ -96,4 +99,25 @@ TEST_CASE("nests with loops, atomics or an extent no run divides stay element-wi
   std::string cu = test::emitCudaFor(nest("T.atomic_add(Y[bx * 4 + i, j], X[bx * 4 + i, j])", "float32"));
   CHECK(count(cu, "vld_X") > 0);
   CHECK(count(cu, "vst_Y") == 0);
+}
+
+TEST_CASE("a chunk whose lanes all pass the guards runs straight; other guards keep the lanes one by one") {
+  // Edge comparisons (one side moves with the lane) and lane-free terms: a
+  // chunk tested at its first and last lane loads its run first and runs no
+  // test per lane; the edge chunks keep the guarded lanes.
+  std::string guarded = R"(c = j + 1
+            if bx * 4 + i < M and c < N:
+                Y[bx * 4 + i, c] = X[bx * 4 + i, c])";
+  std::string cu = test::emitCudaFor(nest(guarded));
+  CHECK(count(cu, "((j + 1) < N)") == 0);  // the let is inlined in the chunk's test
+  CHECK(count(cu, "(((run_first + 1) < N) && (((run_first + 7) + 1) < N))") == 1);
+  CHECK(count(cu, "tlc::copy_vec<__half, 8>(vld_X, &X[") == 2);  // the straight chunk's, and the edge chunks'
+  // A guard that is not such a comparison (every other lane) or that reads
+  // memory: no straight chunk.
+  cu = test::emitCudaFor(nest(R"(if j % 2 == 0:
+                Y[bx * 4 + i, j] = X[bx * 4 + i, j])"));
+  CHECK(count(cu, "} else {") == 1);  // the store's element-wise fallback only
+  cu = test::emitCudaFor(nest(R"(if X[bx * 4 + i, 0] > T.cast(0, float16):
+                Y[bx * 4 + i, j] = X[bx * 4 + i, j])"));
+  CHECK(count(cu, "} else {") == 1);
 }

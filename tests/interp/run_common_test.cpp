@@ -1,6 +1,7 @@
 // The run plumbing shared by every target: arguments, oracle, comparison, summary.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <sstream>
 
 #include "compiler/driver/run_common.h"
@@ -54,6 +55,59 @@ TEST_CASE("arguments are shaped from the dims and seeded deterministically") {
   CHECK(interp::compare(*a->tensors[0], *b->tensors[0], 0, 0).ok());
   CHECK_FALSE(interp::compare(*a->tensors[0], *c->tensors[0], 0, 0).ok());
   CHECK_FALSE(interp::compare(*a->tensors[0], *a->tensors[1], 0, 0).ok());  // different parameters differ
+}
+
+TEST_CASE("--fill values parse as NAME=LO:HI and refill a tensor in that range") {
+  auto f = parseFillSetting("ids=0:32000");
+  REQUIRE(f);
+  CHECK(f->first == "ids");
+  CHECK(f->second.first == 0);
+  CHECK(f->second.second == 32000);
+  auto g = parseFillSetting("x=-0.5:1e-3");
+  REQUIRE(g);
+  CHECK(g->second.first == -0.5);
+  CHECK(g->second.second == 0.001);
+  CHECK_FALSE(parseFillSetting("ids"));
+  CHECK_FALSE(parseFillSetting("=0:1"));
+  CHECK_FALSE(parseFillSetting("ids=0"));
+  CHECK_FALSE(parseFillSetting("ids=3:3"));   // empty
+  CHECK_FALSE(parseFillSetting("ids=5:1"));   // reversed
+  CHECK_FALSE(parseFillSetting("ids=0:1x"));  // trailing text
+  CHECK_FALSE(parseFillSetting("ids=0:inf"));
+
+  Env env;
+  Module m = gemmModule();
+  auto a = makeArguments(*m.funcs[0], {{"M", 40}, {"N", 24}, {"K", 8}}, 3, env.diags);
+  REQUIRE(a);
+  REQUIRE(applyFills(*m.funcs[0], *a, {{"B", {2.0, 3.0}}}, 3, env.diags));
+  const interp::HostTensor& B = *a->tensors[1];
+  double lo = 10, hi = -10;
+  for (int64_t i = 0; i < B.numel(); ++i) lo = std::min(lo, B.get(i)), hi = std::max(hi, B.get(i));
+  CHECK(lo >= 2.0);
+  CHECK(hi <= 3.0);
+  CHECK(hi - lo > 0.5);  // spread over the range, not one value
+  CHECK(a->tensors[0]->get(0) < 1.0);  // A keeps its contents in [-1, 1)
+
+  // Integers: the whole numbers of the range, each of them, clamped to the dtype.
+  interp::HostTensor ids(DType::Int32, {1000});
+  interp::fillUniform(ids, 0, 5, 1);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < ids.numel(); ++i) seen.insert(ids.getInt(i));
+  CHECK(seen == std::set<int64_t>{0, 1, 2, 3, 4});
+  interp::HostTensor small(DType::Int8, {100});
+  interp::fillUniform(small, 1000, 2000, 1);
+  CHECK(small.getInt(7) == 127);
+}
+
+// expected-error: argument-mismatch
+TEST_CASE("--fill naming no tensor parameter is an error that lists them") {
+  Env env;
+  Module m = gemmModule();
+  auto a = makeArguments(*m.funcs[0], {{"M", 4}, {"N", 4}, {"K", 4}}, 0, env.diags);
+  REQUIRE(a);
+  CHECK_FALSE(applyFills(*m.funcs[0], *a, {{"Q", {0.0, 1.0}}}, 0, env.diags));
+  REQUIRE(env.diags.hasKind(DiagKind::InterpArgumentMismatch));
+  CHECK(env.diags.diagnostics()[0].message == "--fill Q=... names no tensor parameter of `gemm` (it has `A`, `B`, `C`)");
 }
 
 // expected-error: missing-dim-value

@@ -47,23 +47,6 @@ bool isZero(const Expr& e) {
   return false;
 }
 
-bool uses(const Expr& e, const Var& v) {
-  std::unordered_set<const VarNode*> vars{v.get()};
-  UsesVars u(vars);
-  u.visit(e);
-  return u.found;
-}
-
-// The conjuncts of a condition (a and b and ...).
-void conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (auto* b = as<Binary>(e); b && b->op == BinaryOp::And) {
-    conjuncts(b->a, out);
-    conjuncts(b->b, out);
-    return;
-  }
-  out->push_back(e);
-}
-
 }  // namespace
 
 // The run length of `g` (1: element by element), its global load, and the
@@ -115,7 +98,7 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     auto atFirst = [&](const Expr& e) {
       return passes::simplifyExpr(substitute(substitute(e, out.lets), inner->var, first), ranges);
     };
-    auto sameForLanes = [&](const Expr& e) { return !uses(atLane(e), lane); };
+    auto sameForLanes = [&](const Expr& e) { return !usesVar(atLane(e), lane); };
     auto movesByLane = [&](const Expr& e) {
       auto d = constantDifference(atLane(e), add(atFirst(e), makeVarRef(lane)));
       return d && *d == 0;

@@ -100,6 +100,7 @@ std::string KernelEmitter::loadExpr(const Load* l) {
   if (vecNest_)
     if (auto it = vecNest_->loadOf.find(l); it != vecNest_->loadOf.end()) {
       const VectorRun& run = vecNest_->loads[it->second];
+      if (vecNest_->straight) return run.name + "[" + vecNest_->lane + "]";
       return "(" + run.ok + " ? " + run.name + "[" + vecNest_->lane + "] : " + access(l->buffer, l->indices) + ")";
     }
   return access(l->buffer, l->indices);
@@ -364,6 +365,7 @@ void KernelEmitter::emitThread(const Stmt& s) {
   if (!s || failed_) return;
   if (vecNest_) {
     if (auto* l = as<LetStmt>(s)) ensureVectorLoads({l->value});
+    else if (auto* i = as<IfStmt>(s); i && vecNest_->taken.count(i)) return emitThread(i->thenBody);
     else if (auto* i = as<IfStmt>(s)) ensureVectorLoads({i->cond});
     else if (auto* e = as<EvaluateStmt>(s)) ensureVectorLoads({e->value});
     else if (auto* st = as<StoreStmt>(s)) {

@@ -266,6 +266,7 @@ class KernelEmitter : public backend::CEmitter {
     const ir::StoreStmt* store;  // a run written after the lanes (or nullptr)
     std::string name;            // its array of lanes
     std::string ok;              // loads: whether the array holds the run; stores: the mask of lanes that stored
+    std::string first;           // loads in a whole chunk: the address of the run (C)
   };
   struct VectorNest {
     int64_t lanes = 0;
@@ -274,7 +275,17 @@ class KernelEmitter : public backend::CEmitter {
     std::vector<VectorRun> loads, stores;
     std::unordered_map<const ir::Load*, size_t> loadOf;
     std::unordered_map<const ir::StoreStmt*, size_t> storeOf;
+    // In a chunk known whole (cuda_vector_loops.cpp): the ifs whose
+    // conditions hold at every lane, emitted as their then-branches.
+    std::unordered_set<const ir::IfStmt*> taken;
+    bool straight = false;  // emitting such a chunk: its runs are loaded
   };
+  // The condition, as C, under which every lane of the chunk whose first
+  // iteration is `first` runs the body of `nest` straight: each if's
+  // condition holds at every lane, every vector load's run lies inside its
+  // buffer and is aligned. Empty when some condition is not of that form.
+  std::string wholeChunkCondition(const std::vector<const ir::ForStmt*>& nest, const ir::Stmt& body,
+                                  const ir::Var& first, VectorNest& vn);
   bool vectorAccessible(const ir::BufferNode* b) const;
   std::string vectorMove(DType t, int64_t lanes, const std::string& dst, const std::string& src);
   // Before a statement of a vectorized nest: the vector loads of the runs its expressions read.

@@ -12,6 +12,7 @@
 #include "compiler/ir/linear_form.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
+#include "compiler/passes/simplify.h"
 
 namespace tlc::cuda {
 
@@ -212,6 +213,7 @@ void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
       loads.push_back(l);
     }
   } c;
+  if (vecNest_->straight) return;
   for (auto& e : exprs)
     if (e) c.visit(e);
   for (const Load* l : c.loads) {
@@ -237,6 +239,98 @@ void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
     close();
     close();
   }
+}
+
+// See the header. The conditions' conjuncts either do not depend on the lane
+// (evaluated at the first lane) or compare one side that moves with the lane,
+// one element per lane, with one that does not (evaluated at the first and
+// the last lane: they then hold between). The body's lets are inlined.
+std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>& nest, const Stmt& body,
+                                               const Var& first, VectorNest& vn) {
+  const ForStmt* inner = nest.back();
+  int64_t extent = 0;
+  if (!constInt(inner->extent, &extent)) return "";
+  const int64_t V = vn.lanes;
+  std::unordered_map<const VarNode*, Expr> lets;
+  std::vector<Expr> terms;
+  bool ok = true;
+  struct Walk : IRVisitor {
+    std::unordered_map<const VarNode*, Expr>& lets;
+    std::vector<Expr>& terms;
+    VectorNest& vn;
+    bool& ok;
+    Walk(std::unordered_map<const VarNode*, Expr>& l, std::vector<Expr>& t, VectorNest& v, bool& o)
+        : lets(l), terms(t), vn(v), ok(o) {}
+    void visitLet(const LetStmt* l) override {
+      lets[l->var.get()] = substitute(l->value, lets);
+      visit(l->body);
+    }
+    void visitIf(const IfStmt* i) override {
+      conjuncts(substitute(i->cond, lets), &terms);
+      vn.taken.insert(i);
+      visit(i->thenBody);
+    }
+    void visitFor(const ForStmt*) override { ok = false; }
+  } walk(lets, terms, vn, ok);
+  walk.visit(body);
+  if (!ok) {
+    vn.taken.clear();
+    return "";
+  }
+  // The analysis: the chunk's first iteration inner.min + run * V, lane l.
+  Var run = makeVar("run"), lane = makeVar("lane");
+  std::vector<passes::VarRange> ranges;
+  for (size_t d = 0; d + 1 < nest.size(); ++d) ranges.push_back({nest[d]->var, nest[d]->min, nest[d]->extent});
+  ranges.push_back({run, makeInt(0), makeInt(extent / V)});
+  ranges.push_back({lane, makeInt(0), makeInt(V)});
+  auto cast = [&](Expr e) { return e->dtype == inner->var->dtype ? e : makeCast(inner->var->dtype, e); };
+  Expr symFirst = cast(add(inner->min, mul(makeVarRef(run), makeInt(V))));
+  auto at = [&](const Expr& e, const Expr& j) { return passes::simplifyExpr(substitute(e, inner->var, j), ranges); };
+  auto sameForLanes = [&](const Expr& e) {
+    return !usesVar(at(e, cast(add(symFirst, makeVarRef(lane)))), lane);
+  };
+  auto movesByLane = [&](const Expr& e) {
+    auto d = constantDifference(at(e, cast(add(symFirst, makeVarRef(lane)))), add(at(e, symFirst), makeVarRef(lane)));
+    return d && *d == 0;
+  };
+  // The emitted form: the inner variable at the first (or last) lane of the chunk.
+  Expr firstJ = cast(add(inner->min, makeVarRef(first)));
+  Expr lastJ = cast(add(firstJ, makeInt(V - 1, inner->var->dtype)));
+  Expr whole = makeBool(true);
+  for (const Expr& t : terms) {
+    std::unordered_set<const VarNode*> none;
+    UsesVars reads(none);
+    reads.visit(t);
+    if (reads.loads) {
+      vn.taken.clear();
+      return "";
+    }
+    if (sameForLanes(t)) {
+      whole = logicalAnd(whole, substitute(t, inner->var, firstJ));
+      continue;
+    }
+    auto* c = as<Binary>(t);
+    bool edge = c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
+                ((movesByLane(c->a) && sameForLanes(c->b)) || (sameForLanes(c->a) && movesByLane(c->b)));
+    if (!edge) {
+      vn.taken.clear();
+      return "";
+    }
+    whole = logicalAnd(whole, logicalAnd(substitute(t, inner->var, firstJ), substitute(t, inner->var, lastJ)));
+  }
+  std::string out = expr(whole);
+  // Every vector load's run inside its buffer's row, and aligned.
+  for (auto& r : vn.loads) {
+    const Load* l = r.load;
+    std::vector<Expr> idx;
+    for (const Expr& e : l->indices) idx.push_back(substitute(substitute(e, lets), inner->var, firstJ));
+    Expr inside = logicalAnd(inBounds(l->buffer, idx),
+                             lt(add(idx.back(), makeInt(V - 1, idx.back()->dtype)), l->buffer->shape.back()));
+    out += " && " + expr(inside) + " && tlc::aligned(&" + access(l->buffer, idx) + ", " +
+           std::to_string(std::min<int64_t>(16, dtypeBytes(l->buffer->dtype) * V)) + ")";
+    r.first = "&" + access(l->buffer, idx);
+  }
+  return out;
 }
 
 bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, const Stmt& body) {
@@ -266,13 +360,13 @@ bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, cons
         }
       }
       vn.loadOf[l] = vn.loads.size();
-      vn.loads.push_back({l, nullptr, em.fresh("vld_" + em.bufs_[l->buffer.get()].name), ""});
+      vn.loads.push_back({l, nullptr, em.fresh("vld_" + em.bufs_[l->buffer.get()].name), "", ""});
     }
     void visitStore(const StoreStmt* s) override {
       IRVisitor::visitStore(s);
       if (!plan.buffers.count(s->buffer.get())) return;
       vn.storeOf[s] = vn.stores.size();
-      vn.stores.push_back({nullptr, s, em.fresh("vst_" + em.bufs_[s->buffer.get()].name), ""});
+      vn.stores.push_back({nullptr, s, em.fresh("vst_" + em.bufs_[s->buffer.get()].name), "", ""});
     }
   } scan(*plan, vn, *this);
   scan.visit(body);
@@ -302,19 +396,39 @@ bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, cons
   markNonNegative(laneVar);
   vn.laneVar = laneVar;
   vn.lane = varName(laneVar);
-  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + vn.lane + " = 0; " + vn.lane + " < " +
-       std::to_string(V) + "; ++" + vn.lane + ")");
   const ForStmt* inner = nest.back();
   if (isNonNegative(inner->min)) markNonNegative(inner->var);
-  Expr j = add(add(inner->min, makeVarRef(firstVar)), makeVarRef(laneVar));
-  if (j->dtype != inner->var->dtype) j = makeCast(inner->var->dtype, j);
-  line("const " + typeName(inner->var->dtype) + " " + varName(inner->var) + " = " + expr(j) + ";");
-  vecNest_ = &vn;
-  ++parallelDepth_;
-  emitThread(body);
-  --parallelDepth_;
-  vecNest_ = nullptr;
-  close();
+  auto lanes = [&] {
+    open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + vn.lane + " = 0; " + vn.lane + " < " +
+         std::to_string(V) + "; ++" + vn.lane + ")");
+    Expr j = add(add(inner->min, makeVarRef(firstVar)), makeVarRef(laneVar));
+    if (j->dtype != inner->var->dtype) j = makeCast(inner->var->dtype, j);
+    line("const " + typeName(inner->var->dtype) + " " + varName(inner->var) + " = " + expr(j) + ";");
+    vecNest_ = &vn;
+    ++parallelDepth_;
+    emitThread(body);
+    --parallelDepth_;
+    vecNest_ = nullptr;
+    close();
+  };
+  // A chunk whose lanes all pass the body's conditions and whose loads are
+  // whole runs goes straight: its vectors loaded first, no test per lane.
+  // Any other chunk (an edge of the tensor) runs the lanes one by one.
+  std::string whole = wholeChunkCondition(nest, body, firstVar, vn);
+  if (!whole.empty()) {
+    open("if (" + whole + ")");
+    for (auto& r : vn.loads) line(vectorMove(r.load->buffer->dtype, V, r.name, r.first));
+    vn.straight = true;
+    lanes();
+    vn.straight = false;
+    vn.taken.clear();
+    close("} else {");
+    ++indent_;
+    lanes();
+    close();
+  } else {
+    lanes();
+  }
   std::string full = std::to_string((1ull << V) - 1) + "u";
   for (auto& r : vn.stores) {
     DType t = r.store->buffer->dtype;

@@ -15,6 +15,12 @@
 // vector when every lane stored and the run is aligned, element by element
 // otherwise. Buffers whose accesses do not all move with the innermost loop
 // (or that are read after being written in the body) keep element accesses.
+// A chunk whose every lane passes the body's `if` conditions (conjuncts that
+// do not depend on the lane, or comparisons with one side moving with the
+// lane, checked at the first and the last lane) and whose vector loads are
+// whole, aligned runs goes straight: its runs loaded first, no test per lane
+// (KernelEmitter::wholeChunkCondition); the other chunks, at the tensor's
+// edges, run the lanes one by one as above.
 // Internal to the CUDA backend.
 #pragma once
 
