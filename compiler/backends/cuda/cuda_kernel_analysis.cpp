@@ -324,15 +324,18 @@ bool KernelEmitter::isRegister(const Buffer& b) const {
 // SM, for as many blocks as bring 1024 threads (half the SM's) when its
 // register tiles, with room for the next iteration's prefetched tile and
 // addresses, fit the register share that leaves each thread, and its shared
-// memory fits too; fewer blocks when only fewer fit. Gemm kernels keep
+// memory fits too; fewer blocks when only fewer fit. The room for the
+// prefetched tile (half the tiles again) is left out when asked: a kernel
+// whose prefetch would cost it blocks per SM does not prefetch (the blocks
+// hide the latency the prefetch would). Gemm kernels keep
 // ptxas's choice (their tiles are sized for their own occupancy), and so do
 // kernels of HIP (whose launch bounds mean something else).
-int64_t KernelEmitter::streamingBlocksPerSM() const {
+int64_t KernelEmitter::streamingBlocksPerSM(bool prefetchRoom) const {
   if (!options_.dialect().nvidiaTensorCores || hopper_ || hasGemms_) return 0;
   int64_t tileRegisters = 0;
   for (auto& [b, info] : bufs_)
     if (info.place == Placement::Register) tileRegisters += info.elems * std::max<int64_t>(1, dtypeBytes(b->dtype) / 4);
-  const int64_t needed = tileRegisters * 3 / 2 + 32;
+  const int64_t needed = (prefetchRoom ? tileRegisters * 3 / 2 : tileRegisters) + 32;
   const int64_t registerFile = 65536, maxPerThread = 255, smShared = 228 * 1024;
   for (int64_t blocks = 1024 / threads_; blocks >= 2; --blocks) {
     int64_t perThread = std::min<int64_t>(maxPerThread, registerFile / (blocks * threads_) / 8 * 8);

@@ -729,7 +729,12 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes);
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
-  if (int64_t blocks = streamingBlocksPerSM()) bounds += ", " + std::to_string(blocks);
+  int64_t blocks = streamingBlocksPerSM(true);
+  if (int64_t without = streamingBlocksPerSM(false); without > blocks && hasRegisterPrefetch()) {
+    blocks = without;
+    registerPrefetch_ = false;
+  }
+  if (blocks) bounds += ", " + std::to_string(blocks);
   open("extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name_ + "(" + params + ")");
   // sm_90a: every kernel of the module declares the same alignment (TMA tiles need 1024).
   line(std::string("extern __shared__ __align__(") + (options_.arch == "sm_90a" ? "1024" : "128") +

@@ -82,8 +82,9 @@ class KernelEmitter : public backend::CEmitter {
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
   // The blocks per SM that a kernel without tensor-core gemms asks ptxas to
-  // fit (0: no request); see cuda_kernel_analysis.cpp.
-  int64_t streamingBlocksPerSM() const;
+  // fit (0: no request), with registers left for prefetched tiles or not;
+  // see cuda_kernel_analysis.cpp.
+  int64_t streamingBlocksPerSM(bool prefetchRoom) const;
 
   // statements (cuda_kernel_emitter.cpp)
   void emitBlock(const ir::Stmt& s, Accesses& pending);
@@ -119,6 +120,8 @@ class KernelEmitter : public backend::CEmitter {
   // Register prefetch (cuda_register_prefetch.cpp): a global -> register
   // tile copy at the top of a loop's iterations, loaded one iteration ahead.
   const ir::CopyStmt* registerPrefetch(const ir::ForStmt* loop, const std::vector<ir::Stmt>& body);
+  // Whether some serial or pipelined loop of the kernel would prefetch.
+  bool hasRegisterPrefetch();
   struct RegisterPrefetch {
     const ir::ForStmt* loop;
     const ir::CopyStmt* copy;
@@ -344,6 +347,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitBlockIndices(const std::string& tile);
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   bool hasGemms_ = false;         // the kernel has block-level gemms (planBuffers)
+  bool registerPrefetch_ = true;  // loops may load register tiles ahead (off where that costs blocks per SM)
   std::vector<TensorMapArg> tensorMaps_;
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory

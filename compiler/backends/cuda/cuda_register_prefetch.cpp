@@ -21,9 +21,11 @@ using namespace ir;
 // nothing the body binds or loads, and the rest of the body does not write
 // the source tensor. Null when the loop does not qualify, and for a loop
 // that jumps (a `continue` would skip the load an iteration ahead, a `break`
-// would leave it unused): such a loop keeps its plain form.
+// would leave it unused): such a loop keeps its plain form. So does every
+// loop of a kernel whose prefetched tiles would cost it blocks per SM
+// (streamingBlocksPerSM).
 const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop, const std::vector<Stmt>& body) {
-  if (body.size() < 2 || jumpsOutOf(loop->body)) return nullptr;
+  if (!registerPrefetch_ || body.size() < 2 || jumpsOutOf(loop->body)) return nullptr;
   auto* c = as<CopyStmt>(body[0]);
   if (!c || c->src.buffer->scope != MemScope::Global) return nullptr;
   auto it = bufs_.find(c->dst.buffer.get());
@@ -41,6 +43,22 @@ const CopyStmt* KernelEmitter::registerPrefetch(const ForStmt* loop, const std::
   }
   if (rest.writtenInParallel.count(c->src.buffer.get())) return nullptr;
   return c;
+}
+
+bool KernelEmitter::hasRegisterPrefetch() {
+  struct Loops : IRVisitor {
+    KernelEmitter* em;
+    bool found = false;
+    void visitFor(const ForStmt* f) override {
+      if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) &&
+          em->registerPrefetch(f, seqStmts(f->body)))
+        found = true;
+      if (!found) IRVisitor::visitFor(f);
+    }
+  } loops;
+  loops.em = this;
+  loops.visit(kernel_.body);
+  return loops.found;
 }
 
 // Declares the loop's bounds and the next tile, and loads the first
