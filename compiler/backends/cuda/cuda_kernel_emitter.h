@@ -293,6 +293,8 @@ class KernelEmitter : public backend::CEmitter {
   std::string vectorMove(DType t, int64_t lanes, const std::string& dst, const std::string& src);
   // Before a statement of a vectorized nest: the vector loads of the runs its expressions read.
   void ensureVectorLoads(const std::vector<ir::Expr>& exprs);
+  // Whether the run of `V` elements from `first` can be read as vectors (C).
+  std::string runReadable(const ir::Buffer& b, const std::vector<ir::Expr>& first, int64_t V);
   // Emits the nest with vector accesses when planVectorNest finds some; false otherwise.
   bool emitVectorNest(const std::vector<const ir::ForStmt*>& nest, const ir::Stmt& body);
 

@@ -205,7 +205,18 @@ std::string KernelEmitter::vectorMove(DType t, int64_t lanes, const std::string&
   return out;
 }
 
+// The C condition under which the run of `V` elements of `b` from `first` lies
+// inside one row of the buffer (no element another thread's iterations own)
+// and is aligned for vector accesses.
+std::string KernelEmitter::runReadable(const Buffer& b, const std::vector<Expr>& first, int64_t V) {
+  const Expr& col = first.back();
+  Expr inside = logicalAnd(inBounds(b, first), lt(add(col, makeInt(V - 1, col->dtype)), b->shape.back()));
+  return expr(inside) + " && tlc::aligned(&" + access(b, first) + ", " +
+         std::to_string(std::min<int64_t>(16, dtypeBytes(b->dtype) * V)) + ")";
+}
+
 void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
+  if (vecNest_->straight) return;
   struct Collect : IRVisitor {
     std::vector<const Load*> loads;
     void visitLoad(const Load* l) override {
@@ -213,7 +224,6 @@ void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
       loads.push_back(l);
     }
   } c;
-  if (vecNest_->straight) return;
   for (auto& e : exprs)
     if (e) c.visit(e);
   for (const Load* l : c.loads) {
@@ -223,18 +233,14 @@ void KernelEmitter::ensureVectorLoads(const std::vector<Expr>& exprs) {
     const Buffer& b = l->buffer;
     int64_t V = vecNest_->lanes;
     open("if (!" + run.ok + ")");
-    // The run's first column; the run is read when it lies inside one row of
-    // the buffer (no element another thread's iterations own) and is aligned.
+    // The run's first column; the run is read when runReadable.
     Var col = makeVar(run.name + "_col", l->indices.back()->dtype);
     line("const " + typeName(col->dtype) + " " + varName(col) + " = " +
          expr(sub(l->indices.back(), makeCast(col->dtype, makeVarRef(vecNest_->laneVar)))) + ";");
     std::vector<Expr> first = l->indices;
     first.back() = makeVarRef(col);
-    Expr inside = logicalAnd(inBounds(b, first), lt(add(makeVarRef(col), makeInt(V - 1, col->dtype)), b->shape.back()));
-    std::string at = "&" + access(b, first);
-    open("if (" + expr(inside) + " && tlc::aligned(" + at + ", " +
-         std::to_string(std::min<int64_t>(16, dtypeBytes(b->dtype) * V)) + "))");
-    line(vectorMove(b->dtype, V, run.name, at));
+    open("if (" + runReadable(b, first, V) + ")");
+    line(vectorMove(b->dtype, V, run.name, "&" + access(b, first)));
     line(run.ok + " = true;");
     close();
     close();
@@ -251,32 +257,25 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
   int64_t extent = 0;
   if (!constInt(inner->extent, &extent)) return "";
   const int64_t V = vn.lanes;
-  std::unordered_map<const VarNode*, Expr> lets;
-  std::vector<Expr> terms;
-  bool ok = true;
+  // The body's lets (inlined), its ifs and their conditions' conjuncts.
   struct Walk : IRVisitor {
-    std::unordered_map<const VarNode*, Expr>& lets;
-    std::vector<Expr>& terms;
-    VectorNest& vn;
-    bool& ok;
-    Walk(std::unordered_map<const VarNode*, Expr>& l, std::vector<Expr>& t, VectorNest& v, bool& o)
-        : lets(l), terms(t), vn(v), ok(o) {}
+    std::unordered_map<const VarNode*, Expr> lets;
+    std::vector<Expr> terms;
+    std::unordered_set<const IfStmt*> taken;
+    bool ok = true;
     void visitLet(const LetStmt* l) override {
       lets[l->var.get()] = substitute(l->value, lets);
       visit(l->body);
     }
     void visitIf(const IfStmt* i) override {
       conjuncts(substitute(i->cond, lets), &terms);
-      vn.taken.insert(i);
+      taken.insert(i);
       visit(i->thenBody);
     }
     void visitFor(const ForStmt*) override { ok = false; }
-  } walk(lets, terms, vn, ok);
+  } walk;
   walk.visit(body);
-  if (!ok) {
-    vn.taken.clear();
-    return "";
-  }
+  if (!walk.ok) return "";
   // The analysis: the chunk's first iteration inner.min + run * V, lane l.
   Var run = makeVar("run"), lane = makeVar("lane");
   std::vector<passes::VarRange> ranges;
@@ -297,14 +296,11 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
   Expr firstJ = cast(add(inner->min, makeVarRef(first)));
   Expr lastJ = cast(add(firstJ, makeInt(V - 1, inner->var->dtype)));
   Expr whole = makeBool(true);
-  for (const Expr& t : terms) {
+  for (const Expr& t : walk.terms) {
     std::unordered_set<const VarNode*> none;
     UsesVars reads(none);
     reads.visit(t);
-    if (reads.loads) {
-      vn.taken.clear();
-      return "";
-    }
+    if (reads.loads) return "";
     if (sameForLanes(t)) {
       whole = logicalAnd(whole, substitute(t, inner->var, firstJ));
       continue;
@@ -312,10 +308,7 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
     auto* c = as<Binary>(t);
     bool edge = c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
                 ((movesByLane(c->a) && sameForLanes(c->b)) || (sameForLanes(c->a) && movesByLane(c->b)));
-    if (!edge) {
-      vn.taken.clear();
-      return "";
-    }
+    if (!edge) return "";
     whole = logicalAnd(whole, logicalAnd(substitute(t, inner->var, firstJ), substitute(t, inner->var, lastJ)));
   }
   std::string out = expr(whole);
@@ -323,13 +316,11 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
   for (auto& r : vn.loads) {
     const Load* l = r.load;
     std::vector<Expr> idx;
-    for (const Expr& e : l->indices) idx.push_back(substitute(substitute(e, lets), inner->var, firstJ));
-    Expr inside = logicalAnd(inBounds(l->buffer, idx),
-                             lt(add(idx.back(), makeInt(V - 1, idx.back()->dtype)), l->buffer->shape.back()));
-    out += " && " + expr(inside) + " && tlc::aligned(&" + access(l->buffer, idx) + ", " +
-           std::to_string(std::min<int64_t>(16, dtypeBytes(l->buffer->dtype) * V)) + ")";
+    for (const Expr& e : l->indices) idx.push_back(substitute(substitute(e, walk.lets), inner->var, firstJ));
+    out += " && " + runReadable(l->buffer, idx, V);
     r.first = "&" + access(l->buffer, idx);
   }
+  vn.taken = std::move(walk.taken);
   return out;
 }
 
