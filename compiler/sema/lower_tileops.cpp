@@ -162,6 +162,15 @@ std::optional<std::vector<ir::Expr>> Sema::pointExtents(const Value& point, cons
   return std::nullopt;
 }
 
+// Whether `b` holds one element (every dimension a constant 1).
+static bool singleElement(const ir::Buffer& b) {
+  for (auto& d : b->shape) {
+    auto c = constIntValue(d);
+    if (!c || *c != 1) return false;
+  }
+  return true;
+}
+
 // The element types every target updates atomically (CUDA has no atomics on
 // 8- or 16-bit integers, none of the targets on float8 or bool).
 static bool atomicDType(DType t) {
@@ -190,6 +199,15 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       if (isPoint(src) && isPoint(dst)) {
         for (auto& e : se) e = ir::makeInt(1, DType::Int32, loc);
         for (auto& e : de) e = ir::makeInt(1, DType::Int32, loc);
+        // Outside a Parallel loop two points usually mean a tile copy whose
+        // extent nothing gives: it moves one element.
+        if (!parallelLoc_.known() && (!singleElement(bufferOf(src)) || !singleElement(bufferOf(dst))))
+          report(DiagKind::SingleElementCopy, loc,
+                 "this `T.copy` moves one element: both operands are single elements (" +
+                     quoted(formatSlice(bufferOf(src), src.region.mins, se)) + " and " +
+                     quoted(formatSlice(bufferOf(dst), dst.region.mins, de)) +
+                     "), so nothing gives the region an extent; to copy a tile, write one operand as a slice "
+                     "(such as `A[y:y + 64, x:x + 128]`) or a tile buffer; to move one element, assign it");
       } else if (isPoint(src) || isPoint(dst)) {
         bool srcPoint = isPoint(src);
         auto extents = pointExtents(srcPoint ? src : dst, srcPoint ? de : se, loc);

@@ -254,6 +254,8 @@ TEST_CASE("zoo kernels with column reductions and vectorized nests run clean in 
       {"bench/zoo/groupnorm.tl", {}, {{"B", 2}, {"C", 64}, {"HW", 300}}},
       {"bench/zoo/embedding.tl", {}, {{"T_", 30}, {"V", 50}}},
       {"bench/zoo/permute_3d.tl", {}, {{"B", 2}, {"M", 50}, {"N", 70}}},
+      // Column vectors in a warp-wide row group (32 threads per row).
+      {"bench/zoo/bias_add_mixed.tl", {}, {{"M", 50}, {"N", 700}}},
   };
   for (const Case& c : cases) checkEmulated(c, "sm_90a");
 }

@@ -5,8 +5,8 @@
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 
 #include <algorithm>
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "compiler/backends/cuda/cuda_fragment_uses.h"
@@ -237,6 +237,24 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
     }
   }
   return false;
+}
+
+// The cost rule's layout `l`, or one with more threads per row (up to a
+// warp) that takes fewer registers per thread for the group (`registers`):
+// the tile's registers do not depend on G, but a column vector takes C / G
+// of them in each thread and a row vector R * G / T, so a group with wide
+// column vectors (a per-column scale and bias of a short, wide tile) holds
+// them in fewer registers with more threads per row, which leaves room for
+// more blocks per SM. Ties keep the narrower G.
+RegisterLayout fewestRegisters(const RegisterLayout& l, const std::function<int64_t(const RegisterLayout&)>& registers) {
+  RegisterLayout best = l;
+  int64_t fewest = registers(l);
+  for (int64_t group = l.group * 2; group <= std::min<int64_t>(32, l.threads); group *= 2) {
+    if (l.cols % (group * l.vector) || (l.rows * group) % l.threads) continue;
+    RegisterLayout wider{l.rows, l.cols, l.threads, group, l.vector};
+    if (int64_t n = registers(wider); n < fewest) best = wider, fewest = n;
+  }
+  return best;
 }
 
 std::string num(int64_t v) { return std::to_string(v); }
@@ -739,6 +757,8 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
       if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, columns && !rowsReduced, &layout))
         why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
               " threads";
+      else
+        layout = fewestRegisters(layout, [&](const RegisterLayout& l) { return registersOf(uses, list, l); });
     }
     if (why.empty()) {
       int64_t regs = registersOf(uses, list, layout);

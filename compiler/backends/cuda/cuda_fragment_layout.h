@@ -40,7 +40,9 @@
 // not along rows takes the largest G that gives every thread work instead:
 // each column's partial results then sit in T / G threads, not T * V / C'
 // for the narrow G, and fewer shuffles and shared-memory partials combine
-// them. Groups needing
+// them. Then a wider G (up to 32) that still tiles the group is taken when
+// the group's registers per thread are fewer with it (column vectors take
+// C / G registers, row vectors R * G / T). Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
 //
 // Mma groups: a group with an accumulator is laid out like it. Its tiles
