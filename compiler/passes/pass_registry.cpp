@@ -7,6 +7,7 @@
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
 #include "compiler/passes/stage_accumulator_stores.h"
+#include "compiler/passes/stage_transposed_stores.h"
 
 namespace tlc::passes {
 
@@ -21,6 +22,10 @@ std::vector<Pass> registeredPasses() {
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},
+      {"stage-transposed-stores",
+       "a Parallel nest reading rows along its inner loop and writing rows along its outer one goes through a "
+       "shared tile",
+       stageTransposedStores},
       {"accumulate-reductions", "fold a reduction into a temporary and its accumulation into one accumulating reduction",
        accumulateReductions},
       {"drop-layout-annotations", "remove annotate_layout statements (targets with plain row-major memory)",

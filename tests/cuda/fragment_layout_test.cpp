@@ -233,21 +233,23 @@ TEST_CASE("wide column vectors take more threads per row when that saves registe
   // A per-column scale and bias of a short, wide tile: with the narrowest
   // G that reads 128 bytes per row (16 threads, runs of 8), each thread
   // holds 16 columns of each vector; with a warp per row, 8.
-  auto r = infer(R"(
-def k[M, N](X: Tensor[(M, N), float16], s: Tensor[(N,), float32], b: Tensor[(N,), float32],
-            Y: Tensor[(M, N), bfloat16]):
-    with T.Kernel(T.ceildiv(N, 256), T.ceildiv(M, 16), threads=256) as (bx, by):
-        x = T.alloc_fragment((16, 256), float16)
-        y = T.alloc_fragment((16, 256), bfloat16)
-        sv = T.alloc_fragment((256,), float32)
-        bv = T.alloc_fragment((256,), float32)
-        T.copy(X[by * 16, bx * 256], x)
-        T.copy(s[bx * 256], sv)
-        T.copy(b[bx * 256], bv)
-        for i, j in T.Parallel(16, 256):
-            y[i, j] = x[i, j] * sv[j] + bv[j]
-        T.copy(y, Y[by * 16, bx * 256])
-)");
+  // The kernel with vectors of `len` elements, indexed by `at` in the nest.
+  auto kernel = [](const std::string& len, const std::string& at, const std::string& offset) {
+    return "def k[M, N](X: Tensor[(M, N), float16], s: Tensor[(" + len + ",), float32], b: Tensor[(" + len +
+           ",), float32],\n            Y: Tensor[(M, N), bfloat16]):\n"
+           "    with T.Kernel(T.ceildiv(N, 256), T.ceildiv(M, 16), threads=256) as (bx, by):\n"
+           "        x = T.alloc_fragment((16, 256), float16)\n"
+           "        y = T.alloc_fragment((16, 256), bfloat16)\n"
+           "        sv = T.alloc_fragment((" + (len == "N" ? "256" : "16") + ",), float32)\n"
+           "        bv = T.alloc_fragment((" + (len == "N" ? "256" : "16") + ",), float32)\n"
+           "        T.copy(X[by * 16, bx * 256], x)\n"
+           "        T.copy(s[" + offset + "], sv)\n"
+           "        T.copy(b[" + offset + "], bv)\n"
+           "        for i, j in T.Parallel(16, 256):\n"
+           "            y[i, j] = x[i, j] * sv[" + at + "] + bv[" + at + "]\n"
+           "        T.copy(y, Y[by * 16, bx * 256])\n";
+  };
+  auto r = infer(kernel("N", "j", "bx * 256"));
   REQUIRE(r.inRegisters("x"));
   CHECK(r.tile("x").layout.group == 32);
   CHECK(r.tile("x").layout.vector == 8);
@@ -255,21 +257,7 @@ def k[M, N](X: Tensor[(M, N), float16], s: Tensor[(N,), float32], b: Tensor[(N,)
   CHECK(r.tile("x").registers() == 16);
 
   // The same tile with row vectors instead: the narrow G keeps them small.
-  auto rows = infer(R"(
-def k[M, N](X: Tensor[(M, N), float16], s: Tensor[(M,), float32], b: Tensor[(M,), float32],
-            Y: Tensor[(M, N), bfloat16]):
-    with T.Kernel(T.ceildiv(N, 256), T.ceildiv(M, 16), threads=256) as (bx, by):
-        x = T.alloc_fragment((16, 256), float16)
-        y = T.alloc_fragment((16, 256), bfloat16)
-        sv = T.alloc_fragment((16,), float32)
-        bv = T.alloc_fragment((16,), float32)
-        T.copy(X[by * 16, bx * 256], x)
-        T.copy(s[by * 16], sv)
-        T.copy(b[by * 16], bv)
-        for i, j in T.Parallel(16, 256):
-            y[i, j] = x[i, j] * sv[i] + bv[i]
-        T.copy(y, Y[by * 16, bx * 256])
-)");
+  auto rows = infer(kernel("M", "i", "by * 16"));
   REQUIRE(rows.inRegisters("x"));
   CHECK(rows.tile("x").layout.group == 16);
   CHECK(rows.tile("sv").registers() == 1);

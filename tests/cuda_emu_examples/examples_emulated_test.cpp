@@ -245,6 +245,14 @@ TEST_CASE("persistent gemm kernels loop over their tiles clean in the CUDA emula
   for (const Case& c : cases) checkEmulated(c, "sm_90a", persistent);
 }
 
+// Transposes written element by element, staged through a shared tile by
+// stage-transposed-stores, at sizes their tiles do not divide.
+TEST_CASE("element-by-element transposes staged through shared memory run clean in the CUDA emulator") {
+  for (const Case& c : std::vector<Case>{{"tests/cuda_emu_examples/transposed_stores.tl", {}, {{"M", 70}, {"N", 100}}},
+                                         {"tests/cuda_emu_examples/transposed_stores.tl", {}, {{"M", 64}, {"N", 33}}}})
+    for (const char* arch : {"sm_90a", "sm_80"}) checkEmulated(c, arch);
+}
+
 // Zoo kernels whose fragments and Parallel nests take the register column
 // reductions, the reductions into shared memory and the vector accesses of
 // plain nests, at sizes their tiles do not divide.

@@ -66,6 +66,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.add(*passes::findPass("pipeline-planning"));
   if (options.language == GpuLanguage::Cuda && options.asyncCopy) p.add(autoPipelinePass(options));
   p.add(*passes::findPass("stage-accumulator-stores"));
+  p.add(*passes::findPass("stage-transposed-stores"));
   p.add(*passes::findPass("accumulate-reductions"));
   p.add(layoutInferencePass(options));
   return p;
