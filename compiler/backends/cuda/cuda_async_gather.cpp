@@ -28,6 +28,7 @@
 #include <functional>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_vector_loops.h"
 #include "compiler/ir/linear_form.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
@@ -98,30 +99,23 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     auto atFirst = [&](const Expr& e) {
       return passes::simplifyExpr(substitute(substitute(e, out.lets), inner->var, first), ranges);
     };
-    auto sameForLanes = [&](const Expr& e) { return !usesVar(atLane(e), lane); };
-    auto movesByLane = [&](const Expr& e) {
-      auto d = constantDifference(atLane(e), add(atFirst(e), makeVarRef(lane)));
-      return d && *d == 0;
-    };
+    LaneProbe probe{atLane, atFirst, lane};
     std::vector<Expr> free, edges;
     bool ok = true;
     for (const Expr& t : terms) {
-      if (sameForLanes(t)) {
+      if (probe.same(t)) {
         free.push_back(t);
         continue;
       }
-      auto* c = as<Binary>(t);
-      bool edge = c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
-                  ((movesByLane(c->a) && sameForLanes(c->b)) || (sameForLanes(c->a) && movesByLane(c->b)));
-      if (!edge) ok = false;
+      if (!probe.edge(t)) ok = false;
       edges.push_back(t);
     }
     const std::vector<Expr>& idx = out.load->indices;
-    for (size_t d = 0; ok && d + 1 < idx.size(); ++d) ok = sameForLanes(idx[d]);
-    ok = ok && !idx.empty() && movesByLane(idx.back());
+    for (size_t d = 0; ok && d + 1 < idx.size(); ++d) ok = probe.same(idx[d]);
+    ok = ok && !idx.empty() && probe.moves(idx.back());
     std::vector<Expr> dstIdx;
     for (const ForStmt* l : g.loops) dstIdx.push_back(makeVarRef(l->var));
-    ok = ok && movesByLane(offsetExpr(g.store->buffer, dstIdx));
+    ok = ok && probe.moves(offsetExpr(g.store->buffer, dstIdx));
     if (!ok) continue;
     out.lanes = lanes;
     out.bytes = bytes;

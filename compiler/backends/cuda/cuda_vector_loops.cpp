@@ -156,6 +156,19 @@ class Planner {
 
 }  // namespace
 
+bool LaneProbe::same(const Expr& e) const { return !usesVar(atLane(e), lane); }
+
+bool LaneProbe::moves(const Expr& e) const {
+  auto d = constantDifference(atLane(e), add(atFirst(e), makeVarRef(lane)));
+  return d && *d == 0;
+}
+
+bool LaneProbe::edge(const Expr& condition) const {
+  auto* c = as<Binary>(condition);
+  return c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
+         ((moves(c->a) && same(c->b)) || (same(c->a) && moves(c->b)));
+}
+
 std::optional<VectorNestPlan> planVectorNest(const std::vector<const ForStmt*>& loops, const Stmt& body,
                                              const std::function<bool(const BufferNode*)>& vectorizable) {
   if (loops.empty()) return std::nullopt;
@@ -285,13 +298,8 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
   auto cast = [&](Expr e) { return e->dtype == inner->var->dtype ? e : makeCast(inner->var->dtype, e); };
   Expr symFirst = cast(add(inner->min, mul(makeVarRef(run), makeInt(V))));
   auto at = [&](const Expr& e, const Expr& j) { return passes::simplifyExpr(substitute(e, inner->var, j), ranges); };
-  auto sameForLanes = [&](const Expr& e) {
-    return !usesVar(at(e, cast(add(symFirst, makeVarRef(lane)))), lane);
-  };
-  auto movesByLane = [&](const Expr& e) {
-    auto d = constantDifference(at(e, cast(add(symFirst, makeVarRef(lane)))), add(at(e, symFirst), makeVarRef(lane)));
-    return d && *d == 0;
-  };
+  LaneProbe probe{[&](const Expr& e) { return at(e, cast(add(symFirst, makeVarRef(lane)))); },
+                  [&](const Expr& e) { return at(e, symFirst); }, lane};
   // The emitted form: the inner variable at the first (or last) lane of the chunk.
   Expr firstJ = cast(add(inner->min, makeVarRef(first)));
   Expr lastJ = cast(add(firstJ, makeInt(V - 1, inner->var->dtype)));
@@ -301,14 +309,11 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
     UsesVars reads(none);
     reads.visit(t);
     if (reads.loads) return "";
-    if (sameForLanes(t)) {
+    if (probe.same(t)) {
       whole = logicalAnd(whole, substitute(t, inner->var, firstJ));
       continue;
     }
-    auto* c = as<Binary>(t);
-    bool edge = c && isComparison(c->op) && c->op != BinaryOp::Eq && c->op != BinaryOp::Ne &&
-                ((movesByLane(c->a) && sameForLanes(c->b)) || (sameForLanes(c->a) && movesByLane(c->b)));
-    if (!edge) return "";
+    if (!probe.edge(t)) return "";
     whole = logicalAnd(whole, logicalAnd(substitute(t, inner->var, firstJ), substitute(t, inner->var, lastJ)));
   }
   std::string out = expr(whole);

@@ -39,6 +39,23 @@ struct VectorNestPlan {
   std::unordered_set<const ir::BufferNode*> buffers;
 };
 
+// How an expression varies over the lanes of a chunk: `atLane(e)` is `e` at
+// lane `lane` of the chunk, `atFirst(e)` at its first lane (both simplified).
+// Used to tell the conditions and addresses that hold, or move by one, along
+// a run of lanes (the whole-chunk condition, gathers as asynchronous stages).
+struct LaneProbe {
+  std::function<ir::Expr(const ir::Expr&)> atLane, atFirst;
+  ir::Var lane;
+  // The same value at every lane.
+  bool same(const ir::Expr& e) const;
+  // The first lane's value plus the lane.
+  bool moves(const ir::Expr& e) const;
+  // An ordering comparison of an expression that moves with the lane and one
+  // that does not: where it holds at the first and the last lane of a chunk,
+  // it holds at every lane.
+  bool edge(const ir::Expr& condition) const;
+};
+
 // Whether the Parallel nest `loops` with innermost body `body` takes vector
 // accesses, and how. `vectorizable(b)`: the placement of `b` allows vector
 // accesses (global memory, or shared memory laid out row-major). Bodies with
