@@ -178,6 +178,12 @@ for tool in memcheck racecheck synccheck; do
   run "gemm (TMA, 128x256x64 tiles) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
     "$root/examples/gemm/gemm.tl" --arch "$arch" --check -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 \
     --dim M=300 --dim N=520 --dim K=200
+  # Rows that are not 16-byte multiples with tiles of one 16-row slice per
+  # warp: the version without TMA runs its gemm as wgmma in place on tiles
+  # the block's threads copy (shifted vector loads).
+  run "gemm (no TMA, 128x256x64 tiles) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
+    "$root/examples/gemm/gemm.tl" --arch "$arch" --check -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 \
+    --dim M=300 --dim N=520 --dim K=203
   run "softmax $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$root/examples/softmax/softmax.tl" --arch "$arch" \
     --check --dim M=130 --dim N=300
   # Constant shapes: the warp-specialized TMA loop and wgmma on sm_90a.

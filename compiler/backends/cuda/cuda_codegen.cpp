@@ -130,7 +130,7 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
       primary << body << "\n";
       if (emitter.tensorMapsNeedFallback()) {
         CudaOptions plain = options;
-        plain.warpSpecialize = false;
+        plain.tma = false;
         kl.fallbackName = kl.name + "_no_tma";
         KernelEmitter fallback(*f, *kernels[k], plain, diags, kl.fallbackName, launch.args);
         std::string text;

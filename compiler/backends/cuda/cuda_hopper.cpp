@@ -41,7 +41,7 @@ const HopperOperand* loopTile(const HopperMainloop& h, const BufferNode* b) {
 }
 
 bool hopperTarget(const CudaOptions& options) {
-  return options.arch == "sm_90a" && options.tensorCores && options.asyncCopy && options.warpSpecialize;
+  return options.arch == "sm_90a" && options.tensorCores && options.asyncCopy && options.warpSpecialize && options.tma;
 }
 
 namespace {

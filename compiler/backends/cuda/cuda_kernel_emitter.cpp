@@ -650,6 +650,29 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   advanceStage(px);
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line(syncThreads());
+  // A body of one gemm run as wgmma in place: its wgmmas are issued first
+  // and the next stages' copies run while they do (they write a stage the
+  // last iteration's wgmmas, waited for before the barrier, read).
+  const GemmStmt* overlapped = nullptr;
+  if (consumers.size() == 1 && !ahead)
+    if (auto* g = as<GemmStmt>(consumers[0]); g && isWgmmaGemm(g)) overlapped = g;
+  if (overlapped) {
+    open("");
+    line("const int " + varName(version) + " = " + px.stageCounter + ";");
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
+    setProducerVersion(px, &version);
+    emitGemmWgmma(overlapped, false);
+    setProducerVersion(px, nullptr);
+    close();
+    issueAhead(px, it);
+    line("tlc::wgmma_wait<0>();");
+    line(wgmmaPin(overlapped));
+    close();
+    line("tlc::cp_async_wait<0>();");
+    close();
+    pending = accessesOf(f->body);
+    return;
+  }
   issueAhead(px, it);
   open("");
   line("const int " + varName(version) + " = " + px.stageCounter + ";");

@@ -162,7 +162,12 @@ class KernelEmitter : public backend::CEmitter {
   // CDNA matrix cores: operands from LDS (a register A staged there) into
   // MFMA operand registers, one v_mfma per block and k step (cuda_mfma.cpp).
   void emitGemmMfma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc);
-  bool emitGemmWgmma(const ir::GemmStmt* g);  // cuda_wgmma.cpp
+  // wgmma in place (cuda_wgmma.cpp); `wait` false: the caller waits for the
+  // wgmmas (wgmma_wait<0>) and pins the accumulator afterwards
+  // (wgmmaPin), so that other work runs while they do.
+  bool emitGemmWgmma(const ir::GemmStmt* g, bool wait = true);
+  std::string wgmmaPin(const ir::GemmStmt* g);
+  bool isWgmmaGemm(const ir::GemmStmt* g);
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const PipelineSchedule& sched);
   void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,

@@ -21,6 +21,8 @@ using namespace ir;
 
 bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const PipelineSchedule& sched) {
   if (!options_.dialect().nvidiaTensorCores) return false;  // ldmatrix + mma.sync
+  for (const WgmmaGemm& w : wgmma_)
+    if (w.gemm == g) return false;  // wgmma in place
   MmaShape s;
   if (!mmaShapeOf(g, threads_, options_, &s) || g->clearAccum) return false;
   if (s.kind != MmaKind::F16 && s.kind != MmaKind::BF16) return false;

@@ -17,6 +17,11 @@ struct CudaOptions {
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   // sm_90a: warp-specialized TMA + wgmma mainloops for eligible pipelined gemms (cuda_hopper.h)
   bool warpSpecialize = true;
+  // sm_90a: tile copies by TMA. Off in the version of a kernel for tensors
+  // TMA cannot address (rows that are not whole 16-byte multiples): no
+  // warp-specialized loops, and gemm mainloops run as wgmma in place on the
+  // tiles the block's threads copy (cuda_hopper.h, WgmmaGemm).
+  bool tma = true;
   // sm_90a: kernels whose mainloop is a warp-specialized gemm loop run
   // persistently: a 1-D grid of at most blocks-per-SM x SMs blocks, each
   // looping over the kernel's tiles (its logical grid), so that the producer

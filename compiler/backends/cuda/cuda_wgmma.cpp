@@ -100,7 +100,8 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
   LayoutAnnotations annotations = collectLayoutAnnotations(kernel);
   int64_t warps = threads / 32;
   for (const GemmStmt* g : gemms) {
-    if (g == mainloop || loops.found.count(g)) continue;
+    // Mainloop gemms keep their own lowering, but for TMA's absence.
+    if (g == mainloop || (loops.found.count(g) && options.tma)) continue;
     MmaShape s;
     if (!mmaShapeOf(g, threads, options, &s, true) || s.kind == MmaKind::S8) continue;
     // Float8 and tf32 wgmma read both operands K-major from shared memory.
@@ -132,19 +133,38 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
   return out;
 }
 
-bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
+// The planned wgmma of `g` that its buffers' placement allows, or null.
+static const WgmmaGemm* placedWgmma(const std::vector<WgmmaGemm>& gemms, const GemmStmt* g,
+                                    std::unordered_map<const BufferNode*, BufferInfo>& bufs, int64_t threads) {
   const WgmmaGemm* w = nullptr;
-  for (const WgmmaGemm& x : wgmma_)
+  for (const WgmmaGemm& x : gemms)
     if (x.gemm == g) w = &x;
+  if (!w) return nullptr;
+  const BufferInfo& cInfo = bufs[g->c.buffer.get()];
+  const BufferInfo& aInfo = bufs[g->a.buffer.get()];
+  const BufferInfo& bInfo = bufs[g->b.buffer.get()];
+  int64_t warps = threads / 32;
+  if (!cInfo.fragment || cInfo.warpsM != warps || cInfo.warpsN != 1 || bInfo.place != Placement::Shared) return nullptr;
+  // A planned from registers that ended up in shared memory (its group did
+  // not fit) has no wgmma layout there: mma.sync reads it instead.
+  if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1)) return nullptr;
+  return w;
+}
+
+bool KernelEmitter::isWgmmaGemm(const GemmStmt* g) {
+  return placedWgmma(wgmma_, g, bufs_, threads_) != nullptr;
+}
+
+std::string KernelEmitter::wgmmaPin(const GemmStmt* g) {
+  const BufferInfo& cInfo = bufs_[g->c.buffer.get()];
+  return "tlc::fence_registers<" + std::to_string(cInfo.elems) + ">(" + cInfo.name + ");";
+}
+
+bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
+  const WgmmaGemm* w = placedWgmma(wgmma_, g, bufs_, threads_);
   if (!w) return false;
   const BufferInfo& cInfo = bufs_[g->c.buffer.get()];
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
-  const BufferInfo& bInfo = bufs_[g->b.buffer.get()];
-  int64_t warps = threads_ / 32;
-  if (!cInfo.fragment || cInfo.warpsM != warps || cInfo.warpsN != 1 || bInfo.place != Placement::Shared) return false;
-  // A planned from registers that ended up in shared memory (its group did
-  // not fit) has no wgmma layout there: mma.sync reads it instead.
-  if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1)) return false;
   LocationScope at(*this, g->loc);
   const MmaShape& s = w->shape;
   int64_t eb = dtypeBytes(g->b.buffer->dtype);
@@ -155,7 +175,7 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
   const int64_t kStep = 32 / eb;
   const std::string targs = wgmmaKMajorOnly(s.kind) ? "(" : "<" + kind + ", " + ta + ", " + tb + ">(";
   const std::string& acc = cInfo.name;
-  const std::string pin = "tlc::fence_registers<" + std::to_string(cInfo.elems) + ">(" + acc + ");";
+  const std::string pin = wgmmaPin(g);
   // The tile's first byte, in the live stage of a pipelined tile.
   auto base = [&](const Buffer& b) {
     return "reinterpret_cast<const char*>(&" + access(b, {makeInt(0), makeInt(0)}) + ")";
@@ -205,8 +225,10 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g) {
     }
   }
   line("tlc::wgmma_commit();");
-  line("tlc::wgmma_wait<0>();");
-  line(pin);
+  if (wait) {
+    line("tlc::wgmma_wait<0>();");
+    line(pin);
+  }
   close();
   return true;
 }
