@@ -159,8 +159,7 @@ std::optional<RunArgs> makeArguments(const PrimFunc& func, const std::map<std::s
     if (!p.scalar) continue;
     uint64_t r = mixSeed(seed, i);
     if (isFloat(p.scalar->dtype)) {
-      double u = static_cast<double>(r >> 11) * 0x1.0p-53;
-      args.scalars[i] = ArgValue::ofFloat(interp::roundToFloatDType(2.0 * u - 1.0, p.scalar->dtype));
+      args.scalars[i] = ArgValue::ofFloat(interp::roundToFloatDType(2.0 * interp::unitInterval(r) - 1.0, p.scalar->dtype));
     } else {
       int64_t v = static_cast<int64_t>(r % 8) + 1;
       args.scalars[i] = ArgValue::ofInt(p.scalar->dtype == DType::Bool ? (v & 1) : v);

@@ -199,8 +199,7 @@ void fillRandom(HostTensor& t, uint64_t seed) {
   for (int64_t i = 0; i < t.numel(); ++i) {
     uint64_t r = nextRandom(state);
     if (isFloat(t.dtype)) {
-      double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
-      t.set(i, 2.0 * u - 1.0);
+      t.set(i, 2.0 * unitInterval(r) - 1.0);
     } else if (t.dtype == DType::Bool) {
       t.setInt(i, static_cast<int64_t>(r & 1));
     } else if (isSigned(t.dtype)) {
@@ -217,8 +216,7 @@ void fillUniform(HostTensor& t, double lo, double hi, uint64_t seed) {
   uint64_t state = seed ^ 0x5bd1e995u;
   const double first = std::ceil(lo), count = std::ceil(hi) - first;  // integers: first, first + 1, ..., < hi
   for (int64_t i = 0; i < t.numel(); ++i) {
-    uint64_t r = nextRandom(state);
-    double u = static_cast<double>(r >> 11) * 0x1.0p-53;  // [0, 1)
+    double u = unitInterval(nextRandom(state));
     if (isFloat(t.dtype)) t.set(i, lo + u * (hi - lo));
     else if (count <= 0) t.set(i, first);
     else t.set(i, first + std::floor(u * count));

@@ -73,6 +73,9 @@ int64_t floatToIntDType(double v, DType t);
 // The value of an integer of dtype t (held as int64 bits) as a double.
 double intToDouble(int64_t v, DType t);
 
+// A double uniform in [0, 1) from 64 random bits (their top 53).
+inline double unitInterval(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
 // Deterministic random contents from `seed`: floats uniform in [-1, 1) (rounded
 // to the dtype), signed ints in [-8, 8], unsigned ints in [0, 15], bool 0/1.
 // Never all zeros for numel() >= 2.

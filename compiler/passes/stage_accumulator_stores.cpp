@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "compiler/ir/buffer_access.h"
+#include "compiler/ir/buffer_names.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
 
@@ -17,13 +18,11 @@ namespace {
 class KernelScan : public BufferAccessVisitor {
  public:
   std::unordered_set<const BufferNode*> accumulators, shared;
-  std::unordered_set<std::string> names;  // of every buffer the kernel allocates or uses
 
   void visitGemm(const GemmStmt* g) override {
     accumulators.insert(g->c.buffer.get());
     BufferAccessVisitor::visitGemm(g);
   }
-  void visitAlloc(const AllocStmt* a) override { names.insert(a->buffer->name); }
 
  protected:
   void read(const Buffer& b) override { note(b); }
@@ -31,7 +30,6 @@ class KernelScan : public BufferAccessVisitor {
 
  private:
   void note(const Buffer& b) {
-    names.insert(b->name);
     if (b->scope == MemScope::Shared || b->scope == MemScope::Fragment) shared.insert(b.get());
   }
 };
@@ -71,6 +69,7 @@ class Stager : public IRMutator {
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelScan scan;
     scan.visit(k->body);
+    std::unordered_set<std::string> names = bufferNames(k->body);
     std::vector<Stmt> body = seqStmts(k->body);
     bool changed = false;
     for (size_t i = 0; i < body.size(); ++i) {
@@ -80,10 +79,8 @@ class Stager : public IRMutator {
       for (size_t j = i + 1; j < body.size() && !laterShared; ++j) laterShared = usesShared(body[j]);
       if (laterShared) continue;
       const Buffer& f = c->src.buffer;
-      std::string name = f->name + "_stage";
-      for (int n = 1; scan.names.count(name); ++n) name = f->name + "_stage" + std::to_string(n);
-      scan.names.insert(name);
-      Buffer stage = makeBuffer(name, c->dst.buffer->dtype, f->shape, MemScope::Shared, c->loc);
+      Buffer stage = makeBuffer(freshBufferName(f->name, "_stage", &names), c->dst.buffer->dtype, f->shape,
+                                MemScope::Shared, c->loc);
       body[i] = makeSeq({std::make_shared<AllocStmt>(stage, c->loc),
                          std::make_shared<CopyStmt>(c->src, fullRegion(stage, c->loc), c->loc),
                          std::make_shared<CopyStmt>(fullRegion(stage, c->loc), c->dst, c->loc)},

@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "compiler/ir/buffer_names.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/linear_form.h"
 #include "compiler/ir/module_rewrite.h"
@@ -43,20 +44,6 @@ struct GlobalLoads : IRVisitor {
   }
 };
 
-// The names of the buffers a kernel allocates or reads and writes.
-struct Names : IRVisitor {
-  std::unordered_set<std::string> names;
-  void visitAlloc(const AllocStmt* a) override { names.insert(a->buffer->name); }
-  void visitLoad(const Load* l) override {
-    names.insert(l->buffer->name);
-    IRVisitor::visitLoad(l);
-  }
-  void visitStore(const StoreStmt* s) override {
-    names.insert(s->buffer->name);
-    IRVisitor::visitStore(s);
-  }
-};
-
 bool constExtent(const ForStmt* f, int64_t* extent) {
   int64_t lo;
   return constInt(f->min, &lo) && lo == 0 && constInt(f->extent, extent) && *extent > 0;
@@ -65,9 +52,8 @@ bool constExtent(const ForStmt* f, int64_t* extent) {
 class Stager : public IRMutator {
  protected:
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
-    Names scan;
-    scan.visit(k->body);
-    names_ = &scan.names;
+    std::unordered_set<std::string> names = bufferNames(k->body);
+    names_ = &names;
     Stmt out = IRMutator::mutateKernel(k, self);
     names_ = nullptr;
     return out;
@@ -119,10 +105,8 @@ class Stager : public IRMutator {
       return nullptr;
 
     SourceLoc loc = outer->loc;
-    std::string name = g->name + "_t";
-    for (int n = 1; names_->count(name); ++n) name = g->name + "_t" + std::to_string(n);
-    names_->insert(name);
-    Buffer tile = makeBuffer(name, g->dtype, {makeInt(rows), makeInt(cols)}, MemScope::Shared, loc);
+    Buffer tile =
+        makeBuffer(freshBufferName(g->name, "_t", names_), g->dtype, {makeInt(rows), makeInt(cols)}, MemScope::Shared, loc);
     // First nest: each element computed once, in the original order.
     Stmt fill = std::make_shared<StoreStmt>(tile, std::vector<Expr>{makeVarRef(i), makeVarRef(j)}, st->value, st->loc);
     if (guard) fill = std::make_shared<IfStmt>(guard->cond, fill, nullptr, guard->loc);

@@ -215,6 +215,28 @@ struct Groups {
   void join(const BufferNode* a, const BufferNode* b) { parent[find(a)] = find(b); }
 };
 
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Why a row-group layout with the given parameters does not tile its
+// [R, C] over its threads; empty when it does.
+std::string rowGroupMismatch(const RegisterLayout& l) {
+  std::string tile = "the [" + num(l.rows) + ", " + num(l.cols) + "] tile";
+  if (l.threads % 32)
+    return "the kernel runs " + num(l.threads) + " threads, not whole warps, which register layouts need";
+  if (l.threads % l.group)
+    return num(l.group) + " threads per row do not divide the kernel's " + num(l.threads) + " threads";
+  if (l.rows % l.rowSlots())
+    return num(l.threads) + " threads with " + num(l.group) + " per row handle " + num(l.rowSlots()) +
+           " rows at a time, which does not divide the " + num(l.rows) + " rows of " + tile;
+  if (l.cols % (l.group * l.vector))
+    return num(l.group) + " threads with runs of " + num(l.vector) + " cover " + num(l.group * l.vector) +
+           " columns at a time, which does not divide the " + num(l.cols) + " columns of " + tile;
+  return "";
+}
+
+// Whether `l` tiles its [R, C] over its threads (rowGroupMismatch).
+bool tilesEvenly(const RegisterLayout& l) { return rowGroupMismatch(l).empty(); }
+
 // The cost rule (see the header); false when no row-group layout fits.
 // `columnsWide`: the group is reduced along columns only, so the widest G
 // that gives every thread work is taken (fewer threads share a column).
@@ -227,7 +249,7 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
     // A row spans more than a warp (whole warps: G is a power of two) only
     // when no G <= 32 gives every thread work.
     for (int64_t group = 1; group <= threads; group *= 2) {
-      if (cols % (group * vector) || (rows * group) % threads) continue;
+      if (!tilesEvenly(RegisterLayout{rows, cols, threads, group, vector})) continue;
       best = group;
       if (!columnsWide && (group * vector * elemBytes >= 128 || group >= 32)) break;
     }
@@ -250,30 +272,11 @@ RegisterLayout fewestRegisters(const RegisterLayout& l, const std::function<int6
   RegisterLayout best = l;
   int64_t fewest = registers(l);
   for (int64_t group = l.group * 2; group <= std::min<int64_t>(32, l.threads); group *= 2) {
-    if (l.cols % (group * l.vector) || (l.rows * group) % l.threads) continue;
     RegisterLayout wider{l.rows, l.cols, l.threads, group, l.vector};
+    if (!tilesEvenly(wider)) continue;
     if (int64_t n = registers(wider); n < fewest) best = wider, fewest = n;
   }
   return best;
-}
-
-std::string num(int64_t v) { return std::to_string(v); }
-
-// Why a row-group layout with the given parameters does not tile its
-// [R, C] over its threads; empty when it does.
-std::string rowGroupMismatch(const RegisterLayout& l) {
-  std::string tile = "the [" + num(l.rows) + ", " + num(l.cols) + "] tile";
-  if (l.threads % 32)
-    return "the kernel runs " + num(l.threads) + " threads, not whole warps, which register layouts need";
-  if (l.threads % l.group)
-    return num(l.group) + " threads per row do not divide the kernel's " + num(l.threads) + " threads";
-  if (l.rows % l.rowSlots())
-    return num(l.threads) + " threads with " + num(l.group) + " per row handle " + num(l.rowSlots()) +
-           " rows at a time, which does not divide the " + num(l.rows) + " rows of " + tile;
-  if (l.cols % (l.group * l.vector))
-    return num(l.group) + " threads with runs of " + num(l.vector) + " cover " + num(l.group * l.vector) +
-           " columns at a time, which does not divide the " + num(l.cols) + " columns of " + tile;
-  return "";
 }
 
 FragmentRole roleOf(Role r) { return static_cast<FragmentRole>(static_cast<int>(r) - 1); }

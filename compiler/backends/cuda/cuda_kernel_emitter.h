@@ -102,6 +102,9 @@ class KernelEmitter : public backend::CEmitter {
   void emitPrintLine(const ir::PrintStmt* p, const std::string& element, const std::vector<ir::Expr>& index,
                      const ir::Expr& value);
   void emitSerialFor(const ir::ForStmt* f, const std::function<void()>& body);
+  // Whether Pipelined loop `f` runs as a pipeline of its schedule (*sched):
+  // two or more stages, every tile given that many versions.
+  bool runsPipelined(const ir::ForStmt* f, PipelineSchedule* sched);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
   struct PipelineExpansion {

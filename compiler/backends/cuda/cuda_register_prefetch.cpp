@@ -50,9 +50,12 @@ bool KernelEmitter::hasRegisterPrefetch() {
     KernelEmitter* em;
     bool found = false;
     void visitFor(const ForStmt* f) override {
-      if ((f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) &&
-          em->registerPrefetch(f, seqStmts(f->body)))
-        found = true;
+      if (f->forKind == ForKind::Serial || f->forKind == ForKind::Pipelined) {
+        // As emitted: a pipeline prefetches the first of its consumers.
+        PipelineSchedule sched;
+        if (em->registerPrefetch(f, em->runsPipelined(f, &sched) ? nonProducers(f, sched) : seqStmts(f->body)))
+          found = true;
+      }
       if (!found) IRVisitor::visitFor(f);
     }
   } loops;
