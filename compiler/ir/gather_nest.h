@@ -29,4 +29,11 @@ struct GatherNest {
 // the same whenever it runs, so it may run iterations ahead.
 std::optional<GatherNest> gatherNest(const Stmt& s, const ForStmt* loop);
 
+// The copy `c` of a global region into a whole shared tile of constant
+// shape, written as the Parallel nest a gather nest is: one loop per tile
+// dimension, storing the source element, or zero where it lies outside the
+// source tensor (as the copy reads it). Null when `c` is not such a copy
+// or its region and tile do not pair their non-unit dimensions in order.
+Stmt copyAsGatherNest(const CopyStmt* c);
+
 }  // namespace tlc::ir

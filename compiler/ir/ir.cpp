@@ -126,6 +126,15 @@ Region fullRegion(const Buffer& b, SourceLoc loc) {
   return r;
 }
 
+std::vector<int> nonUnitDims(const Region& r) {
+  std::vector<int> dims;
+  for (size_t d = 0; d < r.ranges.size(); ++d) {
+    int64_t e;
+    if (!constInt(r.ranges[d].extent, &e) || e != 1) dims.push_back((int)d);
+  }
+  return dims;
+}
+
 bool isFullRegion(const Region& r) {
   for (size_t d = 0; d < r.ranges.size(); ++d) {
     int64_t mn, ext, shape;

@@ -101,6 +101,8 @@ struct Region {
 Region fullRegion(const Buffer& b, SourceLoc loc = {});
 // Whether a region is its whole buffer (constant origin 0 and full extents).
 bool isFullRegion(const Region& r);
+// The dimensions of a region whose extent is not the constant 1.
+std::vector<int> nonUnitDims(const Region& r);
 
 // ---------------------------------------------------------------------------
 // Expressions

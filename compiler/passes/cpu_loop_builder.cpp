@@ -37,15 +37,6 @@ Expr zeroOf(DType t) {
   return makeInt(0, t);
 }
 
-std::vector<size_t> nonUnitDims(const Region& r) {
-  std::vector<size_t> out;
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t e;
-    if (!(constInt(r.ranges[d].extent, &e) && e == 1)) out.push_back(d);
-  }
-  return out;
-}
-
 Stmt guarded(const Expr& cond, Stmt then, SourceLoc loc) {
   if (isTrue(cond)) return then;
   return std::make_shared<const IfStmt>(cond, std::move(then), nullptr, loc);

@@ -27,9 +27,6 @@ ir::Stmt makeFor(const ir::Var& v, ir::Expr min, ir::Expr extent, ir::ForKind ki
 // Zero of a dtype.
 ir::Expr zeroOf(DType t);
 
-// Indices of the dimensions of a region whose extent is not the constant 1.
-std::vector<size_t> nonUnitDims(const ir::Region& r);
-
 // `if (cond) then`, dropping the if when cond folds to true.
 ir::Stmt guarded(const ir::Expr& cond, ir::Stmt then, SourceLoc loc);
 

@@ -16,7 +16,7 @@ namespace {
 // Maps destination loop offsets (one per non-unit destination dimension) to
 // source offsets (one per non-unit source dimension).
 struct ElementMap {
-  std::vector<size_t> srcDims, dstDims;
+  std::vector<int> srcDims, dstDims;
   bool direct = true;
   std::vector<Expr> dstExtents, srcExtents;
 
@@ -39,8 +39,8 @@ ElementMap mapElements(const Region& src, const Region& dst) {
   ElementMap m;
   m.srcDims = nonUnitDims(src);
   m.dstDims = nonUnitDims(dst);
-  for (size_t d : m.srcDims) m.srcExtents.push_back(src.ranges[d].extent);
-  for (size_t d : m.dstDims) m.dstExtents.push_back(dst.ranges[d].extent);
+  for (int d : m.srcDims) m.srcExtents.push_back(src.ranges[d].extent);
+  for (int d : m.dstDims) m.dstExtents.push_back(dst.ranges[d].extent);
   m.direct = m.srcDims.size() == m.dstDims.size();
   for (size_t k = 0; m.direct && k < m.srcDims.size(); ++k) {
     int64_t a, b;
@@ -52,7 +52,7 @@ ElementMap mapElements(const Region& src, const Region& dst) {
 }
 
 // Full indices of a region from offsets of its non-unit dimensions.
-std::vector<Expr> regionIndices(const Region& r, const std::vector<size_t>& dims, const std::vector<Expr>& offsets) {
+std::vector<Expr> regionIndices(const Region& r, const std::vector<int>& dims, const std::vector<Expr>& offsets) {
   std::vector<Expr> idx;
   for (const Range& rg : r.ranges) idx.push_back(rg.min);
   for (size_t k = 0; k < dims.size(); ++k) idx[dims[k]] = add(r.ranges[dims[k]].min, offsets[k]);
@@ -100,13 +100,13 @@ Stmt lowerCopy(const CopyStmt* c) {
   };
   std::vector<LoopDim> clampedDims;
   for (size_t k = 0; k < map.dstDims.size(); ++k) {
-    size_t d = map.dstDims[k];
+    int d = map.dstDims[k];
     ValidSpan span = validSpan(dst.ranges[d], dst.buffer->shape[d]);
     clampedDims.push_back({span.lo, span.hi, loopName(dst, k)});
   }
   Expr unitDimsInside = makeBool(true);
   for (size_t d = 0; d < dst.ranges.size(); ++d) {
-    if (std::find(map.dstDims.begin(), map.dstDims.end(), d) != map.dstDims.end()) continue;
+    if (std::find(map.dstDims.begin(), map.dstDims.end(), (int)d) != map.dstDims.end()) continue;
     unitDimsInside = logicalAnd(unitDimsInside, inBounds(dst.ranges[d].min, dst.buffer->shape[d]));
   }
   Stmt masked = guarded(unitDimsInside, buildLoopNest(clampedDims, ForKind::Parallel, maskedBody, c->loc), c->loc);
@@ -115,13 +115,13 @@ Stmt lowerCopy(const CopyStmt* c) {
 
 Stmt lowerFill(const FillStmt* f) {
   const Region& dst = f->dst;
-  std::vector<size_t> dims = nonUnitDims(dst);
+  std::vector<int> dims = nonUnitDims(dst);
   DType dt = dst.buffer->dtype;
   Expr value = f->value->dtype == dt ? f->value : makeCast(dt, f->value, f->loc);
   std::vector<LoopDim> loops;
   Expr unitInside = makeBool(true);
   for (size_t d = 0; d < dst.ranges.size(); ++d) {
-    if (std::find(dims.begin(), dims.end(), d) == dims.end()) {
+    if (std::find(dims.begin(), dims.end(), (int)d) == dims.end()) {
       unitInside = logicalAnd(unitInside, inBounds(dst.ranges[d].min, dst.buffer->shape[d]));
       continue;
     }

@@ -195,7 +195,8 @@ TEST_CASE("the sm_90a int8 gemm through TMA and int8 wgmma runs clean in the CUD
 
 // The float8 gemms (examples/gemm_fp8/): on sm_90a the per-tensor-scale
 // gemm's mainloop runs float8 wgmma (k32) from TMA tiles, and the block-scaled
-// one's gemm runs as float8 wgmma in place; on sm_89 both run mma.sync
+// one's gemm runs as float8 wgmma in place (its loop warp-specialized where
+// TMA can load A and B); on sm_89 both run mma.sync
 // m16n8k32 on float8 fragments. At sizes the tiles divide and sizes they do
 // not, for both float8 types.
 TEST_CASE("the float8 gemms run on float8 tensor cores clean in the CUDA emulator") {
@@ -208,6 +209,9 @@ TEST_CASE("the float8 gemms run on float8 tensor cores clean in the CUDA emulato
       {"examples/gemm_fp8/gemm_fp8.tl", small, {{"M", 70}, {"N", 50}, {"K", 96}}},
       {"examples/gemm_fp8/gemm_fp8.tl", e5, {{"M", 64}, {"N", 130}, {"K", 160}}},
       {"examples/gemm_fp8/gemm_fp8_blockscale.tl", small, {{"M", 70}, {"N", 200}, {"K", 300}}},
+      // Rows TMA can load: A and B by TMA, the column of A's scales by the
+      // producer threads' cp.async beside them.
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {}, {{"M", 200}, {"N", 300}, {"K", 400}}},
   };
   for (const char* arch : {"sm_90a", "sm_89"}) {
     CAPTURE(arch);

@@ -17,6 +17,8 @@
 //    row of the tensor;
 //  - the tile's offsets (its layout: swizzled, padded or in panels) are the
 //    first lane's plus l: the lanes write consecutive bytes.
+// Elements of 4 or 8 bytes that no wider run covers move as runs of one
+// element, which need no proof.
 // Everything is evaluated at the run's first lane (the lets, the condition,
 // the addresses), the edge comparisons also at its last. A run whose lane-free
 // terms are false is zero-filled by a cp.async that reads nothing; a run whose
@@ -85,6 +87,13 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
   for (int64_t bytes : {16, 8, 4}) {
     int64_t lanes = bytes / eb;
     if (lanes < 1 || bytes % eb || extent % lanes) continue;
+    if (lanes == 1) {
+      // Runs of one element (a column of 4-byte scales): nothing moves with a lane.
+      out.lanes = 1;
+      out.bytes = bytes;
+      out.free = terms;
+      return out;
+    }
     Var run = makeVar("run"), lane = makeVar("lane");
     std::vector<passes::VarRange> ranges;
     for (size_t d = 0; d + 1 < g.loops.size(); ++d) ranges.push_back({g.loops[d]->var, g.loops[d]->min, g.loops[d]->extent});

@@ -34,6 +34,12 @@ bool hasGathers(const HopperMainloop& h) {
   return false;
 }
 
+bool gathersIntoPanels(const HopperMainloop& h) {
+  for (const HopperOperand& op : h.tiles)
+    if (op.gather && op.inPanels()) return true;
+  return false;
+}
+
 const HopperOperand* loopTile(const HopperMainloop& h, const BufferNode* b) {
   for (const HopperOperand& op : h.tiles)
     if (b == op.tile) return &op;
@@ -163,19 +169,33 @@ std::shared_ptr<CopyStmt> producerCopyOf(const CopyStmt* c, const VarMap& lets) 
   return copy;
 }
 
-// The tile of a gather nest, written by the producer warpgroup's threads
-// in the panel layout wgmma reads: a two-dimensional 16-bit, 8-bit or
-// 32-bit tile of panel-wide rows, whose values the producer can compute (the
-// lets before the loop substituted, nothing else the kernel computes).
+// The tile of a gather nest, written by the producer warpgroup's threads,
+// whose values the producer can compute (the lets before the loop
+// substituted, nothing else the kernel computes). A tile a gemm reads
+// (`panels`) is written in the panel layout wgmma reads: a two-dimensional
+// 16-bit, 8-bit or 32-bit tile of panel-wide rows; any other keeps its own
+// layout.
 bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherNest& g, const VarMap& lets,
-                       HopperOperand* out, std::string* why) {
+                       bool panels, HopperOperand* out, std::string* why) {
   const BufferNode* tile = g.tile;
   int64_t rows, cols;
-  if (tile->shape.size() != 2 || !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
-    return fail(why, "`" + tile->name + "` is not a two-dimensional tile of constant shape");
-  int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
-  if (!span || rows > 256 || rows % 8)
-    return fail(why, "the gathered tile `" + tile->name + "` has no wgmma panel shape");
+  if (!panels) {
+    out->tile = tile;
+    out->stageBytes = dtypeBytes(tile->dtype);
+    for (const Expr& e : tile->shape) {
+      int64_t n = 0;
+      if (!constInt(e, &n)) return fail(why, "`" + tile->name + "` is not a tile of constant shape");
+      out->stageBytes *= n;
+    }
+  } else {
+    if (tile->shape.size() != 2 || !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
+      return fail(why, "`" + tile->name + "` is not a two-dimensional tile of constant shape");
+    int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
+    if (!span || rows > 256 || rows % 8)
+      return fail(why, "the gathered tile `" + tile->name + "` has no wgmma panel shape");
+    setPanelShape(tile, rows, cols, span, out);
+    if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
+  }
   Stmt substituted = substitute(Stmt(g.outer, [](const StmtNode*) {}), lets);
   auto pg = gatherNest(substituted, f);
   if (!pg) return fail(why, "the gather into `" + tile->name + "` does not keep its form in the producer");
@@ -189,14 +209,22 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
   ProducerUses uses(bound.vars, written);
   uses.visit(substituted);
   if (uses.computed) return fail(why, "the gather into `" + tile->name + "` uses values computed in the kernel");
-  setPanelShape(tile, rows, cols, span, out);
-  if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
   out->gather = g;
   out->producerGather = pg;
   out->gatherStmt = substituted;
   out->rowDim = 0;
   out->colDim = 1;
   return true;
+}
+
+// Whether the rows of a copy's tile are runs of whole 4-byte words of its
+// source's rows: the producer threads can move them by cp.async.
+bool asyncRuns(const CopyStmt* c) {
+  const Buffer& tile = c->dst.buffer;
+  int64_t eb = dtypeBytes(tile->dtype), cols = 0, srcCols = 0;
+  if (c->src.buffer->dtype != tile->dtype || tile->shape.empty() || !constInt(tile->shape.back(), &cols)) return false;
+  if (eb >= 4) return true;
+  return cols * eb % 4 == 0 && constInt(c->src.ranges.back().extent, &srcCols) && srcCols == cols;
 }
 
 // The general form: every stage-0 copy a tensor copy, the tiles used by
@@ -208,6 +236,17 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
   bound.visit(kernel.body);
   bound.vars.erase(f->var.get());
   std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
+  // The tiles the loop's gemms read, which wgmma reads in panels.
+  std::unordered_set<const BufferNode*> gemmTiles;
+  struct Gemms : IRVisitor {
+    std::unordered_set<const BufferNode*>* tiles;
+    void visitGemm(const GemmStmt* g) override {
+      tiles->insert(g->a.buffer.get());
+      tiles->insert(g->b.buffer.get());
+    }
+  } gemms;
+  gemms.tiles = &gemmTiles;
+  gemms.visit(f->body);
   for (const CopyStmt* c : sched.producers) {
     auto copy = producerCopyOf(c, lets);
     ProducerUses uses(bound.vars, written);
@@ -215,16 +254,39 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
     uses.visitRegion(copy->dst);
     if (uses.computed) return fail(why, "a copy's region uses values computed in the kernel");
     HopperOperand op;
-    if (!planOperand(copy.get(), &op, why)) return false;
-    op.copy = c;
-    op.substituted = copy;
+    std::string tmaWhy;
+    if (planOperand(copy.get(), &op, &tmaWhy)) {
+      op.copy = c;
+      op.substituted = copy;
+      out->tiles.push_back(op);
+      continue;
+    }
+    // A copy TMA cannot describe (a column of scales, rows of an odd
+    // width): the producer threads issue it, as the gather nest it is, when
+    // its runs can be asynchronous copies (of 4 bytes or more; a producer
+    // thread that stored element by element would wait for each load).
+    if (!asyncRuns(c)) return fail(why, tmaWhy);
+    Stmt nest = copyAsGatherNest(c);
+    std::optional<GatherNest> g = nest ? gatherNest(nest, f) : std::nullopt;
+    if (!g) return fail(why, tmaWhy);
+    if (!planGatherOperand(kernel, f, *g, lets, gemmTiles.count(g->tile) > 0, &op, why)) return false;
+    op.copyNest = nest;
     out->tiles.push_back(op);
   }
   for (const GatherNest& g : sched.gathers) {
     HopperOperand op;
-    if (!planGatherOperand(kernel, f, g, lets, &op, why)) return false;
+    if (!planGatherOperand(kernel, f, g, lets, true, &op, why)) return false;
     out->tiles.push_back(op);
   }
+  // Copies beside TMA ones are worth a producer of threads only when tensor
+  // copies and the gemms they feed are the loop's work.
+  bool tma = false, copiedByThreads = false;
+  for (const HopperOperand& op : out->tiles) {
+    tma |= op.copy != nullptr;
+    copiedByThreads |= op.copyNest != nullptr;
+  }
+  if (copiedByThreads && (!tma || gemmTiles.empty()))
+    return fail(why, "the loop's copies are not tensor copies feeding a gemm");
   ProducerUses uses(bound.vars, written);
   uses.visit(substitute(f->min, lets));
   uses.visit(substitute(f->extent, lets));
@@ -299,7 +361,7 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
         return true;
       }
     for (const GatherNest& gn : sched.gathers)
-      if (gn.tile == tile.get()) return planGatherOperand(kernel, f, gn, lets, op, why);
+      if (gn.tile == tile.get()) return planGatherOperand(kernel, f, gn, lets, true, op, why);
     return fail(why, "the copies do not fill the gemm's two operands");
   };
   HopperOperand a, b;

@@ -30,7 +30,8 @@
 namespace tlc::cuda {
 
 // One tile of the ring, fed by TMA (`copy`) or by the producer warpgroup's
-// cp.async of a gather nest (`gather`).
+// cp.async of a gather nest (`gather`; also a copy TMA cannot describe,
+// `copyNest`).
 struct HopperOperand {
   const ir::CopyStmt* copy = nullptr;  // the producer copy global -> shared
   const ir::BufferNode* tile = nullptr;
@@ -49,6 +50,12 @@ struct HopperOperand {
   // substituted (`producerGather` points into `gatherStmt`).
   std::optional<ir::GatherNest> gather, producerGather;
   ir::Stmt gatherStmt;
+  // A copy TMA cannot describe, issued by the producer threads: the nest
+  // that `gather` points into (ir::copyAsGatherNest).
+  ir::Stmt copyNest;
+  // Whether wgmma reads the tile: it is then stored in panels (`span`);
+  // otherwise (span 0) it keeps its own layout.
+  bool inPanels() const { return span > 0; }
 };
 
 // A warp-specialized loop. Its gemm form (`gemm` set): the body is the two
@@ -94,6 +101,9 @@ std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, i
 
 // Whether the producer warpgroup runs gathers (all its threads then work).
 bool hasGathers(const HopperMainloop& h);
+// Whether it gathers into a tile wgmma reads (through the async proxy, which
+// the consumers fence after their wait).
+bool gathersIntoPanels(const HopperMainloop& h);
 
 // Sets the blocks per SM the kernel is compiled for and the register
 // targets that follow: two blocks when one consumer warpgroup would leave

@@ -4,7 +4,8 @@
 //
 // Stage s of the ring has two mbarriers in shared memory: full[s] (one
 // arrival, the producer's arrive.expect_tx, plus the bytes of both tiles)
-// and empty[s] (one arrival per consumer warp). Iteration i uses stage
+// and empty[s] (one arrival per consumer warp, or per consumer thread where
+// they read with plain loads a tile the producer threads copied). Iteration i uses stage
 // i % stages with phase parity (i / stages) & 1; the producer waits for
 // empty with the opposite parity, so its first pass over the ring does not
 // wait. A consumer warp releases the stage of iteration i - 1 once
@@ -16,6 +17,21 @@
 namespace tlc::cuda {
 
 using namespace ir;
+
+namespace {
+
+// Whether each consumer thread releases a stage itself (the empty barrier
+// counts threads, not warps): when the producer threads write a tile by
+// cp.async that the consumers read with plain loads, each reader's own
+// arrive orders its reads before the next write of the stage.
+bool threadsRelease(const HopperMainloop& h) {
+  if (h.gemm) return false;
+  for (const HopperOperand& op : h.tiles)
+    if (op.copyNest) return true;
+  return false;
+}
+
+}  // namespace
 
 std::string KernelEmitter::syncThreads() const {
   // wgmma reads shared memory through the async proxy: the generic writes
@@ -93,7 +109,7 @@ void KernelEmitter::emitHopperSetup() {
   open("if (tid == 0)");
   open("for (int s = 0; s < " + S + "; ++s)");
   line("tlc::mbar_init(&tlc_full[s], " + std::to_string((tmaTiles ? 1 : 0) + (gathers ? 128 : 0)) + ");");
-  line("tlc::mbar_init(&tlc_empty[s], " + std::to_string(threads_ / 32) + ");");
+  line("tlc::mbar_init(&tlc_empty[s], " + std::to_string(threadsRelease(h) ? threads_ : threads_ / 32) + ");");
   close();
   line("tlc::mbar_init_fence();");
   close();
@@ -228,7 +244,7 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
   // Gathered tiles were written by cp.async (the generic proxy); wgmma reads through the async proxy.
-  if (hasGathers(h)) line("tlc::fence_proxy_async();");
+  if (gathersIntoPanels(h)) line("tlc::fence_proxy_async();");
   line("tlc::wgmma_fence();");
   line(pin);
   auto dA = descOffsets(h.a), dB = descOffsets(h.b);
@@ -302,7 +318,7 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
-  if (hasGathers(h)) line("tlc::fence_proxy_async();");
+  if (gathersIntoPanels(h)) line("tlc::fence_proxy_async();");
   open("");
   if (isNonNegative(f->min)) markNonNegative(f->var);
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
@@ -311,7 +327,9 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   line("const int " + varName(version) + " = " + stage + ";");
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = makeVarRef(version);
   Accesses inner;
+  preloadInvariantLoads(consumers);
   for (const Stmt& c : consumers) emitBlock(c, inner);
+  preloaded_.clear();
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
   if (carriedShared) line(syncThreads());
   close();
@@ -323,8 +341,12 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
     for (const HopperOperand& op : h.tiles) tilesWritten |= a.writes.count(op.tile) > 0;
   }
   if (tilesWritten) line("tlc::fence_proxy_async();");
-  line("__syncwarp();");
-  line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  if (threadsRelease(h)) {
+    line("tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  } else {
+    line("__syncwarp();");
+    line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  }
   line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
   close();
   close();

@@ -97,6 +97,7 @@ std::string KernelEmitter::access(const Buffer& b, const std::vector<Expr>& idx)
 }
 
 std::string KernelEmitter::loadExpr(const Load* l) {
+  if (const std::string* name = preloaded_.empty() ? nullptr : preloadedName(l)) return *name;
   if (vecNest_)
     if (auto it = vecNest_->loadOf.find(l); it != vecNest_->loadOf.end()) {
       const VectorRun& run = vecNest_->loads[it->second];
@@ -686,7 +687,10 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   setProducerVersion(px, &version);
   Accesses inner;
   if (ahead) takeRegisterPrefetch(*ahead);
-  for (size_t i = ahead ? 1 : 0; i < consumers.size(); ++i) emitBlock(consumers[i], inner);
+  std::vector<Stmt> rest(consumers.begin() + (ahead ? 1 : 0), consumers.end());
+  preloadInvariantLoads(rest);
+  for (const Stmt& c : rest) emitBlock(c, inner);
+  preloaded_.clear();
   setProducerVersion(px, nullptr);
   close();
   close();

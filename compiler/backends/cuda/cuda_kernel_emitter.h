@@ -150,6 +150,12 @@ class KernelEmitter : public backend::CEmitter {
   void openTileLoop();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
   void emitHopperLoop(const ir::ForStmt* f, Accesses& pending);
+  // Loads `stmts` (a pipelined iteration's statements) always evaluate of
+  // global tensors the kernel never writes, at addresses the statements do
+  // not bind, loaded here into registers that stand for them until
+  // preloaded_ is cleared (cuda_preloads.cpp).
+  void preloadInvariantLoads(const std::vector<ir::Stmt>& stmts);
+  const std::string* preloadedName(const ir::Load* l) const;
   std::string hopperTile(const HopperOperand& op, const std::string& stage);
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's
   // threads, otherwise executed in full by the calling thread.
@@ -362,6 +368,7 @@ class KernelEmitter : public backend::CEmitter {
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   VectorNest* vecNest_ = nullptr;  // the vectorized nest being emitted
+  std::vector<std::pair<const ir::Load*, std::string>> preloaded_;  // preloadInvariantLoads
   // Inside a Parallel nest over a replicated row or column vector: the C
   // condition of the replica that writes memory (see ownerGuard).
   std::string replicaOwner_;

@@ -68,8 +68,9 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   if (hopper && !hopper->gemm) {
     plan.hopper = hopper;
     for (const HopperOperand& op : hopper->tiles)
-      plan.sharedLayouts.insert_or_assign(op.tile, layout::Layout::panels(op.rows, op.cols, dtypeBytes(op.tile->dtype),
-                                                                          op.span));
+      if (op.inPanels())
+        plan.sharedLayouts.insert_or_assign(op.tile, layout::Layout::panels(op.rows, op.cols,
+                                                                            dtypeBytes(op.tile->dtype), op.span));
   }
   // The gemm mainloop needs its accumulator in registers with the wgmma warp grid.
   if (hopper && hopper->gemm) {

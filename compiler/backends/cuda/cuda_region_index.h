@@ -8,8 +8,7 @@
 
 namespace tlc::cuda::regions {
 
-// The dimensions of a region whose extent is not the constant 1.
-std::vector<int> nonUnitDims(const ir::Region& r);
+using ir::nonUnitDims;
 std::vector<ir::Expr> extentsOf(const ir::Region& r, const std::vector<int>& dims);
 // Row-major coordinates of `flat` within `extents`.
 std::vector<ir::Expr> unflatten(const ir::Expr& flat, const std::vector<ir::Expr>& extents);

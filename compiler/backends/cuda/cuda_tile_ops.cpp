@@ -16,15 +16,6 @@ using namespace ir;
 
 namespace regions {
 
-std::vector<int> nonUnitDims(const Region& r) {
-  std::vector<int> dims;
-  for (size_t d = 0; d < r.ranges.size(); ++d) {
-    int64_t e;
-    if (!constInt(r.ranges[d].extent, &e) || e != 1) dims.push_back((int)d);
-  }
-  return dims;
-}
-
 std::vector<Expr> extentsOf(const Region& r, const std::vector<int>& dims) {
   std::vector<Expr> e;
   for (int d : dims) e.push_back(r.ranges[d].extent);

@@ -1052,7 +1052,18 @@ void Machine::complete(Collective& c) {
         if (c.mask >> l & 1u) c.lanes[l].t->collResult = r;
       break;
     }
-    case kWarpSync: warpEpoch_[warp]++; break;
+    case kWarpSync: {
+      warpEpoch_[warp]++;
+      // With mbarriers in use, __syncwarp joins the lanes' knowledge: a
+      // lane's later arrive releases what the others did before it.
+      if (hopperActive_) {
+        std::vector<Thread*> lanes;
+        for (int l = 0; l < 32; ++l)
+          if (c.mask >> l & 1u) lanes.push_back(c.lanes[l].t);
+        joinKnowledge(lanes);
+      }
+      break;
+    }
     case kMma: {
       const uint32_t *a[32], *b[32], *cc[32];
       uint32_t* d[32];
