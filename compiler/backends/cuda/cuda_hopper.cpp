@@ -178,7 +178,6 @@ std::shared_ptr<CopyStmt> producerCopyOf(const CopyStmt* c, const VarMap& lets) 
 bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherNest& g, const VarMap& lets,
                        bool panels, HopperOperand* out, std::string* why) {
   const BufferNode* tile = g.tile;
-  int64_t rows, cols;
   if (!panels) {
     out->tile = tile;
     out->stageBytes = dtypeBytes(tile->dtype);
@@ -188,6 +187,7 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
       out->stageBytes *= n;
     }
   } else {
+    int64_t rows, cols;
     if (tile->shape.size() != 2 || !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
       return fail(why, "`" + tile->name + "` is not a two-dimensional tile of constant shape");
     int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));

@@ -5,8 +5,8 @@
 // Stage s of the ring has two mbarriers in shared memory: full[s] (one
 // arrival, the producer's arrive.expect_tx, plus the bytes of both tiles)
 // and empty[s] (one arrival per consumer warp, or per consumer thread where
-// they read with plain loads a tile the producer threads copied). Iteration i uses stage
-// i % stages with phase parity (i / stages) & 1; the producer waits for
+// they read with plain loads a tile the producer threads copied). Iteration
+// i uses stage i % stages with phase parity (i / stages) & 1; the producer waits for
 // empty with the opposite parity, so its first pass over the ring does not
 // wait. A consumer warp releases the stage of iteration i - 1 once
 // wgmma.wait_group 1 in iteration i has retired that iteration's wgmmas.
@@ -25,7 +25,6 @@ namespace {
 // cp.async that the consumers read with plain loads, each reader's own
 // arrive orders its reads before the next write of the stage.
 bool threadsRelease(const HopperMainloop& h) {
-  if (h.gemm) return false;
   for (const HopperOperand& op : h.tiles)
     if (op.copyNest) return true;
   return false;

@@ -686,4 +686,12 @@ bool KernelEmitter::planBuffers() {
   return true;
 }
 
+bool KernelEmitter::runsPipelined(const ForStmt* f, PipelineSchedule* sched) {
+  if (f->forKind != ForKind::Pipelined || f->numStages < 2) return false;
+  *sched = pipelineSchedule(f);
+  bool versioned = !sched->empty();
+  for (auto* b : sched->tiles()) versioned &= bufs_[b].versions == sched->depth;
+  return versioned;
+}
+
 }  // namespace tlc::cuda

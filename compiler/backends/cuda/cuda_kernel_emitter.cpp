@@ -280,14 +280,6 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
 }
 
 // A block-level serial or pipelined loop, in the form its plan takes.
-bool KernelEmitter::runsPipelined(const ForStmt* f, PipelineSchedule* sched) {
-  if (f->forKind != ForKind::Pipelined || f->numStages < 2) return false;
-  *sched = pipelineSchedule(f);
-  bool versioned = !sched->empty();
-  for (auto* b : sched->tiles()) versioned &= bufs_[b].versions == sched->depth;
-  return versioned;
-}
-
 void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
   if (f->forKind == ForKind::Pipelined && f->numStages >= 2) {
     PipelineSchedule sched;
