@@ -5,6 +5,7 @@
 
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_names.h"
+#include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
 
@@ -15,6 +16,10 @@ using namespace ir;
 namespace {
 
 // The buffers gemms accumulate into, and the shared buffers a statement uses.
+// A fragment stored element by element from an accumulator's element at the
+// same indices (`C_f[i, j] = C_f[i, j] + P_f[i, j] * s`, the sum of a
+// block-scaled gemm's partial products) counts as one: it has the
+// accumulator's layout.
 class KernelScan : public BufferAccessVisitor {
  public:
   std::unordered_set<const BufferNode*> accumulators, shared;
@@ -23,12 +28,46 @@ class KernelScan : public BufferAccessVisitor {
     accumulators.insert(g->c.buffer.get());
     BufferAccessVisitor::visitGemm(g);
   }
+  void visitStore(const StoreStmt* s) override {
+    if (s->buffer->scope == MemScope::Fragment) {
+      struct SameElement : IRVisitor {
+        const StoreStmt* store;
+        std::vector<std::pair<const BufferNode*, const BufferNode*>>* out;
+        void visitLoad(const Load* l) override {
+          if (l->buffer->scope == MemScope::Fragment && l->buffer != store->buffer &&
+              sameIndices(l->indices, store->indices))
+            out->emplace_back(store->buffer.get(), l->buffer.get());
+          IRVisitor::visitLoad(l);
+        }
+      } find;
+      find.store = s;
+      find.out = &derived_;
+      find.visit(s->value);
+    }
+    BufferAccessVisitor::visitStore(s);
+  }
+  // After the visit: the fragments derived from accumulators join them.
+  void closeAccumulators() {
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto [to, from] : derived_)
+        if (accumulators.count(from) && accumulators.insert(to).second) grew = true;
+    }
+  }
 
  protected:
   void read(const Buffer& b) override { note(b); }
   void write(const Buffer& b) override { note(b); }
 
  private:
+  std::vector<std::pair<const BufferNode*, const BufferNode*>> derived_;  // stored from, element by element
+
+  static bool sameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!structurallyEqual(a[i], b[i])) return false;
+    return true;
+  }
   void note(const Buffer& b) {
     if (b->scope == MemScope::Shared || b->scope == MemScope::Fragment) shared.insert(b.get());
   }
@@ -69,15 +108,38 @@ class Stager : public IRMutator {
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelScan scan;
     scan.visit(k->body);
+    scan.closeAccumulators();
     std::unordered_set<std::string> names = bufferNames(k->body);
-    std::vector<Stmt> body = seqStmts(k->body);
     bool changed = false;
+    Stmt body = stageIn(k->body, false, scan, names, &changed);
+    if (!changed) return self;
+    auto out = std::make_shared<KernelStmt>(*k);
+    out->body = body;
+    return out;
+  }
+
+ private:
+  // The statements of `s` (a kernel's body, or the body of a let in it: a let
+  // is neither a loop nor a branch) with their eligible copies staged;
+  // `sharedAfter`: shared memory is used after `s`.
+  static Stmt stageIn(const Stmt& s, bool sharedAfter, const KernelScan& scan,
+                      std::unordered_set<std::string>& names, bool* changed) {
+    std::vector<Stmt> body = seqStmts(s);
+    bool changedHere = false;
     for (size_t i = 0; i < body.size(); ++i) {
-      auto* c = as<CopyStmt>(body[i]);
-      if (!c || !eligible(*c, scan)) continue;
-      bool laterShared = false;
+      bool laterShared = sharedAfter;
       for (size_t j = i + 1; j < body.size() && !laterShared; ++j) laterShared = usesShared(body[j]);
-      if (laterShared) continue;
+      if (auto* let = as<LetStmt>(body[i])) {
+        bool inner = false;
+        Stmt b = stageIn(let->body, laterShared, scan, names, &inner);
+        if (inner) {
+          body[i] = std::make_shared<LetStmt>(let->var, let->value, b, let->loc);
+          changedHere = true;
+        }
+        continue;
+      }
+      auto* c = as<CopyStmt>(body[i]);
+      if (!c || laterShared || !eligible(*c, scan)) continue;
       const Buffer& f = c->src.buffer;
       Buffer stage = makeBuffer(freshBufferName(f->name, "_stage", &names), c->dst.buffer->dtype, f->shape,
                                 MemScope::Shared, c->loc);
@@ -85,15 +147,13 @@ class Stager : public IRMutator {
                          std::make_shared<CopyStmt>(c->src, fullRegion(stage, c->loc), c->loc),
                          std::make_shared<CopyStmt>(fullRegion(stage, c->loc), c->dst, c->loc)},
                         c->loc);
-      changed = true;
+      changedHere = true;
     }
-    if (!changed) return self;
-    auto out = std::make_shared<KernelStmt>(*k);
-    out->body = makeSeq(std::move(body), k->body->loc);
-    return out;
+    if (!changedHere) return s;
+    *changed = true;
+    return makeSeq(std::move(body), s->loc);
   }
 
- private:
   static bool eligible(const CopyStmt& c, const KernelScan& scan) {
     const Buffer &f = c.src.buffer, &g = c.dst.buffer;
     int64_t bytes;

@@ -4,8 +4,11 @@
 // Assumes: a verified module.
 //
 // Guarantees: a `copy(F, G[...])` that is a statement of a kernel's body
-// (not nested in a loop or a branch), whose source is a whole 2-D fragment F
-// that a gemm of the kernel accumulates into, and whose destination is a
+// (not nested in a loop or a branch; the body of a let is the kernel's),
+// whose source is a whole 2-D fragment F that a gemm of the kernel
+// accumulates into (or that statements store element by element from such a
+// fragment's element at the same indices, as the sum of a block-scaled gemm's
+// partial products is), and whose destination is a
 // global region of F's shape, becomes
 //     alloc F_stage: shared <G's dtype>[<F's shape>]
 //     copy(F, F_stage)

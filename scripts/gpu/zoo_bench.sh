@@ -105,11 +105,14 @@ if selected lowbit; then
   ex=$root/examples
   w4=$ex/dequantize_gemm/w4a16_gemm.tl
   w4v=$ex/dequantize_gemm/w4a16_gemv.tl
+  w4s=$ex/dequantize_gemm/w4a16_decode.tl
   fp4=$ex/dequantize_gemm/fp4_gemm.tl
   conv=$ex/convolution/conv2d_nhwc.tl
   small="--dim M=37 --dim N=150 --dim K=200"
   check w4a16 "M=37 N=150 K=200 group=64" "$w4" $small -D group=64
   check w4a16 "M=1 N=130 K=264 block_M=16" "$w4" --dim M=1 --dim N=130 --dim K=264 -D block_M=16
+  check w4a16_decode "M=3 N=150 K=1000 group=64 split=3" "$w4s" --dim M=3 --dim N=150 --dim K=1000 -D group=64 -D split=3
+  check w4a16_decode "M=1 N=130 K=600 split=4" "$w4s" --dim M=1 --dim N=130 --dim K=600 -D split=4
   check w4a16_gemv "M=5 N=150 K=200 group=64" "$w4v" --dim M=5 --dim N=150 --dim K=200 -D group=64
   check w4a16_gemv "M=1 N=130 K=264 block_M=1" "$w4v" --dim M=1 --dim N=130 --dim K=264 -D block_M=1
   check fp4 "M=37 N=150 K=200" "$fp4" $small
@@ -126,6 +129,7 @@ if selected lowbit; then
   for m in 1 16; do
     bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape $decode
     bench "w4a16_gemv M=$m" "$w4v" --copy-bandwidth --dim M=$m $shape -D block_M=$m
+    bench "w4a16_decode (split-K) M=$m" "$w4s" --copy-bandwidth --dim M=$m $shape
     bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape $decode
   done
   bench "w4a16 M=4096" "$w4" --cublas --dim M=4096 $shape $big

@@ -84,6 +84,20 @@ def case_w4a16_decode():
     return case_w4a16(M=1, N=130, K=264, group=128, block_M=16)
 
 
+def case_w4a16_split(M=3, N=150, K=1000, group=64, split=3):
+    """The split-K decode kernel on the W4A16 gemm's inputs and reference; K = 1000 gives
+    8 tiles of 128, split 3 + 3 + 2, the last one partial. Part (the workspace) is random
+    on entry: every element the sum reads is written first."""
+    file, defines, dims, inputs, outputs = case_w4a16(M=M, N=N, K=K, group=group)
+    inputs["Part"] = rand((split, M, N), "float32")
+    return ("examples/dequantize_gemm/w4a16_decode.tl", {"group": group, "split": split}, dims, inputs, outputs)
+
+
+def case_w4a16_split_m1():
+    # One row, more splits than some runs have tiles (5 tiles of 128 over 4 splits: 2, 2, 1, 0).
+    return case_w4a16_split(M=1, N=130, K=600, group=128, split=4)
+
+
 def case_w4a16_gemv(M=1, N=150, K=200, group=64, block_M=None):
     """The decode GEMV on the same inputs and reference as the W4A16 gemm."""
     file, defines, dims, inputs, outputs = case_w4a16(M=M, N=N, K=K, group=group, block_M=block_M)

@@ -82,6 +82,25 @@ TEST_CASE("the HIP C of every example uses the HIP helpers and no NVIDIA-only in
     }
 }
 
+TEST_CASE("tiles too large for an AMD workgroup are refused with a located error") {
+  // Flash attention's default tiles: the fragments beside its accumulators
+  // need more registers than a group may take, so they go to LDS, which then
+  // overflows; both are reported, at the kernel and at the buffers.
+  SourceManager sm;
+  DiagnosticEngine diags(sm);
+  std::string error;
+  uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/examples/flash_attention/mha_fwd_bhsd.tl", error);
+  REQUIRE_MESSAGE(file != 0, error);
+  auto module = compileSource(sm, diags, file, {});
+  REQUIRE_MESSAGE(module, diags.renderAll());
+  auto src = cuda::generateCuda(*module, hip::hipOptions("gfx942"), diags);
+  CHECK_FALSE(src);
+  std::string text = diags.renderAll();
+  CHECK(text.find("cuda-shared-memory-overflow") != std::string::npos);
+  CHECK(text.find("mha_fwd_bhsd.tl:27:5") != std::string::npos);
+  CHECK(text.find("a fragment kept in shared memory") != std::string::npos);
+}
+
 TEST_CASE("the HIP helper header keeps no inline PTX") {
   const std::string& h = hip::hipHelperHeader();
   CHECK(h.find("@CUDA_HELPERS@") == std::string::npos);

@@ -148,6 +148,10 @@ class Examples(unittest.TestCase):
         self._check_case("w4a16")
         self._check_case("w4a16_decode")
 
+    def test_w4a16_split(self):
+        self._check_case("w4a16_split")
+        self._check_case("w4a16_split_m1")
+
     def test_w4a16_gemv(self):
         self._check_case("w4a16_gemv")
         self._check_case("w4a16_gemv_m16")
@@ -221,6 +225,7 @@ TESTED = {
     "examples/flash_attention/mha_fwd_varlen.tl": Examples.test_attention_varlen,
     "examples/dequantize_gemm/w4a16_gemm.tl": Examples.test_w4a16,
     "examples/dequantize_gemm/w4a16_gemv.tl": Examples.test_w4a16_gemv,
+    "examples/dequantize_gemm/w4a16_decode.tl": Examples.test_w4a16_split,
     "examples/dequantize_gemm/fp4_gemm.tl": Examples.test_fp4,
     "examples/gemm_fp8/gemm_fp8.tl": Examples.test_fp8,
     "examples/gemm_fp8/gemm_fp8_blockscale.tl": Examples.test_fp8_blockscale,

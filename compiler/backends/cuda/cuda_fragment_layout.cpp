@@ -444,16 +444,20 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   if (hasColumnVector && columns < 0) fail("a column vector beside tiles of different widths", list[0]);
   RegisterLayout columnLayout =
       columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma) : *rep;
+  const BufferNode* largest = nullptr;  // the member taking the most registers
+  int64_t largestRegs = 0;
   for (auto* b : list) {
     auto& c = uses.cands[b];
     if (c.role == Role::Columns && c.shape[0] != columns) fail("its shape does not follow the accumulator's columns", b);
     if (c.fixed || !why.empty()) continue;
     RegisterTile t{0, roleOf(c.role), c.role == Role::Tile ? layouts[b] : c.role == Role::Columns ? columnLayout : *rep};
     regs += t.registers();
+    if (!largest || t.registers() > largestRegs) largest = b, largestRegs = t.registers();
   }
-  if (why.empty() && regs > kMaxRegisterElems)
-    why = "the fragments beside the accumulator need " + num(regs) + " registers per thread (at most " +
-          num(kMaxRegisterElems) + ")";
+  if (regs > kMaxRegisterElems)
+    fail("the fragments beside the accumulator need " + num(regs) + " registers per thread (at most " +
+             num(kMaxRegisterElems) + ")",
+         largest);
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
     bool fits = (n.kind == Role::Tile && n.extents[0] == rep->rows && n.extents[1] % (rep->atomCols() * rep->warpsN) == 0) ||

@@ -363,7 +363,7 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
 
 // Offsets of the shared buffers in the kernel's one dynamic allocation.
 // Buffers whose lifetimes (the span of top-level kernel statements that
-// access them) do not overlap may share bytes: first fit, in allocation
+// access them; a let's body's statements count as top-level) do not overlap may share bytes: first fit, in allocation
 // order, at 128-byte alignment. Buffers that overlap in memory are recorded
 // as aliases of one representative for the barrier analysis.
 int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& shared) {
@@ -371,6 +371,9 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
   std::function<void(const Stmt&)> flatten = [&](const Stmt& st) {
     if (auto* seq = as<SeqStmt>(st)) {
       for (auto& x : seq->stmts) flatten(x);
+    } else if (auto* let = as<LetStmt>(st)) {  // its value, then its body's statements
+      top.push_back(std::make_shared<EvaluateStmt>(let->value, let->loc));
+      flatten(let->body);
     } else {
       top.push_back(st);
     }

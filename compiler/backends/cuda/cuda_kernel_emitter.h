@@ -368,7 +368,12 @@ class KernelEmitter : public backend::CEmitter {
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   VectorNest* vecNest_ = nullptr;  // the vectorized nest being emitted
-  std::vector<std::pair<const ir::Load*, std::string>> preloaded_;  // preloadInvariantLoads
+  struct Preload {
+    const ir::BufferNode* buffer;
+    std::vector<ir::Expr> indices;  // simplified: a nest's body may be simplified before it is emitted
+    std::string name;
+  };
+  std::vector<Preload> preloaded_;  // preloadInvariantLoads
   // Inside a Parallel nest over a replicated row or column vector: the C
   // condition of the replica that writes memory (see ownerGuard).
   std::string replicaOwner_;

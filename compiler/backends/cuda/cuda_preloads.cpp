@@ -13,12 +13,33 @@
 #include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/equality.h"
 #include "compiler/ir/var_uses.h"
+#include "compiler/passes/simplify.h"
 
 namespace tlc::cuda {
 
 using namespace ir;
 
 namespace {
+
+// The indices in one form whether or not the load's statement was simplified
+// before emission (a Parallel nest's body is, with its ranges: a preloaded
+// `B_scale[(bx * 128) // 128, k]` is read there as `B_scale[bx, k]`).
+std::vector<Expr> simplifiedIndices(const Load* l) {
+  std::vector<Expr> idx;
+  for (const Expr& e : l->indices) idx.push_back(passes::simplifyExpr(e));
+  return idx;
+}
+
+bool sameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!structurallyEqual(a[i], b[i])) return false;
+  return true;
+}
+
+bool samePlace(const Load* a, const Load* b) {
+  return a->buffer == b->buffer && sameIndices(simplifiedIndices(a), simplifiedIndices(b));
+}
 
 constexpr size_t kMaxPreloads = 8;  // registers held across the iteration
 
@@ -71,12 +92,6 @@ class InvariantLoads : public IRVisitor {
     visit(f->body);
     conditional_ -= !runs;
   }
-  static bool samePlace(const Load* a, const Load* b) {
-    if (a->buffer != b->buffer || a->indices.size() != b->indices.size()) return false;
-    for (size_t i = 0; i < a->indices.size(); ++i)
-      if (!structurallyEqual(a->indices[i], b->indices[i])) return false;
-    return true;
-  }
 
  private:
   const std::set<const BufferNode*>& written_;
@@ -104,15 +119,15 @@ void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts) {
   }
   if (scan.jumps) return;
   for (const Load* l : found.loads) {
-    std::string name = fresh("preload");
-    line("const " + typeName(l->dtype) + " " + name + " = " + access(l->buffer, l->indices) + ";");
-    preloaded_.emplace_back(l, name);
+    Preload p{l->buffer.get(), simplifiedIndices(l), fresh("preload")};
+    line("const " + typeName(l->dtype) + " " + p.name + " = " + access(l->buffer, p.indices) + ";");
+    preloaded_.push_back(std::move(p));
   }
 }
 
 const std::string* KernelEmitter::preloadedName(const Load* l) const {
-  for (const auto& [p, name] : preloaded_)
-    if (InvariantLoads::samePlace(p, l)) return &name;
+  for (const Preload& p : preloaded_)
+    if (p.buffer == l->buffer.get() && sameIndices(p.indices, simplifiedIndices(l))) return &p.name;
   return nullptr;
 }
 
