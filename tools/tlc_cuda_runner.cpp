@@ -35,7 +35,7 @@ namespace {
 int usage() {
   std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N] [--fill NAME=LO:HI]\n"
                "                       [--load DIR] [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
-               "                       [--no-warp-specialize] [--persistent]\n";
+               "                       [--no-warp-specialize] [--persistent | --no-persistent]\n";
   return 2;
 }
 
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::string file, arch = "sm_90";
   std::vector<Define> defines;
   driver::RunSettings settings;
-  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = false;
+  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
       warpSpecialize = false;
     } else if (a == "--persistent") {
       persistent = true;
+    } else if (a == "--no-persistent") {
+      persistent = false;
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
       file = a;
     } else {

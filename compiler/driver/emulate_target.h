@@ -29,7 +29,7 @@ struct EmulateOptions {
   // cuda_emu::LaunchOptions::replayDir); empty: $TLC_EMU_REPLAY_DIR if set.
   std::string replayDir;
   bool warpSpecialize = true;  // sm_90a: the TMA + wgmma mainloop (cuda::CudaOptions::warpSpecialize)
-  bool persistent = false;     // sm_90a: persistent gemm kernels (cuda::CudaOptions::persistent)
+  bool persistent = true;      // sm_90a: persistent gemm kernels (cuda::CudaOptions::persistent)
 };
 
 int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const std::string& arch,

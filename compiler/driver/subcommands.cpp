@@ -42,7 +42,7 @@ struct TargetOptions {
   std::string features;
   bool checkBounds = false;
   bool noWarpSpecialize = false;
-  bool persistent = false;
+  bool persistent = true;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
     cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
@@ -55,9 +55,10 @@ struct TargetOptions {
     cmd->add_flag("--no-warp-specialize", noWarpSpecialize,
                   "cuda:sm_90a: pipelined gemms use the sm_80 mainloop (cp.async + mma.sync) instead of a "
                   "TMA producer warpgroup and wgmma");
-    cmd->add_flag("--persistent", persistent,
+    cmd->add_flag("--persistent,!--no-persistent", persistent,
                   "cuda:sm_90a: kernels with a warp-specialized gemm mainloop run persistently (a block per SM "
-                  "looping over the tiles; the next tile's loads overlap the last one's epilogue)");
+                  "looping over the tiles; the next tile's loads overlap the last one's epilogue); the default, "
+                  "--no-persistent launches a block per tile");
   }
   TargetRequest request() const {
     TargetRequest r;

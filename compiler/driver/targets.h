@@ -27,7 +27,7 @@ struct TargetRequest {
   std::string features;
   bool checkBounds = false;  // --check-bounds (cpu)
   bool warpSpecialize = true;  // --no-warp-specialize (cuda:sm_90a)
-  bool persistent = false;     // --persistent (cuda:sm_90a)
+  bool persistent = true;      // --persistent / --no-persistent (cuda:sm_90a)
 };
 
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.

@@ -39,23 +39,23 @@ echo '## persistent and not, against cuBLAS (same process)' >>"$report"
 echo '```' >>"$report"
 for n in 4096 8192; do
   for dtype in float16 bfloat16; do
-    for p in "" --persistent; do
+    for p in --no-persistent --persistent; do
       # shellcheck disable=SC2086
-      bench "gemm $dtype $n^3 128x256x64 ${p:-(not persistent)}" "$gemm" $p -D dtype=$dtype $f16 --dim M=$n --dim N=$n --dim K=$n
+      bench "gemm $dtype $n^3 128x256x64 $p" "$gemm" $p -D dtype=$dtype $f16 --dim M=$n --dim N=$n --dim K=$n
     done
   done
-  for p in "" --persistent; do
+  for p in --no-persistent --persistent; do
     # shellcheck disable=SC2086
-    bench "gemm_fp8 $n^3 128x256x128 ${p:-(not persistent)}" "$fp8" $p $f8 --dim M=$n --dim N=$n --dim K=$n
+    bench "gemm_fp8 $n^3 128x256x128 $p" "$fp8" $p $f8 --dim M=$n --dim N=$n --dim K=$n
   done
 done
-for p in "" --persistent; do
+for p in --no-persistent --persistent; do
   # shellcheck disable=SC2086
-  bench "gemm float16 4095x4097x4093 128x256x64 ${p:-(not persistent)}" "$gemm" $p $f16 --dim M=4095 --dim N=4097 --dim K=4093
+  bench "gemm float16 4095x4097x4093 128x256x64 $p" "$gemm" $p $f16 --dim M=4095 --dim N=4097 --dim K=4093
   # shellcheck disable=SC2086
-  bench "gemm float16 4096x4096x4096 default tiles ${p:-(not persistent)}" "$gemm" $p --dim M=4096 --dim N=4096 --dim K=4096
+  bench "gemm float16 4096x4096x4096 default tiles $p" "$gemm" $p --dim M=4096 --dim N=4096 --dim K=4096
   # shellcheck disable=SC2086
-  bench "gemm_fp8 4095x4080x4080 128x256x128 ${p:-(not persistent)}" "$fp8" $p $f8 --dim M=4095 --dim N=4080 --dim K=4080
+  bench "gemm_fp8 4095x4080x4080 128x256x128 $p" "$fp8" $p $f8 --dim M=4095 --dim N=4080 --dim K=4080
 done
 echo '```' >>"$report"
 echo "failures: $failures" >>"$report"

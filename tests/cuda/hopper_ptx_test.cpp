@@ -141,7 +141,7 @@ TEST_CASE("a float32 gemm with B as [N, K] runs on tf32 wgmma (k8) on sm_90a") {
   if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32") != std::string::npos);
 }
 
-TEST_CASE("--persistent: a gemm mainloop kernel loops over its tiles, its version without TMA does not") {
+TEST_CASE("persistent (the default): a gemm mainloop kernel loops over its tiles, its version without TMA does not") {
   cuda::CudaOptions options;
   options.arch = "sm_90a";
   options.persistent = true;
@@ -167,8 +167,11 @@ TEST_CASE("--persistent: a gemm mainloop kernel loops over its tiles, its versio
   CHECK(plain.find("tlc_tile") == std::string::npos);
   std::string ptx = ptxFor(source);
   if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async") != std::string::npos);
-  // Without the option, or on sm_80, nothing changes.
-  CHECK(test::emitCudaFor(gemmExample(), "sm_90a").find("tlc_tile") == std::string::npos);
+  // It is the default; --no-persistent, or sm_80, launches a block per tile.
+  CHECK(test::emitCudaFor(gemmExample(), "sm_90a").find("tlc_tile") != std::string::npos);
+  options.persistent = false;
+  CHECK(test::generateCudaFor(gemmExample(), options)->source.find("tlc_tile") == std::string::npos);
+  options.persistent = true;
   options.arch = "sm_80";
   CHECK(test::generateCudaFor(gemmExample(), options)->source.find("tlc_tile") == std::string::npos);
 }

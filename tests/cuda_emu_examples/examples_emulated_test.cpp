@@ -233,15 +233,17 @@ TEST_CASE("the sm_90a float32 gemm through TMA and tf32 wgmma runs clean in the 
     checkEmulated(c, "sm_90a");
 }
 
-// Persistent kernels (--persistent): the emulated GPU has two SMs, so each
+// Persistent kernels (the default): the emulated GPU has two SMs, so each
 // block loops over several tiles, its producer running ahead into the next
 // tile's stages; the ring's barriers, the release of each tile's last stage
 // and the barrier between tiles are what these check, with the split-K
 // gemm's per-tile lets, int8 and float8 mainloops, rasterized and plain
-// grids, at sizes the tiles divide and sizes they do not.
-TEST_CASE("persistent gemm kernels loop over their tiles clean in the CUDA emulator") {
-  EmulateOptions persistent;
+// grids, at sizes the tiles divide and sizes they do not. The same kernels
+// built --no-persistent (a block per tile) run too.
+TEST_CASE("gemm kernels, persistent and not, loop over their tiles clean in the CUDA emulator") {
+  EmulateOptions persistent, perTile;
   persistent.persistent = true;
+  perTile.persistent = false;
   const std::vector<Define> wide = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
   const std::vector<Case> cases = {
       {"examples/gemm/gemm.tl", {}, {{"M", 512}, {"N", 384}, {"K", 64}}},
@@ -251,7 +253,10 @@ TEST_CASE("persistent gemm kernels loop over their tiles clean in the CUDA emula
       {"bench/zoo/gemm_int8.tl", {}, {{"M", 256}, {"N", 384}, {"K", 256}}},
       {"examples/gemm_fp8/gemm_fp8.tl", {}, {{"M", 300}, {"N", 600}, {"K", 256}}},
   };
-  for (const Case& c : cases) checkEmulated(c, "sm_90a", persistent);
+  for (const Case& c : cases) {
+    checkEmulated(c, "sm_90a", persistent);
+    checkEmulated(c, "sm_90a", perTile);
+  }
 }
 
 // Transposes written element by element, staged through a shared tile by

@@ -26,7 +26,8 @@ struct CudaOptions {
   // persistently: a 1-D grid of at most blocks-per-SM x SMs blocks, each
   // looping over the kernel's tiles (its logical grid), so that the producer
   // loads the next tile while the consumers run the last one's epilogue.
-  bool persistent = false;
+  // On by default (faster at every size measured, bench/RESULTS.md).
+  bool persistent = true;
   int maxSharedBytes = 227 * 1024;
   bool lineDirectives = true;  // #line directives naming the .tl line of each generated line
   bool printAfterAll = false;  // print the generated CUDA to stderr
