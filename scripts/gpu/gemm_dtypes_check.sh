@@ -31,6 +31,9 @@ for dims in "M=300 N=500 K=640" "M=70 N=200 K=300"; do
   args=$(for d in $dims; do echo --dim "$d"; done)
   # shellcheck disable=SC2086
   run "gemm_fp8_blockscale $dims" "$runner" "$blockscale" --arch "$arch" --check $args
+  # Four stages: the scaled add one K step behind the wgmmas.
+  # shellcheck disable=SC2086
+  run "gemm_fp8_blockscale 4 stages $dims" "$runner" "$blockscale" --arch "$arch" --check -D stages=4 $args
 done
 nt="$root/bench/zoo/gemm_nt.tl"
 f32="-D dtype=float32 -D block_K=32"
@@ -47,6 +50,8 @@ for tool in memcheck racecheck synccheck; do
     --arch "$arch" --check --dim M=256 --dim N=512 --dim K=384
   run "gemm_fp8_blockscale $tool (M=200 N=256 K=384)" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$blockscale" \
     --arch "$arch" --check --dim M=200 --dim N=256 --dim K=384
+  run "gemm_fp8_blockscale 4 stages $tool (M=200 N=256 K=384)" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
+    "$blockscale" --arch "$arch" --check -D stages=4 --dim M=200 --dim N=256 --dim K=384
 done
 
 echo >>"$report"
@@ -69,6 +74,9 @@ bench "gemm_fp8 M=4095 N=4080 K=4080, 128x256x128" "$gemm" $tiles --dim M=4095 -
 # shellcheck disable=SC2086
 bench "gemm_fp8 e5m2 4096^3, 128x256x128" "$gemm" $tiles -D in_dtype=float8_e5m2 --dim M=4096 --dim N=4096 --dim K=4096
 bench "gemm_fp8_blockscale 4096^3 (against per-tensor cublasLt)" "$blockscale" --dim M=4096 --dim N=4096 --dim K=4096
+for n in 4096 8192; do
+  bench "gemm_fp8_blockscale $n^3, 4 stages" "$blockscale" -D stages=4 --dim M=$n --dim N=$n --dim K=$n
+done
 echo "=== gemm_nt float32 (tf32 wgmma) 4096^3, 128x256x32 tiles" >>"$report"
 # shellcheck disable=SC2086
 "$runner" "$nt" --arch "$arch" --bench $f32 --dim M=4096 --dim N=4096 --dim K=4096 2>>"$log" | grep '^bench' >>"$report" ||

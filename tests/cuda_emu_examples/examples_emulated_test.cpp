@@ -210,8 +210,12 @@ TEST_CASE("the float8 gemms run on float8 tensor cores clean in the CUDA emulato
       {"examples/gemm_fp8/gemm_fp8.tl", e5, {{"M", 64}, {"N", 130}, {"K", 160}}},
       {"examples/gemm_fp8/gemm_fp8_blockscale.tl", small, {{"M", 70}, {"N", 200}, {"K", 300}}},
       // Rows TMA can load: A and B by TMA, the column of A's scales by the
-      // producer threads' cp.async beside them.
+      // producer threads' cp.async beside them; with two stages (the
+      // default) in order, with three (sm_90a) the scaled add one K step
+      // behind the wgmmas.
       {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {}, {{"M", 200}, {"N", 300}, {"K", 400}}},
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {{"stages", "3"}}, {{"M", 200}, {"N", 300}, {"K", 400}}},
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {{"stages", "3"}}, {{"M", 130}, {"N", 256}, {"K", 256}}},
   };
   for (const char* arch : {"sm_90a", "sm_89"}) {
     CAPTURE(arch);

@@ -18,19 +18,11 @@ namespace tlc::cuda {
 
 using namespace ir;
 
-namespace {
-
-// Whether each consumer thread releases a stage itself (the empty barrier
-// counts threads, not warps): when the producer threads write a tile by
-// cp.async that the consumers read with plain loads, each reader's own
-// arrive orders its reads before the next write of the stage.
 bool threadsRelease(const HopperMainloop& h) {
   for (const HopperOperand& op : h.tiles)
     if (op.copyNest) return true;
   return false;
 }
-
-}  // namespace
 
 std::string KernelEmitter::syncThreads() const {
   // wgmma reads shared memory through the async proxy: the generic writes
@@ -298,6 +290,11 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   LocationScope at(*this, f->loc);
   barrier(pending);
   std::vector<Stmt> consumers = nonProducers(f, pipelineSchedule(f));
+  if (int g = deferrableGemm(f, consumers); g >= 0) {  // cuda_hopper_deferred.cpp
+    emitDeferredHopperLoop(f, consumers, g);
+    pending = accessesOf(f->body);
+    return;
+  }
   // The tiles are ordered by the barriers of the ring, not by the block's.
   auto withoutTiles = [&](Accesses a) {
     for (const HopperOperand& op : h.tiles) {

@@ -524,17 +524,24 @@ bool KernelEmitter::planBuffers() {
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
   hopper_ = layouts.hopper;
   wgmma_ = layouts.wgmma;
+  // Persistent: gemm mainloops only. A general loop (attention, a
+  // block-scaled gemm) keeps a block per tile: the block-scaled gemm was
+  // slower persistent (bench/RESULTS.md, 2026-12-04).
   persistent_ = options_.persistent && hopper_ && hopper_->gemm;
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;
   tiles_ = std::move(layouts.fragments);
 
-  // Shared buffers that mma accumulators are stored to (see
-  // stage-accumulator-stores) take the padded row-major layout: the pairs of
-  // columns a warp stores at once lie on 8 rows, which the pad spreads over
-  // all the banks.
-  CopyTargets accumulatorStores([&](const BufferNode* b) { return layouts.accumulators.count(b) > 0; });
+  // Shared buffers that mma accumulators, or register tiles laid out like
+  // them, are stored to (see stage-accumulator-stores) take the padded
+  // row-major layout: the pairs of columns a warp stores at once lie on 8
+  // rows, which the pad spreads over all the banks.
+  CopyTargets accumulatorStores([&](const BufferNode* b) {
+    if (layouts.accumulators.count(b)) return true;
+    auto it = tiles_.buffers.find(b);
+    return it != tiles_.buffers.end() && it->second.role == FragmentRole::Tile && it->second.layout.isMma();
+  });
   accumulatorStores.visit(kernel_.body);
 
   for (auto* a : scan.threadAllocs) {

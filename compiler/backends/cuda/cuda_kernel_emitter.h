@@ -150,11 +150,18 @@ class KernelEmitter : public backend::CEmitter {
   void openTileLoop();
   void emitHopperConsumer(const ir::ForStmt* f, Accesses& pending);
   void emitHopperLoop(const ir::ForStmt* f, Accesses& pending);
+  // The general form with the statements after a gemm one iteration behind
+  // its wgmmas (cuda_hopper_deferred.cpp): the gemm's index in `consumers`
+  // when that computes the same values, else -1.
+  int deferrableGemm(const ir::ForStmt* f, const std::vector<ir::Stmt>& consumers);
+  void emitDeferredHopperLoop(const ir::ForStmt* f, const std::vector<ir::Stmt>& consumers, int gemmAt);
   // Loads `stmts` (a pipelined iteration's statements) always evaluate of
   // global tensors the kernel never writes, at addresses the statements do
   // not bind, loaded here into registers that stand for them until
   // preloaded_ is cleared (cuda_preloads.cpp).
-  void preloadInvariantLoads(const std::vector<ir::Stmt>& stmts);
+  // `afterGemm`: only loads after a gemm of `stmts` (those before one are
+  // issued early already).
+  void preloadInvariantLoads(const std::vector<ir::Stmt>& stmts, bool afterGemm = true);
   const std::string* preloadedName(const ir::Load* l) const;
   std::string hopperTile(const HopperOperand& op, const std::string& stage);
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's

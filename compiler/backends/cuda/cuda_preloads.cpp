@@ -101,11 +101,10 @@ class InvariantLoads : public IRVisitor {
 
 }  // namespace
 
-void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts) {
+void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts, bool afterGemm) {
   std::set<const BufferNode*> written = collectBufferWrites(kernel_.body).buffers;
   BoundVars bound;
   for (const Stmt& s : stmts) bound.visit(s);
-  // Only loads after a gemm: those before one are issued early already.
   struct Scan : IRVisitor {
     bool gemm = false, jumps = false;
     void visitGemm(const GemmStmt*) override { gemm = true; }
@@ -114,7 +113,7 @@ void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts) {
   } scan;
   InvariantLoads found(written, bound.vars);
   for (const Stmt& s : stmts) {
-    if (scan.gemm) found.visit(s);
+    if (scan.gemm || !afterGemm) found.visit(s);
     scan.visit(s);
   }
   if (scan.jumps) return;

@@ -1,0 +1,205 @@
+// The general warp-specialized form's consumers with the statements after a
+// gemm deferred by one iteration: while iteration i's wgmmas run, the
+// statements that read iteration i - 1's product do.
+//
+// A block-scaled gemm's iteration multiplies its stage's tiles into a
+// partial product (`gemm(A_s, B_s, P_f, clear_accum=true)`) and then adds
+// that product, scaled, to the accumulator. Emitted in order, the tensor
+// cores idle while the threads scale: the gemm's wgmmas are waited for
+// before the statements after it run. Here iteration i issues its wgmmas into
+// one of two copies of the product's registers, then `wgmma.wait_group 1`
+// retires iteration i - 1's, and the statements after the gemm run for
+// iteration i - 1 (its loop variable, its stage of the ring, the other copy
+// of the product), then release that stage; the last iteration's run after
+// `wait_group 0`. The loop is unrolled by two so that each copy of the
+// product has fixed registers, with the first issue before it and the last
+// one or two iterations after it: on every path each wait then retires a
+// known group, which ptxas needs to keep the wgmmas asynchronous.
+//
+// Taken when the values are the same as in order: one gemm in the body, into
+// a register fragment it clears, that nothing outside the loop or before the
+// gemm reads or writes; the statements after the gemm write nothing that the
+// statements up to the gemm read or write, and read nothing those write but
+// the product; no shared memory is written by the body and nothing jumps;
+// the ring has at least three stages (two are held at once), and the second
+// copy of the product fits the consumers' registers.
+#include <set>
+
+#include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/ir/buffer_access.h"
+
+namespace tlc::cuda {
+
+using namespace ir;
+
+namespace {
+
+// Every buffer a statement reads or writes, registers included.
+class AllAccesses : public BufferAccessVisitor {
+ public:
+  std::set<const BufferNode*> reads, writes;
+  bool jumps = false;
+  int gemms = 0;
+
+  void visitGemm(const GemmStmt* g) override {
+    ++gemms;
+    BufferAccessVisitor::visitGemm(g);
+  }
+  void visitBreak(const BreakStmt*) override { jumps = true; }
+  void visitContinue(const ContinueStmt*) override { jumps = true; }
+
+ protected:
+  void read(const Buffer& b) override { reads.insert(b.get()); }
+  void write(const Buffer& b) override { writes.insert(b.get()); }
+};
+
+// The kernel's statements but one loop.
+class OutsideLoop : public AllAccesses {
+ public:
+  explicit OutsideLoop(const ForStmt* skip) : skip_(skip) {}
+  void visitFor(const ForStmt* f) override {
+    if (f != skip_) AllAccesses::visitFor(f);
+  }
+
+ private:
+  const ForStmt* skip_;
+};
+
+bool meets(const std::set<const BufferNode*>& a, const std::set<const BufferNode*>& b,
+           const BufferNode* except = nullptr) {
+  for (const BufferNode* x : a)
+    if (x != except && b.count(x)) return true;
+  return false;
+}
+
+constexpr int64_t kRegisterReserve = 32;  // addresses, indices and scales beside the fragments
+
+}  // namespace
+
+// The index in `consumers` of the gemm whose following statements can be
+// deferred (see the top of the file), or -1.
+int KernelEmitter::deferrableGemm(const ForStmt* f, const std::vector<Stmt>& consumers) {
+  const HopperMainloop& h = *hopper_;
+  if (h.stages < 3 || h.consumerRegs <= 0) return -1;
+  int found = -1;
+  AllAccesses body;
+  for (size_t i = 0; i < consumers.size(); ++i) {
+    body.visit(consumers[i]);
+    if (as<GemmStmt>(consumers[i])) found = found == -1 ? (int)i : -2;
+  }
+  if (found < 0 || body.gemms != 1 || body.jumps || found + 1 == (int)consumers.size()) return -1;
+  auto* g = as<GemmStmt>(consumers[found]);
+  const BufferNode* p = g->c.buffer.get();
+  if (!g->clearAccum || !isWgmmaGemm(g) || !isRegister(g->c.buffer)) return -1;
+  for (const BufferNode* w : body.writes)
+    if (bufs_[w].place == Placement::Shared) return -1;
+  AllAccesses upTo, after;
+  for (int i = 0; i <= found; ++i) upTo.visit(consumers[i]);
+  for (size_t i = found + 1; i < consumers.size(); ++i) after.visit(consumers[i]);
+  AllAccesses before;
+  for (int i = 0; i < found; ++i) before.visit(consumers[i]);
+  if (before.reads.count(p) || before.writes.count(p)) return -1;
+  if (meets(after.writes, upTo.reads) || meets(after.writes, upTo.writes) || meets(upTo.writes, after.reads, p))
+    return -1;
+  OutsideLoop outside(f);
+  outside.visit(kernel_.body);
+  if (outside.reads.count(p) || outside.writes.count(p)) return -1;
+  // The registers of every register fragment, plus the product's second copy.
+  int64_t regs = bufs_[p].elems;
+  for (const auto& [b, info] : bufs_)
+    if (info.place == Placement::Register && info.fragment) regs += info.elems;
+  if (regs + kRegisterReserve > h.consumerRegs) return -1;
+  return found;
+}
+
+void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<Stmt>& consumers, int gemmAt) {
+  const HopperMainloop& h = *hopper_;
+  const auto* g = as<GemmStmt>(consumers[gemmAt]);
+  BufferInfo& product = bufs_[g->c.buffer.get()];
+  const std::string first = product.name, second = fresh(product.name + "_next");
+  line(typeName(g->c.buffer->dtype) + " " + second + "[" + std::to_string(product.elems) + "];");
+  std::vector<Stmt> after(consumers.begin() + gemmAt + 1, consumers.end());
+  open("");
+  std::string n = fresh("n_iter"), j = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
+  std::string newest = fresh("newest_stage"), oldest = fresh("oldest_stage");
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("int " + stage + " = 0, " + newest + " = 0, " + oldest + " = 0;");
+  line("unsigned " + phase + " = 0;");
+  if (isNonNegative(f->min)) markNonNegative(f->var);
+  // Binds the loop variable and the ring's stage for statements of iteration `iter`.
+  auto bind = [&](const std::string& iter, const std::string& ringStage) {
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + iter + ";");
+    Var version = makeVar("stage");
+    markNonNegative(version);
+    line("const int " + varName(version) + " = " + ringStage + ";");
+    for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = makeVarRef(version);
+  };
+  auto unbind = [&] {
+    for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
+  };
+  // Iteration `iter`: its stage's tiles, then the statements up to the gemm,
+  // whose wgmmas into `regs` stay in flight.
+  auto issue = [&](const std::string& iter, const std::string& regs) {
+    open("");
+    line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
+    if (gathersIntoPanels(h)) line("tlc::fence_proxy_async();");
+    bind(iter, stage);
+    product.name = regs;
+    Accesses inner;
+    for (int i = 0; i < gemmAt; ++i) emitBlock(consumers[i], inner);
+    emitGemmWgmma(g, false);
+    unbind();
+    line(newest + " = " + stage + ";");
+    line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+    close();
+  };
+  // Iteration `iter`'s statements after the gemm, once `wait_group pending`
+  // has retired its wgmmas into `regs`; then its stage goes back.
+  auto finish = [&](const std::string& iter, const std::string& regs, int pending) {
+    open("");
+    bind(iter, oldest);
+    product.name = regs;
+    preloadInvariantLoads(after, false);
+    line("tlc::wgmma_wait<" + std::to_string(pending) + ">();");
+    line("tlc::fence_registers<" + std::to_string(product.elems) + ">(" + regs + ");");
+    Accesses inner;
+    for (const Stmt& s : after) emitBlock(s, inner);
+    preloaded_.clear();
+    unbind();
+    if (threadsRelease(h)) {
+      line("tlc::mbar_arrive(&tlc_empty[" + oldest + "]);");
+    } else {
+      line("__syncwarp();");
+      line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + oldest + "]);");
+    }
+    line(oldest + " = " + newest + ";");
+    close();
+  };
+  // Every wait below retires a known number of groups on every path (ptxas
+  // serializes the wgmmas otherwise): one group is in flight, in `first`,
+  // at the top of the loop.
+  open("if (" + n + " > 0)");
+  issue("0", first);
+  line(oldest + " = " + newest + ";");
+  line("int " + j + " = 1;");
+  line("#pragma unroll 1");
+  open("for (; " + j + " + 1 < " + n + "; " + j + " += 2)");
+  issue(j, second);
+  finish(j + " - 1", first, 1);
+  issue(j + " + 1", first);
+  finish(j, second, 1);
+  close();
+  open("if (" + j + " < " + n + ")");
+  issue(j, second);
+  finish(j + " - 1", first, 1);
+  finish(j, second, 0);
+  close();
+  open("else");
+  finish(j + " - 1", first, 0);
+  close();
+  close();
+  product.name = first;
+  close();
+}
+
+}  // namespace tlc::cuda
