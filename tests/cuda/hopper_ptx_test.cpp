@@ -176,6 +176,28 @@ TEST_CASE("persistent (the default): a gemm mainloop kernel loops over its tiles
   CHECK(test::generateCudaFor(gemmExample(), options)->source.find("tlc_tile") == std::string::npos);
 }
 
+TEST_CASE("a persistent gemm whose ring does not fit beside its staging tile launches a block per tile") {
+  // 128x256x64 float16 tiles: 48 KB a stage. With three stages the ring
+  // (144 KB) and the accumulator's staging tile (67.5 KB) fit side by side,
+  // and the kernel is persistent; with four (192 KB) they only fit sharing
+  // bytes, which a persistent kernel's ring cannot, so it keeps a block per tile.
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  for (const char* stages : {"3", "4"}) {
+    CAPTURE(stages);
+    std::string source = gemmExample();
+    const std::string defaults = "block_N=128, block_K=32, stages=3, threads=128";
+    REQUIRE(source.find(defaults) != std::string::npos);
+    source.replace(source.find(defaults), defaults.size(),
+                   std::string("block_N=256, block_K=64, stages=") + stages + ", threads=256");
+    auto cu = test::generateCudaFor(source, options);
+    REQUIRE(cu);
+    bool persistent = std::string(stages) == "3";
+    CHECK((cu->funcs[0].kernels[0].persistentBlocksPerSM > 0) == persistent);
+    CHECK((cu->primarySource.find("tlc_tile") != std::string::npos) == persistent);
+  }
+}
+
 TEST_CASE("the versions without TMA form a translation unit of their own; modules without them have one") {
   cuda::CudaOptions options;
   options.arch = "sm_90a";

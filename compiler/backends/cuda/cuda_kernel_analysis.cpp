@@ -625,6 +625,13 @@ bool KernelEmitter::planBuffers() {
     bufs_[b.get()] = info;
   }
   offset = packSharedBuffers(sharedBuffers);
+  // A persistent kernel's ring shares its bytes with no other buffer (the
+  // accumulator's staging tile): where that does not fit, a block per tile.
+  if (persistent_ && offset + 16 * hopper_->stages > options_.maxSharedBytes) {
+    persistent_ = false;
+    sharedAlias_.clear();
+    offset = packSharedBuffers(sharedBuffers);
+  }
   if (hopper_) {  // the mbarriers of the ring, full[stages] then empty[stages]
     offset = (offset + 7) / 8 * 8;
     barrierOffset_ = offset;
