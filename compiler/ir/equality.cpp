@@ -4,7 +4,7 @@
 
 namespace tlc::ir {
 
-static bool allEqual(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+bool structurallyEqual(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
     if (!structurallyEqual(a[i], b[i])) return false;
@@ -37,11 +37,11 @@ bool structurallyEqual(const Expr& a, const Expr& b) {
     }
     case ExprKind::Call: {
       auto *x = as<Call>(a), *y = as<Call>(b);
-      return x->callee == y->callee && allEqual(x->args, y->args);
+      return x->callee == y->callee && structurallyEqual(x->args, y->args);
     }
     case ExprKind::Load: {
       auto *x = as<Load>(a), *y = as<Load>(b);
-      return x->buffer == y->buffer && allEqual(x->indices, y->indices);
+      return x->buffer == y->buffer && structurallyEqual(x->indices, y->indices);
     }
   }
   return false;

@@ -8,5 +8,7 @@
 namespace tlc::ir {
 
 bool structurallyEqual(const Expr& a, const Expr& b);
+// Element by element (index lists, call arguments).
+bool structurallyEqual(const std::vector<Expr>& a, const std::vector<Expr>& b);
 
 }  // namespace tlc::ir

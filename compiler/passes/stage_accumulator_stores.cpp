@@ -35,7 +35,7 @@ class KernelScan : public BufferAccessVisitor {
         std::vector<std::pair<const BufferNode*, const BufferNode*>>* out;
         void visitLoad(const Load* l) override {
           if (l->buffer->scope == MemScope::Fragment && l->buffer != store->buffer &&
-              sameIndices(l->indices, store->indices))
+              structurallyEqual(l->indices, store->indices))
             out->emplace_back(store->buffer.get(), l->buffer.get());
           IRVisitor::visitLoad(l);
         }
@@ -62,12 +62,6 @@ class KernelScan : public BufferAccessVisitor {
  private:
   std::vector<std::pair<const BufferNode*, const BufferNode*>> derived_;  // stored from, element by element
 
-  static bool sameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (!structurallyEqual(a[i], b[i])) return false;
-    return true;
-  }
   void note(const Buffer& b) {
     if (b->scope == MemScope::Shared || b->scope == MemScope::Fragment) shared.insert(b.get());
   }

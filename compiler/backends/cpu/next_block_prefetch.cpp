@@ -11,10 +11,7 @@ using namespace ir;
 namespace {
 
 bool sameAccess(const Load* a, const Load* b) {
-  if (a->buffer != b->buffer || a->indices.size() != b->indices.size()) return false;
-  for (size_t d = 0; d < a->indices.size(); ++d)
-    if (!structurallyEqual(a->indices[d], b->indices[d])) return false;
-  return true;
+  return a->buffer == b->buffer && structurallyEqual(a->indices, b->indices);
 }
 
 }  // namespace

@@ -104,11 +104,6 @@ bool hasGathers(const HopperMainloop& h);
 // Whether it gathers into a tile wgmma reads (through the async proxy, which
 // the consumers fence after their wait).
 bool gathersIntoPanels(const HopperMainloop& h);
-// Whether each consumer thread releases a stage itself (the empty barrier
-// counts threads, not warps): when the producer threads write a tile by
-// cp.async that the consumers read with plain loads, each reader's own
-// arrive orders its reads before the next write of the stage.
-bool threadsRelease(const HopperMainloop& h);
 
 // Sets the blocks per SM the kernel is compiled for and the register
 // targets that follow: two blocks when one consumer warpgroup would leave

@@ -82,23 +82,22 @@ int KernelEmitter::deferrableGemm(const ForStmt* f, const std::vector<Stmt>& con
   const HopperMainloop& h = *hopper_;
   if (h.stages < 3 || h.consumerRegs <= 0) return -1;
   int found = -1;
-  AllAccesses body;
-  for (size_t i = 0; i < consumers.size(); ++i) {
-    body.visit(consumers[i]);
+  for (size_t i = 0; i < consumers.size(); ++i)
     if (as<GemmStmt>(consumers[i])) found = found == -1 ? (int)i : -2;
-  }
-  if (found < 0 || body.gemms != 1 || body.jumps || found + 1 == (int)consumers.size()) return -1;
+  if (found < 0 || found + 1 == (int)consumers.size()) return -1;
   auto* g = as<GemmStmt>(consumers[found]);
   const BufferNode* p = g->c.buffer.get();
   if (!g->clearAccum || !isWgmmaGemm(g) || !isRegister(g->c.buffer)) return -1;
-  for (const BufferNode* w : body.writes)
-    if (bufs_[w].place == Placement::Shared) return -1;
+  // The statements before the gemm, then with it; those after it.
   AllAccesses upTo, after;
-  for (int i = 0; i <= found; ++i) upTo.visit(consumers[i]);
+  for (int i = 0; i < found; ++i) upTo.visit(consumers[i]);
+  if (upTo.reads.count(p) || upTo.writes.count(p)) return -1;
+  upTo.visit(consumers[found]);
   for (size_t i = found + 1; i < consumers.size(); ++i) after.visit(consumers[i]);
-  AllAccesses before;
-  for (int i = 0; i < found; ++i) before.visit(consumers[i]);
-  if (before.reads.count(p) || before.writes.count(p)) return -1;
+  if (upTo.gemms + after.gemms != 1 || upTo.jumps || after.jumps) return -1;
+  for (const auto* writes : {&upTo.writes, &after.writes})
+    for (const BufferNode* w : *writes)
+      if (bufs_[w].place == Placement::Shared) return -1;
   if (meets(after.writes, upTo.reads) || meets(after.writes, upTo.writes) || meets(upTo.writes, after.reads, p))
     return -1;
   OutsideLoop outside(f);
@@ -150,7 +149,7 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
     emitGemmWgmma(g, false);
     unbind();
     line(newest + " = " + stage + ";");
-    line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+    advanceRing(stage, phase);
     close();
   };
   // Iteration `iter`'s statements after the gemm, once `wait_group pending`
@@ -166,12 +165,7 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
     for (const Stmt& s : after) emitBlock(s, inner);
     preloaded_.clear();
     unbind();
-    if (threadsRelease(h)) {
-      line("tlc::mbar_arrive(&tlc_empty[" + oldest + "]);");
-    } else {
-      line("__syncwarp();");
-      line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + oldest + "]);");
-    }
+    releaseStage(oldest);
     line(oldest + " = " + newest + ";");
     close();
   };

@@ -6,9 +6,9 @@
 // arrival, the producer's arrive.expect_tx, plus the bytes of both tiles)
 // and empty[s] (one arrival per consumer warp, or per consumer thread where
 // they read with plain loads a tile the producer threads copied). Iteration
-// i uses stage i % stages with phase parity (i / stages) & 1; the producer waits for
-// empty with the opposite parity, so its first pass over the ring does not
-// wait. A consumer warp releases the stage of iteration i - 1 once
+// i uses stage i % stages with phase parity (i / stages) & 1; the producer
+// waits for empty with the opposite parity, so its first pass over the ring
+// does not wait. A consumer warp releases the stage of iteration i - 1 once
 // wgmma.wait_group 1 in iteration i has retired that iteration's wgmmas.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
@@ -18,10 +18,35 @@ namespace tlc::cuda {
 
 using namespace ir;
 
+namespace {
+
+// Whether each consumer thread releases a stage itself (the empty barrier
+// counts threads, not warps): when the producer threads write a tile by
+// cp.async that the consumers read with plain loads, each reader's own
+// arrive orders its reads before the next write of the stage.
 bool threadsRelease(const HopperMainloop& h) {
   for (const HopperOperand& op : h.tiles)
     if (op.copyNest) return true;
   return false;
+}
+
+}  // namespace
+
+// Moves a ring position to the next stage, flipping the phase at the end of the ring.
+void KernelEmitter::advanceRing(const std::string& stage, const std::string& phase) {
+  line("if (++" + stage + " == " + std::to_string(hopper_->stages) + ") { " + stage + " = 0; " + phase +
+       " ^= 1; }");
+}
+
+// A consumer's release of stage `stage` once its reads are done: each thread
+// arrives, or each warp's first lane after the warp's lanes are past them.
+void KernelEmitter::releaseStage(const std::string& stage) {
+  if (threadsRelease(*hopper_)) {
+    line("tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  } else {
+    line("__syncwarp();");
+    line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
+  }
 }
 
 std::string KernelEmitter::syncThreads() const {
@@ -186,7 +211,7 @@ void KernelEmitter::emitHopperSetup() {
     line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");
     line("else tlc::cp_async_mbar_arrive(&tlc_full[" + stage + "]);");
   }
-  line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  advanceRing(stage, phase);
   close();
   if (persistent_) close();
   close();
@@ -269,7 +294,7 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   line(pin);
   line("if (" + it + " > 0 && tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + prev + "]);");
   line(prev + " = " + stage + ";");
-  line("if (++" + stage + " == " + S + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  advanceRing(stage, phase);
   close();
   line("tlc::wgmma_wait<0>();");
   line(pin);
@@ -337,13 +362,8 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
     for (const HopperOperand& op : h.tiles) tilesWritten |= a.writes.count(op.tile) > 0;
   }
   if (tilesWritten) line("tlc::fence_proxy_async();");
-  if (threadsRelease(h)) {
-    line("tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
-  } else {
-    line("__syncwarp();");
-    line("if (tid % 32 == 0) tlc::mbar_arrive(&tlc_empty[" + stage + "]);");
-  }
-  line("if (++" + stage + " == " + std::to_string(h.stages) + ") { " + stage + " = 0; " + phase + " ^= 1; }");
+  releaseStage(stage);
+  advanceRing(stage, phase);
   close();
   close();
   // Past the loop nothing orders the consumers' last reads of the tiles with

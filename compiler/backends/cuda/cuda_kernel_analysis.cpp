@@ -363,8 +363,8 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
 
 // Offsets of the shared buffers in the kernel's one dynamic allocation.
 // Buffers whose lifetimes (the span of top-level kernel statements that
-// access them; a let's body's statements count as top-level) do not overlap may share bytes: first fit, in allocation
-// order, at 128-byte alignment. Buffers that overlap in memory are recorded
+// access them; a let's body's statements count as top-level) do not overlap
+// may share bytes: first fit, in allocation order, at 128-byte alignment. Buffers that overlap in memory are recorded
 // as aliases of one representative for the barrier analysis.
 int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& shared) {
   std::vector<Stmt> top;

@@ -155,6 +155,8 @@ class KernelEmitter : public backend::CEmitter {
   // when that computes the same values, else -1.
   int deferrableGemm(const ir::ForStmt* f, const std::vector<ir::Stmt>& consumers);
   void emitDeferredHopperLoop(const ir::ForStmt* f, const std::vector<ir::Stmt>& consumers, int gemmAt);
+  void advanceRing(const std::string& stage, const std::string& phase);
+  void releaseStage(const std::string& stage);  // a consumer's arrival on the stage's empty barrier
   // Loads `stmts` (a pipelined iteration's statements) always evaluate of
   // global tensors the kernel never writes, at addresses the statements do
   // not bind, loaded here into registers that stand for them until

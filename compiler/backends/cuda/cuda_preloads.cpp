@@ -30,15 +30,8 @@ std::vector<Expr> simplifiedIndices(const Load* l) {
   return idx;
 }
 
-bool sameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!structurallyEqual(a[i], b[i])) return false;
-  return true;
-}
-
 bool samePlace(const Load* a, const Load* b) {
-  return a->buffer == b->buffer && sameIndices(simplifiedIndices(a), simplifiedIndices(b));
+  return a->buffer == b->buffer && structurallyEqual(simplifiedIndices(a), simplifiedIndices(b));
 }
 
 constexpr size_t kMaxPreloads = 8;  // registers held across the iteration
@@ -126,7 +119,7 @@ void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts, bool a
 
 const std::string* KernelEmitter::preloadedName(const Load* l) const {
   for (const Preload& p : preloaded_)
-    if (p.buffer == l->buffer.get() && sameIndices(p.indices, simplifiedIndices(l))) return &p.name;
+    if (p.buffer == l->buffer.get() && structurallyEqual(p.indices, simplifiedIndices(l))) return &p.name;
   return nullptr;
 }
 
