@@ -186,10 +186,40 @@ template <class To> __device__ __forceinline__ auto nibbles_to_pair(u32 n0, u32 
   return hsub(pair(FromBits<To>::of((u16)(base | n0)), FromBits<To>::of((u16)(base | n1))),
               pair(FromBits<To>::of((u16)(base | bias)), FromBits<To>::of((u16)(base | bias))));
 }
+// (a & b) | c as one LOP3: with both masks in registers (which the compiler
+// loads once), where ptxas otherwise emits an AND and an OR of immediates.
+__device__ __forceinline__ u32 and_or(u32 a, u32 b, u32 c) {
+  u32 r;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+// The two nibbles of byte b (low one first) as such a pair, without taking
+// the nibbles apart: b * 0x1001 holds the low nibble in bits 0-3 and the high
+// one in bits 16-19, which one AND-OR (LOP3) puts under both bias patterns;
+// `flip` (8 for signed nibbles) is XORed into both.
+template <class To> __device__ __forceinline__ auto byte_to_pair(u32 b, u32 flip, u32 bias) {
+  const u32 base = NibbleBase<To>::bits;
+  const u32 x = and_or((b & 0xFFu) * 0x1001u, 0x000F000Fu, base * 0x10001u) ^ (flip * 0x10001u);
+  const auto bias2 = pair(FromBits<To>::of((u16)(base | bias)), FromBits<To>::of((u16)(base | bias)));
+  auto h = bias2;
+  memcpy(&h, &x, sizeof x);
+  return hsub(h, bias2);
+}
+// Whether the two lanes' nibbles are the low and high nibble of one byte of
+// one word (the dequantizing nests' case, folded at compile time).
+template <class W> __device__ __forceinline__ bool byte_of_pair(W w0, int i0, W w1, int i1) {
+  return bits_of(w0) == bits_of(w1) && (i0 & 1) == 0 && i1 == i0 + 1;
+}
+template <class W> __device__ __forceinline__ u32 byte_at(W w, int i) {
+  const int n = 2 * (int)sizeof(W);
+  return (u32)(((u64)bits_of(w) >> (4 * (i & (n - 1)))) & 0xFFu);
+}
 template <class To, class W> __device__ __forceinline__ auto unpack_uint4_pair(W w0, int i0, W w1, int i1) {
+  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(byte_at(w0, i0), 0, 0);
   return nibbles_to_pair<To>(nibble(w0, i0), nibble(w1, i1), 0);
 }
 template <class To, class W> __device__ __forceinline__ auto unpack_int4_pair(W w0, int i0, W w1, int i1) {
+  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(byte_at(w0, i0), 8, 8);
   return nibbles_to_pair<To>(nibble(w0, i0) ^ 8u, nibble(w1, i1) ^ 8u, 8);
 }
 // A float4 e2m1 code (sign, 2 exponent bits of bias 1, 1 mantissa bit) as the

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/driver/emulate_target.h"
 #include "compiler/sema/frontend.h"
 
@@ -41,6 +42,16 @@ inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, c
   int rc = driver::runCudaEmulated(module, settings, arch, diags);
   *log = out.str() + diags.renderAll();
   return rc;
+}
+
+// The CUDA C of `module` for `arch`, with no pipelined loop left unpipelined.
+inline std::string pipelinedModuleSource(const ir::Module& module, const std::string& arch, DiagnosticEngine& diags) {
+  cuda::CudaOptions options;
+  options.arch = arch;
+  auto cu = cuda::generateCuda(module, options, diags);
+  REQUIRE(cu);
+  CHECK_FALSE(diags.hasKind(DiagKind::CudaPipelineUnsupported));
+  return cu->source;
 }
 
 }  // namespace tlc::test

@@ -6,22 +6,11 @@
 // do not divide.
 #include <doctest/doctest.h>
 
-#include "compiler/backends/cuda/cuda_codegen.h"
 #include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
 
 namespace {
-
-// The CUDA C of the module for `arch` (no pipeline left unpipelined).
-std::string moduleSource(const ir::Module& module, const std::string& arch, DiagnosticEngine& diags) {
-  cuda::CudaOptions options;
-  options.arch = arch;
-  auto cu = cuda::generateCuda(module, options, diags);
-  REQUIRE(cu);
-  CHECK_FALSE(diags.hasKind(DiagKind::CudaPipelineUnsupported));
-  return cu->source;
-}
 
 // The text of `kernel` (its name and "(") in `src`, up to the next kernel.
 std::string kernelText(const std::string& src, const std::string& kernel) {
@@ -39,7 +28,7 @@ TEST_CASE("pipelined bodies with lets and table reads run pipelined and agree wi
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     CAPTURE(arch);
-    std::string src = moduleSource(module, arch, diags);
+    std::string src = test::pipelinedModuleSource(module, arch, diags);
     for (const char* kernel : {"gemm_lets_kernel0(", "gemm_table_kernel0("}) {
       CAPTURE(kernel);
       std::string body = kernelText(src, kernel);
@@ -69,7 +58,7 @@ TEST_CASE("gather nests run ahead in pipelines and agree with the interpreter") 
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     CAPTURE(arch);
-    std::string body = kernelText(moduleSource(module, arch, diags), "gemm_row_gather_kernel0(");
+    std::string body = kernelText(test::pipelinedModuleSource(module, arch, diags), "gemm_row_gather_kernel0(");
     CHECK(body.find("tlc::cp_async16(&A_s[") != std::string::npos);
     if (arch == "sm_90a") CHECK(body.find("tlc::cp_async_mbar_arrive(&tlc_full[") != std::string::npos);
     struct Run {
@@ -98,7 +87,7 @@ TEST_CASE("a tile written in place by a later stage runs pipelined and agrees wi
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
   for (const std::string arch : {"sm_80", "sm_90a"}) {
     CAPTURE(arch);
-    std::string body = kernelText(moduleSource(module, arch, diags), "running_sum_kernel0(");
+    std::string body = kernelText(test::pipelinedModuleSource(module, arch, diags), "running_sum_kernel0(");
     CHECK(body.find(arch == "sm_80" ? "tlc::cp_async_wait<" : "tlc::fence_proxy_async();") != std::string::npos);
     CHECK(body.find("float acc[1];") != std::string::npos);
     for (int64_t stages : {2, 3}) {

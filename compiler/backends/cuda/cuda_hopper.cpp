@@ -217,16 +217,6 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
   return true;
 }
 
-// Whether the rows of a copy's tile are runs of whole 4-byte words of its
-// source's rows: the producer threads can move them by cp.async.
-bool asyncRuns(const CopyStmt* c) {
-  const Buffer& tile = c->dst.buffer;
-  int64_t eb = dtypeBytes(tile->dtype), cols = 0, srcCols = 0;
-  if (c->src.buffer->dtype != tile->dtype || tile->shape.empty() || !constInt(tile->shape.back(), &cols)) return false;
-  if (eb >= 4) return true;
-  return cols * eb % 4 == 0 && constInt(c->src.ranges.back().extent, &srcCols) && srcCols == cols;
-}
-
 // The general form: every stage-0 copy a tensor copy, the tiles used by
 // nothing outside the loop.
 bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
@@ -262,10 +252,10 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
       continue;
     }
     // A copy TMA cannot describe (a column of scales, rows of an odd
-    // width): the producer threads issue it, as the gather nest it is, when
-    // its runs can be asynchronous copies (of 4 bytes or more; a producer
-    // thread that stored element by element would wait for each load).
-    if (!asyncRuns(c)) return fail(why, tmaWhy);
+    // width): the producer threads issue it, as the gather nest it is, by
+    // runs of asynchronous copies where it has runs of 4 bytes or more,
+    // element by element otherwise (a column of 2-byte scales: the producer
+    // thread then waits for its loads, off the consumers' path).
     Stmt nest = copyAsGatherNest(c);
     std::optional<GatherNest> g = nest ? gatherNest(nest, f) : std::nullopt;
     if (!g) return fail(why, tmaWhy);

@@ -107,17 +107,37 @@ class KernelEmitter : public backend::CEmitter {
   bool runsPipelined(const ir::ForStmt* f, PipelineSchedule* sched);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
+  // An element-wise producer copy split into loads issued ahead and stores
+  // after the iteration's consumers (cuda_deferred_copies.cpp).
+  struct DeferredCopy {
+    const ir::CopyStmt* copy;
+    std::string regs;   // the C name of the thread's registers
+    int64_t perThread;  // elements per thread
+    int64_t total;      // elements of the region
+  };
   struct PipelineExpansion {
     const ir::ForStmt* loop;
     const PipelineSchedule* schedule;
     ir::Var version;         // the stage a producer copy writes
     std::string iterations;  // the C name of the trip count
     std::string stageCounter;  // the C name of the current iteration's stage (see advanceStage)
+    std::vector<DeferredCopy> deferred;  // the producers split around the iteration
+    const DeferredCopy* deferredOf(const ir::CopyStmt* c) const;
   };
-  PipelineExpansion openPipeline(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
+  PipelineExpansion openPipeline(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending,
+                                 bool splitElementCopies = false);
   void advanceStage(const PipelineExpansion& px);
   std::string stagePlus(const PipelineExpansion& px, const std::string& stage, int64_t by);
-  void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
+  void defineProducerIteration(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
+  void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage, bool prologue);
+  std::vector<DeferredCopy> deferredCopies(const ir::ForStmt* f, const PipelineSchedule& sched);
+  ir::Var openDeferredSlots(const DeferredCopy& d, std::string* slot);
+  void closeDeferredSlots(const DeferredCopy& d);
+  void emitDeferredLoads(const DeferredCopy& d, const std::string& regs);
+  void emitDeferredStores(const DeferredCopy& d, const std::string& regs);
+  void issueDeferredPrologue(const PipelineExpansion& px);
+  void declareDeferredRegisters(const PipelineExpansion& px);
+  void storeDeferred(const PipelineExpansion& px, const std::string& iter);
   void issueAhead(const PipelineExpansion& px, const std::string& iter);
   void setProducerVersion(const PipelineExpansion& px, const ir::Var* v);
   // Register prefetch (cuda_register_prefetch.cpp): a global -> register

@@ -15,5 +15,7 @@ std::vector<ir::Expr> unflatten(const ir::Expr& flat, const std::vector<ir::Expr
 // The buffer index of the region element with coordinates `locals` along `dims`.
 std::vector<ir::Expr> regionIndex(const ir::Region& r, const std::vector<int>& dims, const std::vector<ir::Expr>& locals);
 bool isAlwaysTrue(const ir::Expr& e);
+// Whether two extents are equal (constants by value, others by identity).
+bool sameExtent(const ir::Expr& a, const ir::Expr& b);
 
 }  // namespace tlc::cuda::regions

@@ -48,17 +48,17 @@ bool isAlwaysTrue(const Expr& e) {
   return constInt(e, &v) && v != 0;
 }
 
-}  // namespace regions
-
-using namespace regions;
-
-namespace {
-
 bool sameExtent(const Expr& a, const Expr& b) {
   int64_t x, y;
   if (constInt(a, &x) && constInt(b, &y)) return x == y;
   return a == b;
 }
+
+}  // namespace regions
+
+using namespace regions;
+
+namespace {
 
 // A shared buffer whose padded rows are not whole V-element vectors apart
 // (the one-word padding against bank conflicts): it moves element by element.
