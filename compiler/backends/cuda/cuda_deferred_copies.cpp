@@ -47,13 +47,20 @@ std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const For
     if (s.place != Placement::Global || d.place != Placement::Shared || s.fragment || d.fragment || s.tile ||
         d.tile || vectorWidth(c) != 0)
       continue;
-    int64_t total = 0;
-    if (!constInt(elementCount(c->src), &total) || total <= 0) continue;
-    int64_t per = (total + threads_ - 1) / threads_;
-    if (per > kMaxDeferredPerThread) continue;
-    out.push_back({c, fresh("deferred"), per, total});
+    if (auto d = splitCopy(c, "tid", threads_)) out.push_back(*d);
   }
   return out;
+}
+
+// `c` moved by `threads` threads (`thread` the C name of the index), split,
+// or nullopt when it has more than a few elements per thread.
+std::optional<KernelEmitter::DeferredCopy> KernelEmitter::splitCopy(const CopyStmt* c, const std::string& thread,
+                                                                    int64_t threads) {
+  int64_t total = 0;
+  if (!constInt(elementCount(c->src), &total) || total <= 0) return std::nullopt;
+  int64_t per = (total + threads - 1) / threads;
+  if (per > kMaxDeferredPerThread) return std::nullopt;
+  return DeferredCopy{c, fresh("deferred"), per, total, thread, threads};
 }
 
 const KernelEmitter::DeferredCopy* KernelEmitter::PipelineExpansion::deferredOf(const CopyStmt* c) const {
@@ -71,14 +78,14 @@ Var KernelEmitter::openDeferredSlots(const DeferredCopy& d, std::string* slot) {
   std::string k = fresh("k");
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + k + " = 0; " + k + " < " +
        std::to_string(d.perThread) + "; ++" + k + ")");
-  line("const int " + varName(e) + " = " + k + " * " + std::to_string(threads_) + " + tid;");
-  if (d.total % threads_ != 0) open("if (" + varName(e) + " < " + std::to_string(d.total) + ")");
+  line("const int " + varName(e) + " = " + k + " * " + std::to_string(d.threads) + " + " + d.thread + ";");
+  if (d.total % d.threads != 0) open("if (" + varName(e) + " < " + std::to_string(d.total) + ")");
   *slot = k;
   return e;
 }
 
 void KernelEmitter::closeDeferredSlots(const DeferredCopy& d) {
-  if (d.total % threads_ != 0) close();
+  if (d.total % d.threads != 0) close();
   close();
 }
 

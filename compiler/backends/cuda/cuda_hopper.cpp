@@ -217,6 +217,16 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
   return true;
 }
 
+// Whether the rows of a copy's tile are runs of whole 4-byte words of its
+// source's rows, which the producer threads can move by cp.async.
+bool wordRuns(const CopyStmt* c) {
+  const Buffer& tile = c->dst.buffer;
+  int64_t eb = dtypeBytes(tile->dtype), cols = 0, srcCols = 0;
+  if (c->src.buffer->dtype != tile->dtype || tile->shape.empty() || !constInt(tile->shape.back(), &cols)) return false;
+  if (eb >= 4) return true;
+  return cols * eb % 4 == 0 && constInt(c->src.ranges.back().extent, &srcCols) && srcCols == cols;
+}
+
 // The general form: every stage-0 copy a tensor copy, the tiles used by
 // nothing outside the loop.
 bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineSchedule& sched, int64_t threads,
@@ -261,6 +271,7 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
     if (!g) return fail(why, tmaWhy);
     if (!planGatherOperand(kernel, f, *g, lets, gemmTiles.count(g->tile) > 0, &op, why)) return false;
     op.copyNest = nest;
+    if (!wordRuns(c)) op.elementCopy = copy;
     out->tiles.push_back(op);
   }
   for (const GatherNest& g : sched.gathers) {

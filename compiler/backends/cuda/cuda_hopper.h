@@ -53,6 +53,10 @@ struct HopperOperand {
   // A copy TMA cannot describe, issued by the producer threads: the nest
   // that `gather` points into (ir::copyAsGatherNest).
   ir::Stmt copyNest;
+  // Such a copy without runs of 4 bytes (a column of 2-byte scales), with
+  // the lets before the loop substituted: the producer threads move it
+  // element by element, loading an iteration ahead of their stores.
+  std::shared_ptr<const ir::CopyStmt> elementCopy;
   // Whether wgmma reads the tile: it is then stored in panels (`span`);
   // otherwise (span 0) it keeps its own layout.
   bool inPanels() const { return span > 0; }

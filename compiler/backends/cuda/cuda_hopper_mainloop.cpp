@@ -152,10 +152,43 @@ void KernelEmitter::emitHopperSetup() {
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
+  // When every copy of the producer threads goes element by element, each
+  // thread stores a stage's elements and arrives on that stage's `full` in
+  // the next iteration, after its wait for the next stage: the loads'
+  // latency overlaps that wait instead of holding up each arrival. (The
+  // consumers, waiting on `full` of stage i, have released every stage the
+  // producer waits for up to iteration i + 1 when stages >= 2.)
+  std::vector<std::pair<const HopperOperand*, DeferredCopy>> split;
+  for (const HopperOperand& op : h.tiles) {
+    if (!op.gather) continue;
+    std::optional<DeferredCopy> d;
+    if (op.elementCopy) d = splitCopy(op.elementCopy.get(), ptid, 128);
+    if (!d) {
+      split.clear();
+      break;
+    }
+    split.emplace_back(&op, *d);
+  }
   // A persistent kernel's producer walks the same tiles as its consumers,
   // continuing around the ring from one tile to the next.
   if (persistent_) openTiles();
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
+  const std::string prevStage = fresh("prev_stage");
+  if (!split.empty()) line("int " + prevStage + " = 0;");
+  for (auto& [op, d] : split)
+    line(typeName(d.copy->src.buffer->dtype) + " " + d.regs + "[" + std::to_string(d.perThread) + "];");
+  // The split copies' stores into `stageName`, and the arrival.
+  auto storeSplit = [&](const std::string& stageName) {
+    Var version = makeVar("stage");
+    markNonNegative(version);
+    line("const int " + varName(version) + " = " + stageName + ";");
+    for (auto& [op, d] : split) {
+      bufs_[op->tile].version = makeVarRef(version);
+      emitDeferredStores(d, d.regs);
+      bufs_[op->tile].version = nullptr;
+    }
+    line("tlc::mbar_arrive(&tlc_full[" + stageName + "]);");
+  };
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
@@ -193,7 +226,15 @@ void KernelEmitter::emitHopperSetup() {
       }
   }
   if (tmaTiles && gathers) close();
-  if (gathers) {
+  if (!split.empty()) {
+    // The last iteration's elements into their stage (the registers are
+    // read at once, before this iteration's loads overwrite them).
+    open("if (" + it + " > 0)");
+    storeSplit(prevStage);
+    close();
+    for (auto& [op, d] : split) emitDeferredLoads(d, d.regs);
+    line(prevStage + " = " + stage + ";");
+  } else if (gathers) {
     // The gathers' runs into this stage, then one arrival per thread on
     // `full` when they have landed (at once after element-wise stores,
     // which a plain arrival releases).
@@ -213,6 +254,11 @@ void KernelEmitter::emitHopperSetup() {
   }
   advanceRing(stage, phase);
   close();
+  if (!split.empty()) {
+    open("if (" + n + " > 0)");
+    storeSplit(prevStage);
+    close();
+  }
   if (persistent_) close();
   close();
   line("return;");

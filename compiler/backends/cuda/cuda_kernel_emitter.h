@@ -114,6 +114,8 @@ class KernelEmitter : public backend::CEmitter {
     std::string regs;   // the C name of the thread's registers
     int64_t perThread;  // elements per thread
     int64_t total;      // elements of the region
+    std::string thread = "tid";  // the C name of the thread's index among
+    int64_t threads = 0;         // the threads that move the copy
   };
   struct PipelineExpansion {
     const ir::ForStmt* loop;
@@ -131,6 +133,7 @@ class KernelEmitter : public backend::CEmitter {
   void defineProducerIteration(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
   void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage, bool prologue);
   std::vector<DeferredCopy> deferredCopies(const ir::ForStmt* f, const PipelineSchedule& sched);
+  std::optional<DeferredCopy> splitCopy(const ir::CopyStmt* c, const std::string& thread, int64_t threads);
   ir::Var openDeferredSlots(const DeferredCopy& d, std::string* slot);
   void closeDeferredSlots(const DeferredCopy& d);
   void emitDeferredLoads(const DeferredCopy& d, const std::string& regs);
