@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/backends/cuda/cuda_hopper.h"
 #include "compiler/backends/cuda/nvrtc.h"
 #include "tests/cuda/emit_util.h"
 
@@ -219,4 +220,39 @@ TEST_CASE("the versions without TMA form a translation unit of their own; module
   REQUIRE(cs);
   CHECK(cs->fallbackSource.empty());
   CHECK(cs->primarySource == cs->source);
+}
+
+TEST_CASE("the consumers' setmaxnreg increase never exceeds what the producer warpgroup releases") {
+  // setmaxnreg.inc waits for registers the block's setmaxnreg.dec released:
+  // a consumer target above that waits forever (the W4A16 decode kernel at
+  // two blocks per SM hung on an H200 that way). Every choice keeps
+  // 128 * (entry - producer) >= threads * (consumer - entry), entry being
+  // the launch's per-thread count (65536 / blocks / (threads + 128), a
+  // multiple of 8).
+  for (int64_t threads : {128, 256, 384}) {
+    for (int64_t tileRegisters : {8, 40, 64, 100, 200}) {
+      for (bool general : {true, false}) {
+        for (int64_t shared : {8 * 1024, 40 * 1024, 100 * 1024}) {
+          cuda::HopperMainloop plan;
+          ir::GemmStmt gemm(ir::Region{}, ir::Region{}, ir::Region{}, false, false, false, {});
+          if (!general) plan.gemm = &gemm;
+          cuda::chooseHopperOccupancy(&plan, threads, shared, 227 * 1024, tileRegisters);
+          CAPTURE(threads);
+          CAPTURE(tileRegisters);
+          CAPTURE(general);
+          CAPTURE(shared);
+          CAPTURE(plan.blocksPerSM);
+          REQUIRE(plan.blocksPerSM >= 1);
+          CHECK(plan.blocksPerSM * (threads + 128) <= 2048);
+          int64_t entry = 65536 / plan.blocksPerSM / (threads + 128) / 8 * 8;
+          CHECK(plan.consumerRegs % 8 == 0);
+          CHECK(plan.consumerRegs <= 240);
+          CHECK(plan.producerRegs <= entry);
+          CHECK(128 * (entry - plan.producerRegs) >= threads * (plan.consumerRegs - entry));
+          // A general loop takes more blocks only when its tiles fit the consumers.
+          if (general && plan.blocksPerSM > 1 && threads > 128) CHECK(plan.consumerRegs >= tileRegisters + 32);
+        }
+      }
+    }
+  }
 }

@@ -436,15 +436,35 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
 
 }  // namespace
 
-void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes) {
-  plan->blocksPerSM = threads <= 128 && 2 * (sharedBytes + 1024) <= maxSharedBytes ? 2 : 1;
-  // Registers: the launch gives 65536 / blocks / (threads + 128) per thread;
-  // the producer gives most of its share to the consumers.
-  int64_t budget = 65536 / plan->blocksPerSM;
+void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
+                           int64_t tileRegisters) {
   // Producer threads that gather compute addresses: they keep more.
   plan->producerRegs = hasGathers(*plan) ? (threads <= 256 ? 56 : 40) : (threads <= 256 ? 40 : 24);
-  int64_t consumer = (budget - 128 * plan->producerRegs) / threads / 8 * 8;
-  plan->consumerRegs = std::min<int64_t>(consumer, 240);
+  // Registers: the launch gives each thread 65536 / blocks / (threads + 128),
+  // rounded down to a multiple of 8 (the allocation unit); the producer
+  // gives most of its share to the consumers. setmaxnreg.inc takes registers
+  // only from those its block's setmaxnreg.dec released, so the consumers'
+  // increase must not exceed the producer's decrease (a consumer asking for
+  // more waits forever).
+  auto consumerRegs = [&](int64_t blocks) {
+    int64_t entry = 65536 / blocks / (threads + 128) / 8 * 8;
+    int64_t released = 128 * (entry - plan->producerRegs);
+    return std::min<int64_t>((entry + released / threads) / 8 * 8, 240);
+  };
+  auto sharedFits = [&](int64_t blocks) { return blocks * (sharedBytes + 1024) <= maxSharedBytes; };
+  plan->blocksPerSM = threads <= 128 && sharedFits(2) ? 2 : 1;
+  // A general-form loop whose register tiles are small (a dequantizing
+  // loop's weight tile and a few accumulator columns, not a gemm's
+  // accumulator) is bound by latency: it takes as many blocks per SM, up to
+  // 2048 threads, as leave its consumers the registers of its tiles and 32
+  // more.
+  if (!plan->gemm)
+    for (int64_t blocks = 2048 / (threads + 128); blocks > plan->blocksPerSM; --blocks)
+      if (sharedFits(blocks) && consumerRegs(blocks) >= tileRegisters + 32) {
+        plan->blocksPerSM = blocks;
+        break;
+      }
+  plan->consumerRegs = consumerRegs(plan->blocksPerSM);
 }
 
 std::optional<HopperMainloop> planHopperMainloop(const KernelStmt& kernel, int64_t threads, const CudaOptions& options,

@@ -111,8 +111,11 @@ bool gathersIntoPanels(const HopperMainloop& h);
 
 // Sets the blocks per SM the kernel is compiled for and the register
 // targets that follow: two blocks when one consumer warpgroup would leave
-// the tensor cores idle half the time and two blocks' shared memory fits.
-void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes);
+// the tensor cores idle half the time and two blocks' shared memory fits;
+// for a general-form loop, as many as leave the consumers the registers of
+// the kernel's register tiles (`tileRegisters` per thread) and 32 more.
+void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
+                           int64_t tileRegisters);
 
 // Whether `options` targets the Hopper path at all (sm_90a, tensor cores, TMA).
 bool hopperTarget(const CudaOptions& options);

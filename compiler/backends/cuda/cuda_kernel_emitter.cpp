@@ -605,7 +605,13 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   for (auto& a : args_)
     if (a.kind == KernelArg::Kind::ShapeVar) markNonNegative(a.var);
   params += tensorMapParams();
-  if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes);
+  if (hopper_) {
+    // The registers of the kernel's register tiles, per thread.
+    int64_t tileRegisters = 0;
+    for (auto& [b, info] : bufs_)
+      if (info.place == Placement::Register) tileRegisters += (info.elems * dtypeBytes(b->dtype) + 3) / 4;
+    chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, tileRegisters);
+  }
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
   int64_t blocks = streamingBlocksPerSM(true);
