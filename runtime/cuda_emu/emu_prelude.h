@@ -679,6 +679,13 @@ inline void kernel_arg_sizes(void (*)(A...), int* out) {
   ((out[i++] = (int)sizeof(std::remove_cv_t<std::remove_reference_t<A>>)), ...);
 }
 }  // namespace tlc_emu
+// A kernel's __launch_bounds__(threads, minBlocks), for the register count
+// setmaxnreg starts from.
+#define TLC_EMU_DEFINE_BOUNDS(K, T, B)                                                      \
+  extern "C" __attribute__((visibility("default"))) void tlc_emu_bounds_##K(int* out) {  \
+    out[0] = (T);                                                                        \
+    out[1] = (B);                                                                        \
+  }
 #define TLC_EMU_DEFINE_LAUNCH(K)                                                           \
   extern "C" __attribute__((visibility("default"))) void tlc_emu_launch_##K(void** args) { \
     tlc_emu::call_kernel(K, args);                                                         \

@@ -19,8 +19,10 @@ struct Run {
 };
 
 Run run(const std::string& body, unsigned threads, size_t dynSmem = 0, std::vector<KernelArg> extra = {},
-        const std::string& params = "") {
-  std::string src = "#include \"tlc_cuda.h\"\nextern \"C\" __global__ void k(float* out" + params + ") {\n" + body + "\n}\n";
+        const std::string& params = "", const std::string& launchBounds = "") {
+  std::string bounds = launchBounds.empty() ? "" : "__launch_bounds__(" + launchBounds + ") ";
+  std::string src = "#include \"tlc_cuda.h\"\nextern \"C\" __global__ void " + bounds + "k(float* out" + params +
+                    ") {\n" + body + "\n}\n";
   std::string err;
   auto m = EmulatedModule::compile(src, &err);
   REQUIRE_MESSAGE(m, err);
@@ -204,6 +206,31 @@ TEST_CASE("setmaxnreg: a register count outside the rules traps, a valid one run
   CHECK(run("tlc::reg_alloc<240>(); tlc::reg_dealloc<24>();", 128).r.clean());
   Run r = run("tlc::reg_alloc<30>();", 128);
   CHECK(hasWith(r.r, FindingKind::Trap, "multiple of 8"));
+}
+
+TEST_CASE("setmaxnreg: consumers taking more registers than the producer released would wait forever") {
+  // __launch_bounds__(384, 2): 80 registers per thread at launch. The
+  // producer warpgroup's decrease to 56 releases 128 * 24; two consumer
+  // warpgroups may then grow to 88 (2 * 128 * 8), not to 96 (2 * 128 * 16).
+  const char* kSplit = "if (threadIdx.x >= 256) tlc::reg_dealloc<56>(); else tlc::reg_alloc<REGS>();";
+  auto body = [&](const char* regs) {
+    std::string b = kSplit;
+    b.replace(b.find("REGS"), 4, regs);
+    return b;
+  };
+  CHECK(run(body("88"), 384, 0, {}, "", "384, 2").r.clean());
+  Run r = run(body("96"), 384, 0, {}, "", "384, 2");
+  bool deadlock = false;
+  for (auto& f : r.r.findings)
+    deadlock |= f.kind == FindingKind::Deadlock && f.message.find("setmaxnreg.inc asks for 4096 more") == 0;
+  CHECK(deadlock);
+  // One block per SM: 168 at launch, enough released for 224.
+  CHECK(run(body("224"), 384, 0, {}, "", "384, 1").r.clean());
+  // Without launch bounds the count at launch is unknown: nothing to check.
+  CHECK(run(body("96"), 384).r.clean());
+  // A decrease above the current count goes the wrong way.
+  Run up = run("tlc::reg_dealloc<200>();", 128, 0, {}, "", "128, 4");
+  CHECK(hasWith(up.r, FindingKind::Trap, "goes the wrong way"));
 }
 
 TEST_CASE("a tensor copy with a map that is not one") {

@@ -173,7 +173,7 @@ void KernelEmitter::emitHopperSetup() {
   // continuing around the ring from one tile to the next.
   if (persistent_) openTiles();
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
-  const std::string prevStage = fresh("prev_stage");
+  const std::string prevStage = split.empty() ? "" : fresh("prev_stage");
   if (!split.empty()) line("int " + prevStage + " = 0;");
   for (auto& [op, d] : split)
     line(typeName(d.copy->src.buffer->dtype) + " " + d.regs + "[" + std::to_string(d.perThread) + "];");

@@ -63,6 +63,7 @@ void Machine::activateHopper() {
 }
 
 void Machine::resetHopperForBlock() {
+  regsReleased_ = regsTaken_ = 0;
   for (auto& w : warpgroups_) delete w.active;
   warpgroups_.clear();
   hopperActive_ = false;
@@ -482,11 +483,24 @@ void Machine::wgExecute(WgOp& op) {
       break;
     case kWgSetmaxnreg: {
       unsigned regs = (unsigned)(op.sub % 1024);
+      const bool inc = op.sub >= 1024;
       if (regs % 8 || regs < 24 || regs > 256) {
         report(FindingKind::Trap, t, op.pc, 0,
                "setmaxnreg register count " + std::to_string(regs) + " is not a multiple of 8 in [24, 256]");
         abortLaunch();
+        break;
       }
+      if (!entryRegs_) break;  // the launch's count is unknown
+      const unsigned now = w.regs ? w.regs : entryRegs_;
+      if (inc ? regs < now : regs > now) {
+        report(FindingKind::Trap, t, op.pc, 0,
+               std::string("setmaxnreg.") + (inc ? "inc" : "dec") + " from " + std::to_string(now) + " to " +
+                   std::to_string(regs) + " registers goes the wrong way");
+        abortLaunch();
+        break;
+      }
+      (inc ? regsTaken_ : regsReleased_) += 128ull * (inc ? regs - now : now - regs);
+      w.regs = regs;
       break;
     }
     case kWgMma:
@@ -641,6 +655,18 @@ void Machine::setmaxnreg(int inc, unsigned regs, const void* pc) {
   Thread* t = current_;
   activateHopper();
   wgFinish(t, wgArrive(t, kWgSetmaxnreg, (inc ? 1024 : 0) + (int)std::min(regs, 1023u), pcOffset(pc)));
+}
+
+// At the end of a block: setmaxnreg.inc takes registers only from those
+// the block's setmaxnreg.dec released; a warpgroup asking for more waits
+// forever on the GPU.
+void Machine::checkRegisterPool() {
+  if (regsTaken_ <= regsReleased_) return;
+  report(FindingKind::Deadlock, nullptr, 0, 0,
+         "setmaxnreg.inc asks for " + std::to_string(regsTaken_) + " more registers than the block's " +
+             std::to_string(regsReleased_) + " released by setmaxnreg.dec (each thread starts with " +
+             std::to_string(entryRegs_) + " under its __launch_bounds__): on a GPU the block waits forever");
+  aborted_ = true;
 }
 
 void Machine::hopperThreadExit(Thread* t) {

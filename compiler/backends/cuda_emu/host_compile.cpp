@@ -157,14 +157,22 @@ HostSource toHostSource(const std::string& cuda, const std::string& sourceName) 
   text += cuda.substr(last);
 
   static const std::regex kernel(
-      R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\()");
+      R"(__global__\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?void\s+(?:__launch_bounds__\s*\(([^)]*)\)\s*)?([A-Za-z_]\w*)\s*\()");
+  static const std::regex twoBounds(R"(\s*(\d+)\s*,\s*(\d+)\s*)");
   std::set<std::string> seen;
+  std::string bounds;
   for (auto it = std::sregex_iterator(cuda.begin(), cuda.end(), kernel); it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1].str();
-    if (seen.insert(name).second) out.kernels.push_back(name);
+    std::string name = (*it)[3].str();
+    if (!seen.insert(name).second) continue;
+    out.kernels.push_back(name);
+    std::string b = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+    std::smatch m;
+    if (std::regex_match(b, m, twoBounds))
+      bounds += "TLC_EMU_DEFINE_BOUNDS(" + name + ", " + m[1].str() + ", " + m[2].str() + ")\n";
   }
   text += "\n// Launch trampolines added by the CUDA emulator.\n";
   for (const auto& k : out.kernels) text += "TLC_EMU_DEFINE_LAUNCH(" + k + ")\n";
+  text += bounds;
   out.text = std::move(text);
   return out;
 }

@@ -284,6 +284,15 @@ LaunchResult Machine::launch(const std::string& kernel, const LaunchConfig& conf
     }
   }
   unsigned T = config.block.x * config.block.y * config.block.z;
+  entryRegs_ = 0;
+  if (auto bounds = reinterpret_cast<void (*)(int*)>(dlsym(handle_, ("tlc_emu_bounds_" + kernel).c_str()))) {
+    int b[2];
+    bounds(b);
+    // Known only when the bounds bind (below the 255 registers a thread
+    // may have; above, ptxas picks the count).
+    unsigned share = b[0] > 0 && b[1] > 0 ? 65536u / ((unsigned)b[0] * (unsigned)b[1]) : 256;
+    if (share < 256) entryRegs_ = share / 8 * 8;
+  }
   if (T == 0 || T > 1024 || config.grid.x * config.grid.y * config.grid.z == 0) {
     result.error = "invalid launch shape";
     return result;
@@ -482,6 +491,7 @@ void Machine::runBlock(unsigned bx, unsigned by, unsigned bz) {
   }
   schedule();
   inKernel_ = false;
+  if (!aborted_) checkRegisterPool();
   if (!aborted_) flushBankConflicts();
   current_ = nullptr;
 }

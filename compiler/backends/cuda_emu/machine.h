@@ -128,6 +128,7 @@ class Machine {
   // --- Hopper (hopper.cpp)
   void activateHopper();
   void resetHopperForBlock();
+  void checkRegisterPool();
   bool relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
                          std::string* error);
   Mbarrier* findMbar(Thread* t, const void* bar, uint32_t pc, const char* what);
@@ -207,6 +208,11 @@ class Machine {
   std::map<uint32_t, BankConflictSite> bankSites_;
   // Hopper state of the running block (activated by the first Hopper instruction)
   bool hopperActive_ = false;
+  // setmaxnreg: each thread's register count at launch (from the kernel's
+  // __launch_bounds__; 0 when unknown), and the block's registers released
+  // by setmaxnreg.dec and taken by setmaxnreg.inc so far.
+  unsigned entryRegs_ = 0;
+  uint64_t regsReleased_ = 0, regsTaken_ = 0;
   bool inTmaWrite_ = false;  // checkAsyncBytes runs for a tensor copy's write
   std::vector<Mbarrier> mbarriers_;
   std::unordered_map<uint32_t, uint32_t> mbarIndex_;  // shared address -> index

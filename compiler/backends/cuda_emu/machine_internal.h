@@ -121,6 +121,7 @@ struct Machine::WgOp {
 
 struct Machine::Warpgroup {
   WgOp* active = nullptr;
+  unsigned regs = 0;  // the register count setmaxnreg set (0: the launch's)
   std::vector<uint32_t> uncommitted;  // 16-byte chunks read by issued, uncommitted wgmmas
   std::deque<std::vector<uint32_t>> groups;
 };
