@@ -12,7 +12,9 @@
 // write is free for the whole iteration (its last readers finished before
 // the barrier at the top of the iteration) and is read depth - 1 >= 1
 // iterations later, after that many barriers. The prologue loads the
-// elements of all its stages before it stores any.
+// elements of all its stages before it stores any. The producer threads of
+// a warp-specialized loop split such copies too (emitHopperSetup: stores
+// one iteration behind the loads, after the wait for the next stage).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/loop_jumps.h"
@@ -42,12 +44,12 @@ std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const For
   // A `continue` or `break` would skip the stores at the bottom.
   if (jumpsOutOf(f->body)) return out;
   for (const CopyStmt* c : sched.producers) {
-    const BufferInfo& s = bufs_[c->src.buffer.get()];
-    const BufferInfo& d = bufs_[c->dst.buffer.get()];
-    if (s.place != Placement::Global || d.place != Placement::Shared || s.fragment || d.fragment || s.tile ||
-        d.tile || vectorWidth(c) != 0)
+    const BufferInfo& src = bufs_[c->src.buffer.get()];
+    const BufferInfo& dst = bufs_[c->dst.buffer.get()];
+    if (src.place != Placement::Global || dst.place != Placement::Shared || src.fragment || dst.fragment ||
+        src.tile || dst.tile || vectorWidth(c) != 0)
       continue;
-    if (auto d = splitCopy(c, "tid", threads_)) out.push_back(*d);
+    if (auto split = splitCopy(c, "tid", threads_)) out.push_back(*split);
   }
   return out;
 }
