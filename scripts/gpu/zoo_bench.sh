@@ -124,8 +124,9 @@ if selected lowbit; then
   check conv2d "N2 9x11 C24 F40 1x1 stride 2" "$conv" $img -D KH=1 -D KW=1 -D P=0 -D S=2
   # A Llama-70B MLP projection: N = 28672, K = 8192 (117 MB of 4-bit weights, above L2).
   shape="--dim N=28672 --dim K=8192"
-  big="-D block_M=128 -D block_N=128 -D block_K=64 -D threads=256 -D stages=3"
-  decode="-D block_M=16 -D block_N=64 -D block_K=128 -D threads=128 -D stages=4"
+  big="-D block_M=256 -D block_N=128 -D block_K=128 -D threads=256 -D stages=3"
+  big_fp4="-D block_M=256 -D block_N=128 -D block_K=64 -D threads=256 -D stages=3"
+  decode="-D block_M=16 -D block_N=128 -D block_K=128 -D threads=256 -D stages=4"
   for m in 1 16; do
     bench "w4a16 M=$m" "$w4" --copy-bandwidth --dim M=$m $shape $decode
     bench "w4a16_gemv M=$m" "$w4v" --copy-bandwidth --dim M=$m $shape -D block_M=$m
@@ -133,7 +134,7 @@ if selected lowbit; then
     bench "fp4 M=$m" "$fp4" --copy-bandwidth --dim M=$m $shape $decode
   done
   bench "w4a16 M=4096" "$w4" --cublas --dim M=4096 $shape $big
-  bench "fp4 M=4096" "$fp4" --cublas --dim M=4096 $shape $big
+  bench "fp4 M=4096" "$fp4" --cublas --dim M=4096 $shape $big_fp4
   if [ -d "$bundle/lowbit" ] && python3 -c "import torch" 2>/dev/null; then
     python3 "$root/bench/lowbit/lowbit_bench.py" "$bundle/lowbit" 2>>"$log" | tee -a "$log" >>"$report" ||
       failures=$((failures + 1))
