@@ -30,12 +30,6 @@ namespace {
 // 128 or 256 rows is one or two per thread.
 constexpr int64_t kMaxDeferredPerThread = 4;
 
-Expr elementCount(const Region& r) {
-  Expr n = makeInt(1);
-  for (const Expr& e : extentsOf(r, nonUnitDims(r))) n = mul(n, e);
-  return n;
-}
-
 }  // namespace
 
 std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const ForStmt* f,
@@ -59,7 +53,7 @@ std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const For
 std::optional<KernelEmitter::DeferredCopy> KernelEmitter::splitCopy(const CopyStmt* c, const std::string& thread,
                                                                     int64_t threads) {
   int64_t total = 0;
-  if (!constInt(elementCount(c->src), &total) || total <= 0) return std::nullopt;
+  if (!constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total) || total <= 0) return std::nullopt;
   int64_t per = (total + threads - 1) / threads;
   if (per > kMaxDeferredPerThread) return std::nullopt;
   return DeferredCopy{c, fresh("deferred"), per, total, thread, threads};
@@ -95,15 +89,11 @@ void KernelEmitter::emitDeferredLoads(const DeferredCopy& d, const std::string& 
   const CopyStmt* c = d.copy;
   LocationScope at(*this, c->loc);
   const Region& src = c->src;
-  DType ts = src.buffer->dtype;
   auto sd = nonUnitDims(src);
   std::string slot;
   Var e = openDeferredSlots(d, &slot);
   auto sIdx = regionIndex(src, sd, unflatten(makeVarRef(e), extentsOf(src, sd)));
-  std::string val = access(src.buffer, sIdx);
-  Expr in = inBounds(src.buffer, sIdx);
-  if (!isAlwaysTrue(in)) val = "(" + expr(in) + " ? " + val + " : " + cast(ts, DType::Int32, "0") + ")";
-  line(regs + "[" + slot + "] = " + val + ";");
+  line(regs + "[" + slot + "] = " + maskedRead(src.buffer, sIdx, src.buffer->dtype) + ";");
   closeDeferredSlots(d);
 }
 
@@ -113,15 +103,10 @@ void KernelEmitter::emitDeferredStores(const DeferredCopy& d, const std::string&
   const Region &src = c->src, &dst = c->dst;
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
-  bool matched = es.size() == ed.size();
-  for (size_t k = 0; matched && k < es.size(); ++k) matched = sameExtent(es[k], ed[k]);
   std::string slot;
   Var e = openDeferredSlots(d, &slot);
-  auto dIdx = regionIndex(dst, dd, unflatten(makeVarRef(e), matched ? es : ed));
-  std::string store =
-      access(dst.buffer, dIdx) + " = " + cast(dst.buffer->dtype, src.buffer->dtype, regs + "[" + slot + "]") + ";";
-  Expr in = inBounds(dst.buffer, dIdx);
-  line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+  auto dIdx = regionIndex(dst, dd, unflatten(makeVarRef(e), sameExtents(es, ed) ? es : ed));
+  storeInside(dst.buffer, dIdx, cast(dst.buffer->dtype, src.buffer->dtype, regs + "[" + slot + "]"));
   closeDeferredSlots(d);
 }
 

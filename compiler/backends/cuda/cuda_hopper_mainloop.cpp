@@ -13,6 +13,7 @@
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
 #include "compiler/backends/c_names.h"
+#include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
 
@@ -31,6 +32,27 @@ bool threadsRelease(const HopperMainloop& h) {
 }
 
 }  // namespace
+
+// The registers of the kernel's register tiles, per thread, with room for
+// a second copy of each product a gemm of the loop clears (the deferred
+// form keeps two: cuda_hopper_deferred.cpp); chooseHopperOccupancy weighs
+// them against the consumers' share.
+int64_t KernelEmitter::hopperTileRegisters() {
+  auto regsOf = [&](const BufferNode* b) { return (bufs_[b].elems * dtypeBytes(b->dtype) + 3) / 4; };
+  int64_t regs = 0;
+  for (auto& [b, info] : bufs_)
+    if (info.place == Placement::Register) regs += regsOf(b);
+  struct ClearedProducts : IRVisitor {
+    std::vector<Buffer> products;
+    void visitGemm(const GemmStmt* g) override {
+      if (g->clearAccum) products.push_back(g->c.buffer);
+    }
+  } cleared;
+  cleared.visit(hopper_->loop->body);
+  for (const Buffer& b : cleared.products)
+    if (isRegister(b)) regs += regsOf(b.get());
+  return regs;
+}
 
 // Moves a ring position to the next stage, flipping the phase at the end of the ring.
 void KernelEmitter::advanceRing(const std::string& stage, const std::string& phase) {
@@ -285,7 +307,6 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   LocationScope at(*this, h.gemm->loc);
   const GemmStmt* g = h.gemm;
   int64_t eb = dtypeBytes(h.a.tile->dtype);
-  const std::string S = std::to_string(h.stages);
   std::string kind = h.shape.kind == MmaKind::F16 ? "0" : "1";
   std::string ta = h.a.mnMajor ? "1" : "0", tb = h.b.mnMajor ? "1" : "0";
   open("");

@@ -605,25 +605,7 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   for (auto& a : args_)
     if (a.kind == KernelArg::Kind::ShapeVar) markNonNegative(a.var);
   params += tensorMapParams();
-  if (hopper_) {
-    // The registers of the kernel's register tiles, per thread, with room
-    // for a second copy of each product a gemm of the loop clears (the
-    // deferred form keeps two: cuda_hopper_deferred.cpp).
-    int64_t tileRegisters = 0;
-    auto regsOf = [&](const BufferNode* b) { return (bufs_[b].elems * dtypeBytes(b->dtype) + 3) / 4; };
-    for (auto& [b, info] : bufs_)
-      if (info.place == Placement::Register) tileRegisters += regsOf(b);
-    struct ClearedProducts : IRVisitor {
-      std::vector<Buffer> products;
-      void visitGemm(const GemmStmt* g) override {
-        if (g->clearAccum) products.push_back(g->c.buffer);
-      }
-    } cleared;
-    cleared.visit(hopper_->loop->body);
-    for (const Buffer& b : cleared.products)
-      if (isRegister(b)) tileRegisters += regsOf(b.get());
-    chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, tileRegisters);
-  }
+  if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, hopperTileRegisters());
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
   int64_t blocks = streamingBlocksPerSM(true);

@@ -81,6 +81,7 @@ class KernelEmitter : public backend::CEmitter {
   // What one iteration of a serial loop leaves for the next to wait on.
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
+  int64_t hopperTileRegisters();
   // The blocks per SM that a kernel without tensor-core gemms asks ptxas to
   // fit (0: no request), with registers left for prefetched tiles or not;
   // see cuda_kernel_analysis.cpp.
@@ -348,6 +349,8 @@ class KernelEmitter : public backend::CEmitter {
   std::string access(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
   ir::Expr offsetExpr(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
   ir::Expr inBounds(const ir::Buffer& b, const std::vector<ir::Expr>& idx);
+  std::string maskedRead(const ir::Buffer& b, const std::vector<ir::Expr>& idx, DType as);
+  void storeInside(const ir::Buffer& b, const std::vector<ir::Expr>& idx, const std::string& value);
   // Opens a loop over [0, total) with a fresh index variable: partitioned over
   // threads or serial. Returns the variable; close with close().
   ir::Var openLoop(const ir::Expr& total, bool partitioned, const std::string& hint);

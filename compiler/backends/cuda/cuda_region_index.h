@@ -17,5 +17,9 @@ std::vector<ir::Expr> regionIndex(const ir::Region& r, const std::vector<int>& d
 bool isAlwaysTrue(const ir::Expr& e);
 // Whether two extents are equal (constants by value, others by identity).
 bool sameExtent(const ir::Expr& a, const ir::Expr& b);
+// Whether two lists of extents are equal element by element.
+bool sameExtents(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
+// The product of `e` (1 when empty).
+ir::Expr product(const std::vector<ir::Expr>& e);
 
 }  // namespace tlc::cuda::regions

@@ -54,6 +54,18 @@ bool sameExtent(const Expr& a, const Expr& b) {
   return a == b;
 }
 
+bool sameExtents(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  bool same = a.size() == b.size();
+  for (size_t k = 0; same && k < a.size(); ++k) same = sameExtent(a[k], b[k]);
+  return same;
+}
+
+Expr product(const std::vector<Expr>& e) {
+  Expr p = makeInt(1);
+  for (auto& x : e) p = mul(p, x);
+  return p;
+}
+
 }  // namespace regions
 
 using namespace regions;
@@ -72,12 +84,6 @@ std::vector<Expr> lastIndex(const Region& r) {
   std::vector<Expr> last;
   for (auto& rg : r.ranges) last.push_back(sub(add(rg.min, rg.extent), makeInt(1)));
   return last;
-}
-
-Expr product(const std::vector<Expr>& e) {
-  Expr p = makeInt(1);
-  for (auto& x : e) p = mul(p, x);
-  return p;
 }
 
 }  // namespace
@@ -226,8 +232,7 @@ int64_t KernelEmitter::vectorWidth(const CopyStmt* c) {
   const Region &src = c->src, &dst = c->dst;
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
-  bool matched = es.size() == ed.size();
-  for (size_t k = 0; matched && k < es.size(); ++k) matched = sameExtent(es[k], ed[k]);
+  bool matched = sameExtents(es, ed);
   auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
   int64_t inner = 0;
   if (!matched || sd.empty() || !placeOk(src.buffer) || !placeOk(dst.buffer) ||
@@ -322,6 +327,20 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
   di.version = version;
 }
 
+// Element `idx` of `b` as `as`, or zero where `idx` is outside `b`.
+std::string KernelEmitter::maskedRead(const Buffer& b, const std::vector<Expr>& idx, DType as) {
+  std::string val = cast(as, b->dtype, access(b, idx));
+  Expr in = inBounds(b, idx);
+  return isAlwaysTrue(in) ? val : "(" + expr(in) + " ? " + val + " : " + cast(as, DType::Int32, "0") + ")";
+}
+
+// Stores `value` into element `idx` of `b`, unless `idx` is outside `b`.
+void KernelEmitter::storeInside(const Buffer& b, const std::vector<Expr>& idx, const std::string& value) {
+  std::string store = access(b, idx) + " = " + value + ";";
+  Expr in = inBounds(b, idx);
+  line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+}
+
 void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   LocationScope at(*this, c->loc);
   // Tiles in the mma layout (accumulators and the tiles of their groups)
@@ -339,16 +358,11 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   // One element moved with masks: reads outside the source give zero,
   // writes outside the destination are dropped.
   auto maskedMove = [&](const std::vector<Expr>& sIdx, const std::vector<Expr>& dIdx) {
-    std::string val = cast(td, ts, access(src.buffer, sIdx));
-    Expr sIn = inBounds(src.buffer, sIdx), dIn = inBounds(dst.buffer, dIdx);
-    if (!isAlwaysTrue(sIn)) val = "(" + expr(sIn) + " ? " + val + " : " + cast(td, DType::Int32, "0") + ")";
-    std::string store = access(dst.buffer, dIdx) + " = " + val + ";";
-    line(isAlwaysTrue(dIn) ? store : "if (" + expr(dIn) + ") " + store);
+    storeInside(dst.buffer, dIdx, maskedRead(src.buffer, sIdx, td));
   };
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
-  bool matched = es.size() == ed.size();
-  for (size_t k = 0; matched && k < es.size(); ++k) matched = sameExtent(es[k], ed[k]);
+  bool matched = sameExtents(es, ed);
   Expr total = product(es);
   open("");
 
@@ -553,9 +567,7 @@ void KernelEmitter::emitFill(const FillStmt* f, bool partitioned) {
   auto dims = nonUnitDims(dst);
   Var e = openLoop(product(extentsOf(dst, dims)), partitioned, "e");
   auto idx = regionIndex(dst, dims, unflatten(makeVarRef(e), extentsOf(dst, dims)));
-  Expr in = inBounds(dst.buffer, idx);
-  std::string store = access(dst.buffer, idx) + " = " + v + ";";
-  line(isAlwaysTrue(in) ? store : "if (" + expr(in) + ") " + store);
+  storeInside(dst.buffer, idx, v);
   close();
   close();
 }
