@@ -114,6 +114,14 @@ bool checkTargetName(const std::string& target) {
   std::string list;
   for (const std::string& t : known) list += (list.empty() ? "" : ", ") + t;
   std::cerr << "tlc: error: unknown target `" << target << "`";
+#ifndef TLC_HAVE_CPU_TARGET
+  if (target == "cpu") {
+    std::cerr << ": this tlc was built without the CPU backend (configured with -DTLC_ENABLE_CPU_BACKEND=OFF; "
+                 "the CPU backend needs LLVM 19)\n  the targets are: "
+              << list << "\n";
+    return false;
+  }
+#endif
 #ifdef TLC_HAVE_HIP_TARGET
   if (std::string gfx; hip::parseHipTarget(target, &gfx)) {
     if (!startsWith(target, "hip:") && isAvailableTarget("hip:" + gfx))

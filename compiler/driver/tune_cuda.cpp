@@ -69,6 +69,26 @@ std::string shapeSignature(const ir::PrimFunc& func) {
   return s;
 }
 
+// One line for a candidate NVRTC rejected: the error's first line and the
+// log's first error (a front-end `error:` or a `ptxas fatal`), so that the
+// record says why without the warnings before it.
+std::string compileFailureSummary(const std::string& error) {
+  std::string first = error.substr(0, error.find('\n'));
+  size_t pos = 0;
+  while (pos < error.size()) {
+    size_t end = error.find('\n', pos);
+    if (end == std::string::npos) end = error.size();
+    std::string line = error.substr(pos, end - pos);
+    if (pos > 0 && (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos)) {
+      size_t start = line.find_first_not_of(" \t");
+      while (!first.empty() && first.back() == ':') first.pop_back();
+      return first + ": " + line.substr(start);
+    }
+    pos = end + 1;
+  }
+  return first;
+}
+
 class CudaTuneTarget : public TuneTarget {
  public:
   CudaTuneTarget(CudaOptions options, std::vector<backend::GpuDriver*> drivers, const TuneSettings& settings)
@@ -120,7 +140,7 @@ class CudaTuneTarget : public TuneTarget {
         generated->primarySource, [&] { return cuda::compileWithNvrtc(generated->primarySource, options_.arch, false); });
     if (!built.ok) {
       result->status = "failed";
-      result->note = built.error.substr(0, built.error.find('\n'));
+      result->note = compileFailureSummary(built.error);
       return nullptr;
     }
     std::map<std::string, int> registers = cuda::cubinRegisterCounts(built.binary);

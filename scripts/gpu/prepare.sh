@@ -1,8 +1,9 @@
 #!/bin/bash
 # Prepares what a GPU run needs, on the build machine: builds tlc_cuda_runner
 # (tools/tlc_cuda_runner.cpp: front end + CUDA backend + interpreter, no LLVM)
-# and bundles it, stripped,
-# with the shared libraries it needs that a GPU host may lack, into
+# and a `tlc` without the CPU backend (so without LLVM: `tlc tune`, `tlc run`
+# and `tlc build` for CUDA targets), and bundles them, stripped,
+# with the shared libraries they need that a GPU host may lack, into
 # build-gpu/ at the repository root (ignored by git; carry it to the GPU host).
 #
 #   scripts/gpu/prepare.sh [BUILD_DIR]     (default: build-cuda)
@@ -10,15 +11,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build-cuda}
 [ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DTLC_ENABLE_CPU_BACKEND=OFF >/dev/null
-ninja -C "$build" -j2 tlc_cuda_runner
+ninja -C "$build" -j2 tlc_cuda_runner tlc
 out=$root/build-gpu
 rm -rf "$out"
 mkdir -p "$out/lib"
 runner=$(find "$build" -name tlc_cuda_runner -type f -perm -u+x | head -1)
 cp "$runner" "$out/tlc_cuda_runner"
-strip "$out/tlc_cuda_runner"
-# Bundle the non-system C++ libraries (fmt, libstdc++) the runner links.
-ldd "$runner" | awk '/=>/ {print $3}' | grep -E 'libfmt|libstdc\+\+|libgcc_s' | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+cp "$build/bin/tlc" "$out/tlc"
+strip "$out/tlc_cuda_runner" "$out/tlc"
+if ldd "$out/tlc" | grep -q libLLVM; then
+  echo "prepare.sh: $build links LLVM; configure it with -DTLC_ENABLE_CPU_BACKEND=OFF" >&2
+  exit 1
+fi
+# Bundle the non-system C++ libraries (fmt, libstdc++) the binaries link.
+ldd "$runner" "$out/tlc" | awk '/=>/ {print $3}' | grep -E 'libfmt|libstdc\+\+|libgcc_s' | sort -u |
+  while read -r lib; do cp -L "$lib" "$out/lib/"; done
 # Random programs for the GPU (docs/difftest.md), from the regular build's
 # tlc_difftest when there is one (TLC_DIFFTEST overrides its path).
 difftest=${TLC_DIFFTEST:-$root/build/bin/tlc_difftest}

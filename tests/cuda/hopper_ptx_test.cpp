@@ -236,7 +236,7 @@ TEST_CASE("the consumers' setmaxnreg increase never exceeds what the producer wa
           cuda::HopperMainloop plan;
           ir::GemmStmt gemm(ir::Region{}, ir::Region{}, ir::Region{}, false, false, false, {});
           if (!general) plan.gemm = &gemm;
-          cuda::chooseHopperOccupancy(&plan, threads, shared, 227 * 1024, tileRegisters);
+          cuda::chooseHopperOccupancy(&plan, threads, shared, 227 * 1024, tileRegisters, 16);
           CAPTURE(threads);
           CAPTURE(tileRegisters);
           CAPTURE(general);
@@ -254,5 +254,24 @@ TEST_CASE("the consumers' setmaxnreg increase never exceeds what the producer wa
         }
       }
     }
+  }
+}
+
+TEST_CASE("more blocks per SM only when the widest wgmma's accumulator fits the entry register count") {
+  // ptxas compiles the consumers within the count __launch_bounds__ implies,
+  // whatever their setmaxnreg.inc: an m64n256 float32 wgmma (128 accumulator
+  // registers) at 128 registers per thread is a fatal ptxas error. Found by
+  // `tlc tune` of gemm.tl (block_M=64 block_N=256 block_K=32, 128 threads).
+  for (bool general : {true, false}) {
+    cuda::HopperMainloop plan;
+    ir::GemmStmt gemm(ir::Region{}, ir::Region{}, ir::Region{}, false, false, false, {});
+    if (!general) plan.gemm = &gemm;
+    CAPTURE(general);
+    cuda::chooseHopperOccupancy(&plan, 128, 40 * 1024, 227 * 1024, 128, 128);
+    CHECK(plan.blocksPerSM == 1);
+    // Two m64n128 wgmmas accumulating the same 128 registers fit 128.
+    cuda::chooseHopperOccupancy(&plan, 128, 40 * 1024, 227 * 1024, 128, 64);
+    CHECK(plan.blocksPerSM == 2);
+    CHECK(65536 / plan.blocksPerSM / 256 >= 64 + 32);
   }
 }

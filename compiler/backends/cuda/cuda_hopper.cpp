@@ -437,7 +437,7 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
 }  // namespace
 
 void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
-                           int64_t tileRegisters) {
+                           int64_t tileRegisters, int64_t instructionRegisters) {
   // Producer threads that gather compute addresses: they keep more.
   plan->producerRegs = hasGathers(*plan) ? (threads <= 256 ? 56 : 40) : (threads <= 256 ? 40 : 24);
   // Registers: the launch gives each thread 65536 / blocks / (threads + 128),
@@ -446,13 +446,23 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // only from those its block's setmaxnreg.dec released, so the consumers'
   // increase must not exceed the producer's decrease (a consumer asking for
   // more waits forever).
+  auto entryRegs = [&](int64_t blocks) { return 65536 / blocks / (threads + 128) / 8 * 8; };
   auto consumerRegs = [&](int64_t blocks) {
-    int64_t entry = 65536 / blocks / (threads + 128) / 8 * 8;
+    int64_t entry = entryRegs(blocks);
     int64_t released = 128 * (entry - plan->producerRegs);
     return std::min<int64_t>((entry + released / threads) / 8 * 8, 240);
   };
-  auto sharedFits = [&](int64_t blocks) { return blocks * (sharedBytes + 1024) <= maxSharedBytes; };
-  plan->blocksPerSM = threads <= 128 && sharedFits(2) ? 2 : 1;
+  // ptxas compiles the whole kernel, the consumers' code after their
+  // setmaxnreg.inc included, within the count __launch_bounds__ implies (the
+  // entry count). A wgmma whose accumulator does not fit there with 32
+  // registers to spare is a fatal ptxas error ("Insufficient registers"),
+  // not a spill: an m64n256 float32 wgmma (128 accumulator registers) needs
+  // about 154, while two m64n128 ones accumulating the same 128 registers
+  // compile within 128.
+  auto fits = [&](int64_t blocks) {
+    return blocks * (sharedBytes + 1024) <= maxSharedBytes && entryRegs(blocks) >= instructionRegisters + 32;
+  };
+  plan->blocksPerSM = threads <= 128 && fits(2) ? 2 : 1;
   // A general-form loop whose register tiles are small (a dequantizing
   // loop's weight tile and a few accumulator columns, not a gemm's
   // accumulator) is bound by latency: it takes as many blocks per SM, up to
@@ -460,7 +470,7 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // more.
   if (!plan->gemm)
     for (int64_t blocks = 2048 / (threads + 128); blocks > plan->blocksPerSM; --blocks)
-      if (sharedFits(blocks) && consumerRegs(blocks) >= tileRegisters + 32) {
+      if (fits(blocks) && consumerRegs(blocks) >= tileRegisters + 32) {
         plan->blocksPerSM = blocks;
         break;
       }

@@ -114,8 +114,10 @@ bool gathersIntoPanels(const HopperMainloop& h);
 // the tensor cores idle half the time and two blocks' shared memory fits;
 // for a general-form loop, as many as leave the consumers the registers of
 // the kernel's register tiles (`tileRegisters` per thread) and 32 more.
+// Never more blocks than leave the widest wgmma's accumulator
+// (`instructionRegisters` per thread) and 32 more at the kernel's entry.
 void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
-                           int64_t tileRegisters);
+                           int64_t tileRegisters, int64_t instructionRegisters);
 
 // Whether `options` targets the Hopper path at all (sm_90a, tensor cores, TMA).
 bool hopperTarget(const CudaOptions& options);

@@ -54,6 +54,19 @@ int64_t KernelEmitter::hopperTileRegisters() {
   return regs;
 }
 
+// Accumulator registers per thread of the kernel's widest wgmma
+// instruction: an m64nW wgmma gives each of its 128 threads W / 2 elements.
+int64_t KernelEmitter::widestWgmmaRegisters() const {
+  int64_t regs = 0;
+  auto widest = [&](const MmaShape& s, const Buffer& c) {
+    std::vector<int64_t> widths = wgmmaWidths(s.n);
+    if (!widths.empty()) regs = std::max(regs, (widths.front() / 2 * dtypeBytes(c->dtype) + 3) / 4);
+  };
+  if (hopper_ && hopper_->gemm) widest(hopper_->shape, hopper_->gemm->c.buffer);
+  for (const WgmmaGemm& w : wgmma_) widest(w.shape, w.gemm->c.buffer);
+  return regs;
+}
+
 // Moves a ring position to the next stage, flipping the phase at the end of the ring.
 void KernelEmitter::advanceRing(const std::string& stage, const std::string& phase) {
   line("if (++" + stage + " == " + std::to_string(hopper_->stages) + ") { " + stage + " = 0; " + phase +

@@ -605,7 +605,8 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   for (auto& a : args_)
     if (a.kind == KernelArg::Kind::ShapeVar) markNonNegative(a.var);
   params += tensorMapParams();
-  if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, hopperTileRegisters());
+  if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, hopperTileRegisters(),
+                          widestWgmmaRegisters());
   std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
   int64_t blocks = streamingBlocksPerSM(true);

@@ -82,6 +82,7 @@ class KernelEmitter : public backend::CEmitter {
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
   int64_t hopperTileRegisters();
+  int64_t widestWgmmaRegisters() const;
   // The blocks per SM that a kernel without tensor-core gemms asks ptxas to
   // fit (0: no request), with registers left for prefetched tiles or not;
   // see cuda_kernel_analysis.cpp.
