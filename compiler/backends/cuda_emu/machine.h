@@ -3,7 +3,7 @@
 // checks, barriers, warp collectives, async copies, atomics) on top of the
 // pure instruction semantics in isa.h.
 //
-// Memory model checked (per byte, see shadow records in machine.cpp):
+// Memory model checked (per byte, see checkBytes in memory.cpp):
 //  - two accesses by different threads to the same byte, at least one a
 //    plain (non-atomic) write, race unless a barrier separates them
 //    (__syncthreads orders the block; __syncwarp orders a warp); accesses

@@ -1,7 +1,8 @@
-// Internal data structures of the emulated GPU shared by machine.cpp and
-// hopper.cpp (threads, collectives, allocations, Hopper state).
+// Internal data structures of the emulated GPU shared by the files that
+// implement Machine (threads, collectives, allocations, Hopper state).
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,23 @@ namespace tlc::cuda_emu {
 constexpr uint8_t kWAtomic = 1, kRMulti = 2, kRMultiWarp = 4, kWTma = 8;
 // Access flag (beside TLC_EMU_*) passed to checkAsyncBytes: the access is recorded.
 constexpr int kRecordFlag = 0x100;
+
+// Seconds on a monotonic clock: the launch's time limit.
+inline double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One warp-wide shared-memory instruction at pc that took wf's wavefronts:
+// added to the launch's totals and to pc's bank-conflict site.
+inline void countSharedWavefronts(Machine& m, uint32_t pc, const isa::Wavefronts& wf) {
+  m.result_->sharedInstructions++;
+  m.result_->sharedWavefronts += wf.actual;
+  m.result_->idealSharedWavefronts += wf.ideal;
+  BankConflictSite& site = m.bankSites_[pc];
+  site.where.pc = m.moduleBase_ + pc;
+  site.instructions++;
+  site.extraWavefronts += wf.actual - wf.ideal;
+}
 
 struct PendingCopy {
   uintptr_t dst;
