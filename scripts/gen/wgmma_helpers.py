@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the wgmma helpers of runtime/cuda/tlc_cuda.h (between the
+"""Writes the wgmma helpers of runtime/cuda/tlc_cuda_hopper.h (between the
 `wgmma helpers begin/end` markers): per instruction width N, the float16 and
 bfloat16 forms of `wgmma.mma_async ... m64nNk16.f32` with A from a
 shared-memory descriptor (wgmma_m64nNk16) and from registers
@@ -99,7 +99,7 @@ def helper_tf32(n):
     return kmajor_ss(f"wgmma_tf32_m64n{n}k8", n, "float", "+f",
                      f"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32", True)
 
-path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda.h"
+path = pathlib.Path(__file__).resolve().parents[2] / "runtime/cuda/tlc_cuda_hopper.h"
 text = path.read_text()
 begin, end = "// ---- wgmma helpers begin (scripts/gen/wgmma_helpers.py) ----", "// ---- wgmma helpers end ----"
 # The SS forms (both operands from shared-memory descriptors), then the RS

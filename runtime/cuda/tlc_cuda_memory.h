@@ -1,0 +1,134 @@
+// Part of tlc_cuda.h, included inside its namespace tlc: atomics, warp
+// shuffles and reductions, vector loads and stores.
+#pragma once
+// ---- atomics -----------------------------------------------------------------
+template <class T> __device__ __forceinline__ void atomic_add(T* p, T v) { atomicAdd(p, v); }
+template <> __device__ __forceinline__ void atomic_add<i64>(i64* p, i64 v) {
+  atomicAdd((unsigned long long*)p, (unsigned long long)v);
+}
+template <class T> __device__ __forceinline__ void atomic_max(T* p, T v) { atomicMax(p, v); }
+template <class T> __device__ __forceinline__ void atomic_min(T* p, T v) { atomicMin(p, v); }
+// Floating max/min by compare-and-swap on the bit pattern.
+template <class T, class Bits, class Op> __device__ __forceinline__ void atomic_cas_op(T* p, T v, Op op) {
+  Bits* addr = (Bits*)p;
+  Bits old = *addr, assumed;
+  do {
+    assumed = old;
+    T cur = *(T*)&assumed;
+    T next = op(cur, v);
+    Bits nb = *(Bits*)&next;
+    if (nb == assumed) break;
+    old = atomicCAS(addr, assumed, nb);
+  } while (old != assumed);
+}
+struct MaxOp { template <class T> __device__ T operator()(T a, T b) const { return max(a, b); } };
+struct MinOp { template <class T> __device__ T operator()(T a, T b) const { return min(a, b); } };
+template <> __device__ __forceinline__ void atomic_max<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ void atomic_min<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ void atomic_max<i64>(i64* p, i64 v) { atomicMax((long long*)p, (long long)v); }
+template <> __device__ __forceinline__ void atomic_min<i64>(i64* p, i64 v) { atomicMin((long long*)p, (long long)v); }
+
+// ---- warp reductions ---------------------------------------------------------
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
+template <> __device__ __forceinline__ __half shfl_xor<__half>(__half v, int m) {
+  unsigned short b = __half_as_ushort(v);
+  return __ushort_as_half((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+}
+template <> __device__ __forceinline__ __nv_bfloat16 shfl_xor<__nv_bfloat16>(__nv_bfloat16 v, int m) {
+  unsigned short b = __bfloat16_as_ushort(v);
+  return __ushort_as_bfloat16((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+}
+template <> __device__ __forceinline__ bool shfl_xor<bool>(bool v, int m) { return __shfl_xor_sync(0xffffffffu, (int)v, m) != 0; }
+template <> __device__ __forceinline__ i8 shfl_xor<i8>(i8 v, int m) { return (i8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ u8 shfl_xor<u8>(u8 v, int m) { return (u8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ i16 shfl_xor<i16>(i16 v, int m) { return (i16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ u16 shfl_xor<u16>(u16 v, int m) { return (u16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+
+struct SumOp { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+// Combines the values of `group` consecutive lanes (a power of two <= 32); every lane gets the result.
+template <int group, class T, class Op> __device__ __forceinline__ T group_allreduce(T v, Op op) {
+#pragma unroll
+  for (int s = group / 2; s >= 1; s >>= 1) v = op(v, shfl_xor(v, s));
+  return v;
+}
+
+// ---- vector memory access ------------------------------------------------------
+// Raw bytes moved as one access. `may_alias`: the elements they carry keep
+// their own type (a `__half` array read through these words is not undefined
+// behaviour the optimizer may exploit).
+struct __attribute__((__may_alias__)) __align__(2) Bits2 { unsigned short w[1]; };
+struct __attribute__((__may_alias__)) __align__(4) Bits4 { unsigned w[1]; };
+struct __attribute__((__may_alias__)) __align__(8) Bits8 { unsigned w[2]; };
+struct __attribute__((__may_alias__)) __align__(16) Bits16 { unsigned w[4]; };
+template <int Bytes> struct VecBits;
+template <> struct VecBits<2> { typedef Bits2 type; };
+template <> struct VecBits<4> { typedef Bits4 type; };
+template <> struct VecBits<8> { typedef Bits8 type; };
+template <> struct VecBits<16> { typedef Bits16 type; };
+// Copies N elements of T with one access of N * sizeof(T) bytes (aligned by the caller).
+template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const T* src) {
+  typedef typename VecBits<sizeof(T) * N>::type V;
+  *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
+}
+// Stores two adjacent elements with one access of 2 * sizeof(T) bytes (aligned by the caller).
+template <class T> __device__ __forceinline__ void store_pair(T* dst, T a, T b) {
+  __align__(2 * sizeof(T)) T v[2] = {a, b};
+  copy_vec<T, 2>(dst, v);
+}
+// Element i of type T kept in an array of 32-bit words (register tiles loaded
+// ahead keep their elements packed as loaded).
+template <class T> __device__ __forceinline__ void pack(unsigned* words, int i, T v) {
+  memcpy(reinterpret_cast<char*>(words) + i * sizeof(T), &v, sizeof(T));
+}
+template <class T> __device__ __forceinline__ T unpack(const unsigned* words, int i) {
+  T v;
+  memcpy(&v, reinterpret_cast<const char*>(words) + i * sizeof(T), sizeof(T));
+  return v;
+}
+// Loads the Bytes (4, 8 or 16) bytes at `src`, which need only be aligned to
+// their elements, into `dst` (aligned to Bytes): the aligned word of Bytes
+// bytes that holds the first of them and, when `src` is not aligned, the next
+// one, shifted into place in registers (two vector loads where a row of a
+// tensor whose rows are not whole vectors long would take one load per
+// element). The caller guarantees that the Bytes bytes after the run lie in
+// the same allocation: the second word may reach them.
+template <int Bytes> __device__ __forceinline__ void load_shifted(void* dst, const void* src) {
+  typedef typename VecBits<Bytes>::type V;
+  constexpr int W = Bytes / 4;
+  const unsigned long long a = reinterpret_cast<unsigned long long>(src);
+  const unsigned s = (unsigned)(a & (unsigned long long)(Bytes - 1));
+  const V* base = reinterpret_cast<const V*>(reinterpret_cast<const char*>(src) - s);
+  V lo = base[0], hi;
+#pragma unroll
+  for (int i = 0; i < W; ++i) hi.w[i] = 0u;
+  if (s) hi = base[1];
+  unsigned x[2 * W];
+#pragma unroll
+  for (int i = 0; i < W; ++i) {
+    x[i] = lo.w[i];
+    x[W + i] = hi.w[i];
+  }
+  // Whole words first (s / 4 of them, one bit of the count at a time), then
+  // the bytes within a word.
+  const unsigned q = s >> 2, r = (s & 3u) * 8u;
+#pragma unroll
+  for (int bit = W / 2; bit >= 1; bit /= 2) {
+    const bool take = (q & (unsigned)bit) != 0;
+#pragma unroll
+    for (int i = 0; i + bit < 2 * W; ++i) x[i] = take ? x[i + bit] : x[i];
+  }
+  V out;
+#pragma unroll
+  for (int i = 0; i < W; ++i)
+    out.w[i] = (unsigned)(((((unsigned long long)x[i + 1]) << 32) | (unsigned long long)x[i]) >> r);
+  *reinterpret_cast<V*>(dst) = out;
+}
+__device__ __forceinline__ bool aligned(const void* p, int bytes) {
+  return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
+}
