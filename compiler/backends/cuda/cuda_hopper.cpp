@@ -436,6 +436,18 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
 
 }  // namespace
 
+int64_t hopperEntryRegisters(int64_t blocks, int64_t threads) { return 65536 / blocks / (threads + 128) / 8 * 8; }
+
+bool hopperBlocksFit(int64_t blocks, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
+                     int64_t instructionRegisters) {
+  return blocks * (sharedBytes + 1024) <= maxSharedBytes &&
+         hopperEntryRegisters(blocks, threads) >= instructionRegisters + 32;
+}
+
+bool gemmTakesTwoBlocks(int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes, int64_t instructionRegisters) {
+  return threads <= 128 && hopperBlocksFit(2, threads, sharedBytes, maxSharedBytes, instructionRegisters);
+}
+
 void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
                            int64_t tileRegisters, int64_t instructionRegisters) {
   // Producer threads that gather compute addresses: they keep more.
@@ -446,9 +458,8 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // only from those its block's setmaxnreg.dec released, so the consumers'
   // increase must not exceed the producer's decrease (a consumer asking for
   // more waits forever).
-  auto entryRegs = [&](int64_t blocks) { return 65536 / blocks / (threads + 128) / 8 * 8; };
   auto consumerRegs = [&](int64_t blocks) {
-    int64_t entry = entryRegs(blocks);
+    int64_t entry = hopperEntryRegisters(blocks, threads);
     int64_t released = 128 * (entry - plan->producerRegs);
     return std::min<int64_t>((entry + released / threads) / 8 * 8, 240);
   };
@@ -460,9 +471,9 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // about 154, while two m64n128 ones accumulating the same 128 registers
   // compile within 128.
   auto fits = [&](int64_t blocks) {
-    return blocks * (sharedBytes + 1024) <= maxSharedBytes && entryRegs(blocks) >= instructionRegisters + 32;
+    return hopperBlocksFit(blocks, threads, sharedBytes, maxSharedBytes, instructionRegisters);
   };
-  plan->blocksPerSM = threads <= 128 && fits(2) ? 2 : 1;
+  plan->blocksPerSM = gemmTakesTwoBlocks(threads, sharedBytes, maxSharedBytes, instructionRegisters) ? 2 : 1;
   // A general-form loop whose register tiles are small (a dequantizing
   // loop's weight tile and a few accumulator columns, not a gemm's
   // accumulator) is bound by latency: it takes as many blocks per SM, up to

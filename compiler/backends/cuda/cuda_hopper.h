@@ -109,6 +109,18 @@ bool hasGathers(const HopperMainloop& h);
 // the consumers fence after their wait).
 bool gathersIntoPanels(const HopperMainloop& h);
 
+// Registers per thread at the entry of a warp-specialized kernel of
+// `threads` consumer threads and `blocks` blocks per SM (with its producer
+// warpgroup; a multiple of 8).
+int64_t hopperEntryRegisters(int64_t blocks, int64_t threads);
+// Whether `blocks` such blocks fit an SM: their shared memory, and the
+// widest wgmma's accumulator (`instructionRegisters`) and 32 more at entry.
+bool hopperBlocksFit(int64_t blocks, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
+                     int64_t instructionRegisters);
+// Whether a gemm-form mainloop takes two blocks per SM: one consumer
+// warpgroup, and two blocks fit.
+bool gemmTakesTwoBlocks(int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes, int64_t instructionRegisters);
+
 // Sets the blocks per SM the kernel is compiled for and the register
 // targets that follow: two blocks when one consumer warpgroup would leave
 // the tensor cores idle half the time and two blocks' shared memory fits;

@@ -627,10 +627,23 @@ bool KernelEmitter::planBuffers() {
   offset = packSharedBuffers(sharedBuffers);
   // A persistent kernel's ring shares its bytes with no other buffer (the
   // accumulator's staging tile): where that does not fit, a block per tile.
-  if (persistent_ && offset + 16 * hopper_->stages > options_.maxSharedBytes) {
+  // A kernel that runs two blocks per SM one block per tile keeps that form
+  // too: persistent, such gemms measured up to a third slower on the H200
+  // (bench/RESULTS.md, 2026-12-04: int8 128 x 128 x 64 at 600 against 898
+  // TOPS, float16 128 x 128 x 64 at 471 against 611 TFLOP/s).
+  if (persistent_) {
+    bool fits = offset + 16 * hopper_->stages <= options_.maxSharedBytes;
     persistent_ = false;
     sharedAlias_.clear();
-    offset = packSharedBuffers(sharedBuffers);
+    int64_t perTile = packSharedBuffers(sharedBuffers);
+    if (fits && !gemmTakesTwoBlocks(threads_, perTile + 16 * hopper_->stages, options_.maxSharedBytes,
+                                    widestWgmmaRegisters())) {
+      persistent_ = true;
+      sharedAlias_.clear();
+      offset = packSharedBuffers(sharedBuffers);
+    } else {
+      offset = perTile;
+    }
   }
   if (hopper_) {  // the mbarriers of the ring, full[stages] then empty[stages]
     offset = (offset + 7) / 8 * 8;
