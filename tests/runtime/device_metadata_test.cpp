@@ -93,22 +93,29 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   INFO(json);
   // A: 16-row boxes of 32 columns (two 16-row slices per warp), 64-byte swizzle;
   // B: 32 rows of one 64-column panel, 128-byte swizzle.
-  std::string compact;
-  for (char c : json)
-    if (c != ' ' && c != '\n') compact += c;
+  auto squeeze = [](const std::string& text) {
+    std::string out;
+    for (char c : text)
+      if (c != ' ' && c != '\n') out += c;
+    return out;
+  };
+  std::string compact = squeeze(json);
   CHECK(compact.find(R"("tensor_maps":[{"box":[16,32],"param":0,"swizzle":64},{"box":[32,64],"param":1,"swizzle":128}])") !=
         std::string::npos);
   CHECK(compact.find(R"("fallback":{"block":[128,1,1],"entry":"gemm_kernel0_no_tma")") != std::string::npos);
   CHECK(compact.find(R"("block":[256,1,1])") != std::string::npos);
   CHECK(compact.find(R"("persistent_blocks_per_sm":0)") != std::string::npos);
   // Built persistent: the launch says how many blocks per SM its grid has
-  // (two: one consumer warpgroup); the version without TMA is not persistent.
+  // (one: two consumer warpgroups); the version without TMA is not
+  // persistent. These tiles (one consumer warpgroup, two blocks per SM)
+  // keep a block per tile even so.
   std::string persistentJson;
   REQUIRE(buildCubin(*m, diags, "sm_90a", (dir / "gemm_persistent.cubin").string(), &persistentJson, true));
-  std::string p;
-  for (char c : persistentJson)
-    if (c != ' ' && c != '\n') p += c;
-  CHECK(p.find(R"("persistent_blocks_per_sm":2)") != std::string::npos);
+  CHECK(squeeze(persistentJson).find(R"("persistent_blocks_per_sm":0)") != std::string::npos);
+  auto wide = test::compileTl(sources, diags, "examples/gemm/gemm.tl", {"block_N=256", "block_K=64", "threads=256"});
+  REQUIRE(wide);
+  REQUIRE(buildCubin(*wide, diags, "sm_90a", (dir / "gemm_wide_persistent.cubin").string(), &persistentJson, true));
+  CHECK(squeeze(persistentJson).find(R"("persistent_blocks_per_sm":1)") != std::string::npos);
   // The version without TMA is a second cubin, compiled apart (at once with
   // the first) and carried in the metadata; the .cubin holds the TMA kernel.
   meta::ParsedModule pm;
