@@ -1,1103 +1,674 @@
+// The .tir parser's top level: the module, functions, declarations and
+// statements. The token layer, scopes and expressions are in
+// ir_parser_expr.cpp; the shared state is ir_parser_internal.h.
+//
+// Each parse function has the grammar production it recognizes written above
+// it; docs/tile-ir.md describes the syntax.
 #include "compiler/ir/ir_parser.h"
 
 #include <charconv>
-#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
-#include <unordered_map>
 
-#include "compiler/ir/limits.h"
-#include "compiler/ir/ir_lexer.h"
+#include "compiler/ir/ir_parser_internal.h"
 #include "compiler/ir/verifier.h"
 
 namespace tlc::ir {
 
-namespace {
+namespace parser_detail {
 
-// Thrown after an error has been reported; parsing resumes at the next `func`.
-struct ParseAbort {};
+IRParser::IRParser(SourceManager& sources, DiagnosticEngine& diags, uint32_t file)
+    : sources_(sources), diags_(diags), file_(file) {
+  toks_ = lexIR(sources.text(file), file, diags);
+}
 
-// Nesting deeper than this (parentheses, blocks) is rejected rather than
-// risking the stack on hostile input.
-constexpr int kMaxDepth = 500;
-// Operands in one left-associative chain (`a + b + ...`), as in .tl.
-constexpr int kMaxChain = 1000;
-
-struct Symbol {
-  Var var;
-  Buffer buffer;
-  SourceLoc loc;
-};
-
-class IRParser {
- public:
-  IRParser(SourceManager& sources, DiagnosticEngine& diags, uint32_t file)
-      : sources_(sources), diags_(diags), file_(file) {
-    toks_ = lexIR(sources.text(file), file, diags);
-  }
-
-  // module := func*
-  Module parseModule() {
-    Module m;
-    while (!at(TokKind::End)) {
-      try {
-        if (!atWord("func")) fail(DiagKind::IrSyntaxError, cur().loc, "expected `func`, found " + describe(cur()));
-        m.funcs.push_back(parseFunc());
-      } catch (const ParseAbort&) {
-        scopes_.clear();
-        depth_ = 0;
-        do take();
-        while (!at(TokKind::End) && !atWord("func"));
-      }
-    }
-    return m;
-  }
-
- private:
-  SourceManager& sources_;
-  DiagnosticEngine& diags_;
-  uint32_t file_;
-  std::vector<Token> toks_;
-  size_t pos_ = 0;
-  std::vector<std::unordered_map<std::string, Symbol>> scopes_;
-  std::unordered_map<std::string, uint32_t> locFiles_;
-  int depth_ = 0;
-  // The height of each expression node built in the current function.
-  std::unordered_map<const ExprNode*, int> heights_;
-
-  // ------------------------------------------------------------ tokens
-
-  const Token& cur() const { return toks_[pos_]; }
-  const Token& peek(size_t n = 1) const { return toks_[std::min(pos_ + n, toks_.size() - 1)]; }
-  bool at(TokKind k) const { return cur().kind == k; }
-  bool atPunct(std::string_view p) const { return cur().kind == TokKind::Punct && cur().text == p; }
-  bool atWord(std::string_view w) const { return cur().kind == TokKind::Ident && cur().text == w; }
-  Token take() {
-    Token t = cur();
-    if (!at(TokKind::End)) ++pos_;
-    return t;
-  }
-  bool acceptPunct(std::string_view p) {
-    if (!atPunct(p)) return false;
-    ++pos_;
-    return true;
-  }
-  bool acceptWord(std::string_view w) {
-    if (!atWord(w)) return false;
-    ++pos_;
-    return true;
-  }
-
-  static std::string describe(const Token& t) {
-    switch (t.kind) {
-      case TokKind::End: return "end of file";
-      case TokKind::String: return "a string";
-      default: return "`" + t.text + "`";
+// module := func*
+Module IRParser::parseModule() {
+  Module m;
+  while (!at(TokKind::End)) {
+    try {
+      if (!atWord("func")) fail(DiagKind::IrSyntaxError, cur().loc, "expected `func`, found " + describe(cur()));
+      m.funcs.push_back(parseFunc());
+    } catch (const ParseAbort&) {
+      scopes_.clear();
+      depth_ = 0;
+      do take();
+      while (!at(TokKind::End) && !atWord("func"));
     }
   }
+  return m;
+}
 
-  [[noreturn]] void fail(DiagKind kind, SourceLoc loc, const std::string& msg) {
-    diags_.report(kind, loc, msg);
-    throw ParseAbort{};
+// ------------------------------------------------------------ declarations
+
+// vardecl := IDENT (':' dtype)?      (int32 when the dtype is omitted)
+Var IRParser::parseVarDecl(bool requireType) {
+  Token name = expectName("a variable name");
+  DType t = DType::Int32;
+  if (acceptPunct(":")) t = parseDType();
+  else if (requireType) fail(DiagKind::IrSyntaxError, cur().loc, "expected `:` and the dtype of `" + name.text + "`");
+  return makeVar(name.text, t, name.loc);
+}
+
+// shape := '[' (expr (',' expr)*)? ']'
+std::vector<Expr> IRParser::parseShape() {
+  expectPunct("[");
+  std::vector<Expr> dims;
+  if (!atPunct("]")) dims = parseExprList();
+  expectPunct("]");
+  for (const Expr& d : dims)
+    if (!isInteger(d->dtype))
+      fail(DiagKind::IrOperandType, d->loc, "a dimension must be an integer, not " + std::string(dtypeName(d->dtype)));
+  return dims;
+}
+
+std::optional<MemScope> IRParser::scopeNamed(std::string_view w) {
+  for (MemScope s : {MemScope::Global, MemScope::Shared, MemScope::Fragment, MemScope::Local, MemScope::Var})
+    if (w == memScopeName(s)) return s;
+  return std::nullopt;
+}
+
+// loc-suffix := 'loc' '(' STRING ':' NUMBER ':' NUMBER ')'
+void IRParser::parseOptLoc(SourceLoc& loc) {
+  if (!atWord("loc") || !(peek().kind == TokKind::Punct && peek().text == "(")) return;
+  take();
+  take();
+  Token file = take();
+  if (file.kind != TokKind::String) fail(DiagKind::IrSyntaxError, file.loc, "expected a file name string in `loc(...)`");
+  expectPunct(":");
+  int64_t line = parseSmallInt("a line number");
+  expectPunct(":");
+  int64_t col = parseSmallInt("a column number");
+  expectPunct(")");
+  auto it = locFiles_.find(file.text);
+  if (it == locFiles_.end()) {
+    // Only a regular file is read (for the source lines of diagnostics): a
+    // device or a directory named in the text must not block or fail here.
+    std::error_code ec;
+    std::string error;
+    uint32_t id = std::filesystem::is_regular_file(file.text, ec) ? sources_.addFile(file.text, error) : 0;
+    if (id == 0) id = sources_.addBuffer(file.text, "");
+    it = locFiles_.emplace(file.text, id).first;
   }
-  Token expectPunct(std::string_view p) {
-    if (!atPunct(p)) fail(DiagKind::IrSyntaxError, cur().loc, "expected `" + std::string(p) + "`, found " + describe(cur()));
-    return take();
-  }
-  Token expectWord(std::string_view w) {
-    if (!atWord(w)) fail(DiagKind::IrSyntaxError, cur().loc, "expected `" + std::string(w) + "`, found " + describe(cur()));
-    return take();
-  }
-  Token expectName(const char* what) {
-    if (!at(TokKind::Ident) || isReservedWord(cur().text))
-      fail(DiagKind::IrSyntaxError, cur().loc, std::string("expected ") + what + ", found " + describe(cur()));
-    return take();
-  }
+  loc = SourceLoc{it->second, static_cast<uint32_t>(line), static_cast<uint32_t>(col), 1};
+}
 
-  struct DepthGuard {
-    IRParser& p;
-    explicit DepthGuard(IRParser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth)
-        p.fail(DiagKind::IrNestingTooDeep, p.cur().loc,
-               "nesting is too deep (more than " + std::to_string(kMaxDepth) + " levels)");
-    }
-    ~DepthGuard() { --p.depth_; }
-  };
+// An unsuffixed non-negative integer literal (threads, attributes, locations).
+int64_t IRParser::parseSmallInt(const char* what) {
+  bool neg = acceptPunct("-");
+  Token t = take();
+  int64_t v = 0;
+  auto res = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+  if (t.kind != TokKind::Number || res.ec != std::errc() || res.ptr != t.text.data() + t.text.size())
+    fail(t.kind == TokKind::Number ? DiagKind::IrInvalidLiteral : DiagKind::IrSyntaxError, t.loc,
+         std::string("expected ") + what + ", found " + describe(t));
+  return neg ? -v : v;
+}
 
-  // ------------------------------------------------------------ scopes
+// ------------------------------------------------------------ functions
 
-  const Symbol* lookup(const std::string& name) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end()) return &f->second;
-    }
-    return nullptr;
-  }
-  void declare(const std::string& name, Symbol sym) {
-    if (const Symbol* prev = lookup(name)) {
-      diags_.report(DiagKind::IrRedefinition, sym.loc, "`" + name + "` is already declared in this scope; choose a fresh name")
-          .note(prev->loc, "previous declaration of `" + name + "`");
-      throw ParseAbort{};
-    }
-    scopes_.back()[name] = std::move(sym);
-  }
-  struct ScopeGuard {
-    IRParser& p;
-    explicit ScopeGuard(IRParser& parser) : p(parser) { p.scopes_.emplace_back(); }
-    ~ScopeGuard() {
-      if (!p.scopes_.empty()) p.scopes_.pop_back();
-    }
-  };
-
-  // ------------------------------------------------------------ types and declarations
-
-  // dtype := IDENT naming a scalar type (int32, float16, ...)
-  DType parseDType() {
-    Token t = take();
-    if (t.kind != TokKind::Ident) fail(DiagKind::IrSyntaxError, t.loc, "expected a dtype, found " + describe(t));
-    auto d = tlc::parseDType(t.text);
-    if (!d) fail(DiagKind::IrUnknownDType, t.loc, "unknown dtype `" + t.text + "`");
-    return *d;
-  }
-
-  // vardecl := IDENT (':' dtype)?      (int32 when the dtype is omitted)
-  Var parseVarDecl(bool requireType = false) {
-    Token name = expectName("a variable name");
-    DType t = DType::Int32;
-    if (acceptPunct(":")) t = parseDType();
-    else if (requireType) fail(DiagKind::IrSyntaxError, cur().loc, "expected `:` and the dtype of `" + name.text + "`");
-    return makeVar(name.text, t, name.loc);
-  }
-  void declareVar(const Var& v) { declare(v->name, Symbol{v, nullptr, v->loc}); }
-
-  // shape := '[' (expr (',' expr)*)? ']'
-  std::vector<Expr> parseShape() {
-    expectPunct("[");
-    std::vector<Expr> dims;
-    if (!atPunct("]")) dims = parseExprList();
-    expectPunct("]");
-    for (const Expr& d : dims)
-      if (!isInteger(d->dtype))
-        fail(DiagKind::IrOperandType, d->loc, "a dimension must be an integer, not " + std::string(dtypeName(d->dtype)));
-    return dims;
-  }
-
-  std::optional<MemScope> scopeNamed(std::string_view w) {
-    for (MemScope s : {MemScope::Global, MemScope::Shared, MemScope::Fragment, MemScope::Local, MemScope::Var})
-      if (w == memScopeName(s)) return s;
-    return std::nullopt;
-  }
-
-  // loc-suffix := 'loc' '(' STRING ':' NUMBER ':' NUMBER ')'
-  void parseOptLoc(SourceLoc& loc) {
-    if (!atWord("loc") || !(peek().kind == TokKind::Punct && peek().text == "(")) return;
-    take();
-    take();
-    Token file = take();
-    if (file.kind != TokKind::String) fail(DiagKind::IrSyntaxError, file.loc, "expected a file name string in `loc(...)`");
-    expectPunct(":");
-    int64_t line = parseSmallInt("a line number");
-    expectPunct(":");
-    int64_t col = parseSmallInt("a column number");
-    expectPunct(")");
-    auto it = locFiles_.find(file.text);
-    if (it == locFiles_.end()) {
-      // Only a regular file is read (for the source lines of diagnostics): a
-      // device or a directory named in the text must not block or fail here.
-      std::error_code ec;
-      std::string error;
-      uint32_t id = std::filesystem::is_regular_file(file.text, ec) ? sources_.addFile(file.text, error) : 0;
-      if (id == 0) id = sources_.addBuffer(file.text, "");
-      it = locFiles_.emplace(file.text, id).first;
-    }
-    loc = SourceLoc{it->second, static_cast<uint32_t>(line), static_cast<uint32_t>(col), 1};
-  }
-
-  // An unsuffixed non-negative integer literal (threads, attributes, locations).
-  int64_t parseSmallInt(const char* what) {
-    bool neg = acceptPunct("-");
-    Token t = take();
-    int64_t v = 0;
-    auto res = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (t.kind != TokKind::Number || res.ec != std::errc() || res.ptr != t.text.data() + t.text.size())
-      fail(t.kind == TokKind::Number ? DiagKind::IrInvalidLiteral : DiagKind::IrSyntaxError, t.loc,
-           std::string("expected ") + what + ", found " + describe(t));
-    return neg ? -v : v;
-  }
-
-  // ------------------------------------------------------------ functions
-
-  // func := 'func' '@' symbol ('[' vardecl (',' vardecl)* ']')? '(' (param (',' param)*)? ')'
-  //         ('bind' '(' binding (',' binding)* ')')? loc-suffix? block
-  Func parseFunc() {
-    heights_.clear();
-    ScopeGuard scope(*this);
-    auto f = std::make_shared<PrimFunc>();
-    f->loc = expectWord("func").loc;
-    expectPunct("@");
-    Token name = take();
-    if (name.kind != TokKind::Ident && name.kind != TokKind::String)
-      fail(DiagKind::IrSyntaxError, name.loc, "expected a function name after `@`, found " + describe(name));
-    if (name.text.find('\0') != std::string::npos)
-      fail(DiagKind::IrInvalidCharacter, name.loc,
-           "a function name cannot contain a NUL character: the runtime looks kernels up by C string");
-    f->name = name.text;
-    if (acceptPunct("[")) {
-      do {
-        Var v = parseVarDecl();
-        declareVar(v);
-        f->shapeVars.push_back(v);
-      } while (acceptPunct(","));
-      expectPunct("]");
-    }
-    expectPunct("(");
-    if (!atPunct(")")) {
-      do f->params.push_back(parseParam());
-      while (acceptPunct(","));
-    }
-    expectPunct(")");
-    if (acceptWord("bind")) {
-      expectPunct("(");
-      do {
-        Token key = take();
-        if (key.kind != TokKind::Ident && key.kind != TokKind::String)
-          fail(DiagKind::IrSyntaxError, key.loc, "expected a binding name, found " + describe(key));
-        expectPunct("=");
-        Token value = take();
-        if (value.kind != TokKind::String)
-          fail(DiagKind::IrSyntaxError, value.loc, "expected the bound value as a string, found " + describe(value));
-        f->bindings.push_back({key.text, value.text});
-      } while (acceptPunct(","));
-      expectPunct(")");
-    }
-    parseOptLoc(f->loc);
-    f->body = parseBlock();
-    return f;
-  }
-
-  // param := IDENT ':' scope? dtype shape     (a tensor; scope defaults to global)
-  //        | IDENT ':' dtype                  (a scalar)
-  Param parseParam() {
-    Token name = expectName("a parameter name");
-    expectPunct(":");
-    Param p;
-    p.name = name.text;
-    p.loc = name.loc;
-    std::optional<MemScope> scope;
-    if (at(TokKind::Ident)) scope = scopeNamed(cur().text);
-    if (scope) take();
-    DType t = parseDType();
-    if (scope || atPunct("[")) {
-      p.buffer = makeBuffer(name.text, t, parseShape(), scope.value_or(MemScope::Global), name.loc);
-      declare(name.text, Symbol{nullptr, p.buffer, name.loc});
-    } else {
-      p.scalar = makeVar(name.text, t, name.loc);
-      declareVar(p.scalar);
-    }
-    return p;
-  }
-
-  // ------------------------------------------------------------ statements
-
-  // block := '{' stmt* '}'
-  Stmt parseBlock() {
-    DepthGuard depth(*this);
-    SourceLoc loc = expectPunct("{").loc;
-    ScopeGuard scope(*this);
-    std::vector<Stmt> body = parseStmtsUntilBrace();
-    expectPunct("}");
-    return makeSeq(std::move(body), loc);
-  }
-
-  // A flat let (one without braces) takes the rest of the block as its body;
-  // a long run of them is read in a loop and nested at the end, so it costs
-  // no parser recursion.
-  std::vector<Stmt> parseStmtsUntilBrace() {
-    struct FlatLet {
-      Var var;
-      Expr value;
-      SourceLoc loc;
-      std::vector<Stmt> before;
-    };
-    std::vector<FlatLet> lets;
-    std::vector<Stmt> out;
-    size_t scopes = scopes_.size();
-    while (!atPunct("}")) {
-      if (at(TokKind::End)) fail(DiagKind::IrSyntaxError, cur().loc, "expected `}` before the end of the file");
-      if (!atWord("let")) {
-        out.push_back(parseStmt());
-        continue;
-      }
-      SourceLoc loc = take().loc;
-      Var v = parseLetHead(loc);
-      if (atPunct("{")) {
-        ScopeGuard scope(*this);
-        declareVar(v);
-        Stmt body = parseBlock();
-        out.push_back(std::make_shared<const LetStmt>(v, letValue_, body, loc));
-        continue;
-      }
-      scopes_.emplace_back();
-      declareVar(v);
-      lets.push_back(FlatLet{v, letValue_, loc, std::move(out)});
-      out.clear();
-    }
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
-      Stmt let = std::make_shared<const LetStmt>(it->var, it->value, makeSeq(std::move(out), it->loc), it->loc);
-      out = std::move(it->before);
-      out.push_back(std::move(let));
-    }
-    scopes_.resize(scopes);
-    return out;
-  }
-
-  // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
-  //         | annotate | print | break | continue | store
-  Stmt parseStmt() {
-    DepthGuard depth(*this);
-    const Token& t = cur();
-    if (t.kind != TokKind::Ident) fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
-    const std::string& w = t.text;
-    if (w == "kernel") return parseKernel();
-    if (w == "alloc") return parseAlloc();
-    if (w == "for") return parseFor();
-    if (w == "if") return parseIf();
-    if (w == "evaluate") return parseEvaluate();
-    if (w == "copy") return parseCopy();
-    if (w == "gemm") return parseGemm();
-    if (w == "fill") return parseFill();
-    if (w.rfind("reduce_", 0) == 0) return parseReduce();
-    if (w.rfind("atomic_", 0) == 0) return parseAtomic();
-    if (w == "annotate_layout") return parseAnnotateLayout();
-    if (w == "print") return parsePrint();
-    if (w == "break" || w == "continue") return parseLoopJump();
-    if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
-    fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
-  }
-
-  // kernel := 'kernel' 'grid' '(' expr (',' expr)* ')' 'threads' '(' NUMBER ')'
-  //           'as' '(' vardecl (',' vardecl)* ')' loc-suffix? block
-  Stmt parseKernel() {
-    SourceLoc loc = take().loc;
-    expectWord("grid");
-    expectPunct("(");
-    std::vector<Expr> grid = parseExprList();
-    expectPunct(")");
-    expectWord("threads");
-    expectPunct("(");
-    int64_t threads = parseSmallInt("the number of threads");
-    expectPunct(")");
-    int64_t swizzle = 0;
-    if (acceptWord("swizzle")) {
-      expectPunct("(");
-      swizzle = parseSmallInt("the swizzle panel size");
-      expectPunct(")");
-    }
-    expectWord("as");
-    expectPunct("(");
-    ScopeGuard scope(*this);
-    std::vector<Var> vars;
+// func := 'func' '@' symbol ('[' vardecl (',' vardecl)* ']')? '(' (param (',' param)*)? ')'
+//         ('bind' '(' binding (',' binding)* ')')? loc-suffix? block
+Func IRParser::parseFunc() {
+  heights_.clear();
+  ScopeGuard scope(*this);
+  auto f = std::make_shared<PrimFunc>();
+  f->loc = expectWord("func").loc;
+  expectPunct("@");
+  Token name = take();
+  if (name.kind != TokKind::Ident && name.kind != TokKind::String)
+    fail(DiagKind::IrSyntaxError, name.loc, "expected a function name after `@`, found " + describe(name));
+  if (name.text.find('\0') != std::string::npos)
+    fail(DiagKind::IrInvalidCharacter, name.loc,
+         "a function name cannot contain a NUL character: the runtime looks kernels up by C string");
+  f->name = name.text;
+  if (acceptPunct("[")) {
     do {
-      vars.push_back(parseVarDecl());
-      declareVar(vars.back());
+      Var v = parseVarDecl();
+      declareVar(v);
+      f->shapeVars.push_back(v);
+    } while (acceptPunct(","));
+    expectPunct("]");
+  }
+  expectPunct("(");
+  if (!atPunct(")")) {
+    do f->params.push_back(parseParam());
+    while (acceptPunct(","));
+  }
+  expectPunct(")");
+  if (acceptWord("bind")) {
+    expectPunct("(");
+    do {
+      Token key = take();
+      if (key.kind != TokKind::Ident && key.kind != TokKind::String)
+        fail(DiagKind::IrSyntaxError, key.loc, "expected a binding name, found " + describe(key));
+      expectPunct("=");
+      Token value = take();
+      if (value.kind != TokKind::String)
+        fail(DiagKind::IrSyntaxError, value.loc, "expected the bound value as a string, found " + describe(value));
+      f->bindings.push_back({key.text, value.text});
     } while (acceptPunct(","));
     expectPunct(")");
-    parseOptLoc(loc);
-    Stmt body = parseBlock();
-    return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc, swizzle);
   }
+  parseOptLoc(f->loc);
+  f->body = parseBlock();
+  return f;
+}
 
-  // alloc := 'alloc' IDENT ':' scope dtype shape loc-suffix?
-  Stmt parseAlloc() {
-    SourceLoc loc = take().loc;
-    Token name = expectName("a buffer name");
-    expectPunct(":");
-    Token scopeTok = take();
-    auto scope = scopeTok.kind == TokKind::Ident ? scopeNamed(scopeTok.text) : std::nullopt;
-    if (!scope)
-      fail(DiagKind::IrSyntaxError, scopeTok.loc,
-           "expected a memory scope (global, shared, fragment, local, var), found " + describe(scopeTok));
-    DType t = parseDType();
-    Buffer b = makeBuffer(name.text, t, parseShape(), *scope, name.loc);
-    parseOptLoc(loc);
-    declare(name.text, Symbol{nullptr, b, name.loc});
-    return std::make_shared<const AllocStmt>(b, loc);
+// param := IDENT ':' scope? dtype shape     (a tensor; scope defaults to global)
+//        | IDENT ':' dtype                  (a scalar)
+Param IRParser::parseParam() {
+  Token name = expectName("a parameter name");
+  expectPunct(":");
+  Param p;
+  p.name = name.text;
+  p.loc = name.loc;
+  std::optional<MemScope> scope;
+  if (at(TokKind::Ident)) scope = scopeNamed(cur().text);
+  if (scope) take();
+  DType t = parseDType();
+  if (scope || atPunct("[")) {
+    p.buffer = makeBuffer(name.text, t, parseShape(), scope.value_or(MemScope::Global), name.loc);
+    declare(name.text, Symbol{nullptr, p.buffer, name.loc});
+  } else {
+    p.scalar = makeVar(name.text, t, name.loc);
+    declareVar(p.scalar);
   }
+  return p;
+}
 
-  // for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
-  // kind := 'serial' | 'parallel' | 'pipelined' | 'unroll' | 'vectorized'
-  // attr := 'num_stages' '=' NUMBER | ('order' | 'stage') '=' '[' (int (',' int)*)? ']'
-  Stmt parseFor() {
-    SourceLoc loc = take().loc;
-    Var v = parseVarDecl();
-    expectWord("in");
-    Token kindTok = take();
-    std::optional<ForKind> kind;
-    for (ForKind k : {ForKind::Serial, ForKind::Parallel, ForKind::Pipelined, ForKind::Unroll, ForKind::Vectorized})
-      if (kindTok.kind == TokKind::Ident && kindTok.text == forKindName(k)) kind = k;
-    if (!kind)
-      fail(DiagKind::IrSyntaxError, kindTok.loc,
-           "expected a loop kind (serial, parallel, pipelined, unroll, vectorized), found " + describe(kindTok));
-    expectPunct("(");
-    Expr mn = parseExpr();
-    expectPunct(":");
-    expectPunct("+");
-    Expr ext = parseExpr();
-    int64_t stages = 0;
-    std::vector<int64_t> order, stage;
-    bool seenStages = false, seenOrder = false, seenStage = false, seenWs = false, warpSpecialize = true;
-    while (acceptPunct(",")) {
-      Token key = take();
-      expectPunct("=");
-      auto once = [&](bool& seen) {
-        if (seen) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
-        seen = true;
-      };
-      if (key.text == "num_stages") {
-        once(seenStages);
-        stages = parseSmallInt("the number of stages");
-      } else if (key.text == "order" || key.text == "stage") {
-        once(key.text == "order" ? seenOrder : seenStage);
-        std::vector<int64_t>& list = key.text == "order" ? order : stage;
-        expectPunct("[");
-        if (!atPunct("]")) {
-          do list.push_back(parseSmallInt("an integer"));
-          while (acceptPunct(","));
-        }
-        expectPunct("]");
-      } else if (key.text == "warp_specialize") {
-        once(seenWs);
-        Token v = take();
-        if (v.text != "true" && v.text != "false")
-          fail(DiagKind::IrInvalidAttribute, v.loc, "`warp_specialize` is true or false, not " + describe(v));
-        warpSpecialize = v.text == "true";
-      } else {
-        fail(DiagKind::IrInvalidAttribute, key.loc,
-             "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage or warp_specialize");
-      }
-    }
-    expectPunct(")");
-    parseOptLoc(loc);
-    ScopeGuard scope(*this);
-    declareVar(v);
-    Stmt body = parseBlock();
-    auto f = std::make_shared<ForStmt>(v, mn, ext, *kind, body, loc);
-    f->numStages = stages;
-    f->order = std::move(order);
-    f->stage = std::move(stage);
-    f->warpSpecialize = warpSpecialize;
-    return f;
-  }
+// ------------------------------------------------------------ statements
 
-  // if := 'if' expr loc-suffix? block ('else' (if | block))?
-  Stmt parseIf() {
-    SourceLoc loc = take().loc;
-    Expr cond = parseExpr();
-    parseOptLoc(loc);
-    Stmt then = parseBlock();
-    Stmt otherwise;
-    if (acceptWord("else")) {
-      if (atWord("if")) {
-        DepthGuard depth(*this);
-        otherwise = parseIf();
-      } else {
-        otherwise = parseBlock();
-      }
-    }
-    return std::make_shared<const IfStmt>(cond, then, otherwise, loc);
-  }
+// block := '{' stmt* '}'
+Stmt IRParser::parseBlock() {
+  DepthGuard depth(*this);
+  SourceLoc loc = expectPunct("{").loc;
+  ScopeGuard scope(*this);
+  std::vector<Stmt> body = parseStmtsUntilBrace();
+  expectPunct("}");
+  return makeSeq(std::move(body), loc);
+}
 
-  // let := 'let' IDENT (':' dtype)? '=' expr loc-suffix? block
-  //      | 'let' IDENT (':' dtype)? '=' expr loc-suffix? stmt*   (the rest of the enclosing block is the body)
-  // Without a written dtype the variable takes the value's. Reads what
-  // follows `let` up to the body; the value is left in letValue_.
-  Var parseLetHead(SourceLoc& loc) {
-    Token name = expectName("a variable name");
-    std::optional<DType> written;
-    if (acceptPunct(":")) written = parseDType();
-    expectPunct("=");
-    letValue_ = parseExpr();
-    Var v = makeVar(name.text, written.value_or(letValue_->dtype), name.loc);
-    parseOptLoc(loc);
-    return v;
-  }
-  Expr letValue_;
-
-  // break := 'break' loc-suffix?      continue := 'continue' loc-suffix?
-  Stmt parseLoopJump() {
-    const Token& t = take();
-    bool isBreak = t.text == "break";
-    SourceLoc loc = t.loc;
-    parseOptLoc(loc);
-    if (isBreak) return std::make_shared<const BreakStmt>(loc);
-    return std::make_shared<const ContinueStmt>(loc);
-  }
-
-  // evaluate := 'evaluate' expr loc-suffix?
-  Stmt parseEvaluate() {
-    SourceLoc loc = take().loc;
-    Expr v = parseExpr();
-    parseOptLoc(loc);
-    return std::make_shared<const EvaluateStmt>(v, loc);
-  }
-
-  // copy := 'copy' '(' region ',' region ')' loc-suffix?
-  Stmt parseCopy() {
-    SourceLoc loc = take().loc;
-    expectPunct("(");
-    Region src = parseRegion();
-    expectPunct(",");
-    Region dst = parseRegion();
-    expectPunct(")");
-    parseOptLoc(loc);
-    return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc);
-  }
-
-  bool parseBoolValue() {
-    Token t = take();
-    if (t.kind == TokKind::Ident && (t.text == "true" || t.text == "false")) return t.text == "true";
-    fail(DiagKind::IrSyntaxError, t.loc, "expected `true` or `false`, found " + describe(t));
-  }
-
-  // gemm := 'gemm' '(' region ',' region ',' region (',' flag '=' bool)* ')' loc-suffix?
-  // flag := 'transpose_A' | 'transpose_B' | 'clear_accum'
-  Stmt parseGemm() {
-    SourceLoc loc = take().loc;
-    expectPunct("(");
-    Region a = parseRegion();
-    expectPunct(",");
-    Region b = parseRegion();
-    expectPunct(",");
-    Region c = parseRegion();
-    bool flags[3] = {false, false, false}, seen[3] = {false, false, false};
-    static const char* names[3] = {"transpose_A", "transpose_B", "clear_accum"};
-    while (acceptPunct(",")) {
-      Token key = take();
-      int which = -1;
-      for (int i = 0; i < 3; ++i)
-        if (key.kind == TokKind::Ident && key.text == names[i]) which = i;
-      if (which < 0)
-        fail(DiagKind::IrInvalidAttribute, key.loc,
-             "unknown gemm flag " + describe(key) + "; expected transpose_A, transpose_B or clear_accum");
-      if (seen[which]) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
-      seen[which] = true;
-      expectPunct("=");
-      flags[which] = parseBoolValue();
-    }
-    expectPunct(")");
-    parseOptLoc(loc);
-    return std::make_shared<const GemmStmt>(std::move(a), std::move(b), std::move(c), flags[0], flags[1], flags[2], loc);
-  }
-
-  // fill := 'fill' '(' region ',' expr ')' loc-suffix?
-  Stmt parseFill() {
-    SourceLoc loc = take().loc;
-    expectPunct("(");
-    Region dst = parseRegion();
-    expectPunct(",");
-    Expr v = parseExpr();
-    expectPunct(")");
-    parseOptLoc(loc);
-    return std::make_shared<const FillStmt>(std::move(dst), v, loc);
-  }
-
-  // reduce := ('reduce_sum' | 'reduce_max' | 'reduce_min' | 'reduce_abssum' | 'reduce_absmax')
-  //           '(' region ',' region ',' 'dim' '=' NUMBER (',' 'clear' '=' bool)? ')' loc-suffix?
-  Stmt parseReduce() {
-    Token head = take();
-    std::optional<ReduceKind> kind;
-    for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min, ReduceKind::AbsSum, ReduceKind::AbsMax})
-      if (head.text == std::string("reduce_") + reduceKindName(k)) kind = k;
-    if (!kind) fail(DiagKind::IrSyntaxError, head.loc, "unknown reduction `" + head.text + "`");
-    SourceLoc loc = head.loc;
-    expectPunct("(");
-    Region src = parseRegion();
-    expectPunct(",");
-    Region dst = parseRegion();
-    std::optional<int64_t> dim;
-    std::optional<bool> clear;
-    while (acceptPunct(",")) {
-      Token key = take();
-      if (key.kind == TokKind::Ident && key.text == "dim") {
-        if (dim) fail(DiagKind::IrInvalidAttribute, key.loc, "`dim` is given twice");
-        expectPunct("=");
-        dim = parseSmallInt("a dimension");
-      } else if (key.kind == TokKind::Ident && key.text == "clear") {
-        if (clear) fail(DiagKind::IrInvalidAttribute, key.loc, "`clear` is given twice");
-        expectPunct("=");
-        clear = parseBoolValue();
-      } else {
-        fail(DiagKind::IrInvalidAttribute, key.loc, "unknown reduction argument " + describe(key) + "; expected dim or clear");
-      }
-    }
-    SourceLoc close = expectPunct(")").loc;
-    if (!dim) fail(DiagKind::IrInvalidAttribute, close, "`" + head.text + "` needs `dim=`");
-    if (*dim < std::numeric_limits<int>::min() || *dim > std::numeric_limits<int>::max())
-      fail(DiagKind::IrInvalidAttribute, close, "dimension out of range");
-    parseOptLoc(loc);
-    return std::make_shared<const ReduceStmt>(*kind, std::move(src), std::move(dst), static_cast<int>(*dim),
-                                              clear.value_or(true), loc);
-  }
-
-  // atomic := ('atomic_add' | 'atomic_max' | 'atomic_min') '(' IDENT '[' exprs ']' ',' expr ')' loc-suffix?
-  Stmt parseAtomic() {
-    Token head = take();
-    std::optional<AtomicKind> kind;
-    for (AtomicKind k : {AtomicKind::Add, AtomicKind::Max, AtomicKind::Min})
-      if (head.text == std::string("atomic_") + atomicKindName(k)) kind = k;
-    if (!kind) fail(DiagKind::IrSyntaxError, head.loc, "unknown atomic operation `" + head.text + "`");
-    SourceLoc loc = head.loc;
-    expectPunct("(");
-    Token name = cur();
-    Buffer b = lookupBuffer(expectName("a buffer name"));
-    std::vector<Expr> idx = parseIndices(b, name.loc);
-    expectPunct(",");
-    Expr v = parseExpr();
-    expectPunct(")");
-    parseOptLoc(loc);
-    return std::make_shared<const AtomicStmt>(*kind, b, std::move(idx), v, loc);
-  }
-
-  // annotate := 'annotate_layout' '(' IDENT ',' layout ')' loc-suffix?
-  // layout   := 'swizzled' | 'row_major' | 'shared_fallback' | 'mma_accumulator'
-  //           | 'row_groups' '(' NUMBER ',' NUMBER ')'
-  Stmt parseAnnotateLayout() {
-    SourceLoc loc = take().loc;
-    expectPunct("(");
-    Buffer b = lookupBuffer(expectName("a buffer name"));
-    expectPunct(",");
-    Token kindTok = take();
-    std::optional<LayoutKind> kind;
-    for (LayoutKind k : {LayoutKind::Swizzled, LayoutKind::RowMajor, LayoutKind::RowGroups, LayoutKind::SharedFallback,
-                         LayoutKind::MmaAccumulator})
-      if (kindTok.kind == TokKind::Ident && kindTok.text == layoutKindName(k)) kind = k;
-    if (!kind)
-      fail(DiagKind::IrSyntaxError, kindTok.loc,
-           "expected a layout (swizzled, row_major, row_groups(G, V), shared_fallback, mma_accumulator), found " + describe(kindTok));
-    LayoutSpec spec{*kind};
-    if (*kind == LayoutKind::RowGroups) {
-      expectPunct("(");
-      spec.threadsPerRow = parseSmallInt("the threads per row");
-      expectPunct(",");
-      spec.vector = parseSmallInt("the run length");
-      expectPunct(")");
-    }
-    expectPunct(")");
-    parseOptLoc(loc);
-    return std::make_shared<const AnnotateLayoutStmt>(b, spec, loc);
-  }
-
-  // print      := 'print' '(' (IDENT | expr) (',' print_attr)* ')' loc-suffix?
-  //                 -- IDENT: a buffer name, printed whole
-  // print_attr := 'message' '=' STRING | 'at' '=' STRING
-  //             | 'iteration' '=' '[' STRING ':' expr (',' STRING ':' expr)* ']'
-  //             | 'element' '=' STRING '[' exprs? ']'
-  Stmt parsePrint() {
-    SourceLoc loc = take().loc;
-    expectPunct("(");
+// A flat let (one without braces) takes the rest of the block as its body;
+// a long run of them is read in a loop and nested at the end, so it costs
+// no parser recursion.
+std::vector<Stmt> IRParser::parseStmtsUntilBrace() {
+  struct FlatLet {
+    Var var;
     Expr value;
-    Buffer buffer;
-    const Token& first = cur();
-    const Symbol* sym = first.kind == TokKind::Ident ? lookup(first.text) : nullptr;
-    if (sym && sym->buffer && !(peek().kind == TokKind::Punct && peek().text == "[")) {
-      buffer = sym->buffer;
-      take();
-    } else {
-      value = parseExpr();
-    }
-    auto p = std::make_shared<PrintStmt>(value, buffer, "", "", loc);
-    std::set<std::string> seen;
-    auto string = [&](const char* what) {
-      Token t = take();
-      if (t.kind != TokKind::String) fail(DiagKind::IrSyntaxError, t.loc, std::string("expected ") + what + ", found " + describe(t));
-      return t.text;
-    };
-    while (acceptPunct(",")) {
-      Token key = take();
-      if (key.kind != TokKind::Ident || !(key.text == "message" || key.text == "at" || key.text == "iteration" || key.text == "element"))
-        fail(DiagKind::IrInvalidAttribute, key.loc,
-             "unknown print argument " + describe(key) + "; expected message, at, iteration or element");
-      if (!seen.insert(key.text).second) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
-      expectPunct("=");
-      if (key.text == "message") {
-        p->message = string("the message string");
-      } else if (key.text == "at") {
-        p->at = string("the location string");
-      } else if (key.text == "iteration") {
-        expectPunct("[");
-        do {
-          std::string name = string("an iteration variable's name string");
-          expectPunct(":");
-          p->iteration.push_back({name, parseExpr()});
-        } while (acceptPunct(","));
-        expectPunct("]");
-      } else {
-        p->element = string("the element's buffer name string");
-        expectPunct("[");
-        if (!atPunct("]")) p->index = parseExprList();
-        expectPunct("]");
-      }
-    }
-    expectPunct(")");
-    parseOptLoc(loc);
-    p->loc = loc;
-    return p;
-  }
-
-  // store := IDENT '[' exprs? ']' '=' expr loc-suffix?
-  Stmt parseStore() {
-    Token name = take();
-    SourceLoc loc = name.loc;
-    Buffer b = lookupBuffer(name);
-    std::vector<Expr> idx = parseIndices(b, name.loc);
-    expectPunct("=");
-    Expr v = parseExpr();
-    parseOptLoc(loc);
-    return std::make_shared<const StoreStmt>(b, std::move(idx), v, loc);
-  }
-
-  Buffer lookupBuffer(const Token& name) {
-    const Symbol* s = lookup(name.text);
-    if (!s) fail(DiagKind::IrUnboundName, name.loc, "`" + name.text + "` is not declared");
-    if (!s->buffer) fail(DiagKind::IrSyntaxError, name.loc, "`" + name.text + "` is a scalar variable, not a buffer");
-    return s->buffer;
-  }
-
-  // '[' (expr (',' expr)*)? ']'   with one index per buffer dimension
-  std::vector<Expr> parseIndices(const Buffer& b, SourceLoc at) {
-    expectPunct("[");
-    std::vector<Expr> idx;
-    if (!atPunct("]")) idx = parseExprList();
-    expectPunct("]");
-    if (idx.size() != b->shape.size())
-      fail(DiagKind::IrRankMismatch, at,
-           "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimensions but " +
-               std::to_string(idx.size()) + " indices are given");
-    return idx;
-  }
-
-  // region := IDENT ('[' range (',' range)* ']')?     (no brackets: the whole buffer)
-  // range  := expr ':' '+' expr                       (min, then extent)
-  Region parseRegion() {
-    Token name = cur();
-    Buffer b = lookupBuffer(expectName("a buffer name"));
-    if (!atPunct("[")) return fullRegion(b, name.loc);
-    Region r{b, {}, name.loc};
-    take();
-    if (!atPunct("]")) {
-      do {
-        Expr mn = parseExpr();
-        expectPunct(":");
-        expectPunct("+");
-        Expr ext = parseExpr();
-        r.ranges.push_back({mn, ext});
-      } while (acceptPunct(","));
-    }
-    expectPunct("]");
-    if (r.ranges.size() != b->shape.size())
-      fail(DiagKind::IrRankMismatch, name.loc,
-           "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimensions but the region gives " +
-               std::to_string(r.ranges.size()) + " ranges");
-    return r;
-  }
-
-  // ------------------------------------------------------------ expressions
-
-  std::vector<Expr> parseExprList() {
-    std::vector<Expr> out;
-    do out.push_back(parseExpr());
-    while (acceptPunct(","));
-    return out;
-  }
-
-  Expr binary(BinaryOp op, Expr a, Expr b, SourceLoc opLoc) {
-    if (a->dtype != b->dtype)
-      fail(DiagKind::IrDTypeMismatch, opLoc,
-           std::string("operands of `") + binaryOpSpelling(op) + "` have different dtypes (" +
-               std::string(dtypeName(a->dtype)) + " and " + std::string(dtypeName(b->dtype)) +
-               "); convert one with `cast<...>(...)`");
-    SourceLoc loc = SourceLoc::span(a->loc, b->loc);
-    return bounded(makeBinary(op, std::move(a), std::move(b), loc));
-  }
-
-  // Records the height of a node just built from parsed operands and rejects
-  // it past kMaxExprDepth (limits.h).
-  Expr bounded(Expr e) {
-    int h = 1;
-    for (const ExprNode* op : exprOperands(*e)) {
-      auto it = heights_.find(op);
-      h = std::max(h, (it == heights_.end() ? 1 : it->second) + 1);
-    }
-    if (h > kMaxExprDepth)
-      fail(DiagKind::IrNestingTooDeep, e->loc,
-           "expression is nested deeper than " + std::to_string(kMaxExprDepth) + " levels; bind parts of it with `let`");
-    heights_[e.get()] = h;
-    return e;
-  }
-
-  // Counts the operators of one chain against kMaxChain.
-  void chainLink(int& n, SourceLoc at) {
-    if (++n > kMaxChain)
-      fail(DiagKind::IrNestingTooDeep, at,
-           "more than " + std::to_string(kMaxChain) + " operators in one expression; bind parts of it with `let`");
-  }
-
-  // expr := or_expr
-  Expr parseExpr() {
-    DepthGuard depth(*this);
-    return parseOr();
-  }
-  // or_expr := and_expr ('or' and_expr)*
-  Expr parseOr() {
-    Expr e = parseAnd();
-    int n = 0;
-    while (atWord("or")) {
-      SourceLoc at = take().loc;
-      chainLink(n, at);
-      e = binary(BinaryOp::Or, e, parseAnd(), at);
-    }
-    return e;
-  }
-  // and_expr := not_expr ('and' not_expr)*
-  Expr parseAnd() {
-    Expr e = parseNot();
-    int n = 0;
-    while (atWord("and")) {
-      SourceLoc at = take().loc;
-      chainLink(n, at);
-      e = binary(BinaryOp::And, e, parseNot(), at);
-    }
-    return e;
-  }
-  // not_expr := 'not' not_expr | cmp_expr
-  Expr parseNot() {
-    if (atWord("not")) {
-      DepthGuard depth(*this);
-      SourceLoc at = take().loc;
-      Expr a = parseNot();
-      return bounded(makeUnary(UnaryOp::Not, a, SourceLoc::span(at, a->loc)));
-    }
-    return parseCmp();
-  }
-
-  struct OpLevel {
-    std::string_view spelling;
-    BinaryOp op;
+    SourceLoc loc;
+    std::vector<Stmt> before;
   };
-  // One left-associative level: operand ((op) operand)*.
-  template <class Next>
-  Expr parseLevel(std::initializer_list<OpLevel> ops, Next next) {
-    Expr e = next();
-    int n = 0;
-    while (true) {
-      const OpLevel* match = nullptr;
-      for (const OpLevel& o : ops)
-        if (atPunct(o.spelling)) match = &o;
-      if (!match) return e;
-      SourceLoc at = take().loc;
-      chainLink(n, at);
-      e = binary(match->op, e, next(), at);
+  std::vector<FlatLet> lets;
+  std::vector<Stmt> out;
+  size_t scopes = scopes_.size();
+  while (!atPunct("}")) {
+    if (at(TokKind::End)) fail(DiagKind::IrSyntaxError, cur().loc, "expected `}` before the end of the file");
+    if (!atWord("let")) {
+      out.push_back(parseStmt());
+      continue;
     }
+    SourceLoc loc = take().loc;
+    Var v = parseLetHead(loc);
+    if (atPunct("{")) {
+      ScopeGuard scope(*this);
+      declareVar(v);
+      Stmt body = parseBlock();
+      out.push_back(std::make_shared<const LetStmt>(v, letValue_, body, loc));
+      continue;
+    }
+    scopes_.emplace_back();
+    declareVar(v);
+    lets.push_back(FlatLet{v, letValue_, loc, std::move(out)});
+    out.clear();
   }
-  // cmp_expr := bitor_expr (('==' | '!=' | '<' | '<=' | '>' | '>=') bitor_expr)*
-  Expr parseCmp() {
-    return parseLevel({{"==", BinaryOp::Eq}, {"!=", BinaryOp::Ne}, {"<", BinaryOp::Lt}, {"<=", BinaryOp::Le},
-                       {">", BinaryOp::Gt}, {">=", BinaryOp::Ge}},
-                      [&] { return parseBitOr(); });
+  for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+    Stmt let = std::make_shared<const LetStmt>(it->var, it->value, makeSeq(std::move(out), it->loc), it->loc);
+    out = std::move(it->before);
+    out.push_back(std::move(let));
   }
-  // bitor_expr := xor_expr ('|' xor_expr)*
-  Expr parseBitOr() { return parseLevel({{"|", BinaryOp::BitOr}}, [&] { return parseXor(); }); }
-  // xor_expr := bitand_expr ('^' bitand_expr)*
-  Expr parseXor() { return parseLevel({{"^", BinaryOp::BitXor}}, [&] { return parseBitAnd(); }); }
-  // bitand_expr := shift_expr ('&' shift_expr)*
-  Expr parseBitAnd() { return parseLevel({{"&", BinaryOp::BitAnd}}, [&] { return parseShift(); }); }
-  // shift_expr := add_expr (('<<' | '>>') add_expr)*
-  Expr parseShift() {
-    return parseLevel({{"<<", BinaryOp::Shl}, {">>", BinaryOp::Shr}}, [&] { return parseAdd(); });
-  }
-  // add_expr := mul_expr (('+' | '-') mul_expr)*
-  Expr parseAdd() { return parseLevel({{"+", BinaryOp::Add}, {"-", BinaryOp::Sub}}, [&] { return parseMul(); }); }
-  // mul_expr := unary_expr (('*' | '/' | '%') unary_expr)*
-  Expr parseMul() {
-    return parseLevel({{"*", BinaryOp::Mul}, {"/", BinaryOp::Div}, {"%", BinaryOp::FloorMod}},
-                      [&] { return parseUnary(); });
-  }
+  scopes_.resize(scopes);
+  return out;
+}
 
-  // unary_expr := '-' NUMBER | '-' ('inf' | 'nan')suffix   (negative literals)
-  //             | '-' unary_expr | '~' unary_expr | primary
-  Expr parseUnary() {
-    if (atPunct("-") || atPunct("~")) {
-      DepthGuard depth(*this);
-      Token op = take();
-      if (op.text == "-" && at(TokKind::Number)) return bounded(parseNumber(take(), true, op.loc));
-      if (op.text == "-" && at(TokKind::Ident) && specialFloat(cur().text))
-        return bounded(parseSpecialFloat(take(), true, op.loc));
-      Expr a = parseUnary();
-      return bounded(makeUnary(op.text == "-" ? UnaryOp::Neg : UnaryOp::BitNot, a, SourceLoc::span(op.loc, a->loc)));
-    }
-    return bounded(parsePrimary());
-  }
+// stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
+//         | annotate | print | break | continue | store
+Stmt IRParser::parseStmt() {
+  DepthGuard depth(*this);
+  const Token& t = cur();
+  if (t.kind != TokKind::Ident) fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
+  const std::string& w = t.text;
+  if (w == "kernel") return parseKernel();
+  if (w == "alloc") return parseAlloc();
+  if (w == "for") return parseFor();
+  if (w == "if") return parseIf();
+  if (w == "evaluate") return parseEvaluate();
+  if (w == "copy") return parseCopy();
+  if (w == "gemm") return parseGemm();
+  if (w == "fill") return parseFill();
+  if (w.rfind("reduce_", 0) == 0) return parseReduce();
+  if (w.rfind("atomic_", 0) == 0) return parseAtomic();
+  if (w == "annotate_layout") return parseAnnotateLayout();
+  if (w == "print") return parsePrint();
+  if (w == "break" || w == "continue") return parseLoopJump();
+  if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
+  fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
+}
 
-  static bool specialFloat(std::string_view w) {
-    return (w.substr(0, 3) == "inf" || w.substr(0, 3) == "nan") && floatSuffixDType(w.substr(3));
-  }
-  Expr parseSpecialFloat(const Token& t, bool negative, SourceLoc start) {
-    DType d = *floatSuffixDType(std::string_view(t.text).substr(3));
-    double v = t.text.substr(0, 3) == "inf" ? std::numeric_limits<double>::infinity()
-                                             : std::numeric_limits<double>::quiet_NaN();
-    return makeFloat(negative ? -v : v, d, SourceLoc::span(start, t.loc));
-  }
-
-  // NUMBER := DIGITS ('.' DIGITS)? (('e'|'E') ('+'|'-')? DIGITS)? SUFFIX?
-  Expr parseNumber(const Token& t, bool negative, SourceLoc start) {
-    SourceLoc loc = SourceLoc::span(start, t.loc);
-    const std::string& s = t.text;
-    size_t j = 0;
-    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    bool isFloatSyntax = false;
-    if (j + 1 < s.size() && s[j] == '.' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
-      isFloatSyntax = true;
-      ++j;
-      while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    }
-    if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
-      size_t k = j + 1;
-      if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
-      if (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) {
-        isFloatSyntax = true;
-        j = k;
-        while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      }
-    }
-    std::string_view digits = std::string_view(s).substr(0, j), suffix = std::string_view(s).substr(j);
-    auto floatType = floatSuffixDType(suffix);
-    bool wantFloat = isFloatSyntax || (!suffix.empty() && floatType);
-    if (wantFloat) {
-      if (!floatType) fail(DiagKind::IrInvalidLiteral, loc, "unknown float literal suffix `" + std::string(suffix) + "`");
-      double v = 0;
-      auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-      if (res.ec != std::errc() || res.ptr != digits.data() + digits.size())
-        fail(DiagKind::IrInvalidLiteral, loc, "float literal `" + s + "` is out of range");
-      return makeFloat(negative ? -v : v, *floatType, loc);
-    }
-    auto intType = intSuffixDType(suffix);
-    if (!intType) fail(DiagKind::IrInvalidLiteral, loc, "unknown integer literal suffix `" + std::string(suffix) + "`");
-    uint64_t mag = 0;
-    auto res = std::from_chars(digits.data(), digits.data() + digits.size(), mag);
-    if (res.ec != std::errc() || res.ptr != digits.data() + digits.size())
-      fail(DiagKind::IrInvalidLiteral, loc, "integer literal `" + s + "` does not fit in 64 bits");
-    int64_t value = 0;
-    if (negative) {
-      if (mag > (uint64_t(1) << 63)) fail(DiagKind::IrInvalidLiteral, loc, "integer literal `-" + s + "` does not fit in 64 bits");
-      value = static_cast<int64_t>(0 - mag);
-    } else {
-      value = static_cast<int64_t>(mag);
-    }
-    if (!intFits(value, mag, negative, *intType))
-      fail(DiagKind::IrInvalidLiteral, loc,
-           "integer literal `" + std::string(negative ? "-" : "") + s + "` does not fit in " +
-               std::string(dtypeName(*intType)));
-    return makeInt(value, *intType, loc);
-  }
-
-  static bool intFits(int64_t value, uint64_t mag, bool negative, DType t) {
-    int bits = dtypeBits(t);
-    if (!isSigned(t)) return !negative && (bits == 64 || mag < (uint64_t(1) << bits));
-    if (bits == 64) return negative || mag <= uint64_t(std::numeric_limits<int64_t>::max());
-    int64_t lo = -(int64_t(1) << (bits - 1)), hi = (int64_t(1) << (bits - 1)) - 1;
-    return negative ? (mag <= uint64_t(-lo) && value >= lo) : mag <= uint64_t(hi);
-  }
-
-  // primary := NUMBER | 'true' | 'false' | ('inf' | 'nan')suffix | '(' expr ')'
-  //          | 'cast' '<' dtype '>' '(' expr ')' | 'select' '(' expr ',' expr ',' expr ')'
-  //          | ('min' | 'max' | 'floordiv') '(' expr ',' expr ')'
-  //          | '@' symbol ('<' dtype '>')? '(' (expr (',' expr)*)? ')'
-  //          | IDENT '[' (expr (',' expr)*)? ']' | IDENT
-  Expr parsePrimary() {
-    Token t = take();
-    if (t.kind == TokKind::Number) return parseNumber(t, false, t.loc);
-    if (t.kind == TokKind::Punct && t.text == "(") {
-      Expr e = parseExpr();
-      expectPunct(")");
-      return e;
-    }
-    if (t.kind == TokKind::Punct && t.text == "@") return parseCall(t.loc);
-    if (t.kind != TokKind::Ident) fail(DiagKind::IrSyntaxError, t.loc, "expected an expression, found " + describe(t));
-    const std::string& w = t.text;
-    if (w == "true" || w == "false") return makeBool(w == "true", t.loc);
-    if (specialFloat(w)) return parseSpecialFloat(t, false, t.loc);
-    if (w == "cast") {
-      expectPunct("<");
-      DType d = parseDType();
-      expectPunct(">");
-      expectPunct("(");
-      Expr v = parseExpr();
-      SourceLoc close = expectPunct(")").loc;
-      // Built directly (not with makeCast) so that even a same-dtype cast round-trips.
-      return std::make_shared<const Cast>(d, v, SourceLoc::span(t.loc, close));
-    }
-    if (w == "select") {
-      expectPunct("(");
-      Expr c = parseExpr();
-      expectPunct(",");
-      Expr a = parseExpr();
-      expectPunct(",");
-      Expr b = parseExpr();
-      SourceLoc close = expectPunct(")").loc;
-      if (c->dtype != DType::Bool)
-        fail(DiagKind::IrOperandType, c->loc, "the condition of `select` must be bool, not " + std::string(dtypeName(c->dtype)));
-      if (a->dtype != b->dtype)
-        fail(DiagKind::IrDTypeMismatch, t.loc,
-             "the arms of `select` have different dtypes (" + std::string(dtypeName(a->dtype)) + " and " +
-                 std::string(dtypeName(b->dtype)) + ")");
-      return makeSelect(c, a, b, SourceLoc::span(t.loc, close));
-    }
-    if (w == "min" || w == "max" || w == "floordiv") {
-      expectPunct("(");
-      Expr a = parseExpr();
-      expectPunct(",");
-      Expr b = parseExpr();
-      SourceLoc close = expectPunct(")").loc;
-      BinaryOp op = w == "min" ? BinaryOp::Min : w == "max" ? BinaryOp::Max : BinaryOp::FloorDiv;
-      Expr e = binary(op, a, b, t.loc);
-      return std::make_shared<const Binary>(op, as<Binary>(e)->a, as<Binary>(e)->b, e->dtype, SourceLoc::span(t.loc, close));
-    }
-    if (isReservedWord(w)) fail(DiagKind::IrSyntaxError, t.loc, "expected an expression, found " + describe(t));
-    const Symbol* s = lookup(w);
-    if (!s) fail(DiagKind::IrUnboundName, t.loc, "`" + w + "` is not declared");
-    if (s->buffer) {
-      if (!atPunct("["))
-        fail(DiagKind::IrSyntaxError, t.loc, "`" + w + "` is a buffer; read an element with `" + w + "[...]`");
-      std::vector<Expr> idx = parseIndices(s->buffer, t.loc);
-      return makeLoad(s->buffer, std::move(idx), SourceLoc::span(t.loc, toks_[pos_ - 1].loc));
-    }
-    return makeVarRef(s->var, t.loc);
-  }
-
-  Expr parseCall(SourceLoc at) {
-    Token name = take();
-    if (name.kind != TokKind::Ident && name.kind != TokKind::String)
-      fail(DiagKind::IrSyntaxError, name.loc, "expected a callee name after `@`, found " + describe(name));
-    std::optional<DType> type;
-    if (acceptPunct("<")) {
-      type = parseDType();
-      expectPunct(">");
-    }
+// kernel := 'kernel' 'grid' '(' expr (',' expr)* ')' 'threads' '(' NUMBER ')'
+//           'as' '(' vardecl (',' vardecl)* ')' loc-suffix? block
+Stmt IRParser::parseKernel() {
+  SourceLoc loc = take().loc;
+  expectWord("grid");
+  expectPunct("(");
+  std::vector<Expr> grid = parseExprList();
+  expectPunct(")");
+  expectWord("threads");
+  expectPunct("(");
+  int64_t threads = parseSmallInt("the number of threads");
+  expectPunct(")");
+  int64_t swizzle = 0;
+  if (acceptWord("swizzle")) {
     expectPunct("(");
-    std::vector<Expr> args;
-    if (!atPunct(")")) args = parseExprList();
-    SourceLoc close = expectPunct(")").loc;
-    if (!type) {
-      if (args.empty())
-        fail(DiagKind::IrSyntaxError, close, "a call without arguments needs its result dtype: `@" + name.text + "<dtype>()`");
-      type = args[0]->dtype;
-    }
-    return makeCall(name.text, std::move(args), *type, SourceLoc::span(at, close));
+    swizzle = parseSmallInt("the swizzle panel size");
+    expectPunct(")");
   }
-};
+  expectWord("as");
+  expectPunct("(");
+  ScopeGuard scope(*this);
+  std::vector<Var> vars;
+  do {
+    vars.push_back(parseVarDecl());
+    declareVar(vars.back());
+  } while (acceptPunct(","));
+  expectPunct(")");
+  parseOptLoc(loc);
+  Stmt body = parseBlock();
+  return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc, swizzle);
+}
 
-}  // namespace
+// alloc := 'alloc' IDENT ':' scope dtype shape loc-suffix?
+Stmt IRParser::parseAlloc() {
+  SourceLoc loc = take().loc;
+  Token name = expectName("a buffer name");
+  expectPunct(":");
+  Token scopeTok = take();
+  auto scope = scopeTok.kind == TokKind::Ident ? scopeNamed(scopeTok.text) : std::nullopt;
+  if (!scope)
+    fail(DiagKind::IrSyntaxError, scopeTok.loc,
+         "expected a memory scope (global, shared, fragment, local, var), found " + describe(scopeTok));
+  DType t = parseDType();
+  Buffer b = makeBuffer(name.text, t, parseShape(), *scope, name.loc);
+  parseOptLoc(loc);
+  declare(name.text, Symbol{nullptr, b, name.loc});
+  return std::make_shared<const AllocStmt>(b, loc);
+}
+
+// for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
+// kind := 'serial' | 'parallel' | 'pipelined' | 'unroll' | 'vectorized'
+// attr := 'num_stages' '=' NUMBER | ('order' | 'stage') '=' '[' (int (',' int)*)? ']'
+Stmt IRParser::parseFor() {
+  SourceLoc loc = take().loc;
+  Var v = parseVarDecl();
+  expectWord("in");
+  Token kindTok = take();
+  std::optional<ForKind> kind;
+  for (ForKind k : {ForKind::Serial, ForKind::Parallel, ForKind::Pipelined, ForKind::Unroll, ForKind::Vectorized})
+    if (kindTok.kind == TokKind::Ident && kindTok.text == forKindName(k)) kind = k;
+  if (!kind)
+    fail(DiagKind::IrSyntaxError, kindTok.loc,
+         "expected a loop kind (serial, parallel, pipelined, unroll, vectorized), found " + describe(kindTok));
+  expectPunct("(");
+  Expr mn = parseExpr();
+  expectPunct(":");
+  expectPunct("+");
+  Expr ext = parseExpr();
+  int64_t stages = 0;
+  std::vector<int64_t> order, stage;
+  bool seenStages = false, seenOrder = false, seenStage = false, seenWs = false, warpSpecialize = true;
+  while (acceptPunct(",")) {
+    Token key = take();
+    expectPunct("=");
+    auto once = [&](bool& seen) {
+      if (seen) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
+      seen = true;
+    };
+    if (key.text == "num_stages") {
+      once(seenStages);
+      stages = parseSmallInt("the number of stages");
+    } else if (key.text == "order" || key.text == "stage") {
+      once(key.text == "order" ? seenOrder : seenStage);
+      std::vector<int64_t>& list = key.text == "order" ? order : stage;
+      expectPunct("[");
+      if (!atPunct("]")) {
+        do list.push_back(parseSmallInt("an integer"));
+        while (acceptPunct(","));
+      }
+      expectPunct("]");
+    } else if (key.text == "warp_specialize") {
+      once(seenWs);
+      Token v = take();
+      if (v.text != "true" && v.text != "false")
+        fail(DiagKind::IrInvalidAttribute, v.loc, "`warp_specialize` is true or false, not " + describe(v));
+      warpSpecialize = v.text == "true";
+    } else {
+      fail(DiagKind::IrInvalidAttribute, key.loc,
+           "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage or warp_specialize");
+    }
+  }
+  expectPunct(")");
+  parseOptLoc(loc);
+  ScopeGuard scope(*this);
+  declareVar(v);
+  Stmt body = parseBlock();
+  auto f = std::make_shared<ForStmt>(v, mn, ext, *kind, body, loc);
+  f->numStages = stages;
+  f->order = std::move(order);
+  f->stage = std::move(stage);
+  f->warpSpecialize = warpSpecialize;
+  return f;
+}
+
+// if := 'if' expr loc-suffix? block ('else' (if | block))?
+Stmt IRParser::parseIf() {
+  SourceLoc loc = take().loc;
+  Expr cond = parseExpr();
+  parseOptLoc(loc);
+  Stmt then = parseBlock();
+  Stmt otherwise;
+  if (acceptWord("else")) {
+    if (atWord("if")) {
+      DepthGuard depth(*this);
+      otherwise = parseIf();
+    } else {
+      otherwise = parseBlock();
+    }
+  }
+  return std::make_shared<const IfStmt>(cond, then, otherwise, loc);
+}
+
+// let := 'let' IDENT (':' dtype)? '=' expr loc-suffix? block
+//      | 'let' IDENT (':' dtype)? '=' expr loc-suffix? stmt*   (the rest of the enclosing block is the body)
+// Without a written dtype the variable takes the value's. Reads what
+// follows `let` up to the body; the value is left in letValue_.
+Var IRParser::parseLetHead(SourceLoc& loc) {
+  Token name = expectName("a variable name");
+  std::optional<DType> written;
+  if (acceptPunct(":")) written = parseDType();
+  expectPunct("=");
+  letValue_ = parseExpr();
+  Var v = makeVar(name.text, written.value_or(letValue_->dtype), name.loc);
+  parseOptLoc(loc);
+  return v;
+}
+
+// break := 'break' loc-suffix?      continue := 'continue' loc-suffix?
+Stmt IRParser::parseLoopJump() {
+  const Token& t = take();
+  bool isBreak = t.text == "break";
+  SourceLoc loc = t.loc;
+  parseOptLoc(loc);
+  if (isBreak) return std::make_shared<const BreakStmt>(loc);
+  return std::make_shared<const ContinueStmt>(loc);
+}
+
+// evaluate := 'evaluate' expr loc-suffix?
+Stmt IRParser::parseEvaluate() {
+  SourceLoc loc = take().loc;
+  Expr v = parseExpr();
+  parseOptLoc(loc);
+  return std::make_shared<const EvaluateStmt>(v, loc);
+}
+
+// copy := 'copy' '(' region ',' region ')' loc-suffix?
+Stmt IRParser::parseCopy() {
+  SourceLoc loc = take().loc;
+  expectPunct("(");
+  Region src = parseRegion();
+  expectPunct(",");
+  Region dst = parseRegion();
+  expectPunct(")");
+  parseOptLoc(loc);
+  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc);
+}
+
+bool IRParser::parseBoolValue() {
+  Token t = take();
+  if (t.kind == TokKind::Ident && (t.text == "true" || t.text == "false")) return t.text == "true";
+  fail(DiagKind::IrSyntaxError, t.loc, "expected `true` or `false`, found " + describe(t));
+}
+
+// gemm := 'gemm' '(' region ',' region ',' region (',' flag '=' bool)* ')' loc-suffix?
+// flag := 'transpose_A' | 'transpose_B' | 'clear_accum'
+Stmt IRParser::parseGemm() {
+  SourceLoc loc = take().loc;
+  expectPunct("(");
+  Region a = parseRegion();
+  expectPunct(",");
+  Region b = parseRegion();
+  expectPunct(",");
+  Region c = parseRegion();
+  bool flags[3] = {false, false, false}, seen[3] = {false, false, false};
+  static const char* names[3] = {"transpose_A", "transpose_B", "clear_accum"};
+  while (acceptPunct(",")) {
+    Token key = take();
+    int which = -1;
+    for (int i = 0; i < 3; ++i)
+      if (key.kind == TokKind::Ident && key.text == names[i]) which = i;
+    if (which < 0)
+      fail(DiagKind::IrInvalidAttribute, key.loc,
+           "unknown gemm flag " + describe(key) + "; expected transpose_A, transpose_B or clear_accum");
+    if (seen[which]) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
+    seen[which] = true;
+    expectPunct("=");
+    flags[which] = parseBoolValue();
+  }
+  expectPunct(")");
+  parseOptLoc(loc);
+  return std::make_shared<const GemmStmt>(std::move(a), std::move(b), std::move(c), flags[0], flags[1], flags[2], loc);
+}
+
+// fill := 'fill' '(' region ',' expr ')' loc-suffix?
+Stmt IRParser::parseFill() {
+  SourceLoc loc = take().loc;
+  expectPunct("(");
+  Region dst = parseRegion();
+  expectPunct(",");
+  Expr v = parseExpr();
+  expectPunct(")");
+  parseOptLoc(loc);
+  return std::make_shared<const FillStmt>(std::move(dst), v, loc);
+}
+
+// reduce := ('reduce_sum' | 'reduce_max' | 'reduce_min' | 'reduce_abssum' | 'reduce_absmax')
+//           '(' region ',' region ',' 'dim' '=' NUMBER (',' 'clear' '=' bool)? ')' loc-suffix?
+Stmt IRParser::parseReduce() {
+  Token head = take();
+  std::optional<ReduceKind> kind;
+  for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Max, ReduceKind::Min, ReduceKind::AbsSum, ReduceKind::AbsMax})
+    if (head.text == std::string("reduce_") + reduceKindName(k)) kind = k;
+  if (!kind) fail(DiagKind::IrSyntaxError, head.loc, "unknown reduction `" + head.text + "`");
+  SourceLoc loc = head.loc;
+  expectPunct("(");
+  Region src = parseRegion();
+  expectPunct(",");
+  Region dst = parseRegion();
+  std::optional<int64_t> dim;
+  std::optional<bool> clear;
+  while (acceptPunct(",")) {
+    Token key = take();
+    if (key.kind == TokKind::Ident && key.text == "dim") {
+      if (dim) fail(DiagKind::IrInvalidAttribute, key.loc, "`dim` is given twice");
+      expectPunct("=");
+      dim = parseSmallInt("a dimension");
+    } else if (key.kind == TokKind::Ident && key.text == "clear") {
+      if (clear) fail(DiagKind::IrInvalidAttribute, key.loc, "`clear` is given twice");
+      expectPunct("=");
+      clear = parseBoolValue();
+    } else {
+      fail(DiagKind::IrInvalidAttribute, key.loc, "unknown reduction argument " + describe(key) + "; expected dim or clear");
+    }
+  }
+  SourceLoc close = expectPunct(")").loc;
+  if (!dim) fail(DiagKind::IrInvalidAttribute, close, "`" + head.text + "` needs `dim=`");
+  if (*dim < std::numeric_limits<int>::min() || *dim > std::numeric_limits<int>::max())
+    fail(DiagKind::IrInvalidAttribute, close, "dimension out of range");
+  parseOptLoc(loc);
+  return std::make_shared<const ReduceStmt>(*kind, std::move(src), std::move(dst), static_cast<int>(*dim),
+                                            clear.value_or(true), loc);
+}
+
+// atomic := ('atomic_add' | 'atomic_max' | 'atomic_min') '(' IDENT '[' exprs ']' ',' expr ')' loc-suffix?
+Stmt IRParser::parseAtomic() {
+  Token head = take();
+  std::optional<AtomicKind> kind;
+  for (AtomicKind k : {AtomicKind::Add, AtomicKind::Max, AtomicKind::Min})
+    if (head.text == std::string("atomic_") + atomicKindName(k)) kind = k;
+  if (!kind) fail(DiagKind::IrSyntaxError, head.loc, "unknown atomic operation `" + head.text + "`");
+  SourceLoc loc = head.loc;
+  expectPunct("(");
+  Token name = cur();
+  Buffer b = lookupBuffer(expectName("a buffer name"));
+  std::vector<Expr> idx = parseIndices(b, name.loc);
+  expectPunct(",");
+  Expr v = parseExpr();
+  expectPunct(")");
+  parseOptLoc(loc);
+  return std::make_shared<const AtomicStmt>(*kind, b, std::move(idx), v, loc);
+}
+
+// annotate := 'annotate_layout' '(' IDENT ',' layout ')' loc-suffix?
+// layout   := 'swizzled' | 'row_major' | 'shared_fallback' | 'mma_accumulator'
+//           | 'row_groups' '(' NUMBER ',' NUMBER ')'
+Stmt IRParser::parseAnnotateLayout() {
+  SourceLoc loc = take().loc;
+  expectPunct("(");
+  Buffer b = lookupBuffer(expectName("a buffer name"));
+  expectPunct(",");
+  Token kindTok = take();
+  std::optional<LayoutKind> kind;
+  for (LayoutKind k : {LayoutKind::Swizzled, LayoutKind::RowMajor, LayoutKind::RowGroups, LayoutKind::SharedFallback,
+                       LayoutKind::MmaAccumulator})
+    if (kindTok.kind == TokKind::Ident && kindTok.text == layoutKindName(k)) kind = k;
+  if (!kind)
+    fail(DiagKind::IrSyntaxError, kindTok.loc,
+         "expected a layout (swizzled, row_major, row_groups(G, V), shared_fallback, mma_accumulator), found " + describe(kindTok));
+  LayoutSpec spec{*kind};
+  if (*kind == LayoutKind::RowGroups) {
+    expectPunct("(");
+    spec.threadsPerRow = parseSmallInt("the threads per row");
+    expectPunct(",");
+    spec.vector = parseSmallInt("the run length");
+    expectPunct(")");
+  }
+  expectPunct(")");
+  parseOptLoc(loc);
+  return std::make_shared<const AnnotateLayoutStmt>(b, spec, loc);
+}
+
+// print      := 'print' '(' (IDENT | expr) (',' print_attr)* ')' loc-suffix?
+//                 -- IDENT: a buffer name, printed whole
+// print_attr := 'message' '=' STRING | 'at' '=' STRING
+//             | 'iteration' '=' '[' STRING ':' expr (',' STRING ':' expr)* ']'
+//             | 'element' '=' STRING '[' exprs? ']'
+Stmt IRParser::parsePrint() {
+  SourceLoc loc = take().loc;
+  expectPunct("(");
+  Expr value;
+  Buffer buffer;
+  const Token& first = cur();
+  const Symbol* sym = first.kind == TokKind::Ident ? lookup(first.text) : nullptr;
+  if (sym && sym->buffer && !(peek().kind == TokKind::Punct && peek().text == "[")) {
+    buffer = sym->buffer;
+    take();
+  } else {
+    value = parseExpr();
+  }
+  auto p = std::make_shared<PrintStmt>(value, buffer, "", "", loc);
+  std::set<std::string> seen;
+  auto string = [&](const char* what) {
+    Token t = take();
+    if (t.kind != TokKind::String) fail(DiagKind::IrSyntaxError, t.loc, std::string("expected ") + what + ", found " + describe(t));
+    return t.text;
+  };
+  while (acceptPunct(",")) {
+    Token key = take();
+    if (key.kind != TokKind::Ident || !(key.text == "message" || key.text == "at" || key.text == "iteration" || key.text == "element"))
+      fail(DiagKind::IrInvalidAttribute, key.loc,
+           "unknown print argument " + describe(key) + "; expected message, at, iteration or element");
+    if (!seen.insert(key.text).second) fail(DiagKind::IrInvalidAttribute, key.loc, "`" + key.text + "` is given twice");
+    expectPunct("=");
+    if (key.text == "message") {
+      p->message = string("the message string");
+    } else if (key.text == "at") {
+      p->at = string("the location string");
+    } else if (key.text == "iteration") {
+      expectPunct("[");
+      do {
+        std::string name = string("an iteration variable's name string");
+        expectPunct(":");
+        p->iteration.push_back({name, parseExpr()});
+      } while (acceptPunct(","));
+      expectPunct("]");
+    } else {
+      p->element = string("the element's buffer name string");
+      expectPunct("[");
+      if (!atPunct("]")) p->index = parseExprList();
+      expectPunct("]");
+    }
+  }
+  expectPunct(")");
+  parseOptLoc(loc);
+  p->loc = loc;
+  return p;
+}
+
+// store := IDENT '[' exprs? ']' '=' expr loc-suffix?
+Stmt IRParser::parseStore() {
+  Token name = take();
+  SourceLoc loc = name.loc;
+  Buffer b = lookupBuffer(name);
+  std::vector<Expr> idx = parseIndices(b, name.loc);
+  expectPunct("=");
+  Expr v = parseExpr();
+  parseOptLoc(loc);
+  return std::make_shared<const StoreStmt>(b, std::move(idx), v, loc);
+}
+
+Buffer IRParser::lookupBuffer(const Token& name) {
+  const Symbol* s = lookup(name.text);
+  if (!s) fail(DiagKind::IrUnboundName, name.loc, "`" + name.text + "` is not declared");
+  if (!s->buffer) fail(DiagKind::IrSyntaxError, name.loc, "`" + name.text + "` is a scalar variable, not a buffer");
+  return s->buffer;
+}
+
+// region := IDENT ('[' range (',' range)* ']')?     (no brackets: the whole buffer)
+// range  := expr ':' '+' expr                       (min, then extent)
+Region IRParser::parseRegion() {
+  Token name = cur();
+  Buffer b = lookupBuffer(expectName("a buffer name"));
+  if (!atPunct("[")) return fullRegion(b, name.loc);
+  Region r{b, {}, name.loc};
+  take();
+  if (!atPunct("]")) {
+    do {
+      Expr mn = parseExpr();
+      expectPunct(":");
+      expectPunct("+");
+      Expr ext = parseExpr();
+      r.ranges.push_back({mn, ext});
+    } while (acceptPunct(","));
+  }
+  expectPunct("]");
+  if (r.ranges.size() != b->shape.size())
+    fail(DiagKind::IrRankMismatch, name.loc,
+         "`" + b->name + "` has " + std::to_string(b->shape.size()) + " dimensions but the region gives " +
+             std::to_string(r.ranges.size()) + " ranges");
+  return r;
+}
+
+}  // namespace parser_detail
 
 std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& diags, uint32_t file) {
   return parseIRModule(sources, diags, file, IRParseOptions{});
@@ -1106,7 +677,7 @@ std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& di
 std::optional<Module> parseIRModule(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
                                     const IRParseOptions& options) {
   int errorsBefore = diags.errorCount();
-  IRParser parser(sources, diags, file);
+  parser_detail::IRParser parser(sources, diags, file);
   Module m = parser.parseModule();
   if (diags.errorCount() != errorsBefore) return std::nullopt;
   if (options.verify && !verifyModule(m, diags, options.verifyOptions)) return std::nullopt;
