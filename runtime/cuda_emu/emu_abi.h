@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 4
+#define TLC_EMU_ABI_VERSION 5
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -109,6 +109,10 @@ enum {
   TLC_EMU_MFMA_F32_16X16X16_F16,     // v_mfma_f32_16x16x16f16
   TLC_EMU_MFMA_F32_32X32X8_BF16,     // v_mfma_f32_32x32x8bf16_1k
   TLC_EMU_MFMA_F32_16X16X16_BF16,    // v_mfma_f32_16x16x16bf16_1k
+  TLC_EMU_MFMA_I32_32X32X8_I8,       // v_mfma_i32_32x32x8i8 (gfx90a)
+  TLC_EMU_MFMA_I32_16X16X16_I8,      // v_mfma_i32_16x16x16i8 (gfx90a)
+  TLC_EMU_MFMA_I32_32X32X16_I8,      // v_mfma_i32_32x32x16_i8 (gfx942)
+  TLC_EMU_MFMA_I32_16X16X32_I8,      // v_mfma_i32_16x16x32_i8 (gfx942)
   TLC_EMU_MFMA_KIND_COUNT
 };
 
@@ -180,7 +184,9 @@ typedef struct tlc_emu_api {
   // --- CDNA (HIP C): an MFMA over the 64-lane wavefront of the calling
   // thread (threads 64w .. 64w + 63, two of the emulator's 32-lane warps):
   // d is this lane's accumulator (16 or 4 floats, read as C and written as
-  // D), a and b its 4 16-bit A and B elements.
+  // D), a and b its 4 16-bit A and B elements. For the int8 kinds d holds
+  // int32 accumulators and a and b 8 bytes each: the lane's int8 elements
+  // (4 or 8), then zero padding.
   void (*mfma)(int kind, float* d, const uint16_t* a, const uint16_t* b, const void* pc);
 } tlc_emu_api;
 

@@ -208,10 +208,11 @@ __device__ __forceinline__ size_t __cvta_generic_to_shared(const void* p) {
 // @CUDA_HELPERS@
 
 // ---- MFMA (CDNA matrix cores) ---------------------------------------------------
-// D = A * B + D over one 64-lane wavefront: each lane passes its 4 A and 4 B
-// elements and its accumulator registers (16 for 32x32, 4 for 16x16), in the
-// operand layouts of compiler/backends/cuda_emu/isa_mfma.h (lane l holds
-// A[l % M][4 * (l / M) + v], B[4 * (l / N) + v][l % N]).
+// D = A * B + D over one 64-lane wavefront: each lane passes its E A and E
+// B elements (E = 4, 8 for gfx942's int8 forms) and its accumulator
+// registers (16 for 32x32, 4 for 16x16), in the operand layouts of
+// compiler/backends/cuda_emu/isa_mfma.h (lane l holds A[l % M][E * (l / M) +
+// v], B[E * (l / N) + v][l % N]).
 namespace tlc {
 typedef _Float16 mfma_f16x4 __attribute__((ext_vector_type(4)));
 typedef short mfma_bf16x4 __attribute__((ext_vector_type(4)));
@@ -222,21 +223,30 @@ template <class V, class T> __device__ __forceinline__ V mfma_operand(const T* p
   __builtin_memcpy(&v, p, sizeof v);
   return v;
 }
-template <class V> __device__ __forceinline__ void mfma_store(float* d, V v) { __builtin_memcpy(d, &v, sizeof v); }
-__device__ __forceinline__ void mfma_32x32x8_f16(float* d, const __half* a, const __half* b) {
-  mfma_store(d, __builtin_amdgcn_mfma_f32_32x32x8f16(mfma_operand<mfma_f16x4>(a), mfma_operand<mfma_f16x4>(b),
-                                                     mfma_operand<mfma_f32x16>(d), 0, 0, 0));
-}
-__device__ __forceinline__ void mfma_16x16x16_f16(float* d, const __half* a, const __half* b) {
-  mfma_store(d, __builtin_amdgcn_mfma_f32_16x16x16f16(mfma_operand<mfma_f16x4>(a), mfma_operand<mfma_f16x4>(b),
-                                                      mfma_operand<mfma_f32x4>(d), 0, 0, 0));
-}
-__device__ __forceinline__ void mfma_32x32x8_bf16(float* d, const __nv_bfloat16* a, const __nv_bfloat16* b) {
-  mfma_store(d, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(mfma_operand<mfma_bf16x4>(a), mfma_operand<mfma_bf16x4>(b),
-                                                         mfma_operand<mfma_f32x16>(d), 0, 0, 0));
-}
-__device__ __forceinline__ void mfma_16x16x16_bf16(float* d, const __nv_bfloat16* a, const __nv_bfloat16* b) {
-  mfma_store(d, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(mfma_operand<mfma_bf16x4>(a), mfma_operand<mfma_bf16x4>(b),
-                                                          mfma_operand<mfma_f32x4>(d), 0, 0, 0));
-}
+template <class D, class V> __device__ __forceinline__ void mfma_store(D* d, V v) { __builtin_memcpy(d, &v, sizeof v); }
+// NAME(d, a, b): D = A * B + D through BUILTIN, the operands and the
+// accumulator moved in and out of the builtin's vector types.
+#define TLC_MFMA_HELPER(NAME, ACC, IN, BUILTIN, OPERAND, ACCV)                                  \
+  __device__ __forceinline__ void NAME(ACC* d, const IN* a, const IN* b) {                      \
+    mfma_store(d, BUILTIN(mfma_operand<OPERAND>(a), mfma_operand<OPERAND>(b), mfma_operand<ACCV>(d), 0, 0, 0)); \
+  }
+TLC_MFMA_HELPER(mfma_32x32x8_f16, float, __half, __builtin_amdgcn_mfma_f32_32x32x8f16, mfma_f16x4, mfma_f32x16)
+TLC_MFMA_HELPER(mfma_16x16x16_f16, float, __half, __builtin_amdgcn_mfma_f32_16x16x16f16, mfma_f16x4, mfma_f32x4)
+TLC_MFMA_HELPER(mfma_32x32x8_bf16, float, __nv_bfloat16, __builtin_amdgcn_mfma_f32_32x32x8bf16_1k, mfma_bf16x4,
+                mfma_f32x16)
+TLC_MFMA_HELPER(mfma_16x16x16_bf16, float, __nv_bfloat16, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, mfma_bf16x4,
+                mfma_f32x4)
+// int8 with int32 accumulators: gfx90a's forms take 4 elements a lane
+// (k = 4 * (l / M) + v), gfx942's, its only ones, 8 (k = 8 * (l / M) + v).
+typedef int mfma_i32x16 __attribute__((ext_vector_type(16)));
+typedef int mfma_i32x4 __attribute__((ext_vector_type(4)));
+#if defined(__gfx90a__)
+TLC_MFMA_HELPER(mfma_32x32x8_i8, int, i8, __builtin_amdgcn_mfma_i32_32x32x8i8, int, mfma_i32x16)
+TLC_MFMA_HELPER(mfma_16x16x16_i8, int, i8, __builtin_amdgcn_mfma_i32_16x16x16i8, int, mfma_i32x4)
+#endif
+#if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
+TLC_MFMA_HELPER(mfma_32x32x16_i8, int, i8, __builtin_amdgcn_mfma_i32_32x32x16_i8, long, mfma_i32x16)
+TLC_MFMA_HELPER(mfma_16x16x32_i8, int, i8, __builtin_amdgcn_mfma_i32_16x16x32_i8, long, mfma_i32x4)
+#endif
+#undef TLC_MFMA_HELPER
 }  // namespace tlc

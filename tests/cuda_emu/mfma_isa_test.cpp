@@ -19,7 +19,7 @@ void checkCoverage(MfmaKind kind) {
   const MfmaInfo& info = mfmaInfo(kind);
   std::set<std::pair<int, int>> a, b, d;
   for (int l = 0; l < kWavefrontSize; ++l) {
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < info.elems; ++v) {
       MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
       CHECK(a.insert({pa.row, pa.col}).second);
       CHECK(b.insert({pb.row, pb.col}).second);
@@ -108,4 +108,54 @@ TEST_CASE("v_mfma_f32_32x32x8bf16_1k and v_mfma_f32_16x16x16bf16_1k: the f16 lay
     }
   mfma(k, a, b, c, d);
   CHECK(d[0][0] == 8 * (1.0f + 1.0f / 128));
+}
+
+TEST_CASE("the int8 MFMAs: gfx90a's 4 and gfx942's 8 elements a lane, exact int32 sums that wrap") {
+  // Lane 37 (l % 32 = 5, l / 32 = 1; l % 16 = 5, l / 16 = 2).
+  CHECK(at(mfmaAElement(MfmaKind::I32_32x32x8_I8, 37, 0), 5, 4));
+  CHECK(at(mfmaAElement(MfmaKind::I32_16x16x16_I8, 37, 3), 5, 11));
+  CHECK(at(mfmaAElement(MfmaKind::I32_32x32x16_I8, 37, 0), 5, 8));
+  CHECK(at(mfmaAElement(MfmaKind::I32_32x32x16_I8, 37, 7), 5, 15));
+  CHECK(at(mfmaBElement(MfmaKind::I32_32x32x16_I8, 37, 1), 9, 5));
+  CHECK(at(mfmaAElement(MfmaKind::I32_16x16x32_I8, 37, 0), 5, 16));
+  CHECK(at(mfmaAElement(MfmaKind::I32_16x16x32_I8, 37, 7), 5, 23));
+  CHECK(at(mfmaBElement(MfmaKind::I32_16x16x32_I8, 37, 1), 17, 5));
+  CHECK(at(mfmaDElement(MfmaKind::I32_32x32x16_I8, 37, 0), 4, 5));
+  CHECK(at(mfmaDElement(MfmaKind::I32_16x16x32_I8, 37, 0), 8, 5));
+  for (MfmaKind k : {MfmaKind::I32_32x32x8_I8, MfmaKind::I32_16x16x16_I8, MfmaKind::I32_32x32x16_I8,
+                     MfmaKind::I32_16x16x32_I8}) {
+    const MfmaInfo& info = mfmaInfo(k);
+    CAPTURE(info.instruction);
+    CHECK(info.int8);
+    CHECK(info.k == 64 / info.m * info.elems);
+    checkCoverage(k);
+    // D = A * B + C against a plain triple loop over the same matrices.
+    auto A = [](int i, int kk) { return (i + kk) % 7 - 3; };
+    auto B = [](int kk, int j) { return (3 * kk + j) % 5 - 2; };
+    int8_t a[kWavefrontSize][8] = {}, b[kWavefrontSize][8] = {};
+    int32_t c[kWavefrontSize][16] = {}, d[kWavefrontSize][16] = {};
+    for (int l = 0; l < kWavefrontSize; ++l) {
+      for (int v = 0; v < info.elems; ++v) {
+        MfmaCoord pa = mfmaAElement(k, l, v), pb = mfmaBElement(k, l, v);
+        a[l][v] = (int8_t)A(pa.row, pa.col);
+        b[l][v] = (int8_t)B(pb.row, pb.col);
+      }
+      for (int r = 0; r < info.accRegs; ++r) c[l][r] = 100 * mfmaDElement(k, l, r).row + mfmaDElement(k, l, r).col;
+    }
+    mfmaInt8(k, a, b, c, d);
+    for (int l = 0; l < kWavefrontSize; ++l)
+      for (int r = 0; r < info.accRegs; ++r) {
+        MfmaCoord p = mfmaDElement(k, l, r);
+        int32_t want = 100 * p.row + p.col;
+        for (int kk = 0; kk < info.k; ++kk) want += A(p.row, kk) * B(kk, p.col);
+        CHECK(d[l][r] == want);
+      }
+    // int32 accumulation wraps: INT32_MAX + k products of (-128) * (-128).
+    for (int l = 0; l < kWavefrontSize; ++l) {
+      for (int v = 0; v < 8; ++v) a[l][v] = b[l][v] = -128;
+      for (int r = 0; r < 16; ++r) c[l][r] = INT32_MAX;
+    }
+    mfmaInt8(k, a, b, c, d);
+    CHECK(d[0][0] == (int32_t)((uint32_t)INT32_MAX + (uint32_t)(info.k * 16384)));
+  }
 }

@@ -74,6 +74,24 @@ Launch launch(EmulatedModule& m, unsigned threads, std::vector<uint16_t>& a, std
   return out;
 }
 
+// Every wavefront's D (per lane, 16 registers a lane) against C + A * B.
+template <class Acc, class Elem>
+void checkProduct(isa::MfmaKind kind, const std::vector<Acc>& d, const std::vector<std::vector<Elem>>& A,
+                  const std::vector<std::vector<Elem>>& B, const std::vector<std::vector<Elem>>& C) {
+  const isa::MfmaInfo& info = isa::mfmaInfo(kind);
+  for (size_t w = 0; w < A.size(); ++w)
+    for (int l = 0; l < 64; ++l)
+      for (int r = 0; r < info.accRegs; ++r) {
+        isa::MfmaCoord p = isa::mfmaDElement(kind, l, r);
+        Elem want = C[w][p.row * info.n + p.col];
+        for (int k = 0; k < info.k; ++k) want += A[w][p.row * info.k + k] * B[w][k * info.n + p.col];
+        CAPTURE(w);
+        CAPTURE(l);
+        CAPTURE(r);
+        CHECK(d[(w * 64 + l) * 16 + r] == want);
+      }
+}
+
 bool hasWith(const LaunchResult& r, FindingKind k, const std::string& text) {
   for (auto& f : r.findings)
     if (f.kind == k && f.message.find(text) != std::string::npos) return true;
@@ -114,17 +132,62 @@ TEST_CASE("an MFMA in HIP C combines both halves of each wavefront into one prod
     Launch run = launch(*m, threads, a, b, d);
     INFO(run.r.render());
     REQUIRE(run.r.clean());
-    for (int w = 0; w < waves; ++w)
-      for (int l = 0; l < 64; ++l)
+    checkProduct(h.kind, run.d, A, B, C);
+  }
+}
+
+TEST_CASE("the int8 MFMAs in HIP C combine both halves of each wavefront into one int32 product") {
+  const Helper int8Helpers[] = {
+      {isa::MfmaKind::I32_32x32x8_I8, "tlc::mfma_32x32x8_i8", "tlc::i8"},
+      {isa::MfmaKind::I32_16x16x16_I8, "tlc::mfma_16x16x16_i8", "tlc::i8"},
+      {isa::MfmaKind::I32_32x32x16_I8, "tlc::mfma_32x32x16_i8", "tlc::i8"},
+      {isa::MfmaKind::I32_16x16x32_I8, "tlc::mfma_16x16x32_i8", "tlc::i8"},
+  };
+  for (const Helper& h : int8Helpers) {
+    CAPTURE(h.name);
+    const isa::MfmaInfo& info = isa::mfmaInfo(h.kind);
+    const int E = info.elems, waves = 2, threads = 64 * waves;
+    auto m = compile(std::string("#include \"tlc_hip.h\"\n") +
+                     "extern \"C\" __global__ void k(const tlc::i8* a, const tlc::i8* b, int* d) {\n"
+                     "  const int t = threadIdx.x;\n"
+                     "  tlc::i8 av[8], bv[8];\n"
+                     "  int acc[16];\n"
+                     "  for (int v = 0; v < 8; ++v) { av[v] = a[t * 8 + v]; bv[v] = b[t * 8 + v]; }\n"
+                     "  for (int r = 0; r < 16; ++r) acc[r] = d[t * 16 + r];\n"
+                     "  " + h.name + "(acc, av, bv);\n"
+                     "  for (int r = 0; r < 16; ++r) d[t * 16 + r] = acc[r];\n"
+                     "}\n");
+    std::mt19937 rng(13);
+    std::uniform_int_distribution<int> any(-128, 127);
+    std::vector<std::vector<int>> A(waves, std::vector<int>(info.m * info.k)), B(waves, std::vector<int>(info.k * info.n)),
+        C(waves, std::vector<int>(info.m * info.n));
+    std::vector<int8_t> a(threads * 8, 0), b(threads * 8, 0);
+    std::vector<int32_t> d(threads * 16, 0);
+    for (int w = 0; w < waves; ++w) {
+      for (auto* mat : {&A[w], &B[w]})
+        for (int& x : *mat) x = any(rng);
+      for (int& x : C[w]) x = any(rng) * 1000;
+      for (int l = 0; l < 64; ++l) {
+        for (int v = 0; v < E; ++v) {
+          isa::MfmaCoord pa = isa::mfmaAElement(h.kind, l, v), pb = isa::mfmaBElement(h.kind, l, v);
+          a[(w * 64 + l) * 8 + v] = (int8_t)A[w][pa.row * info.k + pa.col];
+          b[(w * 64 + l) * 8 + v] = (int8_t)B[w][pb.row * info.n + pb.col];
+        }
         for (int r = 0; r < info.accRegs; ++r) {
           isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
-          float want = C[w][p.row * info.n + p.col];
-          for (int k = 0; k < info.k; ++k) want += A[w][p.row * info.k + k] * B[w][k * info.n + p.col];
-          CAPTURE(w);
-          CAPTURE(l);
-          CAPTURE(r);
-          CHECK(run.d[(w * 64 + l) * 16 + r] == want);
+          d[(w * 64 + l) * 16 + r] = C[w][p.row * info.n + p.col];
         }
+      }
+    }
+    std::vector<KernelArg> args = {KernelArg::buffer("a", a.data(), a.size(), false),
+                                   KernelArg::buffer("b", b.data(), b.size(), false),
+                                   KernelArg::buffer("d", d.data(), d.size() * 4, true)};
+    LaunchConfig cfg;
+    cfg.block.x = threads;
+    LaunchResult r = m->launch("k", cfg, args);
+    INFO(r.render());
+    REQUIRE(r.clean());
+    checkProduct(h.kind, d, A, B, C);
   }
 }
 

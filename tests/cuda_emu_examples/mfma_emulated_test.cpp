@@ -1,5 +1,5 @@
 // T.gemm on the CDNA matrix cores: the HIP C of gemms in every operand
-// orientation, float16 and bfloat16, 32x32x8 and 16x16x16 blocks, register
+// orientation, float16, bfloat16 and int8, 32x32 and 16x16 blocks, register
 // epilogues and row reductions over the MFMA accumulator layout, an
 // accumulator in LDS and an A operand held in registers, runs clean in the
 // emulator (MFMA as a 64-lane wavefront collective) and equals the
@@ -23,7 +23,8 @@ const char* kFile = "tests/cuda_emu_examples/mfma/gemm_variants.tl";
 struct Case {
   const char* func;
   std::map<std::string, int64_t> dims;
-  const char* helper;  // the MFMA helper its HIP C calls
+  const char* helper;       // the MFMA helper its HIP C calls
+  const char* gfx942 = "";  // another one on gfx942 (its int8 forms)
 };
 
 }  // namespace
@@ -36,6 +37,8 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       {"gemm_rows", {{"M", 45}, {"N", 48}, {"K", 50}}, "tlc::mfma_16x16x16_f16"},
       {"gemm_shared_acc", {{"M", 40}, {"N", 35}, {"K", 70}}, "tlc::mfma_32x32x8_f16"},
       {"gemm_chain", {{"M", 70}, {"N", 100}, {"K", 40}}, "tlc::mfma_32x32x8_f16"},
+      {"gemm_i8_nt", {{"M", 70}, {"N", 100}, {"K", 150}}, "tlc::mfma_32x32x8_i8", "tlc::mfma_32x32x16_i8"},
+      {"gemm_i8_nn", {{"M", 45}, {"N", 50}, {"K", 130}}, "tlc::mfma_16x16x16_i8", "tlc::mfma_16x16x32_i8"},
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) {
@@ -51,7 +54,8 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       size_t at = src.find(std::string(c.func) + "_kernel");
       REQUIRE(at != std::string::npos);
       size_t next = src.find("__global__", at);
-      CHECK(src.substr(at, next == std::string::npos ? std::string::npos : next - at).find(c.helper) !=
+      const std::string helper = std::string(arch) == "gfx942" && *c.gfx942 ? c.gfx942 : c.helper;
+      CHECK(src.substr(at, next == std::string::npos ? std::string::npos : next - at).find(helper + "(") !=
             std::string::npos);
       std::ostringstream out;
       RunSettings settings;

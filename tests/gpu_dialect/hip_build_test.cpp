@@ -142,7 +142,7 @@ TEST_CASE("an AMDGPU code object's arch is read from its ELF header") {
 // The MFMA helpers of tlc_hip.h compile to the matrix-core instructions
 // (T.gemm's lowering uses them: the gemm example's disassembly is checked in
 // tests/driver/hip_target_cli_test.cpp).
-TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a") {
+TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a, int8 ones included") {
   const char* kernel = R"(#include "tlc_hip.h"
 extern "C" __global__ void __launch_bounds__(64) mfma_f16(const __half* A, const __half* B, float* D) {
   const int l = threadIdx.x;
@@ -155,6 +155,18 @@ extern "C" __global__ void __launch_bounds__(64) mfma_bf16(const tlc_bfloat16* A
   float d[4] = {};
   tlc::mfma_16x16x16_bf16(d, A + 4 * l, B + 4 * l);
   for (int r = 0; r < 4; ++r) D[4 * l + r] = d[r];
+}
+extern "C" __global__ void __launch_bounds__(64) mfma_i8(const tlc::i8* A, const tlc::i8* B, int* D) {
+  const int l = threadIdx.x;
+  int d[16] = {}, e[4] = {};
+#if defined(__gfx90a__)
+  tlc::mfma_32x32x8_i8(d, A + 4 * l, B + 4 * l);
+  tlc::mfma_16x16x16_i8(e, A + 4 * l, B + 4 * l);
+#else
+  tlc::mfma_32x32x16_i8(d, A + 8 * l, B + 8 * l);
+  tlc::mfma_16x16x32_i8(e, A + 8 * l, B + 8 * l);
+#endif
+  for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r] + e[r % 4];
 }
 )";
   for (const char* archName : {"gfx942", "gfx90a"}) {
@@ -174,5 +186,9 @@ extern "C" __global__ void __launch_bounds__(64) mfma_bf16(const tlc_bfloat16* A
     }
     CHECK(text.find("v_mfma_f32_32x32x8") != std::string::npos);
     CHECK(text.find("v_mfma_f32_16x16x16") != std::string::npos);
+    // int8: gfx90a's 4-element forms, gfx942's 8-element ones.
+    const bool gfx942 = std::string(archName) == "gfx942";
+    CHECK(text.find(gfx942 ? "v_mfma_i32_32x32x16_i8" : "v_mfma_i32_32x32x8i8") != std::string::npos);
+    CHECK(text.find(gfx942 ? "v_mfma_i32_16x16x32_i8" : "v_mfma_i32_16x16x16i8") != std::string::npos);
   }
 }

@@ -3,12 +3,16 @@
 // emission of operand loads from LDS and v_mfma calls.
 //
 // A float16 / bfloat16 gemm with float32 accumulation runs as
-// v_mfma_f32_32x32x8{f16,bf16_1k} or v_mfma_f32_16x16x16{f16,bf16_1k}
-// (mfmaShapeOf in cuda_mma.h; runtime/hip/tlc_hip.h's tlc::mfma_* helpers).
-// With S the block and G = 64 / S lane groups, lane l of a wavefront holds,
-// per k step of 4 * G (compiler/backends/cuda_emu/isa_mfma.h):
-//   A[i][k]  i = l % S, k = 4 * (l / S) + v       (v = 0..3: 4 elements)
-//   B[k][j]  j = l % S, k = 4 * (l / S) + v
+// v_mfma_f32_32x32x8{f16,bf16_1k} or v_mfma_f32_16x16x16{f16,bf16_1k}, an
+// int8 one with int32 accumulation as v_mfma_i32_32x32x8i8 or
+// v_mfma_i32_16x16x16i8 on gfx90a and v_mfma_i32_32x32x16_i8 or
+// v_mfma_i32_16x16x32_i8 on gfx942 (mfmaShapeOf in cuda_mma.h;
+// runtime/hip/tlc_hip.h's tlc::mfma_* helpers). With S the block, G = 64 / S
+// lane groups and E elements a lane (mfmaLaneElems: 8 for gfx942's int8
+// forms, else 4), lane l of a wavefront holds, per k step of E * G
+// (compiler/backends/cuda_emu/isa_mfma.h):
+//   A[i][k]  i = l % S, k = E * (l / S) + v       (v < E)
+//   B[k][j]  j = l % S, k = E * (l / S) + v
 //   D[i][j]  j = l % S, i = 4 * G * (r / 4) + 4 * (l / S) + r % 4   (register r)
 // so a row of D lies in S consecutive lanes of one half of the wavefront
 // (row reductions shuffle within 32 lanes) and each thread holds one column
@@ -29,7 +33,11 @@ namespace tlc::cuda {
 
 using namespace ir;
 
-bool mfmaShapeOf(int64_t threads, bool fullRow, MmaShape* s) {
+int64_t mfmaLaneElems(MmaKind kind, const std::string& arch) {
+  return kind == MmaKind::S8 && arch.rfind("gfx94", 0) == 0 ? 8 : 4;
+}
+
+bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s) {
   if (threads % 64 || s->m % 16 || s->n % 16 || s->k % 16) return false;
   const int64_t waves = threads / 64;
   int64_t best = -1, wm = 0, wn = 0;
@@ -52,8 +60,8 @@ bool mfmaShapeOf(int64_t threads, bool fullRow, MmaShape* s) {
   s->warpsM = wm;
   s->warpsN = wn;
   s->mfma = (s->m / wm) % 32 == 0 && (s->n / wn) % 32 == 0 ? 32 : 16;
-  s->kStep = s->mfma == 32 ? 8 : 16;
-  return true;
+  s->kStep = mfmaKStep(s->kind, s->mfma, arch);
+  return s->k % s->kStep == 0;
 }
 
 std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block,
@@ -73,8 +81,9 @@ std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM,
 
 void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std::string& acc) {
   const int64_t S = s.mfma, regs = S * S / 64, wm = s.m / s.warpsM, wn = s.n / s.warpsN, bm = wm / S, bn = wn / S;
-  const bool bf16 = s.kind == MmaKind::BF16;
-  const std::string fn = std::string("tlc::mfma_") + (S == 32 ? "32x32x8_" : "16x16x16_") + (bf16 ? "bf16" : "f16");
+  const int64_t E = mfmaLaneElems(s.kind, options_.arch);  // A and B elements per lane
+  const std::string type = s.kind == MmaKind::S8 ? "i8" : s.kind == MmaKind::BF16 ? "bf16" : "f16";
+  const std::string fn = "tlc::mfma_" + std::to_string(S) + "x" + std::to_string(S) + "x" + std::to_string(s.kStep) + "_" + type;
   const std::string T = typeName(g->a.buffer->dtype);
   const std::string unroll = "#pragma unroll\n" + std::string(indent_ * 2, ' ');
   Var lane = makeVar("lane"), wr = makeVar("wave_m"), wc = makeVar("wave_n");
@@ -107,16 +116,16 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   };
   auto bElem = [&](const Expr& k, const Expr& col) { return access(g->b.buffer, operandIndex(g->b, g->transB, k, col)); };
   // An operand whose k runs along its buffer's contiguous dimension gives a
-  // lane its 4 elements as one 8-byte read: k0 + 4 * (l / S) is a multiple
-  // of 4, rows (with their padding) are whole 8-byte words, and the swizzle
-  // moves 16-byte chunks whole.
+  // lane its E elements as one read (8 bytes, 4 for gfx90a's int8): k0 +
+  // E * (l / S) is a multiple of E, rows (with their padding) are whole
+  // reads, and the swizzle moves 16-byte chunks whole.
   auto vectorK = [&](const Region& r, bool kLast) {
     int d0, d1;
     int64_t e0, e1, last, mn;
     const BufferInfo& info = bufs_[r.buffer.get()];
     return kLast && matrixDims(r, &d0, &d1, &e0, &e1) && d1 == (int)r.buffer->shape.size() - 1 &&
-           info.place == Placement::Shared && info.rowPad % 4 == 0 && info.elems % 4 == 0 &&
-           constInt(r.buffer->shape.back(), &last) && last % 4 == 0 && constInt(r.ranges[d1].min, &mn) && mn % 4 == 0;
+           info.place == Placement::Shared && info.rowPad % E == 0 && info.elems % E == 0 &&
+           constInt(r.buffer->shape.back(), &last) && last % E == 0 && constInt(r.ranges[d1].min, &mn) && mn % E == 0;
   };
   const bool vecA = aRegister || vectorK(g->a, !g->transA), vecB = vectorK(g->b, g->transB);
 
@@ -126,22 +135,23 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   open(unroll + "for (int " + varName(kk) + " = 0; " + varName(kk) + " < " + std::to_string(s.k) + "; " + varName(kk) +
        " += " + std::to_string(s.kStep) + ")");
   std::string af = fresh("a_frag"), bfr = fresh("b_frag");
-  line("__align__(8) " + T + " " + af + "[" + std::to_string(bm) + "][4];");
-  line("__align__(8) " + T + " " + bfr + "[" + std::to_string(bn) + "][4];");
+  const std::string e = std::to_string(E);
+  line("__align__(8) " + T + " " + af + "[" + std::to_string(bm) + "][" + e + "];");
+  line("__align__(8) " + T + " " + bfr + "[" + std::to_string(bn) + "][" + e + "];");
   Expr laneE = makeVarRef(lane), vE = makeVarRef(v);
   Expr inBlock = floorMod(laneE, makeInt(S));
-  Expr k0 = add(makeVarRef(kk), mul(floorDiv(laneE, makeInt(S)), makeInt(4))), k = add(k0, vE);
-  const std::string vLoop = "#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < 4; ++" + varName(v) + ") ";
+  Expr k0 = add(makeVarRef(kk), mul(floorDiv(laneE, makeInt(S)), makeInt(E))), k = add(k0, vE);
+  const std::string vLoop = "#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < " + e + "; ++" + varName(v) + ") ";
   for (int64_t bi = 0; bi < bm; ++bi) {
     Expr row = add(mul(makeVarRef(wr), makeInt(wm)), add(makeInt(bi * S), inBlock));
     std::string dst = af + "[" + std::to_string(bi) + "]";
-    if (vecA) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + aElem(row, k0) + ");");
+    if (vecA) line("tlc::copy_vec<" + T + ", " + e + ">(" + dst + ", &" + aElem(row, k0) + ");");
     else line(vLoop + dst + "[" + varName(v) + "] = " + aElem(row, k) + ";");
   }
   for (int64_t bj = 0; bj < bn; ++bj) {
     Expr col = add(mul(makeVarRef(wc), makeInt(wn)), add(makeInt(bj * S), inBlock));
     std::string dst = bfr + "[" + std::to_string(bj) + "]";
-    if (vecB) line("tlc::copy_vec<" + T + ", 4>(" + dst + ", &" + bElem(k0, col) + ");");
+    if (vecB) line("tlc::copy_vec<" + T + ", " + e + ">(" + dst + ", &" + bElem(k0, col) + ");");
     else line(vLoop + dst + "[" + varName(v) + "] = " + bElem(k, col) + ";");
   }
   for (int64_t bi = 0; bi < bm; ++bi)

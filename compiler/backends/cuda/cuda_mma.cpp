@@ -252,10 +252,10 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     return false;
   }
   if (s.m % 16 || s.n % 8 || s.k % s.kStep) return false;
-  // CDNA: float16 and bfloat16 gemms run on the matrix cores (MFMA); the
-  // other types keep the mma.sync layout, filled by multiply-adds (cuda_mma_fma.cpp).
-  if (options.dialect().mfma && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16) &&
-      mfmaShapeOf(threads, fullRow, &s)) {
+  // CDNA: float16, bfloat16 and int8 gemms run on the matrix cores (MFMA);
+  // the other types keep the mma.sync layout, filled by multiply-adds (cuda_mma_fma.cpp).
+  if (options.dialect().mfma && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16 || s.kind == MmaKind::S8) &&
+      mfmaShapeOf(threads, fullRow, options.arch, &s)) {
     if (s.m * s.n / threads > 192) return false;
     *out = s;
     return true;
@@ -403,7 +403,8 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     s.warpsN = cInfo.warpsN;
     if (s.mfma) {
       s.mfma = cInfo.mfma;
-      s.kStep = s.mfma == 32 ? 8 : 16;
+      s.kStep = mfmaKStep(s.kind, s.mfma, options_.arch);
+      if (s.k % s.kStep) return false;
     }
   } else if (cInfo.place != Placement::Shared) {
     return false;

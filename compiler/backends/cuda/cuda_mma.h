@@ -43,15 +43,22 @@ struct MmaShape {
   int64_t mfma = 0;
 };
 
-// The MFMA form of a float16 / bfloat16 gemm on CDNA (the HIP dialect):
-// wavefronts of 64 lanes, threads / 64 of them in a grid minimizing the rows
-// plus columns per wavefront (warps x 1 for `fullRow` when the rows divide
-// so), and per wavefront S x S blocks: v_mfma_f32_32x32x8 (S = 32, k 8)
-// when the wavefront's tile is whole 32 x 32 blocks, else
-// v_mfma_f32_16x16x16 (S = 16, k 16). Both give the same operand reuse per
-// k step; the 32 x 32 form issues half the instructions. False when the
-// tile is not whole 16 x 16 blocks per wavefront.
-bool mfmaShapeOf(int64_t threads, bool fullRow, MmaShape* s);
+// The MFMA form of a float16 / bfloat16 / int8 gemm on CDNA (the HIP
+// dialect): wavefronts of 64 lanes, threads / 64 of them in a grid
+// minimizing the rows plus columns per wavefront (warps x 1 for `fullRow`
+// when the rows divide so), and per wavefront S x S blocks: v_mfma_*_32x32xK
+// (S = 32) when the wavefront's tile is whole 32 x 32 blocks, else
+// v_mfma_*_16x16xK (S = 16). Both give the same operand reuse per k step;
+// the 32 x 32 form issues half the instructions. False when the tile is not
+// whole 16 x 16 blocks per wavefront or the gemm's k not whole k steps.
+bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s);
+// A and B elements per lane of an MFMA of `kind` on `arch`: 4, or 8 for
+// gfx942's int8 forms (v_mfma_i32_32x32x16_i8, v_mfma_i32_16x16x32_i8).
+int64_t mfmaLaneElems(MmaKind kind, const std::string& arch);
+// Its k step with block S: 64 / S lane groups of mfmaLaneElems each.
+inline int64_t mfmaKStep(MmaKind kind, int64_t block, const std::string& arch) {
+  return 64 / block * mfmaLaneElems(kind, arch);
+}
 // The logical (row, column) of register `reg` of thread `tid` in the MFMA
 // accumulator (Fragment::mfmaAccumulator) of block `block`.
 std::pair<ir::Expr, ir::Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block,

@@ -194,6 +194,18 @@ const char* const kHostHipHeader =
     "  tlc_emu::mfma(TLC_EMU_MFMA_F32_32X32X8_BF16, d, a, b);\n}\n"
     "__device__ __forceinline__ void mfma_16x16x16_bf16(float* d, const __nv_bfloat16* a, const __nv_bfloat16* b) {\n"
     "  tlc_emu::mfma(TLC_EMU_MFMA_F32_16X16X16_BF16, d, a, b);\n}\n"
+    "template <int E> __device__ __forceinline__ void mfma_i8(int kind, int* d, const i8* a, const i8* b) {\n"
+    "  i8 a8[8] = {}, b8[8] = {};\n"
+    "  for (int v = 0; v < E; ++v) { a8[v] = a[v]; b8[v] = b[v]; }\n"
+    "  tlc_emu::mfma(kind, reinterpret_cast<float*>(d), a8, b8);\n}\n"
+    "__device__ __forceinline__ void mfma_32x32x8_i8(int* d, const i8* a, const i8* b) {\n"
+    "  mfma_i8<4>(TLC_EMU_MFMA_I32_32X32X8_I8, d, a, b);\n}\n"
+    "__device__ __forceinline__ void mfma_16x16x16_i8(int* d, const i8* a, const i8* b) {\n"
+    "  mfma_i8<4>(TLC_EMU_MFMA_I32_16X16X16_I8, d, a, b);\n}\n"
+    "__device__ __forceinline__ void mfma_32x32x16_i8(int* d, const i8* a, const i8* b) {\n"
+    "  mfma_i8<8>(TLC_EMU_MFMA_I32_32X32X16_I8, d, a, b);\n}\n"
+    "__device__ __forceinline__ void mfma_16x16x32_i8(int* d, const i8* a, const i8* b) {\n"
+    "  mfma_i8<8>(TLC_EMU_MFMA_I32_16X16X32_I8, d, a, b);\n}\n"
     "}  // namespace tlc\n";
 
 std::string hostHelperHeader(const std::string& hdr, std::vector<std::string>* unknown) {

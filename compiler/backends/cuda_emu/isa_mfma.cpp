@@ -12,18 +12,22 @@ const MfmaInfo& mfmaInfo(MfmaKind kind) {
       {"v_mfma_f32_16x16x16f16", "__builtin_amdgcn_mfma_f32_16x16x16f16", 16, 16, 16, false, 4},
       {"v_mfma_f32_32x32x8bf16_1k", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k", 32, 32, 8, true, 16},
       {"v_mfma_f32_16x16x16bf16_1k", "__builtin_amdgcn_mfma_f32_16x16x16bf16_1k", 16, 16, 16, true, 4},
+      {"v_mfma_i32_32x32x8i8", "__builtin_amdgcn_mfma_i32_32x32x8i8", 32, 32, 8, false, 16, true, 4},
+      {"v_mfma_i32_16x16x16i8", "__builtin_amdgcn_mfma_i32_16x16x16i8", 16, 16, 16, false, 4, true, 4},
+      {"v_mfma_i32_32x32x16_i8", "__builtin_amdgcn_mfma_i32_32x32x16_i8", 32, 32, 16, false, 16, true, 8},
+      {"v_mfma_i32_16x16x32_i8", "__builtin_amdgcn_mfma_i32_16x16x32_i8", 16, 16, 32, false, 4, true, 8},
   };
   return infos[(int)kind];
 }
 
 MfmaCoord mfmaAElement(MfmaKind kind, int lane, int v) {
-  const int m = mfmaInfo(kind).m;
-  return {lane % m, 4 * (lane / m) + v};
+  const MfmaInfo& info = mfmaInfo(kind);
+  return {lane % info.m, info.elems * (lane / info.m) + v};
 }
 
 MfmaCoord mfmaBElement(MfmaKind kind, int lane, int v) {
-  const int n = mfmaInfo(kind).n;
-  return {4 * (lane / n) + v, lane % n};
+  const MfmaInfo& info = mfmaInfo(kind);
+  return {info.elems * (lane / info.n) + v, lane % info.n};
 }
 
 MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r) {
@@ -51,6 +55,25 @@ void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[k
       double sum = c[l][r];
       for (int k = 0; k < info.k; ++k) sum += A[p.row * info.k + k] * B[k * info.n + p.col];
       d[l][r] = (float)sum;
+    }
+}
+
+void mfmaInt8(MfmaKind kind, const int8_t a[kWavefrontSize][8], const int8_t b[kWavefrontSize][8],
+              const int32_t c[kWavefrontSize][16], int32_t d[kWavefrontSize][16]) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  std::vector<int64_t> A(info.m * info.k), B(info.k * info.n);
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int v = 0; v < info.elems; ++v) {
+      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
+      A[pa.row * info.k + pa.col] = a[l][v];
+      B[pb.row * info.n + pb.col] = b[l][v];
+    }
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int r = 0; r < info.accRegs; ++r) {
+      MfmaCoord p = mfmaDElement(kind, l, r);
+      uint32_t sum = (uint32_t)c[l][r];
+      for (int k = 0; k < info.k; ++k) sum += (uint32_t)(A[p.row * info.k + k] * B[k * info.n + p.col]);
+      d[l][r] = (int32_t)sum;
     }
 }
 

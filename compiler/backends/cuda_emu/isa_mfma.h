@@ -10,9 +10,15 @@
 //     i = 8 * (r / 4) + 4 * (l / 32) + r % 4.
 //   16x16x16 (f16, bf16_1k): i (or j) = l % 16, k = 4 * (l / 16) + v;
 //     D[i][j] in register r (0..3) with j = l % 16, i = 4 * (l / 16) + r.
+//   The int8 forms (int32 accumulators, D as above): 32x32x8i8 and
+//     16x16x16i8 (gfx90a) take 4 elements a lane, k = 4 * (l / M) + v, like
+//     the 16-bit ones; 32x32x16_i8 and 16x16x32_i8 (gfx942, which has no
+//     other int8 form) take 8, k = 8 * (l / M) + v (v = 0..7).
 // Products of the 16-bit inputs are exact in float32; the emulator sums
 // them in double and rounds once to float32 (the hardware's summation order
 // is not specified; this is the most accurate choice, as for mma.sync).
+// The int8 sums are exact, wrapping modulo 2^32 as the hardware's int32
+// adds do.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +27,25 @@ namespace tlc::cuda_emu::isa {
 
 constexpr int kWavefrontSize = 64;
 
-enum class MfmaKind { F32_32x32x8_F16, F32_16x16x16_F16, F32_32x32x8_BF16, F32_16x16x16_BF16 };
+enum class MfmaKind {
+  F32_32x32x8_F16,
+  F32_16x16x16_F16,
+  F32_32x32x8_BF16,
+  F32_16x16x16_BF16,
+  I32_32x32x8_I8,
+  I32_16x16x16_I8,
+  I32_32x32x16_I8,
+  I32_16x16x32_I8
+};
 
 struct MfmaInfo {
   const char* instruction;  // "v_mfma_f32_32x32x8f16"
   const char* builtin;      // "__builtin_amdgcn_mfma_f32_32x32x8f16"
   int m, n, k;
   bool bf16;
-  int accRegs;  // float32 accumulator registers per lane
+  int accRegs;  // float32 (int32 for int8) accumulator registers per lane
+  bool int8 = false;
+  int elems = 4;  // A and B elements per lane
 };
 const MfmaInfo& mfmaInfo(MfmaKind kind);
 
@@ -46,5 +63,8 @@ MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r);
 // patterns of float16 or bfloat16), c[l][r] and d[l][r] the accumulators.
 void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
           const float c[kWavefrontSize][16], float d[kWavefrontSize][16]);
+// The same for the int8 kinds: a[l][v], b[l][v] (v < elems) the inputs.
+void mfmaInt8(MfmaKind kind, const int8_t a[kWavefrontSize][8], const int8_t b[kWavefrontSize][8],
+              const int32_t c[kWavefrontSize][16], int32_t d[kWavefrontSize][16]);
 
 }  // namespace tlc::cuda_emu::isa

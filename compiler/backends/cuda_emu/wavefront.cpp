@@ -88,11 +88,25 @@ void Machine::mfma(int kind, float* d, const uint16_t* a, const uint16_t* b, con
     return;
   }
   slot = nullptr;
-  const int regs = isa::mfmaInfo((isa::MfmaKind)kind).accRegs;
-  static thread_local float c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
-  for (int l = 0; l < 64; ++l) std::memcpy(c[l], op->d[l], regs * sizeof(float));
-  isa::mfma((isa::MfmaKind)kind, op->a, op->b, c, out);
-  for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(float));
+  const isa::MfmaInfo& info = isa::mfmaInfo((isa::MfmaKind)kind);
+  const int regs = info.accRegs;
+  if (info.int8) {
+    // The lanes' 8 operand bytes are their int8 elements; the accumulators int32.
+    static thread_local int8_t a8[isa::kWavefrontSize][8], b8[isa::kWavefrontSize][8];
+    static thread_local int32_t c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
+    for (int l = 0; l < 64; ++l) {
+      std::memcpy(a8[l], op->a[l], sizeof a8[l]);
+      std::memcpy(b8[l], op->b[l], sizeof b8[l]);
+      std::memcpy(c[l], op->d[l], regs * sizeof(int32_t));
+    }
+    isa::mfmaInt8((isa::MfmaKind)kind, a8, b8, c, out);
+    for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(int32_t));
+  } else {
+    static thread_local float c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
+    for (int l = 0; l < 64; ++l) std::memcpy(c[l], op->d[l], regs * sizeof(float));
+    isa::mfma((isa::MfmaKind)kind, op->a, op->b, c, out);
+    for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(float));
+  }
   for (Thread* m : op->members) {
     if (m == t) continue;
     m->wait = Thread::None;

@@ -35,7 +35,7 @@ cuda::CudaOptions hipOptions(const std::string& arch) {
   o.language = cuda::GpuLanguage::Hip;
   o.arch = arch;
   const cuda::GpuDialect& d = cuda::gpuDialect(o.language);
-  // Tensor-core gemms: float16 / bfloat16 ones run on MFMA with its
+  // Tensor-core gemms: float16 / bfloat16 / int8 ones run on MFMA with its
   // accumulator layout (cuda_mfma.cpp); the other types keep the mma.sync
   // register layout, filled by multiply-adds (cuda_mma_fma.cpp).
   o.tensorCores = true;
