@@ -113,6 +113,8 @@ enum {
   TLC_EMU_MFMA_I32_16X16X16_I8,      // v_mfma_i32_16x16x16i8 (gfx90a)
   TLC_EMU_MFMA_I32_32X32X16_I8,      // v_mfma_i32_32x32x16_i8 (gfx942)
   TLC_EMU_MFMA_I32_16X16X32_I8,      // v_mfma_i32_16x16x32_i8 (gfx942)
+  TLC_EMU_MFMA_F32_32X32X2_F32,      // v_mfma_f32_32x32x2f32
+  TLC_EMU_MFMA_F32_16X16X4_F32,      // v_mfma_f32_16x16x4f32
   TLC_EMU_MFMA_KIND_COUNT
 };
 
@@ -186,7 +188,8 @@ typedef struct tlc_emu_api {
   // d is this lane's accumulator (16 or 4 floats, read as C and written as
   // D), a and b its 4 16-bit A and B elements. For the int8 kinds d holds
   // int32 accumulators and a and b 8 bytes each: the lane's int8 elements
-  // (4 or 8), then zero padding.
+  // (4 or 8), then zero padding; for the float32 kinds a and b hold the
+  // lane's one float32 element, then zero padding.
   void (*mfma)(int kind, float* d, const uint16_t* a, const uint16_t* b, const void* pc);
 } tlc_emu_api;
 

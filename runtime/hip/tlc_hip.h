@@ -209,7 +209,7 @@ __device__ __forceinline__ size_t __cvta_generic_to_shared(const void* p) {
 
 // ---- MFMA (CDNA matrix cores) ---------------------------------------------------
 // D = A * B + D over one 64-lane wavefront: each lane passes its E A and E
-// B elements (E = 4, 8 for gfx942's int8 forms) and its accumulator
+// B elements (E = 4; 8 for gfx942's int8 forms, 1 for float32) and its accumulator
 // registers (16 for 32x32, 4 for 16x16), in the operand layouts of
 // compiler/backends/cuda_emu/isa_mfma.h (lane l holds A[l % M][E * (l / M) +
 // v], B[E * (l / N) + v][l % N]).
@@ -236,6 +236,8 @@ TLC_MFMA_HELPER(mfma_32x32x8_bf16, float, __nv_bfloat16, __builtin_amdgcn_mfma_f
                 mfma_f32x16)
 TLC_MFMA_HELPER(mfma_16x16x16_bf16, float, __nv_bfloat16, __builtin_amdgcn_mfma_f32_16x16x16bf16_1k, mfma_bf16x4,
                 mfma_f32x4)
+TLC_MFMA_HELPER(mfma_32x32x2_f32, float, float, __builtin_amdgcn_mfma_f32_32x32x2f32, float, mfma_f32x16)
+TLC_MFMA_HELPER(mfma_16x16x4_f32, float, float, __builtin_amdgcn_mfma_f32_16x16x4f32, float, mfma_f32x4)
 // int8 with int32 accumulators: gfx90a's forms take 4 elements a lane
 // (k = 4 * (l / M) + v), gfx942's, its only ones, 8 (k = 8 * (l / M) + v).
 typedef int mfma_i32x16 __attribute__((ext_vector_type(16)));

@@ -2,6 +2,7 @@
 // positions and products: every instruction one test.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <set>
 
 #include "compiler/backends/cuda_emu/isa_mfma.h"
@@ -157,5 +158,44 @@ TEST_CASE("the int8 MFMAs: gfx90a's 4 and gfx942's 8 elements a lane, exact int3
     }
     mfmaInt8(k, a, b, c, d);
     CHECK(d[0][0] == (int32_t)((uint32_t)INT32_MAX + (uint32_t)(info.k * 16384)));
+  }
+}
+
+TEST_CASE("v_mfma_f32_32x32x2f32 and v_mfma_f32_16x16x4f32: one float32 element a lane") {
+  // Lane 37: l % 32 = 5, l / 32 = 1 -> A row 5, k 1; l % 16 = 5, l / 16 = 2 -> k 2.
+  CHECK(at(mfmaAElement(MfmaKind::F32_32x32x2_F32, 37, 0), 5, 1));
+  CHECK(at(mfmaBElement(MfmaKind::F32_32x32x2_F32, 37, 0), 1, 5));
+  CHECK(at(mfmaAElement(MfmaKind::F32_16x16x4_F32, 37, 0), 5, 2));
+  CHECK(at(mfmaDElement(MfmaKind::F32_16x16x4_F32, 37, 0), 8, 5));
+  for (MfmaKind k : {MfmaKind::F32_32x32x2_F32, MfmaKind::F32_16x16x4_F32}) {
+    const MfmaInfo& info = mfmaInfo(k);
+    CAPTURE(info.instruction);
+    CHECK(info.f32);
+    CHECK(info.elems == 1);
+    checkCoverage(k);
+    // Inputs that float16 cannot hold (2^-20 apart from 1): the element is a
+    // whole float32, in the lane's first two 16-bit slots.
+    uint16_t a[kWavefrontSize][4] = {}, b[kWavefrontSize][4] = {};
+    float c[kWavefrontSize][16] = {}, d[kWavefrontSize][16] = {};
+    auto put = [](uint16_t* lane, float x) {
+      uint32_t bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      lane[0] = (uint16_t)bits;
+      lane[1] = (uint16_t)(bits >> 16);
+    };
+    for (int l = 0; l < kWavefrontSize; ++l) {
+      MfmaCoord pa = mfmaAElement(k, l, 0), pb = mfmaBElement(k, l, 0);
+      put(a[l], 1.0f + (pa.row + pa.col) / 1048576.0f);
+      put(b[l], pb.row == 0 ? 1.0f : 2.0f);
+      for (int r = 0; r < info.accRegs; ++r) c[l][r] = 0.5f;
+    }
+    mfma(k, a, b, c, d);
+    for (int l = 0; l < kWavefrontSize; ++l)
+      for (int r = 0; r < info.accRegs; ++r) {
+        MfmaCoord p = mfmaDElement(k, l, r);
+        double want = 0.5;
+        for (int kk = 0; kk < info.k; ++kk) want += (1.0 + (p.row + kk) / 1048576.0) * (kk == 0 ? 1.0 : 2.0);
+        CHECK(d[l][r] == (float)want);
+      }
   }
 }

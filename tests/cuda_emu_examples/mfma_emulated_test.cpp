@@ -1,5 +1,5 @@
 // T.gemm on the CDNA matrix cores: the HIP C of gemms in every operand
-// orientation, float16, bfloat16 and int8, 32x32 and 16x16 blocks, register
+// orientation, float16, bfloat16, int8 and float32, 32x32 and 16x16 blocks, register
 // epilogues and row reductions over the MFMA accumulator layout, an
 // accumulator in LDS and an A operand held in registers, runs clean in the
 // emulator (MFMA as a 64-lane wavefront collective) and equals the
@@ -39,6 +39,8 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       {"gemm_chain", {{"M", 70}, {"N", 100}, {"K", 40}}, "tlc::mfma_32x32x8_f16"},
       {"gemm_i8_nt", {{"M", 70}, {"N", 100}, {"K", 150}}, "tlc::mfma_32x32x8_i8", "tlc::mfma_32x32x16_i8"},
       {"gemm_i8_nn", {{"M", 45}, {"N", 50}, {"K", 130}}, "tlc::mfma_16x16x16_i8", "tlc::mfma_16x16x32_i8"},
+      {"gemm_f32", {{"M", 70}, {"N", 50}, {"K", 40}}, "tlc::mfma_32x32x2_f32"},
+      {"gemm_f32_nt", {{"M", 50}, {"N", 20}, {"K", 30}}, "tlc::mfma_16x16x4_f32"},
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) {

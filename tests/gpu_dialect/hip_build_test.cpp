@@ -168,6 +168,13 @@ extern "C" __global__ void __launch_bounds__(64) mfma_i8(const tlc::i8* A, const
 #endif
   for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r] + e[r % 4];
 }
+extern "C" __global__ void __launch_bounds__(64) mfma_f32(const float* A, const float* B, float* D) {
+  const int l = threadIdx.x;
+  float d[16] = {}, e[4] = {};
+  tlc::mfma_32x32x2_f32(d, A + l, B + l);
+  tlc::mfma_16x16x4_f32(e, A + l, B + l);
+  for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r] + e[r % 4];
+}
 )";
   for (const char* archName : {"gfx942", "gfx90a"}) {
     const hip::HipArch* arch = hip::findHipArch(archName);
@@ -190,5 +197,7 @@ extern "C" __global__ void __launch_bounds__(64) mfma_i8(const tlc::i8* A, const
     const bool gfx942 = std::string(archName) == "gfx942";
     CHECK(text.find(gfx942 ? "v_mfma_i32_32x32x16_i8" : "v_mfma_i32_32x32x8i8") != std::string::npos);
     CHECK(text.find(gfx942 ? "v_mfma_i32_16x16x32_i8" : "v_mfma_i32_16x16x16i8") != std::string::npos);
+    CHECK(text.find(gfx942 ? "v_mfma_f32_32x32x2_f32" : "v_mfma_f32_32x32x2f32") != std::string::npos);
+    CHECK(text.find(gfx942 ? "v_mfma_f32_16x16x4_f32" : "v_mfma_f32_16x16x4f32") != std::string::npos);
   }
 }

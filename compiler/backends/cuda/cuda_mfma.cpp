@@ -6,10 +6,12 @@
 // v_mfma_f32_32x32x8{f16,bf16_1k} or v_mfma_f32_16x16x16{f16,bf16_1k}, an
 // int8 one with int32 accumulation as v_mfma_i32_32x32x8i8 or
 // v_mfma_i32_16x16x16i8 on gfx90a and v_mfma_i32_32x32x16_i8 or
-// v_mfma_i32_16x16x32_i8 on gfx942 (mfmaShapeOf in cuda_mma.h;
-// runtime/hip/tlc_hip.h's tlc::mfma_* helpers). With S the block, G = 64 / S
-// lane groups and E elements a lane (mfmaLaneElems: 8 for gfx942's int8
-// forms, else 4), lane l of a wavefront holds, per k step of E * G
+// v_mfma_i32_16x16x32_i8 on gfx942, a float32 one as v_mfma_f32_32x32x2f32
+// or v_mfma_f32_16x16x4f32 (full float32 products, unlike NVIDIA's tf32)
+// (mfmaShapeOf in cuda_mma.h; runtime/hip/tlc_hip.h's tlc::mfma_* helpers).
+// With S the block, G = 64 / S lane groups and E elements a lane
+// (mfmaLaneElems: 8 for gfx942's int8 forms, 1 for float32, else 4), lane l
+// of a wavefront holds, per k step of E * G
 // (compiler/backends/cuda_emu/isa_mfma.h):
 //   A[i][k]  i = l % S, k = E * (l / S) + v       (v < E)
 //   B[k][j]  j = l % S, k = E * (l / S) + v
@@ -34,11 +36,12 @@ namespace tlc::cuda {
 using namespace ir;
 
 int64_t mfmaLaneElems(MmaKind kind, const std::string& arch) {
+  if (kind == MmaKind::TF32) return 1;
   return kind == MmaKind::S8 && arch.rfind("gfx94", 0) == 0 ? 8 : 4;
 }
 
 bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s) {
-  if (threads % 64 || s->m % 16 || s->n % 16 || s->k % 16) return false;
+  if (threads % 64 || s->m % 16 || s->n % 16) return false;
   const int64_t waves = threads / 64;
   int64_t best = -1, wm = 0, wn = 0;
   for (int64_t a = 1; a <= waves; ++a) {
@@ -82,7 +85,10 @@ std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM,
 void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std::string& acc) {
   const int64_t S = s.mfma, regs = S * S / 64, wm = s.m / s.warpsM, wn = s.n / s.warpsN, bm = wm / S, bn = wn / S;
   const int64_t E = mfmaLaneElems(s.kind, options_.arch);  // A and B elements per lane
-  const std::string type = s.kind == MmaKind::S8 ? "i8" : s.kind == MmaKind::BF16 ? "bf16" : "f16";
+  const std::string type = s.kind == MmaKind::S8     ? "i8"
+                           : s.kind == MmaKind::BF16 ? "bf16"
+                           : s.kind == MmaKind::TF32 ? "f32"
+                                                     : "f16";
   const std::string fn = "tlc::mfma_" + std::to_string(S) + "x" + std::to_string(S) + "x" + std::to_string(s.kStep) + "_" + type;
   const std::string T = typeName(g->a.buffer->dtype);
   const std::string unroll = "#pragma unroll\n" + std::string(indent_ * 2, ' ');

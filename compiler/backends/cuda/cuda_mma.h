@@ -43,7 +43,7 @@ struct MmaShape {
   int64_t mfma = 0;
 };
 
-// The MFMA form of a float16 / bfloat16 / int8 gemm on CDNA (the HIP
+// The MFMA form of a float16 / bfloat16 / int8 / float32 gemm on CDNA (the HIP
 // dialect): wavefronts of 64 lanes, threads / 64 of them in a grid
 // minimizing the rows plus columns per wavefront (warps x 1 for `fullRow`
 // when the rows divide so), and per wavefront S x S blocks: v_mfma_*_32x32xK
@@ -52,8 +52,9 @@ struct MmaShape {
 // the 32 x 32 form issues half the instructions. False when the tile is not
 // whole 16 x 16 blocks per wavefront or the gemm's k not whole k steps.
 bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s);
-// A and B elements per lane of an MFMA of `kind` on `arch`: 4, or 8 for
-// gfx942's int8 forms (v_mfma_i32_32x32x16_i8, v_mfma_i32_16x16x32_i8).
+// A and B elements per lane of an MFMA of `kind` on `arch`: 4, 8 for
+// gfx942's int8 forms (v_mfma_i32_32x32x16_i8, v_mfma_i32_16x16x32_i8), 1
+// for float32 (v_mfma_f32_32x32x2f32, v_mfma_f32_16x16x4f32).
 int64_t mfmaLaneElems(MmaKind kind, const std::string& arch);
 // Its k step with block S: 64 / S lane groups of mfmaLaneElems each.
 inline int64_t mfmaKStep(MmaKind kind, int64_t block, const std::string& arch) {

@@ -1,5 +1,6 @@
 #include "compiler/backends/cuda_emu/isa_mfma.h"
 
+#include <cstring>
 #include <vector>
 
 #include "runtime/cuda_emu/emu_float.h"
@@ -16,6 +17,8 @@ const MfmaInfo& mfmaInfo(MfmaKind kind) {
       {"v_mfma_i32_16x16x16i8", "__builtin_amdgcn_mfma_i32_16x16x16i8", 16, 16, 16, false, 4, true, 4},
       {"v_mfma_i32_32x32x16_i8", "__builtin_amdgcn_mfma_i32_32x32x16_i8", 32, 32, 16, false, 16, true, 8},
       {"v_mfma_i32_16x16x32_i8", "__builtin_amdgcn_mfma_i32_16x16x32_i8", 16, 16, 32, false, 4, true, 8},
+      {"v_mfma_f32_32x32x2f32", "__builtin_amdgcn_mfma_f32_32x32x2f32", 32, 32, 2, false, 16, false, 1, true},
+      {"v_mfma_f32_16x16x4f32", "__builtin_amdgcn_mfma_f32_16x16x4f32", 16, 16, 4, false, 4, false, 1, true},
   };
   return infos[(int)kind];
 }
@@ -39,15 +42,22 @@ MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r) {
 void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
           const float c[kWavefrontSize][16], float d[kWavefrontSize][16]) {
   const MfmaInfo& info = mfmaInfo(kind);
-  auto value = [&](uint16_t bits) {
-    return (double)(info.bf16 ? tlc_emu_float::bf16ToFloat(bits) : tlc_emu_float::halfToFloat(bits));
+  // Element v of a lane's operand.
+  auto value = [&](const uint16_t* lane, int v) {
+    if (info.f32) {
+      const uint32_t bits = lane[2 * v] | (uint32_t)lane[2 * v + 1] << 16;
+      float x;
+      std::memcpy(&x, &bits, sizeof x);
+      return (double)x;
+    }
+    return (double)(info.bf16 ? tlc_emu_float::bf16ToFloat(lane[v]) : tlc_emu_float::halfToFloat(lane[v]));
   };
   std::vector<double> A(info.m * info.k), B(info.k * info.n);
   for (int l = 0; l < kWavefrontSize; ++l)
-    for (int v = 0; v < 4; ++v) {
+    for (int v = 0; v < info.elems; ++v) {
       MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
-      A[pa.row * info.k + pa.col] = value(a[l][v]);
-      B[pb.row * info.n + pb.col] = value(b[l][v]);
+      A[pa.row * info.k + pa.col] = value(a[l], v);
+      B[pb.row * info.n + pb.col] = value(b[l], v);
     }
   for (int l = 0; l < kWavefrontSize; ++l)
     for (int r = 0; r < info.accRegs; ++r) {

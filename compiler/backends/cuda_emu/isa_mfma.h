@@ -10,6 +10,7 @@
 //     i = 8 * (r / 4) + 4 * (l / 32) + r % 4.
 //   16x16x16 (f16, bf16_1k): i (or j) = l % 16, k = 4 * (l / 16) + v;
 //     D[i][j] in register r (0..3) with j = l % 16, i = 4 * (l / 16) + r.
+//   32x32x2f32 and 16x16x4f32 take one float32 element a lane, k = l / M.
 //   The int8 forms (int32 accumulators, D as above): 32x32x8i8 and
 //     16x16x16i8 (gfx90a) take 4 elements a lane, k = 4 * (l / M) + v, like
 //     the 16-bit ones; 32x32x16_i8 and 16x16x32_i8 (gfx942, which has no
@@ -35,7 +36,9 @@ enum class MfmaKind {
   I32_32x32x8_I8,
   I32_16x16x16_I8,
   I32_32x32x16_I8,
-  I32_16x16x32_I8
+  I32_16x16x32_I8,
+  F32_32x32x2_F32,
+  F32_16x16x4_F32
 };
 
 struct MfmaInfo {
@@ -46,6 +49,7 @@ struct MfmaInfo {
   int accRegs;  // float32 (int32 for int8) accumulator registers per lane
   bool int8 = false;
   int elems = 4;  // A and B elements per lane
+  bool f32 = false;  // float32 inputs
 };
 const MfmaInfo& mfmaInfo(MfmaKind kind);
 
@@ -60,7 +64,9 @@ MfmaCoord mfmaBElement(MfmaKind kind, int lane, int v);
 MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r);
 
 // D = A * B + C for one wavefront: a[l][v], b[l][v] the 16-bit inputs (bit
-// patterns of float16 or bfloat16), c[l][r] and d[l][r] the accumulators.
+// patterns of float16 or bfloat16; for the float32 kinds a[l][0] and
+// a[l][1] are the low and high halves of the lane's float32 element),
+// c[l][r] and d[l][r] the accumulators.
 void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
           const float c[kWavefrontSize][16], float d[kWavefrontSize][16]);
 // The same for the int8 kinds: a[l][v], b[l][v] (v < elems) the inputs.
