@@ -300,14 +300,18 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
     eligible.insert(g);
     if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2 && !demoted.count(g->c.buffer.get()))
       accum[g->c.buffer.get()] = s;
-    if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)) {
+    // Operand tiles read by ldmatrix (16-bit mma.sync) or by MFMA (every
+    // type it takes: a lane's 4 to 16 bytes lie in one 16-byte chunk, which
+    // the swizzle moves whole) spread their rows' chunks over the banks.
+    if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16 || s.mfma)) {
       for (const Region* r : {&g->a, &g->b}) {
         const Buffer& b = r->buffer;
+        const int bytes = dtypeBytes(b->dtype);
         int64_t rows, cols;
         if (b->scope != MemScope::Shared || b->shape.size() != 2 || !constInt(b->shape[0], &rows) ||
-            !constInt(b->shape[1], &cols) || (cols * 2) % 16 != 0)
+            !constInt(b->shape[1], &cols) || (cols * bytes) % 16 != 0)
           continue;
-        plan.swizzled.emplace(b.get(), layout::Layout::swizzled(rows, cols, 2));
+        plan.swizzled.emplace(b.get(), layout::Layout::swizzled(rows, cols, bytes));
       }
     }
   }
