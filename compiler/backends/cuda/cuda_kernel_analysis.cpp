@@ -624,25 +624,27 @@ bool KernelEmitter::planBuffers() {
     }
     bufs_[b.get()] = info;
   }
+  // Packed first as a block per tile. A kernel that runs two blocks per SM
+  // that way keeps that form: persistent, such gemms measured up to a third
+  // slower on the H200 (bench/RESULTS.md, 2026-12-04: int8 128 x 128 x 64 at
+  // 600 against 898 TOPS, float16 128 x 128 x 64 at 471 against 611
+  // TFLOP/s). A persistent kernel's ring shares its bytes with no other
+  // buffer (the accumulator's staging tile): where that does not fit, a
+  // block per tile too.
+  const bool persistent = persistent_;
+  persistent_ = false;
   offset = packSharedBuffers(sharedBuffers);
-  // A persistent kernel's ring shares its bytes with no other buffer (the
-  // accumulator's staging tile): where that does not fit, a block per tile.
-  // A kernel that runs two blocks per SM one block per tile keeps that form
-  // too: persistent, such gemms measured up to a third slower on the H200
-  // (bench/RESULTS.md, 2026-12-04: int8 128 x 128 x 64 at 600 against 898
-  // TOPS, float16 128 x 128 x 64 at 471 against 611 TFLOP/s).
-  if (persistent_) {
-    bool fits = offset + 16 * hopper_->stages <= options_.maxSharedBytes;
-    persistent_ = false;
+  if (persistent && !gemmTakesTwoBlocks(threads_, offset + 16 * hopper_->stages, options_.maxSharedBytes,
+                                        widestWgmmaRegisters())) {
+    persistent_ = true;
     sharedAlias_.clear();
-    int64_t perTile = packSharedBuffers(sharedBuffers);
-    if (fits && !gemmTakesTwoBlocks(threads_, perTile + 16 * hopper_->stages, options_.maxSharedBytes,
-                                    widestWgmmaRegisters())) {
-      persistent_ = true;
+    int64_t ring = packSharedBuffers(sharedBuffers);
+    if (ring + 16 * hopper_->stages <= options_.maxSharedBytes) {
+      offset = ring;
+    } else {
+      persistent_ = false;
       sharedAlias_.clear();
       offset = packSharedBuffers(sharedBuffers);
-    } else {
-      offset = perTile;
     }
   }
   if (hopper_) {  // the mbarriers of the ring, full[stages] then empty[stages]

@@ -39,6 +39,25 @@ MfmaCoord mfmaDElement(MfmaKind kind, int lane, int r) {
   return {4 * (lane / 16) + r, lane % 16};
 }
 
+namespace {
+
+// The wavefront's m x k matrix A and k x n matrix B (row-major) from the
+// lanes' operand elements, element v of lane l's A as value(a[l], v).
+template <class T, class Lane, class Value>
+void gatherOperands(MfmaKind kind, const Lane* a, const Lane* b, Value value, std::vector<T>* A, std::vector<T>* B) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  A->assign(info.m * info.k, T());
+  B->assign(info.k * info.n, T());
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int v = 0; v < info.elems; ++v) {
+      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
+      (*A)[pa.row * info.k + pa.col] = value(a[l], v);
+      (*B)[pb.row * info.n + pb.col] = value(b[l], v);
+    }
+}
+
+}  // namespace
+
 void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
           const float c[kWavefrontSize][16], float d[kWavefrontSize][16]) {
   const MfmaInfo& info = mfmaInfo(kind);
@@ -52,13 +71,8 @@ void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[k
     }
     return (double)(info.bf16 ? tlc_emu_float::bf16ToFloat(lane[v]) : tlc_emu_float::halfToFloat(lane[v]));
   };
-  std::vector<double> A(info.m * info.k), B(info.k * info.n);
-  for (int l = 0; l < kWavefrontSize; ++l)
-    for (int v = 0; v < info.elems; ++v) {
-      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
-      A[pa.row * info.k + pa.col] = value(a[l], v);
-      B[pb.row * info.n + pb.col] = value(b[l], v);
-    }
+  std::vector<double> A, B;
+  gatherOperands(kind, a, b, value, &A, &B);
   for (int l = 0; l < kWavefrontSize; ++l)
     for (int r = 0; r < info.accRegs; ++r) {
       MfmaCoord p = mfmaDElement(kind, l, r);
@@ -71,13 +85,8 @@ void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[k
 void mfmaInt8(MfmaKind kind, const int8_t a[kWavefrontSize][8], const int8_t b[kWavefrontSize][8],
               const int32_t c[kWavefrontSize][16], int32_t d[kWavefrontSize][16]) {
   const MfmaInfo& info = mfmaInfo(kind);
-  std::vector<int64_t> A(info.m * info.k), B(info.k * info.n);
-  for (int l = 0; l < kWavefrontSize; ++l)
-    for (int v = 0; v < info.elems; ++v) {
-      MfmaCoord pa = mfmaAElement(kind, l, v), pb = mfmaBElement(kind, l, v);
-      A[pa.row * info.k + pa.col] = a[l][v];
-      B[pb.row * info.n + pb.col] = b[l][v];
-    }
+  std::vector<int64_t> A, B;
+  gatherOperands(kind, a, b, [](const int8_t* lane, int v) { return (int64_t)lane[v]; }, &A, &B);
   for (int l = 0; l < kWavefrontSize; ++l)
     for (int r = 0; r < info.accRegs; ++r) {
       MfmaCoord p = mfmaDElement(kind, l, r);
