@@ -35,7 +35,6 @@ const std::vector<IntrinsicInfo>& table() {
       {"unpack_uint4", 2, R::Unpack4, nullptr}, {"unpack_fp4", 2, R::Unpack4, nullptr},
       // Introduced by the CPU lowering (compiler/passes/cpu_intrinsics.h).
       {"cpu.address_of", 1, R::Target, "cpu"}, {"cpu.gemm", 11, R::Target, "cpu"},
-      {"cpu.prefetch_stream", 5, R::Target, "cpu"},
       {"cpu.atomic_add", 2, R::Target, "cpu"}, {"cpu.atomic_max", 2, R::Target, "cpu"},
       {"cpu.atomic_min", 2, R::Target, "cpu"},
   };

@@ -8,7 +8,7 @@ namespace {
 
 class Substituter : public IRMutator {
  public:
-  explicit Substituter(const VarMap& map) : map_(map) {}
+  explicit Substituter(const VarMap& map, BufferMap buffers = {}) : map_(map), buffers_(std::move(buffers)) {}
 
  protected:
   Expr mutateVarRef(const VarRef* n, const Expr& self) override {
@@ -53,6 +53,8 @@ class Substituter : public IRMutator {
   }
 
   Stmt mutateAlloc(const AllocStmt* n, const Stmt& self) override {
+    if (auto it = buffers_.find(n->buffer.get()); it != buffers_.end())
+      return std::make_shared<const AllocStmt>(it->second, n->loc);
     std::vector<Expr> shape;
     if (!mutateExprs(n->buffer->shape, shape)) return self;
     const BufferNode& old = *n->buffer;
@@ -118,7 +120,7 @@ class Substituter : public IRMutator {
  private:
   const VarMap& map_;
   std::vector<const VarNode*> shadow_;
-  std::unordered_map<const BufferNode*, Buffer> buffers_;
+  BufferMap buffers_;
 
   bool shadowed(const VarNode* v) const {
     for (const VarNode* s : shadow_)
@@ -153,6 +155,12 @@ Expr substitute(const Expr& e, const VarMap& map) {
 Stmt substitute(const Stmt& s, const VarMap& map) {
   if (map.empty()) return s;
   Substituter sub(map);
+  return sub.mutate(s);
+}
+
+Stmt substitute(const Stmt& s, const VarMap& map, const BufferMap& buffers) {
+  if (map.empty() && buffers.empty()) return s;
+  Substituter sub(map, buffers);
   return sub.mutate(s);
 }
 

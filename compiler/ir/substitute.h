@@ -15,10 +15,14 @@
 namespace tlc::ir {
 
 using VarMap = std::unordered_map<const VarNode*, Expr>;
+using BufferMap = std::unordered_map<const BufferNode*, Buffer>;
 
 Expr substitute(const Expr& e, const VarMap& map);
 Stmt substitute(const Stmt& s, const VarMap& map);
 Expr substitute(const Expr& e, const Var& var, const Expr& value);
 Stmt substitute(const Stmt& s, const Var& var, const Expr& value);
+// Also replaces buffers: every allocation and use of a mapped buffer refers
+// to its image instead (a copy of a statement with buffers of its own).
+Stmt substitute(const Stmt& s, const VarMap& map, const BufferMap& buffers);
 
 }  // namespace tlc::ir

@@ -11,13 +11,6 @@
 //        int64 element counts; they are already clamped to the buffers, so no
 //        masking is needed. The backend generates a register-blocked SIMD
 //        micro-kernel per call site, specialized on the constant arguments.
-//   cpu.prefetch_stream(enabled, &T[idx], rows, rowStride, cols)   (Evaluate)
-//        a hint: the rows x cols elements of global tensor T from idx (rows
-//        rowStride elements apart) are read soon; fetch them into the L2
-//        cache when `enabled`. Streams placed right before a cpu.gemm call
-//        are spread over that gemm's inner loops; elsewhere they are issued
-//        at once. The address is never dereferenced nor checked: it may lie
-//        outside T (a prefetch does not fault). rows and cols are constants.
 //   cpu.atomic_add / cpu.atomic_max / cpu.atomic_min(&buf[idx], value)  (Evaluate)
 //        an atomic read-modify-write of one element.
 #pragma once
@@ -26,7 +19,6 @@ namespace tlc::cpu_intrinsics {
 
 inline constexpr const char* kAddressOf = "cpu.address_of";
 inline constexpr const char* kGemm = "cpu.gemm";
-inline constexpr const char* kPrefetchStream = "cpu.prefetch_stream";
 inline constexpr const char* kAtomicAdd = "cpu.atomic_add";
 inline constexpr const char* kAtomicMax = "cpu.atomic_max";
 inline constexpr const char* kAtomicMin = "cpu.atomic_min";

@@ -6,11 +6,11 @@
 #include "compiler/passes/cpu_coarsen_k.h"
 #include "compiler/passes/cpu_lower_atomics.h"
 #include "compiler/passes/cpu_lower_copy_fill.h"
+#include "compiler/passes/cpu_group_blocks.h"
 #include "compiler/passes/cpu_guards_to_bounds.h"
 #include "compiler/passes/cpu_lower_gemm.h"
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
-#include "compiler/passes/cpu_prefetch_next_tiles.h"
 
 namespace tlc::cpu {
 
@@ -29,9 +29,9 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
              passes::dropLayoutAnnotations));
   p.add(wrap("lower-buffer-prints", "print of a whole buffer -> loops of element prints", passes::lowerBufferPrints));
   p.add(wrap("cpu-coarsen-k", "gemm reduction loops: several block_K steps per micro-kernel call", coarsenGemmK));
+  p.add(wrap("cpu-group-blocks", "neighbouring blocks run together, sharing the gemm operand tiles they copy",
+             groupBlocks));
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
-  p.add(wrap("cpu-prefetch-next-tiles", "the next reduction step's global tiles -> prefetch streams over the gemm",
-             prefetchNextTiles));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
   p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));

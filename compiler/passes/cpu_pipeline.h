@@ -4,9 +4,9 @@
 //   drop-layout-annotations first: layouts change no value, and CPU buffers
 //                           are plain row-major
 //   cpu-coarsen-k           matches gemm loops on the tile operations
+//   cpu-group-blocks        after cpu-coarsen-k (which matches one block's
+//                           loop), on the tile operations
 //   cpu-lower-gemm          first: clear_accum becomes a Fill, lowered next
-//   cpu-prefetch-next-tiles after cpu-lower-gemm (sees cpu.gemm calls), before
-//                           cpu-lower-copy-fill (sees the copies)
 //   cpu-lower-copy-fill     copies and fills -> Parallel loops with masks
 //   cpu-lower-reduce        reductions -> loops over a local accumulator
 //   cpu-lower-atomics       atomics -> cpu.atomic_* intrinsics

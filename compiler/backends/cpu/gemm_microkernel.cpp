@@ -48,18 +48,14 @@ class GemmGenerator {
       buf->setAlignment(llvm::Align(64));
       bpack_ = buf;
     }
-    planPrefetch();
     Value* kcConst = b_.getInt64(kc_);
     countedLoop(zero, o_.K, kcConst, "gemm.k0", [&](Value* k0) {
       Value* kc = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, kcConst, b_.CreateSub(o_.K, k0));
       Value* nrC = b_.getInt64(nr_);
       Value* nFull = b_.CreateMul(b_.CreateSDiv(o_.N, nrC), nrC);
-      Value* firstPanel = b_.CreateMul(b_.CreateSDiv(k0, kcConst), b_.getInt64(nPanels_));
-      countedLoop(zero, nFull, nrC, "gemm.j0", [&](Value* j0) {
-        panel(k0, kc, j0, false, b_.CreateAdd(firstPanel, b_.CreateSDiv(j0, nrC)));
-      });
+      countedLoop(zero, nFull, nrC, "gemm.j0", [&](Value* j0) { panel(k0, kc, j0, false); });
       Value* nRem = b_.CreateSub(o_.N, nFull);
-      ifNonZero(nRem, "gemm.ntail", [&] { panel(k0, kc, nFull, true, b_.CreateAdd(firstPanel, b_.CreateSDiv(nFull, nrC))); });
+      ifNonZero(nRem, "gemm.ntail", [&] { panel(k0, kc, nFull, true); });
     });
   }
 
@@ -199,81 +195,7 @@ class GemmGenerator {
     });
   }
 
-  // Shares the prefetch streams' lines among the micro-kernel calls when the
-  // calls are known (constant M, N, K); else issues them all now.
-  void planPrefetch() {
-    for (const PrefetchStream& p : o_.prefetch) {
-      auto* on = llvm::dyn_cast<llvm::ConstantInt>(p.enabled);
-      if (!on || !on->isZero()) streams_.push_back(p);
-    }
-    if (streams_.empty()) return;
-    auto* m = llvm::dyn_cast<llvm::ConstantInt>(o_.M);
-    auto* n = llvm::dyn_cast<llvm::ConstantInt>(o_.N);
-    auto* k = llvm::dyn_cast<llvm::ConstantInt>(o_.K);
-    if (!m || !n || !k || m->getSExtValue() <= 0 || n->getSExtValue() <= 0 || k->getSExtValue() <= 0) {
-      emitPrefetchStreams(b_, streams_);
-      return;
-    }
-    int64_t M = m->getSExtValue(), N = n->getSExtValue(), K = k->getSExtValue();
-    nPanels_ = (N + nr_ - 1) / nr_;
-    nRowBlocks_ = M / mr_ + (M % mr_ ? 1 : 0);
-    int64_t calls = ((K + kc_ - 1) / kc_) * nPanels_ * nRowBlocks_;
-    int64_t lines = 0;
-    for (const PrefetchStream& p : streams_) lines += p.rows * ((p.rowBytes + 63) / 64);
-    kSteps_ = std::min<int64_t>(kc_, K) / kGroup;  // prefetch slots per call
-    if (lines == 0) return;
-    if (kSteps_ == 0) {
-      emitPrefetchStreams(b_, streams_);
-      return;
-    }
-    totalLines_ = lines;
-    linesPerCall_ = (lines + calls - 1) / calls;
-  }
-
-  // The prefetches of slot kk (a group of kGroup k steps) of call `call`:
-  // line call * share + kk * share / kSteps (or share / kSteps lines per slot
-  // when the share is larger), each line issued once; a slot with no new
-  // line prefetches `dummy` (a line the kernel is reading anyway).
-  void prefetchStep(Value* call, Value* kk, Value* dummy) {
-    if (totalLines_ == 0) return;
-    int64_t perStep = (linesPerCall_ + kSteps_ - 1) / kSteps_;
-    Value* first = b_.CreateMul(call, b_.getInt64(linesPerCall_));
-    for (int64_t p = 0; p < perStep; ++p) {
-      Value* line;
-      Value* fresh = b_.getTrue();
-      if (perStep == 1) {
-        Value* scaled = b_.CreateMul(kk, b_.getInt64(linesPerCall_));
-        line = b_.CreateAdd(first, b_.CreateUDiv(scaled, b_.getInt64(kSteps_)));
-        // The first k step of each line's window issues it.
-        if (linesPerCall_ < kSteps_)
-          fresh = b_.CreateICmpULT(b_.CreateURem(scaled, b_.getInt64(kSteps_)), b_.getInt64(linesPerCall_));
-      } else {
-        Value* off = b_.CreateAdd(b_.CreateMul(kk, b_.getInt64(perStep)), b_.getInt64(p));
-        fresh = b_.CreateICmpULT(off, b_.getInt64(linesPerCall_));
-        line = b_.CreateAdd(first, off);
-      }
-      fresh = b_.CreateAnd(fresh, b_.CreateICmpULT(line, b_.getInt64(totalLines_)));
-      Value* addr = dummy;
-      int64_t start = 0;
-      for (const PrefetchStream& s : streams_) {
-        int64_t lpr = (s.rowBytes + 63) / 64;
-        int64_t end = start + s.rows * lpr;
-        Value* local = b_.CreateSub(line, b_.getInt64(start));
-        Value* row = b_.CreateUDiv(local, b_.getInt64(lpr));
-        Value* col = b_.CreateURem(local, b_.getInt64(lpr));
-        Value* off = b_.CreateAdd(b_.CreateMul(row, s.rowStrideBytes), b_.CreateMul(col, b_.getInt64(64)));
-        Value* here = b_.CreateGEP(b_.getInt8Ty(), s.base, off);
-        Value* mine = b_.CreateAnd(b_.CreateICmpUGE(line, b_.getInt64(start)), b_.CreateICmpULT(line, b_.getInt64(end)));
-        addr = b_.CreateSelect(b_.CreateAnd(mine, s.enabled), here, addr);
-        start = end;
-      }
-      addr = b_.CreateSelect(fresh, addr, dummy);
-      b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {b_.getPtrTy()},
-                         {addr, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
-    }
-  }
-
-  void panel(Value* k0, Value* kc, Value* j0, bool masked, Value* panelIndex) {
+  void panel(Value* k0, Value* kc, Value* j0, bool masked) {
     Value* bptr;
     Value* bstride;
     if (packB_) {
@@ -286,24 +208,20 @@ class GemmGenerator {
     }
     Value* mrC = b_.getInt64(mr_);
     Value* mFull = b_.CreateMul(b_.CreateSDiv(o_.M, mrC), mrC);
-    Value* firstCall = b_.CreateMul(panelIndex, b_.getInt64(nRowBlocks_));
-    countedLoop(b_.getInt64(0), mFull, mrC, "gemm.i0", [&](Value* i0) {
-      microKernel(i0, mr_, k0, kc, j0, masked, bptr, bstride, b_.CreateAdd(firstCall, b_.CreateSDiv(i0, mrC)));
-    });
+    countedLoop(b_.getInt64(0), mFull, mrC, "gemm.i0",
+                [&](Value* i0) { microKernel(i0, mr_, k0, kc, j0, masked, bptr, bstride); });
     Value* mRem = b_.CreateSub(o_.M, mFull);
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(mRem)) {
       if (!c->isZero())
-        microKernel(mFull, int(c->getSExtValue()), k0, kc, j0, masked, bptr, bstride,
-                    b_.CreateAdd(firstCall, b_.CreateSDiv(mFull, mrC)));
+        microKernel(mFull, int(c->getSExtValue()), k0, kc, j0, masked, bptr, bstride);
     } else {
       countedLoop(mFull, o_.M, b_.getInt64(1), "gemm.irow",
-                  [&](Value* i) { microKernel(i, 1, k0, kc, j0, masked, bptr, bstride, nullptr); });
+                  [&](Value* i) { microKernel(i, 1, k0, kc, j0, masked, bptr, bstride); });
     }
   }
 
   // C[i0 .. i0+mr) x [j0 .. j0+NR) += A[i0.., k0..k0+kc) * Bpanel, accumulators in registers.
-  void microKernel(Value* i0, int mr, Value* k0, Value* kc, Value* j0, bool masked, Value* bptr, Value* bstride,
-                   Value* call) {
+  void microKernel(Value* i0, int mr, Value* k0, Value* kc, Value* j0, bool masked, Value* bptr, Value* bstride) {
     std::vector<Value*> masks(static_cast<size_t>(nrv_), nullptr);
     if (masked)
       for (int v = 0; v < nrv_; ++v) masks[size_t(v)] = columnMask(j0, v);
@@ -349,19 +267,9 @@ class GemmGenerator {
         }
       }
     };
-    // With prefetches: groups of kGroup k steps (unrolled here), one prefetch
-    // slot per group, then the remaining steps; else one loop LLVM unrolls.
+    // One loop over k, which LLVM unrolls kUnroll times.
     std::vector<Value*> cur = acc;
-    Value* kDone = b_.getInt64(0);
-    if (call && totalLines_ > 0) {
-      Value* groupsEnd = b_.CreateMul(b_.CreateUDiv(kc, b_.getInt64(kGroup)), b_.getInt64(kGroup));
-      kLoop(kDone, groupsEnd, kGroup, 1, cur, [&](Value* kk, std::vector<Value*>& next) {
-        prefetchStep(call, b_.CreateUDiv(kk, b_.getInt64(kGroup)), bptr);
-        for (int u = 0; u < kGroup; ++u) kStep(b_.CreateAdd(kk, b_.getInt64(u)), next);
-      });
-      kDone = groupsEnd;
-    }
-    kLoop(kDone, kc, 1, kUnroll, cur, kStep);
+    kLoop(b_.getInt64(0), kc, 1, kUnroll, cur, kStep);
     for (int r = 0; r < mr; ++r)
       for (int v = 0; v < nrv_; ++v) {
         size_t s = size_t(r * nrv_ + v);
@@ -414,40 +322,11 @@ class GemmGenerator {
   int vl_, nrv_, nr_, mr_;
   int kc_ = 256;
   static constexpr int kUnroll = 8;
-  static constexpr int kGroup = 8;  // k steps per prefetch slot
   bool packB_ = false;
   Value* bpack_ = nullptr;
-  // The prefetch plan (planPrefetch); totalLines_ == 0: none in the k loops.
-  std::vector<PrefetchStream> streams_;  // the operands' streams that may be enabled
-  int64_t nPanels_ = 0, nRowBlocks_ = 0, totalLines_ = 0, linesPerCall_ = 0, kSteps_ = 1;
 };
 
 }  // namespace
-
-void emitPrefetchStreams(llvm::IRBuilder<>& b, const std::vector<PrefetchStream>& streams) {
-  llvm::LLVMContext& ctx = b.getContext();
-  llvm::Function* fn = b.GetInsertBlock()->getParent();
-  for (const PrefetchStream& s : streams) {
-    int64_t lpr = (s.rowBytes + 63) / 64, lines = s.rows * lpr;
-    if (lines == 0) continue;
-    // for (line = 0; line < lines; ++line) prefetch(base + line / lpr * stride + line % lpr * 64), when enabled.
-    llvm::BasicBlock* pre = b.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(ctx, "prefetch.loop", fn);
-    auto* end = llvm::BasicBlock::Create(ctx, "prefetch.end", fn);
-    b.CreateCondBr(s.enabled, loop, end);
-    b.SetInsertPoint(loop);
-    llvm::PHINode* line = b.CreatePHI(b.getInt64Ty(), 2, "line");
-    line->addIncoming(b.getInt64(0), pre);
-    llvm::Value* off = b.CreateAdd(b.CreateMul(b.CreateUDiv(line, b.getInt64(lpr)), s.rowStrideBytes),
-                                   b.CreateMul(b.CreateURem(line, b.getInt64(lpr)), b.getInt64(64)));
-    b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
-                      {b.CreateGEP(b.getInt8Ty(), s.base, off), b.getInt32(0), b.getInt32(2), b.getInt32(1)});
-    llvm::Value* next = b.CreateAdd(line, b.getInt64(1));
-    line->addIncoming(next, b.GetInsertBlock());
-    b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(lines)), loop, end);
-    b.SetInsertPoint(end);
-  }
-}
 
 void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target) {
   GemmGenerator(b, ops, target).run();

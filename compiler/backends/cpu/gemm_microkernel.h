@@ -29,30 +29,15 @@
 
 namespace tlc::cpu {
 
-// Lines of a global tile to fetch into L2 during the gemm (cpu.prefetch_stream):
-// rows of rowBytes bytes, rowStrideBytes apart, from base, when enabled.
-struct PrefetchStream {
-  llvm::Value* enabled = nullptr;  // i1
-  llvm::Value* base = nullptr;     // ptr, never dereferenced
-  llvm::Value* rowStrideBytes = nullptr;  // i64
-  int64_t rows = 0, rowBytes = 0;
-};
-
 struct GemmOperands {
   DType a, b, c;             // element types in memory
   llvm::Value *A, *B, *C;    // base pointers
   llvm::Value *M, *N, *K;    // i64
   llvm::Value *sAi, *sAk, *sBk, *sBj, *ldc;  // i64 element strides
-  // Issued one cache line at a time from the micro-kernel's k loop, spread
-  // evenly over its calls, when M, N and K are constants; else before it.
-  std::vector<PrefetchStream> prefetch;
 };
 
 // Emits the gemm at the builder's insertion point (which stays after it).
 void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops,
               const CpuTarget& target);
-
-// Emits prefetches (into L2) of every line of the streams, at once.
-void emitPrefetchStreams(llvm::IRBuilder<>& b, const std::vector<PrefetchStream>& streams);
 
 }  // namespace tlc::cpu

@@ -108,13 +108,9 @@ class StmtEmitter : public ExprEmitter {
 
   void emit(const Stmt& s) {
     if (!s || hoisted_.count(s.get())) return;
-    // Prefetch streams go to the gemm right after them, else out at once.
-    if (!pendingPrefetch_.empty() && !isCallTo(s, cpu_intrinsics::kPrefetchStream) && !isCallTo(s, cpu_intrinsics::kGemm))
-      flushPrefetches();
     switch (s->kind) {
       case StmtKind::Seq:
         for (const Stmt& c : as<SeqStmt>(s)->stmts) emit(c);
-        flushPrefetches();
         return;
       case StmtKind::Kernel: return emitKernel(as<KernelStmt>(s));
       case StmtKind::Alloc: return emitAlloc(as<AllocStmt>(s));
@@ -433,38 +429,8 @@ class StmtEmitter : public ExprEmitter {
     latch->setMetadata(llvm::LLVMContext::MD_loop, loopID);
   }
 
-  static bool isCallTo(const Stmt& s, const char* callee) {
-    auto* e = as<EvaluateStmt>(s);
-    auto* c = e ? as<Call>(e->value) : nullptr;
-    return c && c->callee == callee;
-  }
-
-  void flushPrefetches() {
-    if (pendingPrefetch_.empty()) return;
-    emitPrefetchStreams(b_, pendingPrefetch_);
-    pendingPrefetch_.clear();
-  }
-
-  // cpu.prefetch_stream(enabled, &T[idx], rows, rowStride, cols): the address
-  // is computed without a bounds check (it may lie past T's end).
-  void emitPrefetchStream(const Call* c) {
-    TLC_CHECK(c->args.size() == 5, "cpu.prefetch_stream takes 5 arguments");
-    const Load* at = addressedLoad(c->args[1]);
-    int64_t rows = 0, cols = 0;
-    TLC_CHECK(constInt(c->args[2], &rows) && constInt(c->args[4], &cols), "cpu.prefetch_stream needs constant extents");
-    PrefetchStream p;
-    p.enabled = emitExpr(c->args[0]);
-    p.base = emitAddress(at->buffer, at->indices, /*inBounds=*/false);
-    int64_t bytes = dtypeBytes(at->buffer->dtype);
-    p.rows = rows;
-    p.rowBytes = cols * bytes;
-    p.rowStrideBytes = b_.CreateMul(i64(c->args[3]), b_.getInt64(uint64_t(bytes)));
-    pendingPrefetch_.push_back(p);
-  }
-
   void emitEvaluate(const EvaluateStmt* s) {
     auto* call = as<Call>(s->value);
-    if (call && call->callee == cpu_intrinsics::kPrefetchStream) return emitPrefetchStream(call);
     if (call && call->callee == cpu_intrinsics::kGemm) return emitGemmCall(call);
     if (call && (call->callee == cpu_intrinsics::kAtomicAdd || call->callee == cpu_intrinsics::kAtomicMax ||
                  call->callee == cpu_intrinsics::kAtomicMin))
@@ -501,8 +467,6 @@ class StmtEmitter : public ExprEmitter {
     ops.sBk = i64(c->args[8]);
     ops.sBj = i64(c->args[9]);
     ops.ldc = i64(c->args[10]);
-    ops.prefetch = std::move(pendingPrefetch_);
-    pendingPrefetch_.clear();
     emitGemm(b_, ops, target_);
   }
 
@@ -662,7 +626,6 @@ class StmtEmitter : public ExprEmitter {
   std::vector<JumpTarget> jumpTargets_;
   // Statements of the kernel body emitted before the block loop.
   std::unordered_set<const StmtNode*> hoisted_;
-  std::vector<PrefetchStream> pendingPrefetch_;  // cpu.prefetch_stream calls waiting for their gemm
 
   // Binds the buffers of `body`'s leading Allocs that planLocals puts on the
   // heap to parts of one allocation made here; returns it (null: none).
