@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/ir/functor.h"
 #include "compiler/ir/linear_form.h"
@@ -190,9 +191,16 @@ Stmt wholeCopy(const CopyStmt* c, const ForStmt* f, const Buffer& nb, int kDim, 
 
 class Coarsening : public IRMutator {
  public:
-  explicit Coarsening(const Matcher& m) : m_(m) {}
+  Coarsening(const Matcher& m, const PrimFunc& f) : m_(m) {
+    for (const Var& v : f.shapeVars) nonNegative_.insert(v.get());
+  }
 
  protected:
+  Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
+    for (const Var& v : k->blockVars) nonNegative_.insert(v.get());
+    return IRMutator::mutateKernel(k, self);
+  }
+
   Stmt mutateAlloc(const AllocStmt* node, const Stmt& self) override {
     auto it = m_.replaced.find(node->buffer.get());
     if (it == m_.replaced.end()) return self;
@@ -200,12 +208,15 @@ class Coarsening : public IRMutator {
   }
 
   Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
+    int64_t lo;
+    if (constInt(f->min, &lo) && lo >= 0) nonNegative_.insert(f->var.get());
     auto it = m_.plans.find(f);
     if (it == m_.plans.end()) return IRMutator::mutateFor(f, self);
     const Plan& p = it->second;
     SourceLoc loc = f->loc;
     DType t = f->var->dtype;
     Var outer = makeVar(f->var->name + "_outer", t, f->var->loc);
+    nonNegative_.insert(outer.get());
     Expr U = makeInt(p.unroll, t);
     Expr n = f->extent->dtype == t ? f->extent : makeCast(t, f->extent);
     // for u in serial(U): slice u of A_s / B_s holds step k = min + ko*U + u (or zeros past the end).
@@ -234,22 +245,95 @@ class Coarsening : public IRMutator {
     Expr kFirst = add(f->min, mul(makeVarRef(outer, loc), U));
     Stmt wholeA = wholeCopy(p.copyA, f, p.newA, p.kDimA, p.unroll, kFirst);
     Stmt wholeB = wholeCopy(p.copyB, f, p.newB, p.kDimB, p.unroll, kFirst);
+    const GemmStmt* g = p.gemm;
+    auto gemmOf = [&](const Region& a) -> Stmt {
+      return std::make_shared<const GemmStmt>(a, fullRegion(p.newB, g->b.loc), g->c, g->transA, g->transB, false,
+                                              g->loc);
+    };
+    Stmt gemm = gemmOf(fullRegion(p.newA, g->a.loc));
     if (wholeA && wholeB) {
       Expr lastStep = add(mul(makeVarRef(outer, loc), U), makeInt(p.unroll - 1, t));
-      body.push_back(std::make_shared<const IfStmt>(lt(lastStep, n), makeSeq({wholeA, wholeB}, loc), sliced, loc));
+      // A's rows, contiguous along k, are read where they are (inPlace()).
+      Stmt whole = inPlace(*as<CopyStmt>(wholeA), p.newA, g->transA)
+                       ? makeSeq({wholeB, gemmOf(as<CopyStmt>(wholeA)->src)}, loc)
+                       : makeSeq({wholeA, wholeB, gemm}, loc);
+      int64_t steps;
+      if (constInt(n, &steps) && steps % p.unroll == 0)
+        body.push_back(whole);  // every group of steps is whole
+      else
+        body.push_back(std::make_shared<const IfStmt>(lt(lastStep, n), whole, makeSeq({sliced, gemm}, loc), loc));
     } else {
       body.push_back(sliced);
+      body.push_back(gemm);
     }
-    const GemmStmt* g = p.gemm;
-    body.push_back(std::make_shared<const GemmStmt>(fullRegion(p.newA, g->a.loc), fullRegion(p.newB, g->b.loc), g->c,
-                                                    g->transA, g->transB, false, g->loc));
     Expr outerExtent = floorDiv(add(n, makeInt(p.unroll - 1, t)), U);
     return makeFor(outer, makeInt(0, t), outerExtent, ForKind::Serial, makeSeq(std::move(body), loc), loc);
   }
 
  private:
+  // Whether the gemm may read the whole copy's source instead of its tile:
+  // a row-major (not transposed) A of the tile's dtype, whose rows are
+  // contiguous along k, in the region's last two dimensions (the others of
+  // extent 1) and starting at indices that cannot be negative. Rows and k
+  // steps past the tensor's end need no zeros there: cpu-lower-gemm clamps
+  // the gemm's M and K to the part of the region inside the tensor. Reading
+  // A in place saves its copy (half of the mainloop's copies); B, whose rows
+  // lie a tensor row apart along k, would sit in a few L1 sets, and is
+  // copied.
+  bool inPlace(const CopyStmt& whole, const Buffer& tile, bool transA) const {
+    const Region& r = whole.src;
+    size_t n = r.ranges.size();
+    if (transA || n < 2 || r.buffer->scope != MemScope::Global || r.buffer->dtype != tile->dtype) return false;
+    for (size_t d = 0; d < n; ++d) {
+      int64_t e;
+      if (d + 2 < n && !(constInt(r.ranges[d].extent, &e) && e == 1)) return false;
+      if (d + 2 >= n && !(constInt(r.ranges[d].extent, &e) && constInt(tile->shape[d + 2 - n], &e) &&
+                          constantDifference(r.ranges[d].extent, tile->shape[d + 2 - n]) == 0))
+        return false;
+      if (!nonNegative(r.ranges[d].min)) return false;
+    }
+    return true;
+  }
+
+  // A sum of non-negative multiples of variables that cannot be negative
+  // (block indices, shape variables, loops from a constant >= 0) and a
+  // constant >= 0.
+  bool nonNegative(const Expr& e) const {
+    LinearForm lf = linearForm(e);
+    if (lf.constant < 0) return false;
+    for (const auto& [term, coeff] : lf.terms) {
+      auto* ref = as<VarRef>(term);
+      if (coeff < 0 || !ref || !nonNegative_.count(ref->var.get())) return false;
+    }
+    return true;
+  }
+
   const Matcher& m_;
+  std::unordered_set<const VarNode*> nonNegative_;
 };
+
+Stmt dropAllocs(const Stmt& body, const std::unordered_set<const BufferNode*>& buffers) {
+  struct Dropper : IRMutator {
+    const std::unordered_set<const BufferNode*>* drop;
+    Stmt mutateSeq(const SeqStmt* n, const Stmt& self) override {
+      std::vector<Stmt> out;
+      bool changed = false;
+      for (const Stmt& c : n->stmts) {
+        auto* a = as<AllocStmt>(c);
+        if (a && drop->count(a->buffer.get())) {
+          changed = true;
+          continue;
+        }
+        Stmt m = mutate(c);
+        changed = changed || m != c;
+        out.push_back(m);
+      }
+      return changed ? makeSeq(std::move(out), n->loc) : self;
+    }
+  } d;
+  d.drop = &buffers;
+  return d.mutate(body);
+}
 
 }  // namespace
 
@@ -260,7 +344,14 @@ Module coarsenGemmK(const Module& m) {
     Matcher matcher(uses);
     matcher.visit(f.body);
     if (matcher.plans.empty()) return f.body;
-    return Coarsening(matcher).mutate(f.body);
+    Stmt body = Coarsening(matcher, f).mutate(f.body);
+    // A tile that the gemm now reads in place at every step is not needed.
+    BufferUses after;
+    after.visit(body);
+    std::unordered_set<const BufferNode*> unused;
+    for (const auto& [old, tile] : matcher.replaced)
+      if (!after.uses.count(tile.get())) unused.insert(tile.get());
+    return unused.empty() ? body : dropAllocs(body, unused);
   });
 }
 

@@ -1,5 +1,7 @@
 #include "compiler/passes/cpu_group_blocks.h"
 
+#include <algorithm>
+#include <climits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,6 +33,8 @@ class BlockDependence : public IRVisitor {
   std::unordered_set<const BufferNode*> otherWrites;
   std::vector<Buffer> allocs;
   std::vector<const GemmStmt*> gemms;
+  // Per gemm operand read in place from a tensor: what its region depends on.
+  std::vector<unsigned> globalOperandBits;
   bool unsupported = false;  // an alloc below the top level, or a block-dependent let that reads memory
 
   BlockDependence(const KernelStmt& k, std::set<const BufferNode*> written) : written_(std::move(written)) {
@@ -94,6 +98,8 @@ class BlockDependence : public IRVisitor {
   void visitFill(const FillStmt* n) override { write(n->dst.buffer, bitsOf(n->dst) | bitsOf(n->value), true); }
   void visitGemm(const GemmStmt* n) override {
     gemms.push_back(n);
+    for (const Region* r : {&n->a, &n->b})
+      if (r->buffer->scope == MemScope::Global) globalOperandBits.push_back(context_ | bitsOf(*r));
     write(n->c.buffer, 0, false);
   }
   void visitReduce(const ReduceStmt* n) override { write(n->dst.buffer, 0, false); }
@@ -130,7 +136,8 @@ struct Member {
 
 class Grouping {
  public:
-  Grouping(const KernelStmt& k, BlockDependence& dep) : k_(k), dep_(dep) {}
+  Grouping(const KernelStmt& k, BlockDependence& dep, int64_t minGroups)
+      : k_(k), dep_(dep), minGroups_(minGroups) {}
 
   // The grouped kernel, or null when grouping does not pay or does not apply.
   Stmt run() {
@@ -228,23 +235,53 @@ class Grouping {
         alongX = alongX || !(bits(b.get()) & kX);
         alongY = alongY || !(bits(b.get()) & kY);
       }
-    int64_t g;
-    if (k_.grid.empty() || (constInt(k_.grid[0], &g) && g < 2)) alongX = false;
-    if (k_.grid.size() < 2 || (constInt(k_.grid[1], &g) && g < 2)) alongY = false;
-    std::vector<std::pair<int, int>> tries;
-    if (alongX && alongY) tries.push_back({2, 2});
-    if (alongX) tries.push_back({2, 1});
-    if (alongY) tries.push_back({1, 2});
-    for (auto [fx, fy] : tries) {
-      int64_t bytes = groupBytes(fx, fy);
-      if (bytes < 0) return false;
-      if (bytes <= kMaxGroupBytes) {
-        fx_ = fx;
-        fy_ = fy;
-        return true;
-      }
+    // Operands read in place: the blocks of a group read the same lines.
+    for (unsigned b : dep_.globalOperandBits) {
+      alongX = alongX || !(b & kX);
+      alongY = alongY || !(b & kY);
     }
-    return false;
+    // The largest group (at most 8 blocks; of two equal ones, the one with
+    // fewer buffers) within 1 MiB that leaves at least minGroups_ groups.
+    struct Try {
+      int fx, fy;
+      int64_t bytes;
+    };
+    std::vector<Try> tries;
+    for (int fx : {1, 2, 4})
+      for (int fy : {1, 2, 4}) {
+        if ((fx > 1 && !alongX) || (fy > 1 && !alongY) || fx * fy == 1 || fx * fy > 8) continue;
+        if (longerThanGrid(0, fx) || longerThanGrid(1, fy)) continue;
+        int64_t bytes = groupBytes(fx, fy);
+        if (bytes < 0) return false;
+        if (bytes > kMaxGroupBytes || groups(fx, fy) < minGroups_) continue;
+        tries.push_back({fx, fy, bytes});
+      }
+    if (tries.empty()) return false;
+    std::stable_sort(tries.begin(), tries.end(), [](const Try& a, const Try& b) {
+      return a.fx * a.fy != b.fx * b.fy ? a.fx * a.fy > b.fx * b.fy : a.bytes < b.bytes;
+    });
+    fx_ = tries[0].fx;
+    fy_ = tries[0].fy;
+    return true;
+  }
+
+  // Whether a factor > 1 passes the grid's known extent along axis a.
+  bool longerThanGrid(size_t a, int f) const {
+    int64_t g;
+    return f > 1 && (a >= k_.grid.size() || (constInt(k_.grid[a], &g) && g < f));
+  }
+
+  // The number of groups of fx x fy blocks; a grid of unknown extent counts
+  // as large.
+  int64_t groups(int fx, int fy) const {
+    int64_t n = 1;
+    for (size_t a = 0; a < k_.grid.size(); ++a) {
+      int64_t g;
+      if (!constInt(k_.grid[a], &g)) return INT64_MAX;
+      int f = a == 0 ? fx : a == 1 ? fy : 1;
+      n *= (g + f - 1) / f;
+    }
+    return n;
   }
 
   unsigned exprBits(const Expr& e) { return dep_.bitsOf(e); }
@@ -330,23 +367,32 @@ class Grouping {
 
   const KernelStmt& k_;
   BlockDependence& dep_;
+  int64_t minGroups_;
   int fx_ = 1, fy_ = 1;
   std::vector<Member> members_;
   std::unordered_map<std::pair<const BufferNode*, size_t>, bool, PairHash> owner_;
 };
 
 class GroupKernels : public IRMutator {
+ public:
+  explicit GroupKernels(int64_t minGroups) : minGroups_(minGroups) {}
+
  protected:
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     BlockDependence dep(*k, collectBufferWrites(k->body).buffers);
     dep.visit(k->body);
-    Stmt grouped = Grouping(*k, dep).run();
+    Stmt grouped = Grouping(*k, dep, minGroups_).run();
     return grouped ? grouped : self;
   }
+
+ private:
+  int64_t minGroups_;
 };
 
 }  // namespace
 
-Module groupBlocks(const Module& m) { return mutateBodies<GroupKernels>(m); }
+Module groupBlocks(const Module& m, int64_t minGroups) {
+  return rewriteBodies(m, [&](const PrimFunc& f) { return GroupKernels(minGroups).mutate(f.body); });
+}
 
 }  // namespace tlc::cpu

@@ -11,7 +11,8 @@
 // column one B tile: half the copies, as with 256 x 256 tiles, while the
 // user's tiles, and the micro-kernel over them, stay as written.
 //
-// The grid becomes ceildiv(gx, fx) x ceildiv(gy, fy) (fx, fy in {1, 2}) and
+// The grid becomes ceildiv(gx, fx) x ceildiv(gy, fy) (fx, fy in {1, 2, 4},
+// fx * fy <= 8) and
 // the body runs the group's blocks jammed, in the body's order:
 //   - a serial or pipelined loop whose bounds do not depend on the block and
 //     whose body neither breaks nor continues is one loop over the jammed
@@ -29,10 +30,13 @@
 //     two blocks of the group differ, the later block uses the earlier one's
 //     buffer and its copies and fills of it are dropped.
 // The pass groups along x when some gemm operand is shared that way by blocks
-// that differ in x (the A tile of C = A B), along y likewise (the B tile), and
-// not at all when neither holds, when the group's buffers would pass 1 MiB,
-// or when a block-dependent `let` reads memory (a block past the grid's end
-// would read it).
+// that differ in x (the A tile of C = A B), or is a tensor region that does
+// not depend on x (A read in place, cpu-coarsen-k), along y likewise (the B
+// tile). It takes the largest group (8 blocks, then 4, 2; of two the one with
+// fewer buffers) whose buffers stay within 1 MiB and that leaves at least
+// minGroups groups of a grid of known extent, and groups nothing when no
+// operand is shared, or when a block-dependent `let` reads memory (a block
+// past the grid's end would read it).
 // Assumes: a verified module, tile operations not yet lowered (after
 // cpu-coarsen-k).
 // Guarantees: every block runs its statements in their order, with the same
@@ -44,6 +48,8 @@
 
 namespace tlc::cpu {
 
-ir::Module groupBlocks(const ir::Module& m);
+// minGroups: the fewest groups a grid of known extent must keep (the threads
+// that run them need work); a grid of unknown extent is grouped regardless.
+ir::Module groupBlocks(const ir::Module& m, int64_t minGroups);
 
 }  // namespace tlc::cpu

@@ -12,6 +12,9 @@
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace tlc::cpu {
 
 using passes::Pass;
@@ -29,8 +32,9 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
              passes::dropLayoutAnnotations));
   p.add(wrap("lower-buffer-prints", "print of a whole buffer -> loops of element prints", passes::lowerBufferPrints));
   p.add(wrap("cpu-coarsen-k", "gemm reduction loops: several block_K steps per micro-kernel call", coarsenGemmK));
-  p.add(wrap("cpu-group-blocks", "neighbouring blocks run together, sharing the gemm operand tiles they copy",
-             groupBlocks));
+  int64_t threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  p.add(Pass{"cpu-group-blocks", "neighbouring blocks run together, sharing the gemm operand tiles they copy",
+             [threads](const ir::Module& m, PassContext&) { return groupBlocks(m, 2 * threads); }});
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));

@@ -29,6 +29,9 @@ namespace tlc::cpu {
 struct CpuLoweringOptions {
   bool printAfterAll = false;  // --print-after-all
   bool timePasses = false;     // --time-passes
+  // The threads that will run the kernels (cpu-group-blocks keeps two
+  // groups of blocks per thread); 0: this machine's hardware threads.
+  int threads = 0;
 };
 
 // The pipeline's passes, in order.

@@ -24,7 +24,7 @@ std::string groupText(const std::string& text) {
   uint32_t file = sources.addBuffer("test.tir", text);
   auto module = ir::parseIRModule(sources, diags, file);
   REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  ir::Module out = cpu::groupBlocks(*module);
+  ir::Module out = cpu::groupBlocks(*module, 1);
   CHECK_MESSAGE(ir::verifyModule(out, diags), diags.renderAll());
   return ir::printModule(out);
 }
@@ -38,7 +38,7 @@ void checkText(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a gemm grid of unknown extent runs 2 x 2 blocks jammed, sharing one A tile per row and one B tile per column") {
+TEST_CASE("a gemm grid of unknown extent runs 2 x 4 blocks jammed, sharing one A tile per row and one B tile per column") {
   checkText(R"(
 func @gemm[M, N, K](A: float32[M, K], B: float32[K, N], C: float32[M, N]) {
   kernel grid(floordiv(N + 127, 128), floordiv(M + 127, 128)) threads(128) as (bx, by) {
@@ -54,38 +54,41 @@ func @gemm[M, N, K](A: float32[M, K], B: float32[K, N], C: float32[M, N]) {
     copy(C_f, C[by * 128 : +128, bx * 128 : +128])
   }
 }
-// CHECK: kernel grid(floordiv(floordiv(N + 127, 128) + 1, 2), floordiv(floordiv(M + 127, 128) + 1, 2))
+// Eight blocks, two along x and four along y; A tiles per grid row, B tiles
+// per column, an accumulator per block.
+// CHECK: kernel grid(floordiv(floordiv(N + 127, 128) + 1, 2), floordiv(floordiv(M + 127, 128) + 3, 4))
 // CHECK-NEXT: alloc A_s: shared float32[128, 32]
 // CHECK-NEXT: alloc A_s_g2: shared float32[128, 32]
+// CHECK-NEXT: alloc A_s_g4: shared float32[128, 32]
+// CHECK-NEXT: alloc A_s_g6: shared float32[128, 32]
 // CHECK-NEXT: alloc B_s: shared float32[32, 128]
 // CHECK-NEXT: alloc B_s_g1: shared float32[32, 128]
 // CHECK-NEXT: alloc C_f: fragment float32[128, 128]
-// CHECK-NEXT: alloc C_f_g1: fragment float32[128, 128]
-// CHECK-NEXT: alloc C_f_g2: fragment float32[128, 128]
-// CHECK-NEXT: alloc C_f_g3: fragment float32[128, 128]
+// CHECK: alloc C_f_g7: fragment float32[128, 128]
 // CHECK-NEXT: fill(C_f, 0.0)
 // CHECK-NEXT: if bx * 2 + 1 < floordiv(N + 127, 128) {
 // CHECK-NEXT: fill(C_f_g1, 0.0)
 // CHECK: for k in serial(0 : +floordiv(K + 31, 32)) {
-// CHECK-NEXT: copy(A[by * 2 * 128 : +128, k * 32 : +32], A_s)
-// CHECK-NEXT: if by * 2 + 1 < floordiv(M + 127, 128) {
-// CHECK-NEXT: copy(A[(by * 2 + 1) * 128 : +128, k * 32 : +32], A_s_g2)
+// CHECK-NEXT: copy(A[by * 4 * 128 : +128, k * 32 : +32], A_s)
+// CHECK-NEXT: if by * 4 + 1 < floordiv(M + 127, 128) {
+// CHECK-NEXT: copy(A[(by * 4 + 1) * 128 : +128, k * 32 : +32], A_s_g2)
+// CHECK: copy(A[(by * 4 + 3) * 128 : +128, k * 32 : +32], A_s_g6)
 // CHECK: copy(B[k * 32 : +32, bx * 2 * 128 : +128], B_s)
 // CHECK-NEXT: if bx * 2 + 1 < floordiv(N + 127, 128) {
 // CHECK-NEXT: copy(B[k * 32 : +32, (bx * 2 + 1) * 128 : +128], B_s_g1)
 // CHECK: gemm(A_s, B_s, C_f)
 // CHECK: gemm(A_s, B_s_g1, C_f_g1)
 // CHECK: gemm(A_s_g2, B_s, C_f_g2)
-// CHECK: if bx * 2 + 1 < floordiv(N + 127, 128) and by * 2 + 1 < floordiv(M + 127, 128) {
-// CHECK-NEXT: gemm(A_s_g2, B_s_g1, C_f_g3)
-// CHECK: copy(C_f_g3, C[(by * 2 + 1) * 128 : +128, (bx * 2 + 1) * 128 : +128])
+// CHECK: if bx * 2 + 1 < floordiv(N + 127, 128) and by * 4 + 3 < floordiv(M + 127, 128) {
+// CHECK-NEXT: gemm(A_s_g6, B_s_g1, C_f_g7)
+// CHECK: copy(C_f_g7, C[(by * 4 + 3) * 128 : +128, (bx * 2 + 1) * 128 : +128])
 )");
 }
 
 TEST_CASE("block-dependent lets bind one variable per block; a loop with block-dependent bounds runs per block") {
   checkText(R"(
 func @f[M, N](A: float32[M, 64], B: float32[64, N], O: int32[N], C: float32[M, N]) {
-  kernel grid(4, 4) threads(128) as (bx, by) {
+  kernel grid(2, 2) threads(128) as (bx, by) {
     alloc A_s: shared float32[32, 64]
     alloc B_s: shared float32[64, 32]
     alloc C_f: fragment float32[32, 32]
@@ -99,7 +102,7 @@ func @f[M, N](A: float32[M, 64], B: float32[64, N], O: int32[N], C: float32[M, N
     copy(C_f, C[by * 32 : +32, base : +32])
   }
 }
-// CHECK: kernel grid(2, 2)
+// CHECK: kernel grid(1, 1)
 // CHECK: let base: int32 = bx * 2 * 32
 // CHECK-NEXT: let base_g1: int32 = (bx * 2 + 1) * 32
 // CHECK-NEXT: let base_g2: int32 = bx * 2 * 32

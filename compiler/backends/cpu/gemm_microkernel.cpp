@@ -4,6 +4,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "compiler/backends/cpu/llvm_types.h"
@@ -330,6 +331,44 @@ class GemmGenerator {
 
 void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target) {
   GemmGenerator(b, ops, target).run();
+}
+
+void emitGemmCall(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target) {
+  llvm::Value* const sizes[] = {ops.M, ops.N, ops.K, ops.sAi, ops.sAk, ops.sBk, ops.sBj, ops.ldc};
+  // The function's name is its signature: element types, then each size as
+  // its constant value or `d` (a parameter).
+  std::string name = "tlc.gemm";
+  for (DType t : {ops.a, ops.b, ops.c}) name += "." + std::string(dtypeName(t));
+  std::vector<llvm::Value*> args = {ops.A, ops.B, ops.C};
+  for (llvm::Value* v : sizes) {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
+      name += "." + std::to_string(c->getSExtValue());
+    } else {
+      name += ".d";
+      args.push_back(v);
+    }
+  }
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  llvm::Function* fn = m.getFunction(name);
+  if (!fn) {
+    std::vector<llvm::Type*> params(3, b.getPtrTy());
+    params.resize(args.size(), b.getInt64Ty());
+    fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::Function::InternalLinkage,
+                                name, m);
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(b.getContext(), "entry", fn));
+    GemmOperands inner = ops;
+    inner.A = fn->getArg(0);
+    inner.B = fn->getArg(1);
+    inner.C = fn->getArg(2);
+    llvm::Value** fields[] = {&inner.M, &inner.N, &inner.K, &inner.sAi, &inner.sAk, &inner.sBk, &inner.sBj, &inner.ldc};
+    unsigned next = 3;
+    for (llvm::Value** f : fields)
+      if (!llvm::isa<llvm::ConstantInt>(*f)) *f = fn->getArg(next++);
+    emitGemm(fb, inner, target);
+    fb.CreateRetVoid();
+  }
+  b.CreateCall(fn, args);
 }
 
 }  // namespace tlc::cpu

@@ -40,4 +40,11 @@ struct GemmOperands {
 void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops,
               const CpuTarget& target);
 
+// Emits a call of the gemm, generated once per module for each signature
+// (element types and the sizes and strides that are constants; the others
+// are parameters) into a function of its own, which is not inlined: a block
+// of grouped gemms (cpu-group-blocks) calls one micro-kernel from every
+// call site instead of compiling it again for each.
+void emitGemmCall(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target);
+
 }  // namespace tlc::cpu

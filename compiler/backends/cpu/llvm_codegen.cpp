@@ -467,7 +467,7 @@ class StmtEmitter : public ExprEmitter {
     ops.sBk = i64(c->args[8]);
     ops.sBj = i64(c->args[9]);
     ops.ldc = i64(c->args[10]);
-    emitGemm(b_, ops, target_);
+    cpu::emitGemmCall(b_, ops, target_);
   }
 
   void emitAtomic(const Call* c) {
