@@ -18,7 +18,6 @@ using namespace ir;
 
 namespace {
 
-constexpr int64_t kMaxGroupBytes = int64_t(1) << 20;
 constexpr unsigned kX = 1, kY = 2;  // block-dependence bits
 
 // Which block indices (kX, kY) expressions and statements depend on, through
@@ -136,8 +135,8 @@ struct Member {
 
 class Grouping {
  public:
-  Grouping(const KernelStmt& k, BlockDependence& dep, int64_t minGroups)
-      : k_(k), dep_(dep), minGroups_(minGroups) {}
+  Grouping(const KernelStmt& k, BlockDependence& dep, const GroupLimits& limits)
+      : k_(k), dep_(dep), limits_(limits) {}
 
   // The grouped kernel, or null when grouping does not pay or does not apply.
   Stmt run() {
@@ -241,7 +240,7 @@ class Grouping {
       alongY = alongY || !(b & kY);
     }
     // The largest group (at most 8 blocks; of two equal ones, the one with
-    // fewer buffers) within 1 MiB that leaves at least minGroups_ groups.
+    // fewer buffers) within the byte limit that leaves at least minGroups groups.
     struct Try {
       int fx, fy;
       int64_t bytes;
@@ -253,7 +252,7 @@ class Grouping {
         if (longerThanGrid(0, fx) || longerThanGrid(1, fy)) continue;
         int64_t bytes = groupBytes(fx, fy);
         if (bytes < 0) return false;
-        if (bytes > kMaxGroupBytes || groups(fx, fy) < minGroups_) continue;
+        if (bytes > limits_.maxBytes || groups(fx, fy) < limits_.minGroups) continue;
         tries.push_back({fx, fy, bytes});
       }
     if (tries.empty()) return false;
@@ -367,7 +366,7 @@ class Grouping {
 
   const KernelStmt& k_;
   BlockDependence& dep_;
-  int64_t minGroups_;
+  GroupLimits limits_;
   int fx_ = 1, fy_ = 1;
   std::vector<Member> members_;
   std::unordered_map<std::pair<const BufferNode*, size_t>, bool, PairHash> owner_;
@@ -375,24 +374,24 @@ class Grouping {
 
 class GroupKernels : public IRMutator {
  public:
-  explicit GroupKernels(int64_t minGroups) : minGroups_(minGroups) {}
+  explicit GroupKernels(const GroupLimits& limits) : limits_(limits) {}
 
  protected:
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     BlockDependence dep(*k, collectBufferWrites(k->body).buffers);
     dep.visit(k->body);
-    Stmt grouped = Grouping(*k, dep, minGroups_).run();
+    Stmt grouped = Grouping(*k, dep, limits_).run();
     return grouped ? grouped : self;
   }
 
  private:
-  int64_t minGroups_;
+  GroupLimits limits_;
 };
 
 }  // namespace
 
-Module groupBlocks(const Module& m, int64_t minGroups) {
-  return rewriteBodies(m, [&](const PrimFunc& f) { return GroupKernels(minGroups).mutate(f.body); });
+Module groupBlocks(const Module& m, const GroupLimits& limits) {
+  return rewriteBodies(m, [&](const PrimFunc& f) { return GroupKernels(limits).mutate(f.body); });
 }
 
 }  // namespace tlc::cpu

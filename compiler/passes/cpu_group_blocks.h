@@ -33,8 +33,9 @@
 // that differ in x (the A tile of C = A B), or is a tensor region that does
 // not depend on x (A read in place, cpu-coarsen-k), along y likewise (the B
 // tile). It takes the largest group (8 blocks, then 4, 2; of two the one with
-// fewer buffers) whose buffers stay within 1 MiB and that leaves at least
-// minGroups groups of a grid of known extent, and groups nothing when no
+// fewer buffers) whose buffers stay within GroupLimits::maxBytes and that
+// leaves at least GroupLimits::minGroups groups of a grid of known extent,
+// and groups nothing when no
 // operand is shared, or when a block-dependent `let` reads memory (a block
 // past the grid's end would read it).
 // Assumes: a verified module, tile operations not yet lowered (after
@@ -48,8 +49,15 @@
 
 namespace tlc::cpu {
 
-// minGroups: the fewest groups a grid of known extent must keep (the threads
-// that run them need work); a grid of unknown extent is grouped regardless.
-ir::Module groupBlocks(const ir::Module& m, int64_t minGroups);
+struct GroupLimits {
+  // The fewest groups a grid of known extent must keep (the threads that run
+  // them need work); a grid of unknown extent is grouped regardless.
+  int64_t minGroups = 1;
+  // The most bytes of block-local buffers a group may have (half the L2 of
+  // the CPU that runs it: the gemms' tiles and accumulators stay there).
+  int64_t maxBytes = int64_t(1) << 20;
+};
+
+ir::Module groupBlocks(const ir::Module& m, const GroupLimits& limits);
 
 }  // namespace tlc::cpu

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <unistd.h>
+
 namespace tlc::cpu {
 
 using passes::Pass;
@@ -32,9 +34,16 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
              passes::dropLayoutAnnotations));
   p.add(wrap("lower-buffer-prints", "print of a whole buffer -> loops of element prints", passes::lowerBufferPrints));
   p.add(wrap("cpu-coarsen-k", "gemm reduction loops: several block_K steps per micro-kernel call", coarsenGemmK));
+  GroupLimits limits;
   int64_t threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  int64_t l2 = options.l2Bytes;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  if (l2 <= 0) l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  limits.minGroups = 2 * threads;
+  limits.maxBytes = std::max<int64_t>(256 << 10, (l2 > 0 ? l2 : 1 << 20) / 2);
   p.add(Pass{"cpu-group-blocks", "neighbouring blocks run together, sharing the gemm operand tiles they copy",
-             [threads](const ir::Module& m, PassContext&) { return groupBlocks(m, 2 * threads); }});
+             [limits](const ir::Module& m, PassContext&) { return groupBlocks(m, limits); }});
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));

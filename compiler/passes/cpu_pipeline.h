@@ -30,8 +30,10 @@ struct CpuLoweringOptions {
   bool printAfterAll = false;  // --print-after-all
   bool timePasses = false;     // --time-passes
   // The threads that will run the kernels (cpu-group-blocks keeps two
-  // groups of blocks per thread); 0: this machine's hardware threads.
+  // groups of blocks per thread) and the L2 cache of one core (a group's
+  // buffers take at most half); 0: this machine's.
   int threads = 0;
+  int64_t l2Bytes = 0;
 };
 
 // The pipeline's passes, in order.

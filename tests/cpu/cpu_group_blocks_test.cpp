@@ -24,7 +24,7 @@ std::string groupText(const std::string& text) {
   uint32_t file = sources.addBuffer("test.tir", text);
   auto module = ir::parseIRModule(sources, diags, file);
   REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  ir::Module out = cpu::groupBlocks(*module, 1);
+  ir::Module out = cpu::groupBlocks(*module, cpu::GroupLimits{1, 1 << 20});
   CHECK_MESSAGE(ir::verifyModule(out, diags), diags.renderAll());
   return ir::printModule(out);
 }
