@@ -275,6 +275,13 @@ int main(int argc, char** argv) {
   std::FILE* md = mdPath ? std::fopen(mdPath, "w") : nullptr;
   std::printf("threads: tlc %d, OpenBLAS %d (%s)\n", tlc_cpu_num_threads(), openblas_get_num_threads(),
               openblas_get_corename());
+  // An OpenBLAS older than the CPU falls back to SSE3 kernels (core
+  // "Prescott"), a reference several times too slow.
+  std::string core = openblas_get_corename();
+  if (__builtin_cpu_supports("avx512f") && (core == "Prescott" || core == "Nehalem" || core == "Core2"))
+    std::printf("warning: OpenBLAS does not know this AVX-512 CPU and uses its %s kernels; set "
+                "OPENBLAS_CORETYPE=SkylakeX for its AVX-512 kernel\n",
+                core.c_str());
   if (md) {
     std::fprintf(md, "threads: tlc %d, OpenBLAS %d (core %s)\n\n", tlc_cpu_num_threads(), openblas_get_num_threads(),
                  openblas_get_corename());
