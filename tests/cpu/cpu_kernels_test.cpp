@@ -58,11 +58,14 @@ TEST_CASE("gemm with every transpose combination, float32 and float16") {
   for (const char* dtype : {"float32", "float16"})
     for (const char* ta : {"False", "True"})
       for (const char* tb : {"False", "True"})
+        // K = 75: 4 blocks of 16 k of a transposed B panel pass through
+        // registers, 11 rows are packed one by one; N = 130: 4 full panels
+        // of 32 columns and a masked one.
         check(kGemmTransposed,
               {{"M", "97"}, {"N", "130"}, {"K", "75"}, {"tA", ta}, {"tB", tb}, {"dtype", dtype}});
 }
 
-TEST_CASE("coarsened gemm loops: whole-tile copies, per-step copies of the last group, prefetched next tiles") {
+TEST_CASE("coarsened gemm loops: A read in place, whole-tile copies, per-step copies of the last group") {
   // block_K = 16 steps grouped 16 at a time (256 k): K = 700 is two whole
   // groups and a last group of 12 steps (the last one partial); K = 512 whole
   // groups only; K = 40 a single partial group. M and N are not multiples of
@@ -85,7 +88,7 @@ def g[M, N, K, block_M=64, block_N=48, block_K=16, dtype=float32](
     check(src, {{"M", "97"}, {"N", "101"}, {"K", k}});
     check(src, {{"M", "70"}, {"N", "50"}, {"K", k}, {"dtype", "float16"}});
   }
-  // Dynamic sizes: the streams are issued before the gemm.
+  // Dynamic sizes: the gemm clamps M and K of A read in place at run time.
   check(src, {}, {{"M", 65}, {"N", 49}, {"K", 300}});
 }
 

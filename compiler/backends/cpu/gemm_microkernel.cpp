@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/backends/cpu/tile_transpose.h"
 
 namespace tlc::cpu {
 
@@ -164,13 +165,39 @@ class GemmGenerator {
   }
 
   // Packs B[k0 .. k0+kc) x [j0 .. j0+NR) into bpack_ (kc rows of NR, zero padded, compute type).
-  // Contiguous rows: masked vector loads converted as vectors; strided rows
-  // (transposed B): a scalar loop. Either way the code stays small.
-  void packPanel(Value* k0, Value* kc, Value* j0) {
+  // Contiguous rows: masked vector loads converted as vectors. Transposed B
+  // (unit stride along k): VL x VL blocks through registers for the whole
+  // blocks of k of a full panel (tile_transpose.h), then a scalar loop for
+  // the rest, which is also the loop for other strides. The code stays small.
+  void packPanel(Value* k0, Value* kc, Value* j0, bool masked) {
     Value* zero = b_.getInt64(0);
     auto* unit = llvm::dyn_cast<llvm::ConstantInt>(o_.sBj);
-    bool contiguous = unit && unit->getSExtValue() == 1 && !isFloat8(o_.b) && o_.b != DType::Bool;
-    countedLoop(zero, kc, b_.getInt64(1), "gemm.packk", [&](Value* kk) {
+    bool plainType = !isFloat8(o_.b) && o_.b != DType::Bool;
+    bool contiguous = unit && unit->getSExtValue() == 1 && plainType;
+    auto* unitK = llvm::dyn_cast<llvm::ConstantInt>(o_.sBk);
+    Value* kDone = zero;
+    if (!contiguous && !masked && plainType && unitK && unitK->getSExtValue() == 1 && vl_ >= 4 && vl_ <= 16) {
+      Value* vlC = b_.getInt64(vl_);
+      kDone = b_.CreateMul(b_.CreateUDiv(kc, vlC), vlC);
+      countedLoop(zero, kDone, vlC, "gemm.packkt", [&](Value* kk) {
+        for (int v = 0; v < nrv_; ++v) {
+          std::vector<Value*> rows;
+          for (int r = 0; r < vl_; ++r) {
+            // Row r of the block: column j0 + v * VL + r of op(B), VL consecutive k.
+            Value* col = b_.CreateAdd(j0, b_.getInt64(v * vl_ + r));
+            Value* idx = b_.CreateAdd(b_.CreateAdd(k0, kk), b_.CreateMul(col, o_.sBj));
+            rows.push_back(toCompute(loadVector(elementPtr(o_.B, o_.b, idx), o_.b, nullptr), o_.b));
+          }
+          std::vector<Value*> cols = transposeInRegisters(b_, rows);
+          for (int c = 0; c < vl_; ++c) {
+            Value* dstRow = b_.CreateMul(b_.CreateAdd(kk, b_.getInt64(c)), b_.getInt64(nr_));
+            Value* dst = b_.CreateInBoundsGEP(T_, bpack_, b_.CreateAdd(dstRow, b_.getInt64(v * vl_)));
+            b_.CreateAlignedStore(cols[size_t(c)], dst, llvm::Align(dtypeBytes(compute_)));
+          }
+        }
+      });
+    }
+    countedLoop(kDone, kc, b_.getInt64(1), "gemm.packk", [&](Value* kk) {
       Value* rowStart = b_.CreateMul(b_.CreateAdd(k0, kk), o_.sBk);
       Value* dstRow = b_.CreateMul(kk, b_.getInt64(nr_));
       if (contiguous) {
@@ -200,7 +227,7 @@ class GemmGenerator {
     Value* bptr;
     Value* bstride;
     if (packB_) {
-      packPanel(k0, kc, j0);
+      packPanel(k0, kc, j0, masked);
       bptr = bpack_;
       bstride = b_.getInt64(nr_);
     } else {
