@@ -1,7 +1,9 @@
 // Prefetches of the next block's reads, compiler/backends/cpu/next_block_prefetch.h:
 // kernels whose blocks each read their own part of a tensor prefetch it for
-// the next block; kernels whose blocks share the tiles they read (gemm) and
-// kernels that read the same tile in every block do not.
+// the next block; kernels whose blocks share the tiles they read (gemm),
+// kernels that read the same tile in every block, and blocks that read more
+// than 256 KiB of a tensor (the lines would leave L2 before the next block
+// runs) do not.
 #include <doctest/doctest.h>
 
 #include "compiler/backends/cpu/cpu_backend.h"
@@ -36,7 +38,34 @@ def add_bias[M, N, block_M=32, block_N=64](A: Tensor[(M, N), float32], bias: Ten
             C[by * block_M + i, bx * block_N + j] = b_f[i, j]
 )";
 
+// Each block walks a strip of `steps` tiles of 32 x 256 float16 (16 KiB each).
+const char* kStrip = R"(
+def strip_sum[M, N, steps](X: Tensor[(M, N), float16], out: Tensor[(N,), float32]):
+    with T.Kernel(T.ceildiv(N, 256), T.ceildiv(M, 32 * steps), threads=128) as (bx, by):
+        x = T.alloc_fragment((32, 256), float32)
+        acc = T.alloc_fragment((256,), float32)
+        T.clear(acc)
+        for k in T.serial(steps):
+            T.copy(X[(by * steps + k) * 32, bx * 256], x)
+            for i, j in T.Parallel(32, 256):
+                acc[j] += x[i, j]
+        for j in T.Parallel(256):
+            if bx * 256 + j < N:
+                T.atomic_add(out[bx * 256 + j], acc[j])
+)";
+
 }  // namespace
+
+TEST_CASE("a block that reads more than fits in L2 before the next block runs prefetches nothing for it") {
+  // 4 steps: 64 KiB per block, prefetched; 64 steps: 1 MiB, not.
+  CpuCompiled small = compileTl(kStrip, {{"M", "4096"}, {"N", "1024"}, {"steps", "4"}});
+  CHECK(prefetches(assembly(small)));
+  CpuCompiled tall = compileTl(kStrip, {{"M", "4096"}, {"N", "1024"}, {"steps", "64"}});
+  CHECK_FALSE(prefetches(assembly(tall)));
+  OracleComparison r = runAgainstOracle(tall);
+  INFO(r.log);
+  CHECK(r.pass);
+}
 
 TEST_CASE("blocks reading their own tiles prefetch the next block's tiles into L2") {
   CpuCompiled add = compileTlFile(example("elementwise_add/add.tl"), {{"M", "256"}, {"N", "512"}, {"dtype", "float32"}});
@@ -47,8 +76,6 @@ TEST_CASE("blocks reading their own tiles prefetch the next block's tiles into L
 }
 
 TEST_CASE("tiles shared by several blocks are not prefetched") {
-  // K = 256 is one step of the coarsened gemm loop: no next step's tiles to
-  // prefetch either (cpu_prefetch_next_tiles.h).
   CpuCompiled gemm = compileTlFile(example("gemm/gemm.tl"),
                                    {{"M", "256"}, {"N", "256"}, {"K", "256"}, {"dtype", "float32"}});
   CHECK_FALSE(prefetches(assembly(gemm)));

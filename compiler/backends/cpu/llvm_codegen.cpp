@@ -194,10 +194,13 @@ class StmtEmitter : public ExprEmitter {
     ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
     if (!blockVars_.empty())
       for (const Load* l : nextBlockPrefetches(*f, blockVars_)) prefetchForNextBlock(f, l, lo, ext);
+    loopExtents_.push_back(b_.CreateSExt(ext, b_.getInt64Ty()));
     if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)
-      return emitStreamingFor(f, store, lo, ext);
-    emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, forcedVectorWidth(*f, target_.vectors.vectorBits),
-             [&] { emit(f->body); });
+      emitStreamingFor(f, store, lo, ext);
+    else
+      emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, forcedVectorWidth(*f, target_.vectors.vectorBits),
+               [&] { emit(f->body); });
+    loopExtents_.pop_back();
   }
 
   // A transposing nest (tile_transpose.h): T x T blocks through registers.
@@ -361,6 +364,13 @@ class StmtEmitter : public ExprEmitter {
     llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
     llvm::Value* lead = b_.CreateAnd(addr, 63);
     llvm::Value* bytes = b_.CreateMul(b_.CreateSExt(ext, i64t), b_.getInt64(dtypeBytes(load->buffer->dtype)));
+    // Lines prefetched for the next block help only if they are still in L2
+    // when it runs: not when this block reads more of the tensor than
+    // kNextBlockBytes in between (the loops around this one: a block that
+    // walks a tall strip, such as a column reduction's).
+    llvm::Value* footprint = bytes;
+    for (llvm::Value* e : loopExtents_) footprint = b_.CreateMul(footprint, e);
+    bytes = b_.CreateSelect(b_.CreateICmpSLE(footprint, b_.getInt64(kNextBlockBytes)), bytes, b_.getInt64(0));
     llvm::Value* lines = b_.CreateSelect(b_.CreateICmpSGT(bytes, b_.getInt64(0)),
                                          b_.CreateUDiv(b_.CreateAdd(b_.CreateAdd(bytes, lead), b_.getInt64(63)),
                                                        b_.getInt64(64)),
@@ -612,6 +622,9 @@ class StmtEmitter : public ExprEmitter {
   const BufferSet* writeOnly_;
   bool streamingAllowed_;
   llvm::Value* streamMinBytes_ = nullptr;
+  // The extents (i64) of the loops around the statement being emitted.
+  std::vector<llvm::Value*> loopExtents_;
+  static constexpr int64_t kNextBlockBytes = 256 << 10;
   bool streamed_ = false;
   // In block functions: the values of the kernel's block index variables
   // for the next block (for next_block_prefetch.h).

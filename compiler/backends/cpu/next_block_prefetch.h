@@ -15,7 +15,10 @@
 // is prefetched for the block the thread runs next (block + 1, x fastest):
 // the loop's range of elements at the indices the next block's block indices
 // give, one `prefetcht1` (into L2) per 64-byte line. Prefetches never fault,
-// so ranges past the tensor's end are harmless.
+// so ranges past the tensor's end are harmless. The backend skips them at run
+// time when the loops around the load make the block read more than 256 KiB
+// of it (llvm_codegen.cpp, kNextBlockBytes): by the time the next block runs,
+// those lines have left L2.
 #pragma once
 
 #include <vector>
