@@ -194,11 +194,12 @@ class Lowering {
 
   // Along the contiguous dimension: lane l of the partial results takes the
   // elements l, l + L, ... of the main part (a vector loop per chunk of L),
-  // then the lanes combine into the accumulator, which takes the rest in order.
+  // then the lanes combine into the accumulator (a tree of log2(L) vector
+  // loops), which takes the rest in order.
   Stmt lanedBody(const std::vector<Expr>& offs, int64_t extent, int64_t lanes) const {
     std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs), a0 = {makeInt(0)};
     DType it = src_.ranges[dim_].extent->dtype;
-    Var l = loopVar("_l"), c = loopVar("_c"), h = loopVar("_h"), k = loopVar("_k");
+    Var l = loopVar("_l"), c = loopVar("_c"), k = loopVar("_k");
     Expr L = makeInt(lanes, it);
     std::vector<Expr> pl = {makeVarRef(l, loc_)};
     Stmt clearLanes = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
@@ -208,11 +209,23 @@ class Lowering {
     Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
                          store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc))), loc_);
     Stmt main = makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_);
-    std::vector<Expr> ph = {makeVarRef(h, loc_)};
-    Stmt fold = makeFor(h, makeInt(0, it), L, ForKind::Serial,
-                        store(acc_, a0, combinePartials(r_->reduceKind, makeLoad(acc_, a0, loc_), makeLoad(partials_, ph, loc_))),
-                        loc_);
-    std::vector<Stmt> body = {clearLanes, main, store(acc_, a0, initial(di)), fold};
+    // The lanes combine pairwise, halving at each level in vector loops
+    // (lane t takes lane t + w), instead of one chain of L dependent steps;
+    // lane 0 then joins the accumulator.
+    std::vector<Stmt> body = {clearLanes, main};
+    for (int64_t w = lanes / 2; w >= 1; w /= 2) {
+      Var t = loopVar("_h");
+      Expr tv = makeVarRef(t, loc_);
+      body.push_back(makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized,
+                             store(partials_, {tv},
+                                   combinePartials(r_->reduceKind, makeLoad(partials_, {tv}, loc_),
+                                                   makeLoad(partials_, {add(tv, makeInt(w, it))}, loc_))),
+                             loc_));
+    }
+    body.push_back(store(acc_, a0, initial(di)));
+    body.push_back(store(acc_, a0,
+                         combinePartials(r_->reduceKind, makeLoad(acc_, a0, loc_),
+                                         makeLoad(partials_, {makeInt(0, it)}, loc_))));
     if (extent % lanes)
       body.push_back(makeFor(k, makeInt(extent / lanes * lanes, it), makeInt(extent % lanes, it), ForKind::Serial,
                              step(si, makeVarRef(k, loc_)), loc_));
