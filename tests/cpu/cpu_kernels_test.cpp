@@ -3,6 +3,7 @@
 // with atomics, reductions of every kind, casts and builtins.
 #include <doctest/doctest.h>
 
+#include "compiler/ir/printer.h"
 #include "tests/cpu/cpu_test_util.h"
 
 using namespace tlc;
@@ -190,4 +191,35 @@ def vector_reductions[B, N, block_N=48](
         T.copy(e, Edge[b])
 )";
   for (const char* n : {"77", "32", "100", "300"}) check(src, {{"N", n}}, {{"B", 3}});
+}
+
+TEST_CASE("the lanes of a row reduction combine as a tree of vector loops") {
+  // 300 float32: 4 chunks of 64 lanes, then 32, 16, 8, 4, 2 and 1 lanes
+  // combine pairwise; the 44 elements past the chunks follow in order.
+  const char* src = R"(
+def rows[M, N=300](X: Tensor[(M, N), float32], S: Tensor[(M,), float32], Mx: Tensor[(M,), float32]):
+    with T.Kernel(M, threads=32) as b:
+        x = T.alloc_fragment((1, N), float32)
+        s = T.alloc_fragment((1,), float32)
+        m = T.alloc_fragment((1,), float32)
+        T.copy(X[b, 0], x)
+        T.reduce_sum(x, s, dim=1)
+        T.reduce_max(x, m, dim=1)
+        T.copy(s, S[b])
+        T.copy(m, Mx[b])
+)";
+  CpuCompiled c = compileTl(src);
+  REQUIRE(c.module);
+  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  REQUIRE(lowered);
+  std::string ir = ir::printModule(*lowered);
+  INFO(ir);
+  for (const char* w : {"+32)", "+16)", "+8)", "+4)", "+2)", "+1)"})
+    CHECK(ir.find(std::string("in vectorized(0 : ") + w) != std::string::npos);
+  CHECK(ir.find("in serial(0 : +64)") == std::string::npos);
+  for (int64_t m : {1, 5}) {
+    OracleComparison r = runAgainstOracle(c, {{"M", m}});
+    INFO(r.log);
+    CHECK(r.pass);
+  }
 }
