@@ -287,9 +287,7 @@ class Coarsening : public IRMutator {
     for (size_t d = 0; d < n; ++d) {
       int64_t e;
       if (d + 2 < n && !(constInt(r.ranges[d].extent, &e) && e == 1)) return false;
-      if (d + 2 >= n && !(constInt(r.ranges[d].extent, &e) && constInt(tile->shape[d + 2 - n], &e) &&
-                          constantDifference(r.ranges[d].extent, tile->shape[d + 2 - n]) == 0))
-        return false;
+      if (d + 2 >= n && constantDifference(r.ranges[d].extent, tile->shape[d + 2 - n]) != 0) return false;
       if (!nonNegative(r.ranges[d].min)) return false;
     }
     return true;

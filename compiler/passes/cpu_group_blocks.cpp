@@ -186,7 +186,6 @@ class Grouping {
                                b->scope, b->loc);
         }
         if (inst[i] != b) members_[i].buffers[b.get()] = inst[i];
-        owner_[{b.get(), i}] = r == i;
       }
     }
     Stmt body = jam(k_.body);
@@ -297,7 +296,7 @@ class Grouping {
         std::vector<Stmt> out;
         const Buffer& b = as<AllocStmt>(s)->buffer;
         for (size_t i = 0; i < members_.size(); ++i) {
-          if (!owner_.at({b.get(), i})) continue;
+          if (representative(b.get(), i) != i) continue;
           auto it = members_[i].buffers.find(b.get());
           out.push_back(std::make_shared<const AllocStmt>(it == members_[i].buffers.end() ? b : it->second, s->loc));
         }
@@ -350,26 +349,17 @@ class Grouping {
   // A fill or copy into a buffer instance that member i shares with an
   // earlier member, which writes the same values.
   bool dropped(const Stmt& s, size_t i) const {
-    const Buffer* dst = nullptr;
-    if (auto* c = as<CopyStmt>(s)) dst = &c->dst.buffer;
-    if (auto* f = as<FillStmt>(s)) dst = &f->dst.buffer;
-    if (!dst || (*dst)->scope == MemScope::Global) return false;
-    auto it = owner_.find({dst->get(), i});
-    return it != owner_.end() && !it->second;
+    const Region* dst = nullptr;
+    if (auto* c = as<CopyStmt>(s)) dst = &c->dst;
+    if (auto* f = as<FillStmt>(s)) dst = &f->dst;
+    return dst && representative(dst->buffer.get(), i) != i;
   }
-
-  struct PairHash {
-    size_t operator()(const std::pair<const BufferNode*, size_t>& p) const {
-      return std::hash<const void*>()(p.first) ^ (p.second * 0x9e3779b97f4a7c15ull);
-    }
-  };
 
   const KernelStmt& k_;
   BlockDependence& dep_;
   GroupLimits limits_;
   int fx_ = 1, fy_ = 1;
   std::vector<Member> members_;
-  std::unordered_map<std::pair<const BufferNode*, size_t>, bool, PairHash> owner_;
 };
 
 class GroupKernels : public IRMutator {

@@ -361,13 +361,16 @@ void emitGemm(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& ta
 }
 
 void emitGemmCall(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget& target) {
-  llvm::Value* const sizes[] = {ops.M, ops.N, ops.K, ops.sAi, ops.sAk, ops.sBk, ops.sBj, ops.ldc};
+  static llvm::Value* GemmOperands::* const kSizes[] = {&GemmOperands::M,   &GemmOperands::N,   &GemmOperands::K,
+                                                        &GemmOperands::sAi, &GemmOperands::sAk, &GemmOperands::sBk,
+                                                        &GemmOperands::sBj, &GemmOperands::ldc};
   // The function's name is its signature: element types, then each size as
   // its constant value or `d` (a parameter).
   std::string name = "tlc.gemm";
   for (DType t : {ops.a, ops.b, ops.c}) name += "." + std::string(dtypeName(t));
   std::vector<llvm::Value*> args = {ops.A, ops.B, ops.C};
-  for (llvm::Value* v : sizes) {
+  for (auto size : kSizes) {
+    llvm::Value* v = ops.*size;
     if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
       name += "." + std::to_string(c->getSExtValue());
     } else {
@@ -388,10 +391,9 @@ void emitGemmCall(llvm::IRBuilder<>& b, const GemmOperands& ops, const CpuTarget
     inner.A = fn->getArg(0);
     inner.B = fn->getArg(1);
     inner.C = fn->getArg(2);
-    llvm::Value** fields[] = {&inner.M, &inner.N, &inner.K, &inner.sAi, &inner.sAk, &inner.sBk, &inner.sBj, &inner.ldc};
     unsigned next = 3;
-    for (llvm::Value** f : fields)
-      if (!llvm::isa<llvm::ConstantInt>(*f)) *f = fn->getArg(next++);
+    for (auto size : kSizes)
+      if (!llvm::isa<llvm::ConstantInt>(inner.*size)) inner.*size = fn->getArg(next++);
     emitGemm(fb, inner, target);
     fb.CreateRetVoid();
   }
