@@ -222,7 +222,7 @@ Stmt IRMutator::mutateIf(const IfStmt* n, const Stmt& self) {
   Expr c = mutate(n->cond);
   Stmt t = mutate(n->thenBody), e = mutate(n->elseBody);
   if (c == n->cond && t == n->thenBody && e == n->elseBody) return self;
-  return std::make_shared<const IfStmt>(c, t, e, n->loc);
+  return std::make_shared<const IfStmt>(c, t, e, n->loc, n->likely);
 }
 Stmt IRMutator::mutateStore(const StoreStmt* n, const Stmt& self) {
   std::vector<Expr> idx;

@@ -306,8 +306,12 @@ struct IfStmt : StmtNode {
   Expr cond;
   Stmt thenBody;
   Stmt elseBody;  // may be null
-  IfStmt(Expr c, Stmt t, Stmt e, SourceLoc l)
-      : StmtNode(kKind, l), cond(std::move(c)), thenBody(std::move(t)), elseBody(std::move(e)) {}
+  // A hint, written `if [likely] cond`: the condition usually holds (a copy's
+  // test that its tile lies inside the tensor). It changes no value; the CPU
+  // lowering hoists such tests so that the code they guard can be fused.
+  bool likely = false;
+  IfStmt(Expr c, Stmt t, Stmt e, SourceLoc l, bool isLikely = false)
+      : StmtNode(kKind, l), cond(std::move(c)), thenBody(std::move(t)), elseBody(std::move(e)), likely(isLikely) {}
 };
 
 struct StoreStmt : StmtNode {

@@ -370,9 +370,15 @@ Stmt IRParser::parseFor() {
   return f;
 }
 
-// if := 'if' expr loc-suffix? block ('else' (if | block))?
+// if := 'if' ('[' 'likely' ']')? expr loc-suffix? block ('else' (if | block))?
 Stmt IRParser::parseIf() {
   SourceLoc loc = take().loc;
+  bool likely = false;
+  if (acceptPunct("[")) {
+    expectWord("likely");
+    expectPunct("]");
+    likely = true;
+  }
   Expr cond = parseExpr();
   parseOptLoc(loc);
   Stmt then = parseBlock();
@@ -385,7 +391,7 @@ Stmt IRParser::parseIf() {
       otherwise = parseBlock();
     }
   }
-  return std::make_shared<const IfStmt>(cond, then, otherwise, loc);
+  return std::make_shared<const IfStmt>(cond, then, otherwise, loc, likely);
 }
 
 // let := 'let' IDENT (':' dtype)? '=' expr loc-suffix? block

@@ -1,6 +1,7 @@
 #include "compiler/ir/linear_form.h"
 
 #include "compiler/ir/equality.h"
+#include "compiler/ir/functor.h"
 
 namespace tlc::ir {
 
@@ -53,6 +54,26 @@ LinearForm linearForm(const Expr& e) {
   LinearForm f;
   collect(e, 1, f);
   return f;
+}
+
+std::optional<int64_t> coefficientOf(const Expr& e, const VarNode* v) {
+  struct Uses : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visitVarRef(const VarRef* r) override { found = found || r->var.get() == v; }
+  };
+  int64_t coeff = 0;
+  for (const auto& [term, c] : linearForm(e).terms) {
+    if (auto* r = as<VarRef>(term); r && r->var.get() == v) {
+      coeff = c;
+      continue;
+    }
+    Uses uses;
+    uses.v = v;
+    uses.visit(term);
+    if (uses.found) return std::nullopt;
+  }
+  return coeff;
 }
 
 std::optional<int64_t> constantDifference(const Expr& a, const Expr& b) {

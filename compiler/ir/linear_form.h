@@ -24,6 +24,10 @@ struct LinearForm {
 // term may be the whole expression).
 LinearForm linearForm(const Expr& e);
 
+// The coefficient of the variable `v` in `e` (0 when `e` does not use it),
+// or nullopt when `v` appears inside a term (`floordiv(v, 2)`, `v * n`).
+std::optional<int64_t> coefficientOf(const Expr& e, const VarNode* v);
+
 // `a - b` when it is a constant (the terms of the two cancel), else nullopt.
 std::optional<int64_t> constantDifference(const Expr& a, const Expr& b);
 

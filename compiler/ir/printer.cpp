@@ -432,14 +432,15 @@ class Printer {
       }
       case StmtKind::If: {
         auto* i = as<IfStmt>(s);
-        line("if " + expr(i->cond) + locSuffix(s->loc) + " {");
+        line(std::string("if ") + (i->likely ? "[likely] " : "") + expr(i->cond) + locSuffix(s->loc) + " {");
         block(i->thenBody);
         const IfStmt* cur = i;
         while (cur->elseBody) {
           std::vector<Stmt> elseStmts = flatten(cur->elseBody);
           auto* chained = elseStmts.size() == 1 ? as<IfStmt>(elseStmts[0]) : nullptr;
           if (chained) {
-            line("} else if " + expr(chained->cond) + locSuffix(chained->loc) + " {");
+            line(std::string("} else if ") + (chained->likely ? "[likely] " : "") + expr(chained->cond) +
+                 locSuffix(chained->loc) + " {");
             block(chained->thenBody);
             cur = chained;
             continue;

@@ -315,7 +315,7 @@ class Grouping {
         auto* n = as<IfStmt>(s);
         if (exprBits(n->cond) != 0) break;
         return std::make_shared<const IfStmt>(n->cond, jam(n->thenBody), n->elseBody ? jam(n->elseBody) : nullptr,
-                                              n->loc);
+                                              n->loc, n->likely);
       }
       case StmtKind::Let: {
         auto* n = as<LetStmt>(s);

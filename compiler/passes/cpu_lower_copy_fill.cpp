@@ -110,7 +110,7 @@ Stmt lowerCopy(const CopyStmt* c) {
     unitDimsInside = logicalAnd(unitDimsInside, inBounds(dst.ranges[d].min, dst.buffer->shape[d]));
   }
   Stmt masked = guarded(unitDimsInside, buildLoopNest(clampedDims, ForKind::Parallel, maskedBody, c->loc), c->loc);
-  return std::make_shared<const IfStmt>(allInside, fast, masked, c->loc);
+  return std::make_shared<const IfStmt>(allInside, fast, masked, c->loc, /*likely=*/true);
 }
 
 Stmt lowerFill(const FillStmt* f) {

@@ -8,6 +8,8 @@
 #include "compiler/passes/cpu_lower_copy_fill.h"
 #include "compiler/passes/cpu_group_blocks.h"
 #include "compiler/passes/cpu_guards_to_bounds.h"
+#include "compiler/passes/cpu_hoist_fast_paths.h"
+#include "compiler/passes/cpu_inline_producers.h"
 #include "compiler/passes/cpu_lower_gemm.h"
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
@@ -48,6 +50,10 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
   p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));
+  p.add(wrap("cpu-hoist-fast-paths", "the likely tests of a statement list combine in front of it",
+             hoistFastPaths));
+  p.add(wrap("cpu-inline-producers", "loops computing a block-local buffer fold into the statements that read it",
+             inlineProducers));
   p.add(wrap("cpu-map-loops", "innermost Parallel -> Vectorized, Pipelined -> Serial", mapLoopsForCpu));
   p.add(wrap("cpu-guards-to-bounds", "vector loop guards -> loop bounds and ifs around the loop", moveGuardsToBounds));
   p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});

@@ -330,7 +330,7 @@ class Simplifier : public IRMutator {
     if (e && isEmpty(e)) e = nullptr;
     if (isEmpty(t) && !e && pure(c)) return emptyStmt(n->loc);
     if (c == n->cond && t == n->thenBody && e == n->elseBody) return self;
-    return std::make_shared<const IfStmt>(c, t, e, n->loc);
+    return std::make_shared<const IfStmt>(c, t, e, n->loc, n->likely);
   }
 
   Stmt mutateFor(const ForStmt* n, const Stmt& self) override {

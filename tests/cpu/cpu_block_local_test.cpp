@@ -24,7 +24,9 @@ const char* kBigFragment =
     "        F = T.alloc_fragment((R, 2048), float32)\n"
     "        T.clear(F)\n"
     "        for i in T.Parallel(N):\n"
-    "            B[i] = A[i] + F[R - 1, i]\n";
+    "            F[R - 1, i] = A[i] * 2.0\n"
+    "        for i in T.Parallel(N):\n"
+    "            B[i] = A[i] + F[R - 1, i] + F[R - 2, i]\n";
 
 std::string llvmText(CpuCompiled& c) {
   auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
@@ -66,6 +68,8 @@ TEST_CASE("more than 1 GiB of block-local buffers is a located error at the kern
       "    with T.Kernel(1) as bx:\n"
       "        F = T.alloc_fragment((32768, 32768), float32)\n"
       "        T.clear(F)\n"
+      "        for i in T.Parallel(64):\n"
+      "            F[1, i] = A[i]\n"
       "        T.copy(F[0, 0:64], A)\n");
   INFO(c.rendered());
   REQUIRE(c.module);

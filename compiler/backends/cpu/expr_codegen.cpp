@@ -170,6 +170,17 @@ llvm::Value* ExprEmitter::floorDivMod(llvm::Value* a, llvm::Value* b, DType t, b
   return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
 }
 
+// Float min/max as the interpreter computes them: NaN when either operand is
+// NaN, else `b < a ? b : a` (min) or `a < b ? b : a` (max), so a tie of
+// zeros gives `a`. A compare and select (one vminps/vmaxps, whose NaN case
+// returns `a`) and a select for a NaN `b`: cheaper than llvm.minimum/maximum,
+// which also order -0 below +0.
+static llvm::Value* floatMinMax(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, bool max) {
+  llvm::Value* pick = max ? b.CreateFCmpOLT(x, y) : b.CreateFCmpOLT(y, x);
+  llvm::Value* r = b.CreateSelect(pick, y, x);
+  return b.CreateSelect(b.CreateFCmpUNO(y, y), y, r);
+}
+
 llvm::Value* ExprEmitter::emitBinary(const Binary* e) {
   if ((e->op == BinaryOp::And || e->op == BinaryOp::Or) && containsLoad(e->b)) return emitShortCircuit(e);
   DType t = e->a->dtype;
@@ -188,12 +199,11 @@ llvm::Value* ExprEmitter::emitBinary(const Binary* e) {
       return floorDivMod(a, b, t, false);
     case BinaryOp::FloorDiv: return floorDivMod(a, b, t, false);
     case BinaryOp::FloorMod: return floorDivMod(a, b, t, true);
-    // Float min/max propagate NaN, as in the interpreter.
     case BinaryOp::Min:
-      if (f) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, a, b);
+      if (f) return floatMinMax(b_, a, b, false);
       return b_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
     case BinaryOp::Max:
-      if (f) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, a, b);
+      if (f) return floatMinMax(b_, a, b, true);
       return b_.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
     case BinaryOp::Eq: return f ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
     case BinaryOp::Ne: return f ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
@@ -223,8 +233,8 @@ static llvm::Value* mathOp(llvm::IRBuilder<>& b, const std::string& name, std::v
       {"sin", llvm::Intrinsic::sin},     {"cos", llvm::Intrinsic::cos},     {"tan", llvm::Intrinsic::tan},
       {"floor", llvm::Intrinsic::floor}, {"ceil", llvm::Intrinsic::ceil},   {"round", llvm::Intrinsic::roundeven},
       {"trunc", llvm::Intrinsic::trunc}, {"pow", llvm::Intrinsic::pow},     {"fma", llvm::Intrinsic::fma},
-      {"min", llvm::Intrinsic::minimum}, {"max", llvm::Intrinsic::maximum},
   };
+  if (name == "min" || name == "max") return floatMinMax(b, args[0], args[1], name == "max");
   llvm::Type* t = args[0]->getType();
   auto it = intrinsics.find(name);
   if (it != intrinsics.end()) return b.CreateIntrinsic(it->second, {t}, args);
