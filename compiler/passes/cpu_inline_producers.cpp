@@ -566,8 +566,49 @@ class DropAllocs : public IRMutator {
   const std::unordered_set<const BufferNode*>& dead_;
 };
 
+// Splits a nest of Parallel loops whose body is several stores into one nest
+// per store, in order, so that each is a producer of its own. The
+// iterations of a Parallel loop are independent, so an iteration's later
+// stores see the same values after the split.
+class SplitElementwiseNests : public IRMutator {
+ protected:
+  Stmt mutateFor(const ForStmt* node, const Stmt& self) override {
+    std::vector<const ForStmt*> loops;
+    Stmt cur = self;
+    while (auto* f = as<ForStmt>(cur)) {
+      if (f->forKind != ForKind::Parallel) return IRMutator::mutateFor(node, self);
+      loops.push_back(f);
+      cur = f->body;
+    }
+    std::vector<Stmt> stores = seqStmts(cur);
+    if (stores.size() < 2) return self;
+    bool local = false;
+    for (const Stmt& st : stores) {
+      auto* store = as<StoreStmt>(st);
+      if (!store) return self;
+      local = local || isBlockLocal(store->buffer);
+    }
+    if (!local) return self;
+    std::vector<Stmt> nests;
+    for (const Stmt& st : stores) {
+      VarMap map;
+      std::vector<Var> vars;
+      for (const ForStmt* f : loops) {
+        vars.push_back(makeVar(f->var->name, f->var->dtype, f->var->loc));
+        map[f->var.get()] = makeVarRef(vars.back(), f->loc);
+      }
+      Stmt nest = substitute(st, map);
+      for (size_t k = loops.size(); k-- > 0;)
+        nest = std::make_shared<ForStmt>(vars[k], substitute(loops[k]->min, map), substitute(loops[k]->extent, map),
+                                         ForKind::Parallel, nest, loops[k]->loc);
+      nests.push_back(nest);
+    }
+    return makeSeq(nests, node->loc);
+  }
+};
+
 Stmt inlineInBody(const Stmt& body) {
-  Stmt cur = body;
+  Stmt cur = SplitElementwiseNests().mutate(body);
   std::unordered_set<const BufferNode*> eliminated;
   // Each round inlines one producer; a kernel has few.
   for (int round = 0; round < 256; ++round) {
@@ -577,7 +618,7 @@ Stmt inlineInBody(const Stmt& body) {
     eliminated.insert(inliner.eliminated.begin(), inliner.eliminated.end());
     cur = next;
   }
-  if (eliminated.empty()) return body;
+  if (eliminated.empty()) return body;  // the split nests only serve the inlining
   AccessSets left = accessSetsOf(cur);
   std::unordered_set<const BufferNode*> dead;
   for (const BufferNode* b : eliminated)

@@ -18,7 +18,10 @@
 //   - a load of e that was contiguous along the producer's innermost loop is
 //     contiguous (or invariant) along the innermost loop around each read:
 //     a copy staged in shared memory to read it transposed stays staged.
-// Buffers left without accesses lose their allocation. cpu-hoist-fast-paths
+// Buffers left without accesses lose their allocation. A nest of Parallel
+// loops storing to several buffers, one of them block-local (`x = x + r;
+// sq = x * x`), is first split into one nest per store (its iterations are
+// independent); the split stays only if some producer was inlined. cpu-hoist-fast-paths
 // puts the fast loops of copies next to their readers first; a copy, an
 // elementwise loop and the copy out of a fragment then become one loop, and a
 // copy followed by a reduction one pass over the tensor.

@@ -172,6 +172,48 @@ func @f[M](X: float32[M, 256], out: float32[M]) {
 )");
 }
 
+TEST_CASE("a nest storing two fragments splits; a read under a select binds the value in a let") {
+  checkText(R"(
+func @f(X: float32[4, 64], R: float32[4, 64], out: float32[4], H: float32[4, 64]) {
+  kernel grid(1) threads(128) as (bx) {
+    alloc x: fragment float32[4, 64]
+    alloc sq: fragment float32[4, 64]
+    for i in parallel(0 : +4) {
+      for j in parallel(0 : +64) {
+        x[i, j] = X[i, j]
+      }
+    }
+    for i in parallel(0 : +4) {
+      for j in parallel(0 : +64) {
+        x[i, j] = x[i, j] + R[i, j]
+        sq[i, j] = select(j < 60, x[i, j] * x[i, j], 0.0)
+      }
+    }
+    for i in parallel(0 : +4) {
+      for j in parallel(0 : +64) {
+        H[i, j] = x[i, j]
+      }
+    }
+    for i in serial(0 : +4) {
+      for j in serial(0 : +64) {
+        out[i] = out[i] + sq[i, j]
+      }
+    }
+  }
+}
+// The sum x + R is stored to H and read, squared, by the reduction; the
+// square sits in a select, so its operand is bound first.
+// CHECK: kernel
+// CHECK-NEXT: for i in parallel(0 : +4) {
+// CHECK-NEXT: for j in parallel(0 : +64) {
+// CHECK-NEXT: H[i, j] = X[i, j] + R[i, j]
+// CHECK: for i_1 in serial(0 : +4) {
+// CHECK-NEXT: for j_1 in serial(0 : +64) {
+// CHECK-NEXT: let x_v: float32 = X[i_1, j_1] + R[i_1, j_1]
+// CHECK-NEXT: out[i_1] = out[i_1] + select(j_1 < 60, x_v * x_v, 0.0)
+)");
+}
+
 TEST_CASE("producers stay when inlining would gather, recompute, read a changed input or lose a live value") {
   // Read transposed: the copy stays staged.
   checkText(R"(
@@ -312,6 +354,44 @@ def norm[M, N, block_M=4, block_N=64](X: Tensor[(M, N), float16], S: Tensor[(N,)
         T.copy(x, Y[bx * block_M, 0])
         T.copy(m, R[bx * block_M])
 )";
+  // Two fragments stored by one nest, and a mask before a row maximum.
+  const char* residual = R"(
+def residual[M, N, block_M=4, block_N=64](X: Tensor[(M, N), float16], R: Tensor[(M, N), float16],
+                                          H: Tensor[(M, N), float16], Q: Tensor[(M,), float32]):
+    with T.Kernel(T.ceildiv(M, block_M), threads=128) as bx:
+        x = T.alloc_fragment((block_M, block_N), float32)
+        r = T.alloc_fragment((block_M, block_N), float32)
+        sq = T.alloc_fragment((block_M, block_N), float32)
+        m = T.alloc_fragment((block_M,), float32)
+        T.fill(m, -T.infinity(float32))
+        for k in T.serial(T.ceildiv(N, block_N)):
+            T.copy(X[bx * block_M, k * block_N], x)
+            T.copy(R[bx * block_M, k * block_N], r)
+            for i, j in T.Parallel(block_M, block_N):
+                x[i, j] = x[i, j] + r[i, j]
+                sq[i, j] = T.if_then_else(k * block_N + j < N, x[i, j] * x[i, j], -T.infinity(float32))
+            T.copy(x, H[bx * block_M, k * block_N])
+            T.reduce_max(sq, m, dim=1, clear=False)
+        T.copy(m, Q[bx * block_M])
+)";
+  for (int64_t rows : {4, 13}) {
+    CpuCompiled c = compileTl(residual);
+    REQUIRE_MESSAGE(c.module, c.rendered());
+    auto r = runAgainstOracle(c, {{"M", rows}, {"N", 150}}, 3, {}, [&](driver::RunArgs& args) {
+      const auto& X = *args.tensors[0];
+      const auto& R = *args.tensors[1];
+      const auto& Q = *args.tensors[3];
+      for (int64_t i = 0; i < rows; ++i) {
+        double best = -INFINITY;
+        for (int64_t j = 0; j < 150; ++j) {
+          double v = X.get(i * 150 + j) + R.get(i * 150 + j);
+          best = std::max(best, v * v);
+        }
+        CHECK(std::fabs(Q.get(i) - best) <= 1e-5 * std::fabs(best) + 1e-6);
+      }
+    });
+    CHECK_MESSAGE(r.pass, r.log);
+  }
   for (int64_t rows : {4, 13}) {
     CpuCompiled c = compileTl(src);
     REQUIRE_MESSAGE(c.module, c.rendered());
