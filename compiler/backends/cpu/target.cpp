@@ -196,10 +196,6 @@ void applyTargetAttributes(llvm::Module& m, const CpuTarget& target) {
     f.addFnAttr("prefer-vector-width", std::to_string(target.vectors.vectorBits));
     f.addFnAttr("min-legal-vector-width", std::to_string(target.vectors.vectorBits));
     f.addFnAttr(llvm::Attribute::NoUnwind);
-    // Only divisions marked `arcp` (inside tanh and sigmoid, vector_math.cpp)
-    // become a reciprocal estimate and one Newton step; the program's own
-    // divisions stay exact.
-    f.addFnAttr("reciprocal-estimates", "divf:1,vec-divf:1");
     // Tile rows are short: a library call per row costs more than the inline
     // vector loop the vectorizer makes, so loops are not turned into memcpy/memset.
     f.addFnAttr("no-builtin-memcpy");

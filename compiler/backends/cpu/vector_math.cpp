@@ -50,21 +50,6 @@ class Math {
   llvm::Value* copySign(llvm::Value* mag, llvm::Value* sign) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
   }
-  // a / b, for b positive and of moderate size (the quotients of tanh and
-  // sigmoid): a reciprocal estimate, which the backend refines by one
-  // Newton step (an `arcp` division under the function's
-  // "reciprocal-estimates", target.cpp), then one correction of the
-  // quotient by its residual: within a few tenths of an ulp of the rounded
-  // quotient, for a fraction of a divide's cost (a vector divide takes a
-  // 16-wide register every 8-16 cycles).
-  llvm::Value* quotient(llvm::Value* a, llvm::Value* b) {
-    auto* r = llvm::cast<llvm::Instruction>(b_.CreateFDiv(c(1.0f), b));
-    r->setHasAllowReciprocal(true);
-    r->setHasNoInfs(true);  // the backend makes an estimate only when told b and 1/b are finite
-    r->setHasNoNaNs(true);
-    llvm::Value* q = mul(a, r);
-    return fma(r, fma(b_.CreateFNeg(b), q, a), q);
-  }
   // x limited to [lo, hi]; a NaN stays NaN.
   llvm::Value* clampKeepNan(llvm::Value* x, float lo, float hi) {
     x = sel(b_.CreateFCmpOGT(x, c(hi)), c(hi), x);
@@ -193,7 +178,7 @@ class Math {
     reduceLn2(t, n, r);
     llvm::Value* s = pow2(b_.CreateFPToSI(n, it_));
     llvm::Value* e = fma(s, expm1Reduced(r), sub(s, c(1.0f)));
-    llvm::Value* res = sel(nan, x, quotient(e, add(e, c(2.0f))));
+    llvm::Value* res = sel(nan, x, b_.CreateFDiv(e, add(e, c(2.0f))));
     return copySign(res, x);
   }
 
@@ -202,7 +187,7 @@ class Math {
   llvm::Value* sigmoid(llvm::Value* x) {
     llvm::Value* e = exp(b_.CreateFNeg(fabs(x)));
     llvm::Value* num = sel(b_.CreateFCmpOLT(x, c(0.0f)), e, c(1.0f));
-    return quotient(num, add(c(1.0f), e));
+    return b_.CreateFDiv(num, add(c(1.0f), e));
   }
 
   llvm::Value* erf(llvm::Value* x) {
