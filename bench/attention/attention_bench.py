@@ -66,7 +66,8 @@ def time_ms(fn, iters):
     return start.elapsed_time(end) / iters
 
 
-def main():
+def parse_and_load():
+    """The command line (--runtime, --module..., --iters) and libtlc_runtime loaded through ctypes."""
     p = argparse.ArgumentParser()
     p.add_argument("--runtime", required=True)
     p.add_argument("--module", action="append", required=True)
@@ -75,6 +76,32 @@ def main():
     rt = ctypes.CDLL(args.runtime)
     rt.tlcGetLastError.restype = ctypes.c_char_p
     rt.tlcLaunch.argtypes = [ctypes.c_void_p, ctypes.POINTER(Arg), ctypes.c_int32, ctypes.c_void_p]
+    return args, rt
+
+
+def sdpa_columns(fn, flops, t, iters):
+    """` | sdpa(<backend>) <ms> <TFLOP/s> ratio <x>` for torch's default choice and each backend
+    it has (flash, cuDNN, efficient), timing `fn` (a scaled_dot_product_attention call) under
+    each against tlc's `t` ms; `n/a` where the backend does not take the inputs."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    out = ""
+    for name, be in [("default", None), ("flash", SDPBackend.FLASH_ATTENTION),
+                     ("cudnn", SDPBackend.CUDNN_ATTENTION), ("efficient", SDPBackend.EFFICIENT_ATTENTION)]:
+        try:
+            if be is None:
+                ts = time_ms(fn, iters)
+            else:
+                with sdpa_kernel(be):
+                    ts = time_ms(fn, iters)
+        except RuntimeError:
+            out += f" | sdpa({name}) n/a"
+            continue
+        out += f" | sdpa({name}) {ts:.3f} ms {flops / ts / 1e9:.0f} TFLOP/s ratio {ts / t:.3f}"
+    return out
+
+
+def main():
+    args, rt = parse_and_load()
     failures = 0
     for path in args.module:
         meta = json.load(open(path + ".json"))
@@ -115,23 +142,7 @@ def main():
         t = time_ms(run_tlc, args.iters)
         line = f"bench {B}x{S}x{H}x{D} causal={causal} groups={groups} {bind.get('dtype', 'float16')}: " \
                f"tlc {t:.3f} ms {flops / t / 1e9:.0f} TFLOP/s (max err {err:.1e}{'' if ok else ' FAIL'})"
-        backends = [("default", None)]
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-        backends += [("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
-                     ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
-        for name, be in backends:
-            try:
-                if be is None:
-                    fn = lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
-                    ts = time_ms(fn, args.iters)
-                else:
-                    with sdpa_kernel(be):
-                        fn = lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
-                        ts = time_ms(fn, args.iters)
-            except RuntimeError:
-                line += f" | sdpa({name}) n/a"
-                continue
-            line += f" | sdpa({name}) {ts:.3f} ms {flops / ts / 1e9:.0f} TFLOP/s ratio {ts / t:.3f}"
+        line += sdpa_columns(lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal), flops, t, args.iters)
         print(line, flush=True)
         rt.tlcUnloadModule(mod)
     return 1 if failures else 0

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Builds the flash-attention modules attention_bench.py times, with `tlc`
-# (default: build/bin/tlc), into DIR (default: build-gpu/attention, which
+# Builds the flash-attention modules attention_bench.py times, and in DIR/mla
+# the MLA decode modules mla_bench.py times, with `tlc` (default:
+# build/bin/tlc), into DIR (default: build-gpu/attention, which
 # scripts/gpu/prepare.sh's bundle carries to the GPU machine):
 #   bench/attention/build_modules.sh [DIR] [ARCH]
 set -euo pipefail
@@ -22,5 +23,16 @@ build d64 $common -D D=64
 build d128_bf16 $common -D D=128 -D dtype=bfloat16
 build d128_gqa4 $common -D D=128 -D groups=4
 build d256 $common -D D=256
+# MLA decode at DeepSeek's sizes (128 query heads, one latent head), 132
+# sequences of 8192 keys: the example's 32-key tiles, and 64-key tiles (which
+# fit sm_90a's shared memory, not sm_80's).
+mkdir -p "$out/mla"
+mla=$root/examples/deepseek_mla/mla_decode.tl
+"$tlc" build --target=cuda:$arch "$mla" -o "$out/mla/b132_kv8192_n32.cubin" -D batch=132 -D seqlen_kv=8192
+if [ "$arch" = sm_90a ]; then
+  "$tlc" build --target=cuda:$arch "$mla" -o "$out/mla/b132_kv8192_n64.cubin" -D batch=132 -D seqlen_kv=8192 -D block_N=64
+  "$tlc" build --target=cuda:$arch "$mla" -o "$out/mla/b132_kv8192_n64_split2.cubin" -D batch=132 -D seqlen_kv=8192 \
+    -D block_N=64 -D num_split=2
+fi
 cp -L "$root"/build/runtime/libtlc_runtime.so "$out/libtlc_runtime.so"
 ls "$out"

@@ -105,7 +105,11 @@ class Fragment {
   // tile computed by a warpsM x warpsN grid of warps: each warp owns
   // (m / warpsM) x (n / warpsN) and covers it with 16x8 atoms; thread t of a
   // warp holds rows t/4 and t/4+8, columns 2*(t%4) and 2*(t%4)+1 of each atom.
-  static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN);
+  // Warps are numbered row-major over the grid (warp = wm * warpsN + wn) or,
+  // `colMajor`, column-major (warp = wn * warpsM + wm): the order of wgmma
+  // warpgroups that split the columns, each warpgroup's 4 warps stacked
+  // along M.
+  static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor = false);
   // The accumulator layout of the CDNA MFMA instructions v_mfma_f32_SxSxK
   // (S = `block`, 32 or 16) for an [m, n] tile computed by a wavesM x wavesN
   // grid of 64-lane wavefronts: each wavefront owns (m / wavesM) x

@@ -9,8 +9,9 @@
 #   3. gemm float16 / bfloat16 at 4096^3 and 8192^3 against cuBLAS (same process),
 #      compiled for runtime M, N, K (dynamic) and for the one shape (static);
 #   4. memory-bound examples against device-to-device copy bandwidth (same process);
-#   5. the flash-attention example against torch's SDPA (same process), when
-#      prepare.sh built its modules and torch is installed;
+#   5. the flash-attention example against torch's SDPA, and the MLA decode
+#      example against torch eager and SDPA (same process), when prepare.sh
+#      built their modules and torch is installed;
 #   6. the Python package on torch CUDA tensors (scripts/gpu/python_check.py),
 #      when prepare.sh built its modules and torch is installed;
 #   and the random programs of tlc_difftest that prepare.sh bundled (difftest/),
@@ -189,6 +190,10 @@ for tool in memcheck racecheck synccheck; do
   # Constant shapes: the warp-specialized TMA loop and wgmma on sm_90a.
   run "flash attention (causal) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
     "$root/examples/flash_attention/mha_fwd_bshd.tl" --arch "$arch" --check -D causal=True -D B=1 -D S=300 -D H=2
+  # Warpgroups splitting the columns of both gemms (wgmma), 64-key tiles.
+  run "MLA decode (64-key tiles) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
+    "$root/examples/deepseek_mla/mla_decode.tl" --kernel mla_decode --arch "$arch" --check -D block_N=64 \
+    --dim batch=2 --dim seqlen_kv=1000
   run "gemm_operands (annotated layouts) $tool" "$san" --tool "$tool" --error-exitcode 1 "$runner" \
     "$root/tests/cuda_emu_examples/annotated_layouts/gemm_operands.tl" --kernel gemm_operands --arch "$arch" --check \
     --dim M=200 --dim N=136 --dim K=96
@@ -249,6 +254,17 @@ if [ -d "$bundle/attention" ] && python3 -c "import torch" 2>/dev/null; then
   python3 "$root/bench/attention/attention_bench.py" --runtime "$bundle/attention/libtlc_runtime.so" "${modules[@]}" \
     2>>"$log" | tee -a "$log" >>"$report" || failures=$((failures + 1))
   echo '```' >>"$report"
+  if [ -d "$bundle/attention/mla" ]; then
+    echo >>"$report"
+    echo "MLA decode (split kernel + combine) against torch (same process):" >>"$report"
+    echo >>"$report"
+    echo '```' >>"$report"
+    modules=()
+    for m in "$bundle"/attention/mla/*.cubin; do modules+=(--module "$m"); done
+    python3 "$root/bench/attention/mla_bench.py" --runtime "$bundle/attention/libtlc_runtime.so" "${modules[@]}" \
+      2>>"$log" | tee -a "$log" >>"$report" || failures=$((failures + 1))
+    echo '```' >>"$report"
+  fi
 fi
 # The Python package (python/) on torch CUDA tensors, on the modules
 # prepare.sh built (scripts/gpu/python_check.py).

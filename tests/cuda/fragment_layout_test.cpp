@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
+#include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
 #include "tests/cuda/emit_util.h"
 
@@ -145,8 +146,12 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
                                             RegisterLayout::mma(64, 64, 2, 2), RegisterLayout::mma(32, 64, 1, 4),
                                             RegisterLayout::mma(128, 64, 4, 2), RegisterLayout::mma(64, 64, 2, 1, 32),
                                             RegisterLayout::mma(64, 128, 1, 2, 32), RegisterLayout::mma(48, 32, 1, 1, 16),
-                                            RegisterLayout::mma(32, 48, 2, 1, 16), RegisterLayout::mma(64, 32, 2, 2, 16)}) {
+                                            RegisterLayout::mma(32, 48, 2, 1, 16), RegisterLayout::mma(64, 32, 2, 2, 16),
+                                            // wgmma warpgroups splitting the columns: warps numbered by column
+                                            RegisterLayout::mma(64, 32, 4, 2, 0, true), RegisterLayout::mma(64, 512, 4, 2, 0, true),
+                                            RegisterLayout::mma(128, 64, 8, 2, 0, true)}) {
     CAPTURE(l.mfma);
+    CAPTURE(l.colMajor);
     CAPTURE(l.rows);
     CAPTURE(l.cols);
     CAPTURE(l.warpsM);
@@ -182,6 +187,11 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
             int64_t reg = layout::evalIndex(l.tileRegister(ir::makeInt(ri), ir::makeInt(ch), ir::makeInt(v)), env);
             CHECK(tile.threadOf({i, j}) == t);
             CHECK(tile.registerOf({i, j}) == reg);
+            // The gemm emitters' closed form agrees.
+            auto [mi, mj] = mmaAccumulatorIndex(l.rows, l.cols, l.warpsM, l.warpsN, ir::makeInt(t), ir::makeInt(reg),
+                                                l.mfma, l.colMajor);
+            CHECK(layout::evalIndex(mi, env) == i);
+            CHECK(layout::evalIndex(mj, env) == j);
             CHECK(rowv.registerOf({i}) == ri);
             CHECK(colv.registerOf({j}) == ch * l.vector + v);
           }
@@ -199,6 +209,15 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
         owners += layout::evalIndex(l.columnVectorOwner(ir::makeVarRef(tv)), {{tv, colv.threadOf({j}, rep)}}) != 0;
       CHECK(owners == 1);
     }
+    // Numbered by column, warpgroup g (warps 4g .. 4g + 3) holds 64 whole
+    // rows of one column slice, as one wgmma m64nN computes them.
+    if (l.colMajor)
+      for (int64_t i = 0; i < l.rows; ++i)
+        for (int64_t j = 0; j < l.cols; ++j) {
+          int64_t group = tile.threadOf({i, j}) / 128, rowGroups = l.rows / 64;
+          CHECK(group % rowGroups == i / 64);
+          CHECK(group / rowGroups == j / (l.cols / l.warpsN));
+        }
     // A row lies in consecutive lanes of one 32-lane half: the row reductions' shuffles.
     if (l.mfma)
       for (int64_t i = 0; i < l.rows; ++i)

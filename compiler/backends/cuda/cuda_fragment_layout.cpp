@@ -39,10 +39,21 @@ Expr eq(const Expr& a, int64_t b) { return makeBinary(BinaryOp::Eq, a, makeInt(b
 
 }  // namespace
 
-RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma) {
+RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma, bool colMajor) {
   if (mfma) return RegisterLayout{m, n, warpsM * warpsN * 64, mfma, 1, Kind::Mma, warpsM, warpsN, mfma};
   RegisterLayout l{m, n, warpsM * warpsN * 32, 4, 2, Kind::Mma, warpsM, warpsN};
+  l.colMajor = colMajor && warpsN > 1;
   return l;
+}
+
+Expr RegisterLayout::warpRow(const Expr& tid) const {
+  Expr warp = floorDiv(tid, makeInt(mfma ? 64 : 32));
+  return colMajor ? floorMod(warp, makeInt(warpsM)) : floorDiv(warp, makeInt(warpsN));
+}
+
+Expr RegisterLayout::warpCol(const Expr& tid) const {
+  Expr warp = floorDiv(tid, makeInt(mfma ? 64 : 32));
+  return colMajor ? floorDiv(warp, makeInt(warpsM)) : floorMod(warp, makeInt(warpsN));
 }
 
 // MFMA (mfma = S, G = 64 / S lane groups, R = S * S / 64 registers per
@@ -61,7 +72,7 @@ int64_t RegisterLayout::rowWarps() const { return isMma() ? warpsN : group > 32 
 
 bool RegisterLayout::sameRows(const RegisterLayout& o) const {
   if (kind != o.kind || rows != o.rows || threads != o.threads || mfma != o.mfma) return false;
-  return isMma() ? warpsM == o.warpsM && warpsN == o.warpsN : group == o.group;
+  return isMma() ? warpsM == o.warpsM && warpsN == o.warpsN && colMajor == o.colMajor : group == o.group;
 }
 
 bool RegisterLayout::operator==(const RegisterLayout& o) const {
@@ -72,13 +83,13 @@ Expr RegisterLayout::rowOf(const Expr& ri, const Expr& tid) const {
   if (!isMma()) return add(mul(ri, makeInt(rowSlots())), floorDiv(tid, makeInt(group)));
   if (mfma) {
     const int64_t regs = mfma * mfma / 64;
-    Expr waveM = floorDiv(floorDiv(tid, makeInt(64)), makeInt(warpsN)), r = floorMod(ri, makeInt(regs));
+    Expr waveM = warpRow(tid), r = floorMod(ri, makeInt(regs));
     Expr inBlock = add(add(mul(floorDiv(r, makeInt(4)), makeInt(4 * (64 / mfma))),
                            mul(floorDiv(floorMod(tid, makeInt(64)), makeInt(mfma)), makeInt(4))),
                        floorMod(r, makeInt(4)));
     return add(add(mul(waveM, makeInt(rows / warpsM)), mul(floorDiv(ri, makeInt(regs)), makeInt(mfma))), inBlock);
   }
-  Expr warpM = floorDiv(floorDiv(tid, makeInt(32)), makeInt(warpsN));
+  Expr warpM = warpRow(tid);
   Expr inWarp = add(add(mul(floorDiv(ri, makeInt(2)), makeInt(16)), mul(floorMod(ri, makeInt(2)), makeInt(8))),
                     floorDiv(floorMod(tid, makeInt(32)), makeInt(4)));
   return add(mul(warpM, makeInt(rows / warpsM)), inWarp);
@@ -87,10 +98,10 @@ Expr RegisterLayout::rowOf(const Expr& ri, const Expr& tid) const {
 Expr RegisterLayout::colOf(const Expr& chunk, const Expr& v, const Expr& tid) const {
   if (!isMma()) return add(mul(add(mul(chunk, makeInt(group)), floorMod(tid, makeInt(group))), makeInt(vector)), v);
   if (mfma) {
-    Expr waveN = floorMod(floorDiv(tid, makeInt(64)), makeInt(warpsN));
+    Expr waveN = warpCol(tid);
     return add(add(mul(waveN, makeInt(cols / warpsN)), mul(chunk, makeInt(mfma))), add(floorMod(tid, makeInt(mfma)), v));
   }
-  Expr warpN = floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN));
+  Expr warpN = warpCol(tid);
   Expr inWarp = add(add(mul(chunk, makeInt(8)), mul(floorMod(tid, makeInt(4)), makeInt(2))), v);
   return add(mul(warpN, makeInt(cols / warpsN)), inWarp);
 }
@@ -113,20 +124,18 @@ Expr RegisterLayout::tileRegisterAt(const Expr& ri, const Expr& c) const {
 
 Expr RegisterLayout::rowVectorOwner(const Expr& tid) const {
   if (!isMma()) return eq(floorMod(tid, makeInt(group)), 0);
-  if (mfma)
-    return logicalAnd(eq(floorMod(tid, makeInt(mfma)), 0), eq(floorMod(floorDiv(tid, makeInt(64)), makeInt(warpsN)), 0));
-  return logicalAnd(eq(floorMod(tid, makeInt(4)), 0), eq(floorMod(floorDiv(tid, makeInt(32)), makeInt(warpsN)), 0));
+  return logicalAnd(eq(floorMod(tid, makeInt(mfma ? mfma : 4)), 0), eq(warpCol(tid), 0));
 }
 
 Expr RegisterLayout::columnVectorOwner(const Expr& tid) const {
   if (!isMma()) return lt(tid, makeInt(group));
   if (mfma) return logicalAnd(lt(floorMod(tid, makeInt(64)), makeInt(mfma)), lt(tid, makeInt(64 * warpsN)));
-  return logicalAnd(lt(floorMod(tid, makeInt(32)), makeInt(4)), lt(tid, makeInt(32 * warpsN)));
+  return logicalAnd(lt(floorMod(tid, makeInt(32)), makeInt(4)), eq(warpRow(tid), 0));
 }
 
 layout::Fragment RegisterLayout::tile() const {
   if (mfma) return layout::Fragment::mfmaAccumulator(rows, cols, warpsM, warpsN, mfma);
-  if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN);
+  if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN, colMajor);
   auto v = placeholders(2);
   Expr i = makeVarRef(v[0]), j = makeVarRef(v[1]);
   Expr thread = add(mul(floorMod(i, makeInt(rowSlots())), makeInt(group)), columnGroup(*this, j));
@@ -153,7 +162,8 @@ layout::Fragment RegisterLayout::rowVector() const {
     // Row i: warp row i / wm, lane group (i % 8); replicas: the 4 lanes, then the warpsN warps.
     int64_t wm = rows / warpsM;
     Expr ii = floorMod(i, makeInt(wm));
-    Expr warp = add(mul(floorDiv(i, makeInt(wm)), makeInt(warpsN)), floorDiv(r, makeInt(4)));
+    Expr wRow = floorDiv(i, makeInt(wm)), wCol = floorDiv(r, makeInt(4));
+    Expr warp = colMajor ? add(mul(wCol, makeInt(warpsM)), wRow) : add(mul(wRow, makeInt(warpsN)), wCol);
     Expr thread = add(mul(warp, makeInt(32)), add(mul(floorMod(ii, makeInt(8)), makeInt(4)), floorMod(r, makeInt(4))));
     Expr reg = add(mul(floorDiv(ii, makeInt(16)), makeInt(2)), floorDiv(floorMod(ii, makeInt(16)), makeInt(8)));
     return layout::Fragment({rows}, v, thread, {reg}, threads, 4 * warpsN, rep);
@@ -180,7 +190,8 @@ layout::Fragment RegisterLayout::columnVector() const {
     // Column j: warp column j / wn, lane (j % 8) / 2; replicas: the 8 lane groups, then the warpsM warps.
     int64_t wn = cols / warpsN;
     Expr jj = floorMod(j, makeInt(wn));
-    Expr warp = add(mul(floorDiv(r, makeInt(8)), makeInt(warpsN)), floorDiv(j, makeInt(wn)));
+    Expr wRow = floorDiv(r, makeInt(8)), wCol = floorDiv(j, makeInt(wn));
+    Expr warp = colMajor ? add(mul(wCol, makeInt(warpsM)), wRow) : add(mul(wRow, makeInt(warpsN)), wCol);
     Expr thread =
         add(mul(warp, makeInt(32)), add(mul(floorMod(r, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(8)), makeInt(2))));
     Expr reg = add(mul(floorDiv(jj, makeInt(8)), makeInt(2)), floorMod(jj, makeInt(2)));
@@ -389,7 +400,7 @@ std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayou
     const RegisterLayout& cl = c->second;
     // On MFMA the tile's columns split into the accumulator's blocks per wavefront column.
     if (cl.mfma && cols % (cl.mfma * cl.warpsN)) return std::nullopt;
-    RegisterLayout l = RegisterLayout::mma(cl.rows, cols, cl.warpsM, cl.warpsN, cl.mfma);
+    RegisterLayout l = RegisterLayout::mma(cl.rows, cols, cl.warpsM, cl.warpsN, cl.mfma, cl.colMajor);
     if (!registerOperandMismatch(g.gemm, l, fixed).empty()) return std::nullopt;
     if (found && !(found->first == g.buffer && found->second.sameRows(l) && found->second.cols == l.cols))
       return std::nullopt;
@@ -401,8 +412,22 @@ std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayou
 // The group of `root`, which holds accumulators: every member takes the
 // accumulators' rows and warp grid, or the other members fall back.
 void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
-                  const std::vector<const BufferNode*>& list, const FixedLayouts& fixed,
+                  const std::vector<const BufferNode*>& all, const FixedLayouts& fixed,
                   const std::function<const AnnotateLayoutStmt*(const BufferNode*)>& annotationOf) {
+  // The A operand of a gemm whose warpgroups split the columns is read from
+  // shared memory, whole rows by each warpgroup: it leaves the group (the
+  // group's copies and loops store to it there).
+  std::unordered_set<const BufferNode*> sharedOperands;
+  for (auto& g : uses.gemmOperands) {
+    auto c = fixed.find(g.gemm->c.buffer.get());
+    if (c != fixed.end() && c->second.colMajor && !fixed.count(g.buffer) && !uses.cands[g.buffer].reduced) {
+      sharedOperands.insert(g.buffer);
+      plan.fallback[g.buffer] = "the A operand of a gemm whose warpgroups split the columns: each reads whole rows of it";
+    }
+  }
+  std::vector<const BufferNode*> list;
+  for (auto* b : all)
+    if (!sharedOperands.count(b)) list.push_back(b);
   const RegisterLayout* rep = nullptr;
   std::string why;
   const BufferNode* culprit = nullptr;
@@ -429,7 +454,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
         fail("its shape does not follow the rows and warps of the accumulator it shares a loop nest with", b);
         continue;
       }
-      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN, rep->mfma);
+      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor);
       columns = columns == -1 || columns == c.shape[1] ? c.shape[1] : -2;
     } else if (c.role == Role::Rows) {
       if (c.shape[0] != rep->rows) fail("its shape does not follow the rows of the accumulator", b);
@@ -438,12 +463,14 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
     } else {
       fail("no role in the accumulator's loop nests", b);
     }
-    if (c.reduced && rep->warpsN > 1)
-      fail("a row reduction of an accumulator whose rows span " + num(rep->warpsN) + " warps", b);
+    // Rows spanning several warps combine through shared memory
+    // (emitWarpSpanningReduce); MFMA wavefronts do not.
+    if (c.reduced && rep->warpsN > 1 && rep->mfma)
+      fail("a row reduction of an accumulator whose rows span " + num(rep->warpsN) + " wavefronts", b);
   }
   if (hasColumnVector && columns < 0) fail("a column vector beside tiles of different widths", list[0]);
   RegisterLayout columnLayout =
-      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma) : *rep;
+      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor) : *rep;
   const BufferNode* largest = nullptr;  // the member taking the most registers
   int64_t largestRegs = 0;
   for (auto* b : list) {
@@ -466,7 +493,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
     if (!fits) fail("a Parallel loop nest whose extents are not the accumulator's", n.buffers[0]);
   }
   for (auto& g : uses.gemmOperands) {
-    if (groups.find(g.buffer) != root) continue;
+    if (groups.find(g.buffer) != root || sharedOperands.count(g.buffer)) continue;
     auto it = layouts.find(g.buffer);
     std::string bad = it == layouts.end() ? "the A operand is no tile of the group"
                                           : registerOperandMismatch(g.gemm, it->second, fixed);
@@ -509,7 +536,7 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   }
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
-    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN, rep->mfma)
+    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor)
                        : n.kind == Role::Columns ? columnLayout
                                                  : *rep;
     plan.nests[n.loop] = RegisterNest{roleOf(n.kind), index, l};

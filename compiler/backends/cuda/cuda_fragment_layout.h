@@ -54,8 +54,11 @@
 // may be the A operand of a tensor-core gemm (read straight from registers:
 // the accumulator layout of two 16 x 8 atoms is the A layout of a 16 x 16
 // one) when the gemm's warp grid is warpsM x 1, its M the group's R, and the
-// operand is a 16-bit [R, K] tile that is not transposed. A row reduction of
-// an mma tile needs its rows within one warp (warpsN = 1). When an mma group
+// operand is a 16-bit [R, K] tile that is not transposed; the A operand of a
+// gemm whose warpgroups split the columns (colMajor) leaves the group for
+// shared memory instead. A row reduction of an mma tile whose rows span
+// several warps (warpsN > 1) combines their partial results through shared
+// memory; an MFMA tile needs its rows within one wavefront. When an mma group
 // does not fit, its other members fall back to shared memory and the plan
 // lists the accumulators that a row reduction needed in the group (demote):
 // the caller plans again with those accumulators in shared memory.
@@ -100,12 +103,20 @@ struct RegisterLayout {
   // 0: the mma.sync layout. A thread holds one column of each S x S block
   // and S * S / 64 of its rows (group = S lanes share a row, vector = 1).
   int64_t mfma = 0;
+  // Mma (not MFMA): warps numbered column-major over the grid, as wgmma's
+  // warpgroups that split the columns (layout::Fragment::mmaAccumulator).
+  bool colMajor = false;
 
-  static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma = 0);
+  static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma = 0,
+                            bool colMajor = false);
   // The rows (16, or S) and columns (8, or S) of one accumulator atom.
   int64_t atomRows() const { return mfma ? mfma : 16; }
   int64_t atomCols() const { return mfma ? mfma : 8; }
   bool isMma() const { return kind == Kind::Mma; }
+  // Mma: the warp-grid row and column of thread `tid`'s warp (of its 64-lane
+  // wavefront for MFMA).
+  ir::Expr warpRow(const ir::Expr& tid) const;
+  ir::Expr warpCol(const ir::Expr& tid) const;
   int64_t rowSlots() const { return threads / group; }  // RowGroups, P: rows handled at once
   int64_t rowsPerThread() const;
   int64_t chunksPerRow() const;

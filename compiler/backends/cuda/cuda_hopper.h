@@ -142,11 +142,16 @@ bool hopperTarget(const CudaOptions& options);
 // a 16-bit tile of an accumulator's group (cuda_fragment_layout.h, "Mma
 // groups"), which the emitter checks once the fragments are placed, falling
 // back to mma.sync when A ended up in shared memory. The accumulator is a
-// float32 fragment with the warp grid warps x 1 and one 16-row slice per
-// warp (block_M = 16 x warps): each warpgroup owns 64 rows.
+// float32 fragment with one 16-row slice per warp: the warp grid is warps x 1
+// when block_M = 16 x warps (each warpgroup owns 64 rows), or, when block_M
+// is a smaller multiple of 64, the warpgroups split the columns too
+// (block_M / 16 x warpgroups * 64 / block_M warps, numbered column-major:
+// warpgroup g takes rows 64 * (g % (block_M / 64)) and the column slice
+// g / (block_M / 64)). Such a gemm reads a fragment A operand from shared
+// memory (each warpgroup needs whole rows of it), as a panel tile.
 struct WgmmaGemm {
   const ir::GemmStmt* gemm = nullptr;
-  MmaShape shape;          // warpsM = threads / 32, warpsN = 1
+  MmaShape shape;          // the warp grid above; colMajor when warpsN > 1
   bool registerA = false;  // A is a fragment
   HopperOperand a, b;      // the shared tiles (`a` unused with registerA); no copy
 };

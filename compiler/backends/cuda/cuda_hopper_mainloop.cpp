@@ -59,7 +59,7 @@ int64_t KernelEmitter::hopperTileRegisters() {
 int64_t KernelEmitter::widestWgmmaRegisters() const {
   int64_t regs = 0;
   auto widest = [&](const MmaShape& s, const Buffer& c) {
-    std::vector<int64_t> widths = wgmmaWidths(s.n);
+    std::vector<int64_t> widths = wgmmaWidths(s.n / std::max<int64_t>(s.warpsN, 1));
     if (!widths.empty()) regs = std::max(regs, (widths.front() / 2 * dtypeBytes(c->dtype) + 3) / 4);
   };
   if (hopper_ && hopper_->gemm) widest(hopper_->shape, hopper_->gemm->c.buffer);

@@ -585,6 +585,7 @@ bool KernelEmitter::planBuffers() {
       info.warpsM = it->second.warpsM;
       info.warpsN = it->second.warpsN;
       info.mfma = it->second.mfma;
+      info.colMajor = it->second.colMajor;
       info.elems = info.fragment->registersPerThread();
     }
     if (auto it = tiles_.buffers.find(b.get()); it != tiles_.buffers.end()) {
@@ -599,6 +600,7 @@ bool KernelEmitter::planBuffers() {
         info.warpsM = l.warpsM;
         info.warpsN = l.warpsN;
         info.mfma = l.mfma;
+        info.colMajor = l.colMajor;
       }
     }
     if (info.place == Placement::Shared) {
@@ -664,8 +666,11 @@ bool KernelEmitter::planBuffers() {
     int64_t bytes = 0;
     void visitReduce(const ReduceStmt* r) override {
       auto it = tiles->buffers.find(r->src.buffer.get());
-      if (r->dim != 0 || it == tiles->buffers.end()) return;
+      if (it == tiles->buffers.end()) return;
       const RegisterLayout& l = it->second.layout;
+      // Rows of an mma tile spanning warps: one partial per row and warp column.
+      if (r->dim != 0 && l.isMma() && l.warpsN > 1) bytes = std::max(bytes, l.rows * l.warpsN * 8);
+      if (r->dim != 0) return;
       bytes = std::max(bytes, (l.threads / 32) * l.colsPerThread() * l.rowLanes() * 8);
     }
   } columnReductions;

@@ -489,7 +489,8 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       markNonNegative(r);
       open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) +
            " < " + std::to_string(info.elems) + "; ++" + varName(r) + ")");
-      auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma);
+      auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma,
+                                        info.colMajor);
       markNonNegative(nest[0]->var);
       markNonNegative(nest[1]->var);
       line("const " + typeName(nest[0]->var->dtype) + " " + varName(nest[0]->var) + " = " + expr(i) + ";");
@@ -498,7 +499,7 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       for (auto* o : uses.bufs) {
         auto oi = bufs_.find(o);
         if (oi != bufs_.end() && oi->second.fragment && oi->second.warpsM == info.warpsM &&
-            oi->second.warpsN == info.warpsN && oi->second.mfma == info.mfma && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
+            oi->second.warpsN == info.warpsN && oi->second.mfma == info.mfma && oi->second.colMajor == info.colMajor && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
           fragmentRegister_[o] = makeVarRef(r);
           bound.push_back(o);
         }

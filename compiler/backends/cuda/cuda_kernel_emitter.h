@@ -34,7 +34,8 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
-  int64_t mfma = 0;  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
+  int64_t mfma = 0;
+  bool colMajor = false;  // warps numbered column-major (MmaShape::colMajor)  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
   // Fragments held in registers with an inferred row-group layout.
   std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads
@@ -288,7 +289,8 @@ class KernelEmitter : public backend::CEmitter {
   // reduce(X, m, dim=1) with a row's threads in one warp: each thread combines
   // its registers of a row, then xor shuffles combine the row's lanes.
   void emitRowReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
-  // reduce(X, m, dim=1) of a register tile whose rows span several warps:
+  // reduce(X, m, dim=1) of a register tile whose rows span several warps (a
+  // row group wider than a warp, or an mma tile over warpsN > 1 warps):
   // shuffles within each warp, then the warps of a row combine their partial
   // results through shared memory (rowScratchOffset_), between two barriers.
   void emitWarpSpanningReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);

@@ -51,8 +51,10 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     plan.wgmma.push_back(w);
     fullRow.insert(w.gemm);
   }
+  std::unordered_map<const GemmStmt*, MmaShape> grids;
+  for (const WgmmaGemm& w : plan.wgmma) grids.emplace(w.gemm, w.shape);
   MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr, fullRow,
-                        demoted);
+                        demoted, grids);
   plan.sharedLayouts = std::move(mma.swizzled);
   for (const WgmmaGemm& w : plan.wgmma)
     for (const HopperOperand* op : {&w.a, &w.b})
@@ -121,7 +123,7 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
   FixedLayouts fixed;
   for (auto& [b, f] : plan.accumulators) {
     int64_t m = f.fragment.inputShape()[0], n = f.fragment.inputShape()[1];
-    fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN, f.mfma));
+    fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN, f.mfma, f.colMajor));
   }
   plan.fragments = inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations);
   for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
@@ -192,14 +194,18 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
         out += "MFMA " + std::to_string(l.mfma) + "x" + std::to_string(l.mfma) + " accumulator layout of " +
                std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " wavefronts; ";
       else if (l.isMma())
-        out += "mma accumulator layout of " + std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps; ";
+        out += "mma accumulator layout of " + std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps" +
+               (l.colMajor ? " numbered by column" : "") + "; ";
       else if (t.role == FragmentRole::Tile)
         out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
                " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
       out += std::to_string(t.registers()) + " registers)";
     } else {
       auto why = frags.fallback.find(b);
-      out += "shared memory" + (why != frags.fallback.end() ? " (" + why->second + ")" : std::string());
+      out += "shared memory";
+      if (const HopperOperand* w = plan.wgmmaOperand(b))
+        out += ", wgmma tile (" + std::to_string(w->span) + "-byte swizzle panels)";
+      out += why != frags.fallback.end() ? " (" + why->second + ")" : std::string();
     }
     if (auto a = plan.annotations.find(b); a != plan.annotations.end())
       out += " [annotated: " + layoutSpecText(a->second->layout) + "]";

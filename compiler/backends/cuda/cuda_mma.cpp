@@ -286,7 +286,8 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
 MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
                 const GemmStmt* wgmma, const std::unordered_set<const GemmStmt*>& fullRow,
-                const std::unordered_set<const BufferNode*>& demoted) {
+                const std::unordered_set<const BufferNode*>& demoted,
+                const std::unordered_map<const GemmStmt*, MmaShape>& grids) {
   MmaPlan plan;
   std::unordered_set<const GemmStmt*> eligible;
   std::unordered_map<const BufferNode*, MmaShape> accum;
@@ -296,6 +297,11 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
     if (g == wgmma) {
       s.warpsM = threads / 32;
       s.warpsN = 1;
+    }
+    if (auto it = grids.find(g); it != grids.end()) {
+      s.warpsM = it->second.warpsM;
+      s.warpsN = it->second.warpsN;
+      s.colMajor = it->second.colMajor;
     }
     eligible.insert(g);
     if (g->c.buffer->scope == MemScope::Fragment && g->c.buffer->shape.size() == 2 && !demoted.count(g->c.buffer.get()))
@@ -321,21 +327,23 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
     if (!usesConform(kernel.body, buf, eligible)) continue;
     plan.registerFragments.emplace(
         buf, MmaFragment{s.mfma ? layout::Fragment::mfmaAccumulator(s.m, s.n, s.warpsM, s.warpsN, s.mfma)
-                                : layout::Fragment::mmaAccumulator(s.m, s.n, s.warpsM, s.warpsN),
-                         s.warpsM, s.warpsN, s.mfma});
+                                : layout::Fragment::mmaAccumulator(s.m, s.n, s.warpsM, s.warpsN, s.colMajor),
+                         s.warpsM, s.warpsN, s.mfma, s.colMajor});
   }
   return plan;
 }
 
 std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, const Expr& tid,
-                                          const Expr& reg, int64_t mfma) {
+                                          const Expr& reg, int64_t mfma, bool colMajor) {
   if (mfma) return mfmaAccumulatorIndex(m, n, warpsM, warpsN, mfma, tid, reg);
   int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
   Expr warp = floorDiv(tid, makeInt(32)), lane = floorMod(tid, makeInt(32));
+  Expr warpRow = colMajor ? floorMod(warp, makeInt(warpsM)) : floorDiv(warp, makeInt(warpsN));
+  Expr warpCol = colMajor ? floorDiv(warp, makeInt(warpsM)) : floorMod(warp, makeInt(warpsN));
   Expr atom = floorDiv(reg, makeInt(4)), q = floorMod(reg, makeInt(4));
-  Expr row = add(add(mul(floorDiv(warp, makeInt(warpsN)), makeInt(wm)), mul(floorDiv(atom, makeInt(atomsN)), makeInt(16))),
+  Expr row = add(add(mul(warpRow, makeInt(wm)), mul(floorDiv(atom, makeInt(atomsN)), makeInt(16))),
                  add(mul(floorDiv(q, makeInt(2)), makeInt(8)), floorDiv(lane, makeInt(4))));
-  Expr col = add(add(mul(floorMod(warp, makeInt(warpsN)), makeInt(wn)), mul(floorMod(atom, makeInt(atomsN)), makeInt(8))),
+  Expr col = add(add(mul(warpCol, makeInt(wn)), mul(floorMod(atom, makeInt(atomsN)), makeInt(8))),
                  add(mul(floorMod(lane, makeInt(4)), makeInt(2)), floorMod(q, makeInt(2))));
   return {row, col};
 }
@@ -404,6 +412,7 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       return false;
     s.warpsM = cInfo.warpsM;
     s.warpsN = cInfo.warpsN;
+    s.colMajor = cInfo.colMajor;
     if (s.mfma) {
       s.mfma = cInfo.mfma;
       s.kStep = mfmaKStep(s.kind, s.mfma, options_.arch);
@@ -435,13 +444,14 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   for (auto& v : {lane, wr, wc}) markNonNegative(v);
   if (!s.mfma) {
     line("const int " + varName(lane) + " = tid % 32;");
-    line("const int " + varName(wr) + " = (tid / 32) / " + std::to_string(s.warpsN) + ";");
-    line("const int " + varName(wc) + " = (tid / 32) % " + std::to_string(s.warpsN) + ";");
+    std::string gridRow = std::to_string(s.colMajor ? s.warpsM : s.warpsN);
+    line("const int " + varName(s.colMajor ? wc : wr) + " = (tid / 32) / " + gridRow + ";");
+    line("const int " + varName(s.colMajor ? wr : wc) + " = (tid / 32) % " + gridRow + ";");
   }
   Var r = makeVar("r");
   markNonNegative(r);
   auto cIndex = [&](const Expr& regExpr) {
-    auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), regExpr, s.mfma);
+    auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), regExpr, s.mfma, s.colMajor);
     int c0, c1;
     int64_t e0, e1;
     matrixDims(g->c, &c0, &c1, &e0, &e1);

@@ -41,6 +41,9 @@ struct MmaShape {
   // CDNA matrix cores: the block S of v_mfma_f32_SxSxK (32: 32x32x8, 16:
   // 16x16x16); 0: NVIDIA's mma.sync layout. See mfmaShapeOf.
   int64_t mfma = 0;
+  // Warps numbered column-major over the grid (RegisterLayout::colMajor):
+  // wgmma warpgroups that split the columns.
+  bool colMajor = false;
 };
 
 // The MFMA form of a float16 / bfloat16 / int8 / float32 gemm on CDNA (the HIP
@@ -102,6 +105,7 @@ struct MmaFragment {
   layout::Fragment fragment;
   int64_t warpsM, warpsN;
   int64_t mfma = 0;  // MmaShape::mfma
+  bool colMajor = false;  // MmaShape::colMajor
 };
 
 struct MmaPlan {
@@ -112,18 +116,21 @@ struct MmaPlan {
 // `wgmma`: the gemm of the kernel's Hopper mainloop (cuda_hopper.h), whose
 // accumulator takes the warp grid of threads / 32 warps by 1; `fullRow`:
 // the gemms whose accumulators give each warp whole rows (fullRowGemms);
-// `demoted`: accumulators to leave in shared memory.
+// `demoted`: accumulators to leave in shared memory; `grids`: gemms whose
+// warp grid is already chosen (wgmma in place, WgmmaGemm).
 MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel,
                 const ir::GemmStmt* wgmma = nullptr, const std::unordered_set<const ir::GemmStmt*>& fullRow = {},
-                const std::unordered_set<const ir::BufferNode*>& demoted = {});
+                const std::unordered_set<const ir::BufferNode*>& demoted = {},
+                const std::unordered_map<const ir::GemmStmt*, MmaShape>& grids = {});
 
 // The logical (row, column) of register `reg` of thread `tid` in an mma
 // accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the
 // closed-form inverse of Fragment::mmaAccumulator; with `mfma` (the MFMA
 // block S), of Fragment::mfmaAccumulator over a wavefront grid.
 std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
-                                                  const ir::Expr& tid, const ir::Expr& reg, int64_t mfma = 0);
+                                                  const ir::Expr& tid, const ir::Expr& reg, int64_t mfma = 0,
+                                                  bool colMajor = false);
 
 // How the cuda backend runs a Pipelined loop, from the plan that the
 // pipeline-planning pass wrote on it (see cuda_kernel_analysis.cpp): the

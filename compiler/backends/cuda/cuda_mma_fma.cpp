@@ -27,7 +27,7 @@ void KernelEmitter::emitGemmLayoutFma(const GemmStmt* g, const MmaShape& s, cons
   Expr rE = makeVarRef(r), kE = makeVarRef(k);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
        std::to_string(regs) + "; ++" + varName(r) + ")");
-  auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), rE);
+  auto [i, j] = mmaAccumulatorIndex(s.m, s.n, s.warpsM, s.warpsN, threadIdx(), rE, 0, s.colMajor);
   std::string sum = fresh("sum");
   line(typeName(accT) + " " + sum + " = " + acc + "[" + varName(r) + "];");
   open("for (int " + varName(k) + " = 0; " + varName(k) + " < " + std::to_string(s.k) + "; ++" + varName(k) + ")");

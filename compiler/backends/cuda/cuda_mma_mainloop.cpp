@@ -34,7 +34,7 @@ bool KernelEmitter::mmaMainloopEligible(const GemmStmt* g, const PipelineSchedul
     if (std::find(tiles.begin(), tiles.end(), r->buffer.get()) == tiles.end()) return false;
   }
   const BufferInfo& c = bufs_[g->c.buffer.get()];
-  if (c.place != Placement::Register || !c.fragment || c.warpsM != s.warpsM || c.warpsN != s.warpsN ||
+  if (c.place != Placement::Register || !c.fragment || c.warpsM != s.warpsM || c.warpsN != s.warpsN || c.colMajor ||
       g->c.buffer->dtype != DType::Float32)
     return false;
   return ldmatrixOperandOk(g->a) && ldmatrixOperandOk(g->b);

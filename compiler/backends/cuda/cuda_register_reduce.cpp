@@ -43,7 +43,7 @@ KernelEmitter::ReduceOps KernelEmitter::reduceOps(const ReduceStmt* r) {
 void KernelEmitter::emitRegisterReduce(const ReduceStmt* r, ReducePart part) {
   ReduceOps o = reduceOps(r);
   const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
-  TLC_CHECK(l.rowWarps() == 1 || !l.isMma(), "an mma tile reduces rows held by one warp");
+  TLC_CHECK(l.rowWarps() == 1 || !l.mfma, "an MFMA tile reduces rows held by one wavefront");
   if (r->dim == 0) emitColumnReduce(r, o, part);
   else if (l.rowWarps() > 1 && part != ReducePart::InThread) emitWarpSpanningReduce(r, o, part);
   else emitRowReduce(r, o, part);
@@ -84,16 +84,31 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
   DType td = r->dst.buffer->dtype;
   const std::string& A = o.accType;
-  // Partial result of warp w of row slot p, for the thread's row ri:
-  // scratch[ri * (T / 32) + p * (G / 32) + w], that is scratch[ri * (T / 32) + tid / 32].
-  std::string warps = std::to_string(l.threads / 32), rowWarps = std::to_string(l.group / 32);
+  std::string lanes = std::to_string(l.rowLanes()), rowWarps = std::to_string(l.rowWarps());
   std::string rows = std::to_string(l.rowsPerThread()), cols = std::to_string(l.colsPerThread());
   open("");
-  Var ri = makeVar("ri");
+  Var ri = makeVar("ri"), c = makeVar("c");
   bindName(ri.get(), "ri");
+  bindName(c.get(), "c");
   markNonNegative(ri);
+  markNonNegative(c);
   std::string guard, target = reduceTarget(r, l, makeVarRef(ri), &guard);
-  std::string scratch = fresh("row_partial"), a = fresh("acc");
+  std::string scratch = fresh("row_partial"), a = fresh("acc"), first = fresh("first");
+  // The partial results of a row's warps lie side by side from `first`:
+  // row groups, the partial of warp w of row slot p for register row ri at
+  // ri * (T / 32) + p * (G / 32) + w, that is ri * (T / 32) + tid / 32; an
+  // mma tile, the partial of its warp-grid column wn for logical row i at
+  // i * warpsN + wn.
+  std::string slot, firstOf;
+  if (l.isMma()) {
+    std::string row = expr(l.rowOf(makeVarRef(ri), threadIdx()));
+    firstOf = "(" + row + ") * " + rowWarps;
+    slot = firstOf + " + " + expr(l.warpCol(threadIdx()));
+  } else {
+    std::string warps = std::to_string(l.threads / 32);
+    slot = "ri * " + warps + " + tid / 32";
+    firstOf = "ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps;
+  }
   line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
   line("#pragma unroll");
   open("for (int ri = 0; ri < " + rows + "; ++ri)");
@@ -102,17 +117,17 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   } else {
     line(A + " " + a + " = " + o.identity + ";");
     line("#pragma unroll");
-    line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " + o.combine(a, o.value("ri * " + cols + " + c")) + ";");
+    line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " +
+         o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
   }
-  line(a + " = tlc::group_allreduce<32>(" + a + ", " + o.op + ");");
-  line("if (tid % 32 == 0) " + scratch + "[ri * " + warps + " + tid / 32] = " + a + ";");
+  line(a + " = tlc::group_allreduce<" + lanes + ">(" + a + ", " + o.op + ");");
+  line("if (tid % " + lanes + " == 0) " + scratch + "[" + slot + "] = " + a + ";");
   close();
   line(syncThreads());
   // Every thread of a row combines the row's warps in the same order, so all hold the same result.
   line("#pragma unroll");
   open("for (int ri = 0; ri < " + rows + "; ++ri)");
-  std::string first = fresh("first");
-  line("const int " + first + " = ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps + ";");
+  line("const int " + first + " = " + firstOf + ";");
   line(A + " " + a + " = " + scratch + "[" + first + "];");
   line("#pragma unroll");
   line("for (int w = 1; w < " + rowWarps + "; ++w) " + a + " = " + o.combine(a, scratch + "[" + first + " + w]") + ";");

@@ -129,7 +129,7 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
        std::to_string(frag.elems) + "; " + (pairs ? varName(r) + " += 2" : "++" + varName(r)) + ")");
-  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r), frag.mfma);
+  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r), frag.mfma, frag.colMajor);
   auto indexOf = [&, i = i, j = j](int64_t dj) {
     if (matrix) return regionIndex(other, dims, {i, add(j, makeInt(dj))});
     return regionIndex(other, dims, unflatten(add(mul(i, makeInt(n)), j), extents));

@@ -75,11 +75,12 @@ class MainloopGemms : public IRVisitor {
 };
 
 // A whole two-dimensional shared tile as a wgmma operand, `mnMajor`
-// when its contiguous dimension runs along M (A) or N (B).
-bool planTile(const Region& r, bool mnMajor, HopperOperand* out) {
+// when its contiguous dimension runs along M (A) or N (B); `fragment`: a
+// fragment tile that will live in shared memory.
+bool planTile(const Region& r, bool mnMajor, HopperOperand* out, bool fragment = false) {
   const Buffer& tile = r.buffer;
   int64_t rows, cols;
-  if (tile->scope != MemScope::Shared || tile->shape.size() != 2 || !isFullRegion(r) ||
+  if (tile->scope != (fragment ? MemScope::Fragment : MemScope::Shared) || tile->shape.size() != 2 || !isFullRegion(r) ||
       !constInt(tile->shape[0], &rows) || !constInt(tile->shape[1], &cols))
     return false;
   int64_t span = panelSpan(cols, dtypeBytes(tile->dtype));
@@ -107,8 +108,10 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     // Float8 and tf32 wgmma read both operands K-major from shared memory.
     if (wgmmaKMajorOnly(s.kind) && (g->transA || !g->transB || g->a.buffer->scope != MemScope::Shared)) continue;
     const Buffer& c = g->c.buffer;
-    if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c) || s.m != 16 * warps ||
-        s.n > 256 || s.n % 8)
+    if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c)) continue;
+    // Warpgroups along M (rowGroups of them), then along N (colGroups).
+    int64_t rowGroups = s.m / 64, colGroups = rowGroups ? warps / 4 / rowGroups : 0;
+    if (s.m % 64 || !rowGroups || (warps / 4) % rowGroups || s.n % (8 * colGroups) || s.n / colGroups > 256)
       continue;
     // An accumulator annotated to stay in shared memory keeps mma.sync.
     if (auto it = annotations.find(c.get()); it != annotations.end() && it->second->layout.kind != LayoutKind::MmaAccumulator)
@@ -116,16 +119,20 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     WgmmaGemm w;
     w.gemm = g;
     w.shape = s;
-    w.shape.warpsM = warps;
-    w.shape.warpsN = 1;
+    w.shape.warpsM = s.m / 16;
+    w.shape.warpsN = colGroups;
+    w.shape.colMajor = colGroups > 1;
     // B is [K, N] (N contiguous: MN-major) or, transposed, [N, K].
     if (!planTile(g->b, !g->transB, &w.b) || annotations.count(w.b.tile)) continue;
-    int64_t panelElems = w.b.span / dtypeBytes(g->b.buffer->dtype);
-    if (w.b.mnMajor && s.n > panelElems && s.n % panelElems) continue;
-    if (g->a.buffer->scope == MemScope::Fragment) {
+    int64_t panelElems = w.b.span / dtypeBytes(g->b.buffer->dtype), slice = s.n / colGroups;
+    if (w.b.mnMajor && slice > panelElems && slice % panelElems) continue;
+    // A column slice of an MN-major B starts at a panel.
+    if (w.b.mnMajor && colGroups > 1 && slice % panelElems) continue;
+    if (g->a.buffer->scope == MemScope::Fragment && colGroups == 1) {
       if (g->transA || !isFullRegion(g->a)) continue;
       w.registerA = true;
-    } else if (!planTile(g->a, g->transA, &w.a) || annotations.count(w.a.tile)) {
+    } else if (!planTile(g->a, g->transA, &w.a, g->a.buffer->scope == MemScope::Fragment) ||
+               annotations.count(w.a.tile)) {
       continue;
     }
     out.push_back(w);
@@ -144,10 +151,13 @@ static const WgmmaGemm* placedWgmma(const std::vector<WgmmaGemm>& gemms, const G
   const BufferInfo& aInfo = bufs[g->a.buffer.get()];
   const BufferInfo& bInfo = bufs[g->b.buffer.get()];
   int64_t warps = threads / 32;
-  if (!cInfo.fragment || cInfo.warpsM != warps || cInfo.warpsN != 1 || bInfo.place != Placement::Shared) return nullptr;
+  if (!cInfo.fragment || cInfo.warpsM != w->shape.warpsM || cInfo.warpsN != w->shape.warpsN ||
+      cInfo.colMajor != w->shape.colMajor || bInfo.place != Placement::Shared)
+    return nullptr;
   // A planned from registers that ended up in shared memory (its group did
   // not fit) has no wgmma layout there: mma.sync reads it instead.
   if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1)) return nullptr;
+  if (!w->registerA && aInfo.place != Placement::Shared) return nullptr;
   return w;
 }
 
@@ -197,22 +207,30 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
   std::string db = fresh("desc_b"), da = fresh("desc_a");
   line("tlc::wgmma_fence();");
   line(pin);
+  // Warpgroup g takes the rows 64 * (g % rowGroups) and the column slice
+  // g / rowGroups (WgmmaGemm).
+  const int64_t rowGroups = s.m / 64, slice = s.n / s.warpsN;
+  const std::string wg = "tid / 128";
+  const std::string wgRow = s.warpsN == 1 ? wg : rowGroups > 1 ? "(" + wg + " % " + std::to_string(rowGroups) + ")" : "0";
   auto dB = descOffsets(w->b);
-  line("const unsigned long long " + db + " = tlc::smem_desc(" + base(g->b.buffer) + ", " + std::to_string(dB.lbo) +
-       ", " + std::to_string(dB.sbo) + ", " + std::to_string(w->b.span) + ");");
+  std::string bSlice = s.warpsN > 1 ? " + " + wg + " / " + std::to_string(rowGroups) + " * " +
+                                          std::to_string(tileOffset(w->b, 0, slice, eb))
+                                    : "";
+  line("const unsigned long long " + db + " = tlc::smem_desc(" + base(g->b.buffer) + bSlice + ", " +
+       std::to_string(dB.lbo) + ", " + std::to_string(dB.sbo) + ", " + std::to_string(w->b.span) + ");");
   if (!w->registerA) {
     // The warpgroup's 64 rows of A: along the rows of a K-major tile, or
     // one 128-byte panel of an MN-major one.
     auto dA = descOffsets(w->a);
     std::string wgRows = w->a.mnMajor ? std::to_string(64 / (w->a.span / eb)) + " * " + std::to_string(w->a.rows * w->a.span)
                                       : std::to_string(64 * w->a.span);
-    line("const unsigned long long " + da + " = tlc::smem_desc(" + base(g->a.buffer) + " + tid / 128 * " + wgRows + ", " +
-         std::to_string(dA.lbo) + ", " + std::to_string(dA.sbo) + ", " + std::to_string(w->a.span) + ");");
+    line("const unsigned long long " + da + " = tlc::smem_desc(" + base(g->a.buffer) + " + " + wgRow + " * " + wgRows +
+         ", " + std::to_string(dA.lbo) + ", " + std::to_string(dA.sbo) + ", " + std::to_string(w->a.span) + ");");
   }
   for (int64_t kk = 0; kk < s.k / kStep; ++kk) {
     std::string scale = g->clearAccum && kk == 0 ? "0" : "1";
     int64_t c0 = 0;
-    for (int64_t width : wgmmaWidths(s.n)) {
+    for (int64_t width : wgmmaWidths(slice)) {
       std::string d = "&" + acc + "[" + std::to_string(c0 / 8 * 4) + "]";
       std::string bDesc = db + " + " + std::to_string(tileOffset(w->b, kk, c0, eb) >> 4);
       if (w->registerA)
