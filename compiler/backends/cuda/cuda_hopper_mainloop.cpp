@@ -388,8 +388,8 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
 // runs the loop's other statements in program order with the tiles at that
 // stage, and releases the stage: every read of it is complete by then (the
 // in-place wgmmas are waited for), so each warp arrives once its lanes are
-// past the body. No block-wide barrier orders the iterations unless the body
-// itself carries shared memory from one to the next.
+// past the body. No block-wide barrier orders the iterations unless what the
+// body accesses after its last barrier conflicts with what it accesses.
 void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   const HopperMainloop& h = *hopper_;
   LocationScope at(*this, f->loc);
@@ -409,8 +409,6 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
     return a;
   };
   Accesses carried = withoutTiles(loopCarried(f));
-  bool carriedShared = false;
-  for (const BufferNode* b : carried.writes) carriedShared |= bufs_[b].place == Placement::Shared;
   open("");
   std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
   line("const int " + n + " = " + expr(f->extent) + ";");
@@ -432,7 +430,9 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   for (const Stmt& c : consumers) emitBlock(c, inner);
   preloaded_.clear();
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
-  if (carriedShared) line(syncThreads());
+  // The accesses since the body's last barrier against the next
+  // iteration's: a barrier only where they conflict.
+  if (withoutTiles(inner).conflictsWith(carried)) line(syncThreads());
   close();
   // Tiles the body wrote (the generic proxy) are refilled by the tensor copies
   // (the asynchronous proxy) once the stage is released.

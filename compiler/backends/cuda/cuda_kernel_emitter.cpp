@@ -275,8 +275,11 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
   }
   Accesses a = accessesOf(s);
   if (pending.conflictsWith(a)) barrier(pending);
+  endedWithBarrier_ = false;
   emitBlockLeaf(s);
-  pending.merge(a);
+  if (endedWithBarrier_) pending = Accesses();
+  else pending.merge(a);
+  endedWithBarrier_ = false;
 }
 
 // A block-level serial or pipelined loop, in the form its plan takes.

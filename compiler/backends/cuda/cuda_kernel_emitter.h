@@ -373,6 +373,10 @@ class KernelEmitter : public backend::CEmitter {
   int64_t sharedBytes_ = 0;
   // Shared memory where the warps of a row combine a reduction (rows wider than a warp); -1 when unused.
   int64_t rowScratchOffset_ = -1;
+  // Set by a leaf statement's emission that ends with a block barrier after
+  // all its accesses (a row reduction across warps): emitBlock then drops the
+  // pending accesses, which that barrier orders.
+  bool endedWithBarrier_ = false;
   int64_t threads_ = 0;
   ir::Var tid_;
   bool failed_ = false;

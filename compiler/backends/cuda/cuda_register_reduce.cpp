@@ -137,6 +137,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   close();
   // The next reduction reuses the scratch.
   line(syncThreads());
+  endedWithBarrier_ = true;
   close();
 }
 
