@@ -84,7 +84,7 @@ TEST_CASE("rows spread over several warps reduce through shared memory and stay 
 }
 
 TEST_CASE("sm_90a: gemms outside a mainloop on wgmma in place (panel-layout tiles) and on mma.sync agree with the interpreter") {
-  for (const char* func : {"inplace", "two_slices", "split_columns", "split_2x2"}) {
+  for (const char* func : {"inplace", "two_slices", "split_columns", "split_2x2", "loop_reduce"}) {
     for (auto dims : std::vector<std::map<std::string, int64_t>>{{{"M", 100}, {"N", 70}}, {{"M", 64}, {"N", 64}}}) {
       SourceManager sm;
       DiagnosticEngine diags{sm};

@@ -115,6 +115,9 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
   const HopperMainloop& h = *hopper_;
   const auto* g = as<GemmStmt>(consumers[gemmAt]);
   BufferInfo& product = bufs_[g->c.buffer.get()];
+  // Its statements' barrier analysis starts afresh in each part of an
+  // iteration: reductions there keep their final barrier.
+  scratchUntracked_ = true;
   const std::string first = product.name, second = fresh(product.name + "_next");
   line(typeName(g->c.buffer->dtype) + " " + second + "[" + std::to_string(product.elems) + "];");
   std::vector<Stmt> after(consumers.begin() + gemmAt + 1, consumers.end());
@@ -194,6 +197,7 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
   close();
   product.name = first;
   close();
+  scratchUntracked_ = false;
 }
 
 }  // namespace tlc::cuda

@@ -88,6 +88,7 @@ std::string KernelEmitter::syncThreads() const {
   // wgmma reads shared memory through the async proxy: the generic writes
   // (stores, cp.async) a barrier orders before it need a proxy fence first.
   std::string fence = wgmma_.empty() ? "" : "tlc::fence_proxy_async(); ";
+  ++barriersEmitted_;
   return fence + (hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();");
 }
 
@@ -389,7 +390,8 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
 // stage, and releases the stage: every read of it is complete by then (the
 // in-place wgmmas are waited for), so each warp arrives once its lanes are
 // past the body. No block-wide barrier orders the iterations unless what the
-// body accesses after its last barrier conflicts with what it accesses.
+// body accesses after its last barrier conflicts with what it accesses before
+// its first.
 void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   const HopperMainloop& h = *hopper_;
   LocationScope at(*this, f->loc);
@@ -425,14 +427,26 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   markNonNegative(version);
   line("const int " + varName(version) + " = " + stage + ";");
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = makeVarRef(version);
-  Accesses inner;
+  // `prefix`: the accesses up to the body's first barrier (the statement
+  // that emits it included).
+  Accesses inner, prefix;
+  bool inPrefix = true;
   preloadInvariantLoads(consumers);
-  for (const Stmt& c : consumers) emitBlock(c, inner);
+  for (const Stmt& c : consumers) {
+    int64_t barriers = barriersEmitted_;
+    emitBlock(c, inner);
+    if (inPrefix) prefix.merge(accessesOf(c));
+    inPrefix = inPrefix && barriers == barriersEmitted_;
+  }
   preloaded_.clear();
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
-  // The accesses since the body's last barrier against the next
-  // iteration's: a barrier only where they conflict.
-  if (withoutTiles(inner).conflictsWith(carried)) line(syncThreads());
+  // The accesses since the body's last barrier against the next iteration's
+  // before its first (those the loop carries): a barrier only where they
+  // conflict.
+  Accesses next = withoutTiles(prefix);
+  for (auto it = next.writes.begin(); it != next.writes.end();)
+    it = carried.writes.count(*it) ? std::next(it) : next.writes.erase(it);
+  if (withoutTiles(inner).conflictsWith(next)) line(syncThreads());
   close();
   // Tiles the body wrote (the generic proxy) are refilled by the tensor copies
   // (the asynchronous proxy) once the stage is released.

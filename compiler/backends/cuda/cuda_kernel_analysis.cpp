@@ -348,6 +348,7 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
   std::function<bool(const Buffer&)> visible = [this](const Buffer& b) { return !isRegister(b); };
   AccessScan scan(visible);
   scan.visit(s);
+  scan.acc.merge(scratchAccesses(s));
   if (sharedAlias_.empty()) return scan.acc;
   // Shared buffers that reuse each other's memory count as one: a write to
   // one after accesses to another then gets its barrier.
@@ -358,7 +359,7 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
   };
   for (auto* b : scan.acc.reads) canonical.reads.insert(slot(b));
   for (auto* b : scan.acc.writes) canonical.writes.insert(slot(b));
-  return canonical;
+  return canonical;  // (the scratch halves alias nothing: they are no buffer of the kernel)
 }
 
 // Offsets of the shared buffers in the kernel's one dynamic allocation.
@@ -654,29 +655,9 @@ bool KernelEmitter::planBuffers() {
     barrierOffset_ = offset;
     offset += 16 * hopper_->stages;
   }
-  // Rows wider than a warp reduce through shared memory: one partial result
-  // per warp and register row (8 bytes: the widest accumulator).
-  int64_t scratch = 0;
-  for (auto& g : tiles_.groups)
-    if (!g.isMma() && g.group > 32) scratch = std::max(scratch, g.rowsPerThread() * (g.threads / 32) * 8);
-  // Column reductions combine the warps holding the same columns there: one
-  // partial result per warp, column register and lane of a row.
-  struct ColumnReductions : IRVisitor {
-    const FragmentLayoutPlan* tiles;
-    int64_t bytes = 0;
-    void visitReduce(const ReduceStmt* r) override {
-      auto it = tiles->buffers.find(r->src.buffer.get());
-      if (it == tiles->buffers.end()) return;
-      const RegisterLayout& l = it->second.layout;
-      // Rows of an mma tile spanning warps: one partial per row and warp column.
-      if (r->dim != 0 && l.isMma() && l.warpsN > 1) bytes = std::max(bytes, l.rows * l.warpsN * 8);
-      if (r->dim != 0) return;
-      bytes = std::max(bytes, (l.threads / 32) * l.colsPerThread() * l.rowLanes() * 8);
-    }
-  } columnReductions;
-  columnReductions.tiles = &tiles_;
-  columnReductions.visit(kernel_.body);
-  scratch = std::max(scratch, columnReductions.bytes);
+  // Row reductions across warps and column reductions combine partial
+  // results through shared memory (planReductionScratch).
+  int64_t scratch = planReductionScratch();
   // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
   if (options_.dialect().mfma)
     for (const GemmStmt* g : scan.gemms) {

@@ -267,7 +267,14 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
       for (auto* r : deferred) {
         deferred_.erase(r);
         LocationScope at(*this, r->loc);
+        // Its combine may use the scratch (and then ends with a barrier).
+        Accesses scratch = scratchAccesses(r);
+        if (pending.conflictsWith(scratch)) barrier(pending);
+        endedWithBarrier_ = false;
         emitRegisterReduce(r, ReducePart::AcrossThreads);
+        if (endedWithBarrier_) pending = Accesses();
+        else pending.merge(scratch);
+        endedWithBarrier_ = false;
       }
       return;
     }
@@ -276,10 +283,13 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
   Accesses a = accessesOf(s);
   if (pending.conflictsWith(a)) barrier(pending);
   endedWithBarrier_ = false;
+  pendingAfter_.reset();
   emitBlockLeaf(s);
   if (endedWithBarrier_) pending = Accesses();
+  else if (pendingAfter_) pending = *pendingAfter_;
   else pending.merge(a);
   endedWithBarrier_ = false;
+  pendingAfter_.reset();
 }
 
 // A block-level serial or pipelined loop, in the form its plan takes.

@@ -294,6 +294,15 @@ class KernelEmitter : public backend::CEmitter {
   // shuffles within each warp, then the warps of a row combine their partial
   // results through shared memory (rowScratchOffset_), between two barriers.
   void emitWarpSpanningReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
+  // Assigns the scratch halves of the row reductions across warps; the
+  // scratch bytes every user needs (0: none).
+  int64_t planReductionScratch();
+  // The scratch halves a statement's reductions (and MFMA register
+  // operands, which stage through the scratch) read and write.
+  Accesses scratchAccesses(const ir::Stmt& s);
+  Accesses scratchAccesses(const ir::ReduceStmt* r);
+  // Reads and writes of the given scratch halves.
+  Accesses scratchUse(std::initializer_list<int> halves);
   // reduce(X, w, dim=0) of a register tile into a column vector of its group:
   // each thread combines its rows, xor shuffles combine the lanes holding the
   // same columns, and the warps holding them combine through shared memory
@@ -377,6 +386,21 @@ class KernelEmitter : public backend::CEmitter {
   // all its accesses (a row reduction across warps): emitBlock then drops the
   // pending accesses, which that barrier orders.
   bool endedWithBarrier_ = false;
+  // The row reductions across warps use the scratch in two alternating halves
+  // of scratchHalfBytes_ (their half in scratchHalf_) and end without a
+  // barrier: the two halves are pseudo-buffers of the barrier analysis
+  // (scratchAccesses), so the next use of a half waits for the reads of the
+  // last one only where no barrier came between. pendingAfter_: what such a
+  // reduction leaves unordered (its reads of its half after its barrier).
+  std::unordered_map<const ir::ReduceStmt*, int> scratchHalf_;
+  int64_t scratchHalfBytes_ = 0;
+  ir::Buffer scratchBuffers_[2];
+  std::optional<Accesses> pendingAfter_;
+  // Inside loops whose emission does not carry the barrier analysis across
+  // iterations (emitDeferredHopperLoop): reductions keep their final barrier.
+  bool scratchUntracked_ = false;
+  // Block barriers emitted so far (syncThreads).
+  mutable int64_t barriersEmitted_ = 0;
   int64_t threads_ = 0;
   ir::Var tid_;
   bool failed_ = false;

@@ -94,6 +94,11 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   markNonNegative(c);
   std::string guard, target = reduceTarget(r, l, makeVarRef(ri), &guard);
   std::string scratch = fresh("row_partial"), a = fresh("acc"), first = fresh("first");
+  // Its half of the scratch; a reduction with none (emitted where the
+  // barrier analysis does not follow it) ends with a barrier instead.
+  auto half = scratchHalf_.find(r);
+  const int h = half == scratchHalf_.end() ? 0 : half->second;
+  const bool finalBarrier = half == scratchHalf_.end() || scratchUntracked_ || part == ReducePart::AcrossThreads;
   // The partial results of a row's warps lie side by side from `first`:
   // row groups, the partial of warp w of row slot p for register row ri at
   // ri * (T / 32) + p * (G / 32) + w, that is ri * (T / 32) + tid / 32; an
@@ -109,7 +114,8 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
     slot = "ri * " + warps + " + tid / 32";
     firstOf = "ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps;
   }
-  line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
+  line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " +
+       std::to_string(rowScratchOffset_ + h * scratchHalfBytes_) + ");");
   line("#pragma unroll");
   open("for (int ri = 0; ri < " + rows + "; ++ri)");
   if (part == ReducePart::AcrossThreads) {
@@ -135,10 +141,80 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   std::string result = overwrite ? a : o.combine(cast(o.acc, td, target), a);
   line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, o.acc, result) + ";");
   close();
-  // The next reduction reuses the scratch.
-  line(syncThreads());
-  endedWithBarrier_ = true;
+  if (finalBarrier) {  // the next reduction reuses the scratch
+    line(syncThreads());
+    endedWithBarrier_ = true;
+  } else {
+    // The barrier above ordered everything before it; after it, the reads
+    // of the half and a target in shared memory are unordered.
+    Accesses after;
+    after.reads = scratchUse({h}).reads;
+    if (!isRegister(r->dst.buffer)) after.writes.insert(r->dst.buffer.get());
+    pendingAfter_ = after;
+  }
   close();
+}
+
+int64_t KernelEmitter::planReductionScratch() {
+  struct Scan : IRVisitor {
+    std::vector<const ReduceStmt*> reductions;
+    void visitReduce(const ReduceStmt* r) override { reductions.push_back(r); }
+  } scan;
+  scan.visit(kernel_.body);
+  int64_t other = 0;
+  int uses = 0;
+  for (const ReduceStmt* r : scan.reductions) {
+    auto it = tiles_.buffers.find(r->src.buffer.get());
+    if (it == tiles_.buffers.end()) continue;
+    const RegisterLayout& l = it->second.layout;
+    if (r->dim == 0) {
+      // One partial result per warp, column register and lane of a row.
+      other = std::max(other, (l.threads / 32) * l.colsPerThread() * l.rowLanes() * 8);
+      continue;
+    }
+    if (l.rowWarps() <= 1) continue;
+    // One partial result (8 bytes: the widest accumulator) per warp and
+    // register row, or per row and warp column of an mma tile.
+    int64_t bytes = l.isMma() ? l.rows * l.warpsN * 8 : l.rowsPerThread() * (l.threads / 32) * 8;
+    scratchHalfBytes_ = std::max(scratchHalfBytes_, (bytes + 15) / 16 * 16);
+    scratchHalf_[r] = uses++ % 2;
+  }
+  return std::max(other, std::min(uses, 2) * scratchHalfBytes_);
+}
+
+Accesses KernelEmitter::scratchAccesses(const Stmt& s) {
+  struct Scan : IRVisitor {
+    std::vector<const ReduceStmt*> reductions;
+    std::vector<const GemmStmt*> gemms;
+    void visitReduce(const ReduceStmt* r) override { reductions.push_back(r); }
+    void visitGemm(const GemmStmt* g) override { gemms.push_back(g); }
+  } scan;
+  scan.visit(s);
+  Accesses out;
+  for (const ReduceStmt* r : scan.reductions) out.merge(scratchAccesses(r));
+  // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
+  if (options_.dialect().mfma)
+    for (const GemmStmt* g : scan.gemms)
+      if (isRegister(g->a.buffer)) out.merge(scratchUse({0, 1}));
+  return out;
+}
+
+Accesses KernelEmitter::scratchAccesses(const ReduceStmt* r) {
+  if (auto it = scratchHalf_.find(r); it != scratchHalf_.end()) return scratchUse({it->second});
+  // Column reductions use the scratch from its start.
+  if (r->dim == 0 && tiles_.buffers.count(r->src.buffer.get())) return scratchUse({0, 1});
+  return Accesses();
+}
+
+Accesses KernelEmitter::scratchUse(std::initializer_list<int> halves) {
+  Accesses out;
+  for (int h : halves) {
+    if (!scratchBuffers_[h])
+      scratchBuffers_[h] = makeBuffer("tlc_row_scratch" + std::to_string(h), DType::Float32, {}, MemScope::Shared);
+    out.reads.insert(scratchBuffers_[h].get());
+    out.writes.insert(scratchBuffers_[h].get());
+  }
+  return out;
 }
 
 void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, ReducePart part) {
