@@ -34,8 +34,8 @@ struct BufferInfo {
   // Fragments held in registers with an mma accumulator layout.
   std::optional<layout::Fragment> fragment;
   int64_t warpsM = 0, warpsN = 0;
-  int64_t mfma = 0;
-  bool colMajor = false;  // warps numbered column-major (MmaShape::colMajor)  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
+  int64_t mfma = 0;  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
+  bool colMajor = false;  // warps numbered column-major (MmaShape::colMajor)
   // Fragments held in registers with an inferred row-group layout.
   std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads

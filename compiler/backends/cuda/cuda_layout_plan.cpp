@@ -49,12 +49,18 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     if (hopper && hopper->gemm && (loopTile(*hopper, w.b.tile) || (w.a.tile && loopTile(*hopper, w.a.tile))))
       continue;
     plan.wgmma.push_back(w);
-    fullRow.insert(w.gemm);
   }
+  // The wgmma gemms' warp grids: one 16-row slice per warp (the mainloop's
+  // threads / 32 x 1; those in place, WgmmaGemm).
   std::unordered_map<const GemmStmt*, MmaShape> grids;
   for (const WgmmaGemm& w : plan.wgmma) grids.emplace(w.gemm, w.shape);
-  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, hopper ? hopper->gemm : nullptr, fullRow,
-                        demoted, grids);
+  if (hopper && hopper->gemm) {
+    MmaShape s;
+    s.warpsM = threads / 32;
+    s.warpsN = 1;
+    grids.emplace(hopper->gemm, s);
+  }
+  MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, fullRow, demoted, grids);
   plan.sharedLayouts = std::move(mma.swizzled);
   for (const WgmmaGemm& w : plan.wgmma)
     for (const HopperOperand* op : {&w.a, &w.b})

@@ -285,7 +285,7 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
 
 MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
-                const GemmStmt* wgmma, const std::unordered_set<const GemmStmt*>& fullRow,
+                const std::unordered_set<const GemmStmt*>& fullRow,
                 const std::unordered_set<const BufferNode*>& demoted,
                 const std::unordered_map<const GemmStmt*, MmaShape>& grids) {
   MmaPlan plan;
@@ -294,10 +294,6 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
   for (auto* g : gemms) {
     MmaShape s;
     if (!mmaShapeOf(g, threads, options, &s, fullRow.count(g) > 0)) continue;
-    if (g == wgmma) {
-      s.warpsM = threads / 32;
-      s.warpsN = 1;
-    }
     if (auto it = grids.find(g); it != grids.end()) {
       s.warpsM = it->second.warpsM;
       s.warpsN = it->second.warpsN;
@@ -337,9 +333,9 @@ std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, 
                                           const Expr& reg, int64_t mfma, bool colMajor) {
   if (mfma) return mfmaAccumulatorIndex(m, n, warpsM, warpsN, mfma, tid, reg);
   int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
-  Expr warp = floorDiv(tid, makeInt(32)), lane = floorMod(tid, makeInt(32));
-  Expr warpRow = colMajor ? floorMod(warp, makeInt(warpsM)) : floorDiv(warp, makeInt(warpsN));
-  Expr warpCol = colMajor ? floorDiv(warp, makeInt(warpsM)) : floorMod(warp, makeInt(warpsN));
+  Expr lane = floorMod(tid, makeInt(32));
+  RegisterLayout grid = RegisterLayout::mma(m, n, warpsM, warpsN, 0, colMajor);
+  Expr warpRow = grid.warpRow(tid), warpCol = grid.warpCol(tid);
   Expr atom = floorDiv(reg, makeInt(4)), q = floorMod(reg, makeInt(4));
   Expr row = add(add(mul(warpRow, makeInt(wm)), mul(floorDiv(atom, makeInt(atomsN)), makeInt(16))),
                  add(mul(floorDiv(q, makeInt(2)), makeInt(8)), floorDiv(lane, makeInt(4))));

@@ -113,14 +113,13 @@ struct MmaPlan {
   std::unordered_map<const ir::BufferNode*, layout::Layout> swizzled;
 };
 
-// `wgmma`: the gemm of the kernel's Hopper mainloop (cuda_hopper.h), whose
-// accumulator takes the warp grid of threads / 32 warps by 1; `fullRow`:
-// the gemms whose accumulators give each warp whole rows (fullRowGemms);
-// `demoted`: accumulators to leave in shared memory; `grids`: gemms whose
-// warp grid is already chosen (wgmma in place, WgmmaGemm).
+// `fullRow`: the gemms whose accumulators give each warp whole rows
+// (fullRowGemms); `demoted`: accumulators to leave in shared memory;
+// `grids`: gemms whose warp grid is already chosen (the wgmma gemms: the
+// Hopper mainloop's, cuda_hopper.h, and those in place, WgmmaGemm).
 MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const ir::BufferNode*>& writtenInParallel,
-                const ir::GemmStmt* wgmma = nullptr, const std::unordered_set<const ir::GemmStmt*>& fullRow = {},
+                const std::unordered_set<const ir::GemmStmt*>& fullRow = {},
                 const std::unordered_set<const ir::BufferNode*>& demoted = {},
                 const std::unordered_map<const ir::GemmStmt*, MmaShape>& grids = {});
 
