@@ -313,14 +313,17 @@ Fragment::Fragment(std::vector<int64_t> inputShape, std::vector<Var> inputVars, 
   if (registers_.empty()) registers_.push_back(makeInt(0));
 }
 
+Expr Fragment::gridWarp(const Expr& row, const Expr& col, int64_t warpsM, int64_t warpsN, bool colMajor) {
+  return colMajor ? add(mul(col, makeInt(warpsM)), row) : add(mul(row, makeInt(warpsN)), col);
+}
+
 Fragment Fragment::mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor) {
   TLC_CHECK(m % (16 * warpsM) == 0 && n % (8 * warpsN) == 0, "mma accumulator tile must be whole 16x8 atoms per warp");
   auto vars = makePlaceholders(2, "i");
   Expr i = makeVarRef(vars[0]), j = makeVarRef(vars[1]);
   int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
   Expr ii = floorMod(i, makeInt(wm)), jj = floorMod(j, makeInt(wn));
-  Expr warp = colMajor ? add(mul(floorDiv(j, makeInt(wn)), makeInt(warpsM)), floorDiv(i, makeInt(wm)))
-                       : add(mul(floorDiv(i, makeInt(wm)), makeInt(warpsN)), floorDiv(j, makeInt(wn)));
+  Expr warp = gridWarp(floorDiv(i, makeInt(wm)), floorDiv(j, makeInt(wn)), warpsM, warpsN, colMajor);
   Expr lane = add(mul(floorMod(ii, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(8)), makeInt(2)));
   Expr thread = add(mul(warp, makeInt(32)), lane);
   Expr atom = add(mul(floorDiv(ii, makeInt(16)), makeInt(atomsN)), floorDiv(jj, makeInt(8)));

@@ -110,6 +110,9 @@ class Fragment {
   // warpgroups that split the columns, each warpgroup's 4 warps stacked
   // along M.
   static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor = false);
+  // The index of the warp at (`row`, `col`) of a warpsM x warpsN grid
+  // numbered as mmaAccumulator numbers it.
+  static ir::Expr gridWarp(const ir::Expr& row, const ir::Expr& col, int64_t warpsM, int64_t warpsN, bool colMajor);
   // The accumulator layout of the CDNA MFMA instructions v_mfma_f32_SxSxK
   // (S = `block`, 32 or 16) for an [m, n] tile computed by a wavesM x wavesN
   // grid of 64-lane wavefronts: each wavefront owns (m / wavesM) x

@@ -5,36 +5,18 @@
 // epilogues, dynamic shapes).
 #include <doctest/doctest.h>
 
-#include "compiler/ir/ir_parser.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ir/verifier.h"
 #include "compiler/passes/cpu_group_blocks.h"
 #include "tests/cpu/cpu_test_util.h"
-#include "tests/support/filecheck.h"
+#include "tests/support/pass_text.h"
 
 using namespace tlc;
 using namespace tlc::test;
 
 namespace {
 
-// Parses `text`, runs the pass, verifies and prints the result.
-std::string groupText(const std::string& text) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("test.tir", text);
-  auto module = ir::parseIRModule(sources, diags, file);
-  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  ir::Module out = cpu::groupBlocks(*module, cpu::GroupLimits{1, 1 << 20});
-  CHECK_MESSAGE(ir::verifyModule(out, diags), diags.renderAll());
-  return ir::printModule(out);
-}
+ir::Module group(const ir::Module& m) { return cpu::groupBlocks(m, cpu::GroupLimits{1, 1 << 20}); }
 
-void checkText(const std::string& text) {
-  std::string printed = groupText(text);
-  INFO(printed);
-  auto check = testing::fileCheck(printed, text);
-  CHECK_MESSAGE(check.ok, check.message);
-}
+void checkText(const std::string& text) { testing::checkPassText(text, group); }
 
 }  // namespace
 
@@ -168,7 +150,7 @@ func @g(A: float32[256, 64], B: float32[64, 256], O: int32[3], C: float32[256, 2
 }
 )";
   for (const char* text : {elementwise, unshared, large, indirect}) {
-    std::string printed = groupText(text);
+    std::string printed = testing::runPassOnText(text, group);
     INFO(printed);
     CHECK(printed.find("kernel grid(1") == std::string::npos);
     CHECK(printed.find("_g1") == std::string::npos);

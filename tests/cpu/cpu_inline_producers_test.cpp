@@ -6,35 +6,20 @@
 
 #include <cmath>
 
-#include "compiler/ir/ir_parser.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ir/verifier.h"
 #include "compiler/passes/cpu_hoist_fast_paths.h"
 #include "compiler/passes/cpu_inline_producers.h"
 #include "tests/cpu/cpu_test_util.h"
-#include "tests/support/filecheck.h"
+#include "tests/support/pass_text.h"
 
 using namespace tlc;
 using namespace tlc::test;
 
 namespace {
 
-std::string runPasses(const std::string& text, bool hoist) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("test.tir", text);
-  auto module = ir::parseIRModule(sources, diags, file);
-  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  ir::Module out = hoist ? cpu::hoistFastPaths(*module) : cpu::inlineProducers(*module);
-  CHECK_MESSAGE(ir::verifyModule(out, diags), diags.renderAll());
-  return ir::printModule(out);
-}
+ir::Module applyPass(const ir::Module& m, bool hoist) { return hoist ? cpu::hoistFastPaths(m) : cpu::inlineProducers(m); }
 
 void checkText(const std::string& text, bool hoist = false) {
-  std::string printed = runPasses(text, hoist);
-  INFO(printed);
-  auto check = testing::fileCheck(printed, text);
-  CHECK_MESSAGE(check.ok, check.message);
+  testing::checkPassText(text, [&](const ir::Module& m) { return applyPass(m, hoist); });
 }
 
 }  // namespace

@@ -125,3 +125,11 @@ TEST_CASE("planted bug: producer refills a stage without waiting for its empty b
   CHECK_FALSE(r.result.clean());
   CHECK((r.result.has(FindingKind::AsyncCopyInFlight) || r.result.has(FindingKind::WgmmaOperandOverwritten)));
 }
+
+TEST_CASE("planted bug: the epilogue reads the accumulators before the last wgmma.wait_group") {
+  GemmRun r = runGemm("BUG_LAST_WAIT_MISSING", 64, 128, 256);
+  INFO(r.result.render());
+  // No memory is misused: the accumulators still hold the in-flight NaN.
+  CHECK(r.result.clean());
+  CHECK(std::isinf(r.maxError));
+}

@@ -1,9 +1,10 @@
 // The emulator's Hopper checks on small kernels: mbarrier ordering and
-// deadlocks, named barriers after a warpgroup exits, wgmma operands
-// overwritten before their wait, bad tensor maps, setmaxnreg, and the
+// deadlocks, named barriers after a warpgroup exits, wgmma operands and
+// accumulators overwritten (or accumulators read) before their wait, bad tensor maps, setmaxnreg, and the
 // alignment of dynamic shared memory.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <numeric>
 
@@ -149,7 +150,7 @@ const char* kWgmma = R"(
   }
   tlc::fence_proxy_async();
   __syncthreads();
-  float d[4] = {0, 0, 0, 0};
+  float d[4] = {0, 0, 0, 0}, early = 0;
   tlc::wgmma_fence();
   tlc::wgmma_m64n8k16<0, 0, 0>(d, tlc::smem_desc(A, 128, 256, 0), tlc::smem_desc(B, 128, 256, 0), 0);
   tlc::wgmma_commit();
@@ -157,6 +158,7 @@ const char* kWgmma = R"(
   tlc::wgmma_wait<0>();
   int w = t / 32, g = (t % 32) / 4, q = t % 4;
   if (g == 0 && w == 0) { out[2 * q] = d[0]; out[2 * q + 1] = d[1]; }
+  if (t == 0) out[100] = early;
 )";
 std::string wgmmaKernel(const std::string& early) {
   std::string s = kWgmma;
@@ -176,6 +178,36 @@ TEST_CASE("wgmma: writing an operand before wgmma.wait_group retires it") {
   Run r = run(wgmmaKernel("if (t == 0) A[3] = __float2half(9.f);"), 128);
   INFO(r.r.render());
   CHECK(hasWith(r.r, FindingKind::WgmmaOperandOverwritten, "wait_group"));
+}
+
+TEST_CASE("wgmma: the accumulators hold their results only after wgmma.wait_group") {
+  // Read before the wait: not the product (a NaN while the wgmma is in flight).
+  Run r = run(wgmmaKernel("early = d[0];"), 128);
+  INFO(r.r.render());
+  CHECK(r.r.clean());
+  CHECK(std::isnan(r.out[100]));
+  for (int c = 0; c < 8; ++c) CHECK(r.out[c] == (float)(c % 5));
+  // Written before the wait: a finding at the wait, naming the wgmma.
+  Run w = run(wgmmaKernel("d[1] = 3.f;"), 128);
+  INFO(w.r.render());
+  CHECK(hasWith(w.r, FindingKind::WgmmaOperandOverwritten, "accumulator register"));
+}
+
+TEST_CASE("wgmma: groups chained on one accumulator retire in order") {
+  // Two groups accumulate A * I into d; wait<1> retires the first only, so
+  // the registers still wait for the second; wait<0> gives both.
+  std::string body = kWgmma;
+  body.replace(body.find("WRITE_EARLY"), 11,
+               "tlc::wgmma_fence();\n"
+               "  tlc::wgmma_m64n8k16<0, 0, 1>(d, tlc::smem_desc(A, 128, 256, 0), tlc::smem_desc(B, 128, 256, 0), 1);\n"
+               "  tlc::wgmma_commit();\n"
+               "  tlc::wgmma_wait<1>();\n"
+               "  early = d[0];");
+  Run r = run(body, 128);
+  INFO(r.r.render());
+  CHECK(r.r.clean());
+  CHECK(std::isnan(r.out[100]));
+  for (int c = 0; c < 8; ++c) CHECK(r.out[c] == 2.f * (float)(c % 5));
 }
 
 TEST_CASE("wgmma: a warpgroup with a missing thread deadlocks, mismatched shapes are reported") {

@@ -270,11 +270,11 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
         // Its combine may use the scratch (and then ends with a barrier).
         Accesses scratch = scratchAccesses(r);
         if (pending.conflictsWith(scratch)) barrier(pending);
-        endedWithBarrier_ = false;
+        pendingAfter_.reset();
         emitRegisterReduce(r, ReducePart::AcrossThreads);
-        if (endedWithBarrier_) pending = Accesses();
+        if (pendingAfter_) pending = *pendingAfter_;
         else pending.merge(scratch);
-        endedWithBarrier_ = false;
+        pendingAfter_.reset();
       }
       return;
     }
@@ -282,13 +282,10 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
   }
   Accesses a = accessesOf(s);
   if (pending.conflictsWith(a)) barrier(pending);
-  endedWithBarrier_ = false;
   pendingAfter_.reset();
   emitBlockLeaf(s);
-  if (endedWithBarrier_) pending = Accesses();
-  else if (pendingAfter_) pending = *pendingAfter_;
+  if (pendingAfter_) pending = *pendingAfter_;
   else pending.merge(a);
-  endedWithBarrier_ = false;
   pendingAfter_.reset();
 }
 

@@ -382,19 +382,20 @@ class KernelEmitter : public backend::CEmitter {
   int64_t sharedBytes_ = 0;
   // Shared memory where the warps of a row combine a reduction (rows wider than a warp); -1 when unused.
   int64_t rowScratchOffset_ = -1;
-  // Set by a leaf statement's emission that ends with a block barrier after
-  // all its accesses (a row reduction across warps): emitBlock then drops the
-  // pending accesses, which that barrier orders.
-  bool endedWithBarrier_ = false;
   // The row reductions across warps use the scratch in two alternating halves
   // of scratchHalfBytes_ (their half in scratchHalf_) and end without a
   // barrier: the two halves are pseudo-buffers of the barrier analysis
   // (scratchAccesses), so the next use of a half waits for the reads of the
-  // last one only where no barrier came between. pendingAfter_: what such a
-  // reduction leaves unordered (its reads of its half after its barrier).
+  // last one only where no barrier came between.
   std::unordered_map<const ir::ReduceStmt*, int> scratchHalf_;
   int64_t scratchHalfBytes_ = 0;
   ir::Buffer scratchBuffers_[2];
+  // Set by a leaf statement's emission that knows better than its accesses
+  // what it leaves unordered for the statements after it (emitBlock takes it
+  // instead of merging them): nothing, when it ends with a block barrier after
+  // all its accesses (reductions across warps that keep their final barrier,
+  // an MFMA operand staged from registers); a row reduction ending without
+  // one, its reads of its scratch half after its barrier.
   std::optional<Accesses> pendingAfter_;
   // Inside loops whose emission does not carry the barrier analysis across
   // iterations (emitDeferredHopperLoop): reductions keep their final barrier.

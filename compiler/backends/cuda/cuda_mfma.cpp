@@ -165,8 +165,12 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
       line(fn + "(&" + acc + "[" + std::to_string((bi * bn + bj) * regs) + "], " + af + "[" + std::to_string(bi) +
            "], " + bfr + "[" + std::to_string(bj) + "]);");
   close();
-  // The stage is scratch space that the next staging or reduction rewrites.
-  if (aRegister) line(syncThreads());
+  // The stage is scratch space that the next staging or reduction rewrites;
+  // after this barrier nothing of the gemm is pending.
+  if (aRegister) {
+    line(syncThreads());
+    pendingAfter_ = Accesses();
+  }
 }
 
 }  // namespace tlc::cuda

@@ -143,7 +143,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   close();
   if (finalBarrier) {  // the next reduction reuses the scratch
     line(syncThreads());
-    endedWithBarrier_ = true;
+    pendingAfter_ = Accesses();
   } else {
     // The barrier above ordered everything before it; after it, the reads
     // of the half and a target in shared memory are unordered.
@@ -201,8 +201,14 @@ Accesses KernelEmitter::scratchAccesses(const Stmt& s) {
 
 Accesses KernelEmitter::scratchAccesses(const ReduceStmt* r) {
   if (auto it = scratchHalf_.find(r); it != scratchHalf_.end()) return scratchUse({it->second});
-  // Column reductions use the scratch from its start.
-  if (r->dim == 0 && tiles_.buffers.count(r->src.buffer.get())) return scratchUse({0, 1});
+  // Column reductions use the scratch from its start where warps hold the
+  // same columns (emitColumnReduce), unless deferred past a loop (in-thread
+  // inside it).
+  if (r->dim == 0 && !deferred_.count(r))
+    if (auto it = tiles_.buffers.find(r->src.buffer.get()); it != tiles_.buffers.end()) {
+      const RegisterLayout& l = it->second.layout;
+      if (l.threads / 32 / l.rowWarps() > 1) return scratchUse({0, 1});
+    }
   return Accesses();
 }
 
@@ -259,8 +265,9 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
          std::to_string(rowWarps) + ") " + acc + "[c] = " +
          o.combine(acc + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
     close();
-    // The next reduction reuses the scratch.
+    // The next reduction reuses the scratch; its target is registers.
     line(syncThreads());
+    pendingAfter_ = Accesses();
   }
   line("#pragma unroll");
   open("for (int c = 0; c < " + C + "; ++c)");

@@ -124,10 +124,11 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     w.shape.colMajor = colGroups > 1;
     // B is [K, N] (N contiguous: MN-major) or, transposed, [N, K].
     if (!planTile(g->b, !g->transB, &w.b) || annotations.count(w.b.tile)) continue;
+    // The columns of an MN-major B a warpgroup reads are whole panels, or
+    // part of one when a single warpgroup reads them all (a column slice
+    // starts at a panel).
     int64_t panelElems = w.b.span / dtypeBytes(g->b.buffer->dtype), slice = s.n / colGroups;
-    if (w.b.mnMajor && slice > panelElems && slice % panelElems) continue;
-    // A column slice of an MN-major B starts at a panel.
-    if (w.b.mnMajor && colGroups > 1 && slice % panelElems) continue;
+    if (w.b.mnMajor && slice % panelElems && (slice > panelElems || colGroups > 1)) continue;
     if (g->a.buffer->scope == MemScope::Fragment && colGroups == 1) {
       if (g->transA || !isFullRegion(g->a)) continue;
       w.registerA = true;
@@ -213,9 +214,8 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
   const std::string wg = "tid / 128";
   const std::string wgRow = s.warpsN == 1 ? wg : rowGroups > 1 ? "(" + wg + " % " + std::to_string(rowGroups) + ")" : "0";
   auto dB = descOffsets(w->b);
-  std::string bSlice = s.warpsN > 1 ? " + " + wg + " / " + std::to_string(rowGroups) + " * " +
-                                          std::to_string(tileOffset(w->b, 0, slice, eb))
-                                    : "";
+  const std::string wgCol = rowGroups > 1 ? wg + " / " + std::to_string(rowGroups) : wg;
+  std::string bSlice = s.warpsN > 1 ? " + " + wgCol + " * " + std::to_string(tileOffset(w->b, 0, slice, eb)) : "";
   line("const unsigned long long " + db + " = tlc::smem_desc(" + base(g->b.buffer) + bSlice + ", " +
        std::to_string(dB.lbo) + ", " + std::to_string(dB.sbo) + ", " + std::to_string(w->b.span) + ");");
   if (!w->registerA) {

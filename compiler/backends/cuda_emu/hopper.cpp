@@ -458,11 +458,49 @@ void Machine::wgFinish(Thread* t, WgOp* op) {
   delete op;
 }
 
-void Machine::retireWgmmaGroup(std::vector<uint32_t>& chunks) {
-  for (uint32_t c : chunks)
+// The bits an accumulator register holds while a wgmma that writes it is in
+// flight: a quiet NaN (as float32) whose payload names it.
+constexpr uint32_t kAccumulatorInFlight = 0x7fc0dead;
+
+// Retires group `g` (at a wgmma.wait_group of thread `t`, or when the
+// warpgroup has exited: `threadsLive` false, then no register is written).
+// Its shared chunks are free to be written again, and its results reach the
+// accumulator registers unless a later group writes them too.
+void Machine::retireWgmmaGroup(Warpgroup& w, WgmmaGroup& g, Thread* t, uint32_t pc, bool threadsLive) {
+  for (uint32_t c : g.chunks)
     for (int i = 0; i < 16; ++i)
       if (asyncShadow_[c + i].wgmmaPending) asyncShadow_[c + i].wgmmaPending--;
-  chunks.clear();
+  g.chunks.clear();
+  bool reported = false;
+  for (const auto& r : g.results) {
+    auto it = w.inFlight.find(r.reg);
+    if (it == w.inFlight.end()) continue;
+    const bool live = threadsLive && threads_[r.thread]->status != Thread::Done;
+    if (live && *r.reg != kAccumulatorInFlight && !reported) {
+      reported = true;
+      report(FindingKind::WgmmaOperandOverwritten, t, pc, r.pc,
+             "an accumulator register of a wgmma was written before the wgmma.wait_group that retires it "
+             "(wgmma.fence orders writes before a wgmma, not after it)");
+    }
+    if (it->second.seq != g.seq) continue;  // a later group's wgmma writes it too
+    if (live) *r.reg = it->second.bits;
+    w.inFlight.erase(it);
+  }
+  g.results.clear();
+}
+
+// Records the results `values` (registers of each of the 128 threads, in the
+// order of op.d) of a wgmma just issued into the uncommitted group; the
+// registers hold kAccumulatorInFlight until its group retires.
+void Machine::deferAccumulators(Warpgroup& w, int regsPerThread, const WgOp& op, const std::vector<uint32_t>& values) {
+  for (int i = 0; i < 128; ++i) {
+    uint32_t* regs = reinterpret_cast<uint32_t*>(op.d[i]);
+    for (int r = 0; r < regsPerThread; ++r) {
+      w.inFlight[&regs[r]] = Warpgroup::InFlight{values[i * regsPerThread + r], w.nextSeq};
+      regs[r] = kAccumulatorInFlight;
+      w.uncommitted.results.push_back({&regs[r], op.pc, op.members[i]->tid});
+    }
+  }
 }
 
 void Machine::wgExecute(WgOp& op) {
@@ -472,12 +510,13 @@ void Machine::wgExecute(WgOp& op) {
   switch (op.kind) {
     case kWgFence: break;
     case kWgCommit:
+      w.uncommitted.seq = w.nextSeq++;
       w.groups.push_back(std::move(w.uncommitted));
-      w.uncommitted.clear();
+      w.uncommitted = WgmmaGroup{};
       break;
     case kWgWait:
       while ((int)w.groups.size() > op.sub) {
-        retireWgmmaGroup(w.groups.front());
+        retireWgmmaGroup(w, w.groups.front(), t, op.pc, true);
         w.groups.pop_front();
       }
       break;
@@ -580,14 +619,27 @@ void Machine::wgExecute(WgOp& op) {
           asyncShadow_[c + i].wgmmaPc = op.pc;
         }
       }
-      w.uncommitted.insert(w.uncommitted.end(), chunks.begin(), chunks.end());
+      w.uncommitted.chunks.insert(w.uncommitted.chunks.end(), chunks.begin(), chunks.end());
+      // The accumulators as the wgmmas issued before this one leave them,
+      // this one's results computed on a copy of them.
+      const int regs = n / 2;
+      std::vector<uint32_t> acc(128 * regs);
+      for (int i = 0; i < 128; ++i)
+        for (int r = 0; r < regs; ++r) {
+          uint32_t* reg = reinterpret_cast<uint32_t*>(op.d[i]) + r;
+          auto it = w.inFlight.find(reg);
+          acc[i * regs + r] = it != w.inFlight.end() ? it->second.bits : *reg;
+        }
       if (s8) {
         int32_t* di[128];
-        for (int i = 0; i < 128; ++i) di[i] = reinterpret_cast<int32_t*>(op.d[i]);
+        for (int i = 0; i < 128; ++i) di[i] = reinterpret_cast<int32_t*>(&acc[i * regs]);
         isa::wgmmaS8(n, A.data(), B.data(), di, op.scale);
       } else {
-        isa::wgmma(n, K, A.data(), B.data(), op.d, op.scale);
+        float* df[128];
+        for (int i = 0; i < 128; ++i) df[i] = reinterpret_cast<float*>(&acc[i * regs]);
+        isa::wgmma(n, K, A.data(), B.data(), df, op.scale);
       }
+      deferAccumulators(w, regs, op, acc);
       break;
     }
   }
@@ -683,9 +735,10 @@ void Machine::hopperThreadExit(Thread* t) {
   // When the whole warpgroup has exited its outstanding wgmmas complete.
   for (unsigned i = wg * 128; i < std::min(threadsPerBlock_, wg * 128 + 128); ++i)
     if (threads_[i]->status != Thread::Done) return;
-  for (auto& g : w.groups) retireWgmmaGroup(g);
+  for (auto& g : w.groups) retireWgmmaGroup(w, g, t, 0, false);
   w.groups.clear();
-  retireWgmmaGroup(w.uncommitted);
+  retireWgmmaGroup(w, w.uncommitted, t, 0, false);
+  w.inFlight.clear();
 }
 
 }  // namespace tlc::cuda_emu

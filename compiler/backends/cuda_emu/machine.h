@@ -92,6 +92,7 @@ class Machine {
   struct Mbarrier;
   struct AsyncByte;
   struct WgOp;
+  struct WgmmaGroup;
   struct Warpgroup;
   struct WaveOp;
 
@@ -143,7 +144,8 @@ class Machine {
   WgOp* wgArrive(Thread* t, int kind, int sub, uint32_t pc);
   void wgFinish(Thread* t, WgOp* op);
   void wgExecute(WgOp& op);
-  void retireWgmmaGroup(std::vector<uint32_t>& chunks);
+  void retireWgmmaGroup(Warpgroup& w, WgmmaGroup& g, Thread* t, uint32_t pc, bool threadsLive);
+  void deferAccumulators(Warpgroup& w, int regsPerThread, const WgOp& op, const std::vector<uint32_t>& values);
 
   // --- 64-lane wavefronts (wavefront.cpp)
   void resetWavefronts();

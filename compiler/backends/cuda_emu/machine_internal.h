@@ -137,11 +137,35 @@ struct Machine::WgOp {
   uint32_t a[128][4] = {};  // wgmma with A from registers: each thread's A fragment
 };
 
+// A wgmma group: what its wgmmas read and the accumulator registers they
+// write. A wgmma computes at issue, but its results reach the registers only
+// when a wgmma.wait_group retires its group; until then the registers hold
+// kAccumulatorInFlight (a NaN), so that a read before the wait shows in the
+// results and a write before it is found at the wait.
+struct Machine::WgmmaGroup {
+  struct Result {
+    uint32_t* reg;
+    uint32_t pc;
+    unsigned thread;  // the block's thread whose register it is
+  };
+  uint64_t seq = 0;
+  std::vector<uint32_t> chunks;  // 16-byte shared chunks its wgmmas read
+  std::vector<Result> results;   // accumulator registers its wgmmas write
+};
+
 struct Machine::Warpgroup {
   WgOp* active = nullptr;
   unsigned regs = 0;  // the register count setmaxnreg set (0: the launch's)
-  std::vector<uint32_t> uncommitted;  // 16-byte chunks read by issued, uncommitted wgmmas
-  std::deque<std::vector<uint32_t>> groups;
+  WgmmaGroup uncommitted;  // issued, uncommitted wgmmas
+  std::deque<WgmmaGroup> groups;
+  uint64_t nextSeq = 1;
+  // Accumulator registers written by issued wgmmas not yet retired: their
+  // value once those complete, and the group of the last wgmma to write it.
+  struct InFlight {
+    uint32_t bits;
+    uint64_t seq;
+  };
+  std::unordered_map<uint32_t*, InFlight> inFlight;
 };
 
 // A 64-lane wavefront collective (an MFMA, wavefront.cpp): every lane of
