@@ -223,7 +223,10 @@ class KernelEmitter : public backend::CEmitter {
   ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
   ir::Expr regionInside(const ir::Region& r);
   bool loadsShifted(const ir::CopyStmt* c, int64_t V);
-  ir::Expr elementsAfter(const ir::Region& r, int64_t n);
+  // Copies whose source rows are not aligned (cuda_shifted_copies.cpp).
+  ir::Expr elementsAfter(const ir::Buffer& b, const std::vector<ir::Expr>& index, int64_t n);
+  std::string alignedRows(const ir::Region& r, int64_t V);
+  void emitShiftedEdgeTile(const ir::CopyStmt* c, int64_t V);
   void declareCopyThreadOffsets(const ir::CopyStmt* c);
   // Gather nests as asynchronous copies (cuda_async_gather.cpp).
   struct GatherRuns {

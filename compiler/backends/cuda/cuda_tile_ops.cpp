@@ -200,16 +200,6 @@ Expr KernelEmitter::regionInside(const Region& r) {
   return logicalAnd(inBounds(r.buffer, first), inBounds(r.buffer, lastIndex(r)));
 }
 
-// The condition that `n` more elements of the (row-major) global buffer follow
-// the last element of region `r`: the reach of tlc::load_shifted past a run.
-Expr KernelEmitter::elementsAfter(const Region& r, int64_t n) {
-  Expr size = makeInt(1, DType::Int64);
-  for (const Expr& e : r.buffer->shape) size = mul(size, e->dtype == DType::Int64 ? e : makeCast(DType::Int64, e));
-  Expr off = offsetExpr(r.buffer, lastIndex(r));
-  if (off->dtype != DType::Int64) off = makeCast(DType::Int64, off);
-  return passes::simplifyExpr(lt(add(off, makeInt(n, DType::Int64)), size));
-}
-
 // Whether copy `c`, moving V-element vectors, loads the whole tiles whose
 // source rows are not aligned by tlc::load_shifted: a global source whose
 // rows need not be whole vectors long (a runtime last extent, or a constant
@@ -529,14 +519,25 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
       open("if (" + fastCond + ")");
       emitVectorLoop(false);
       if (shiftedOk) {
-        Expr inside = logicalAnd(logicalAnd(regionInside(src), wholeVectorRows(dst, V)), elementsAfter(src, V));
+        Expr inside =
+            logicalAnd(logicalAnd(regionInside(src), wholeVectorRows(dst, V)), elementsAfter(src.buffer, lastIndex(src), V));
         close("} else if (" + expr(passes::simplifyExpr(inside)) + ") {");
         ++indent_;
         emitVectorLoop(false, true);
       }
       close("} else {");
       ++indent_;
-      emitVectorLoop(true);
+      if (shiftedOk && hoistedCopyOffsets_.count(c)) {
+        // Aligned rows keep the checked loop's asynchronous copies.
+        open("if (" + alignedRows(src, V) + ")");
+        emitVectorLoop(true);
+        close("} else {");
+        ++indent_;
+        emitShiftedEdgeTile(c, V);  // cuda_shifted_copies.cpp
+        close();
+      } else {
+        emitVectorLoop(true);
+      }
       close();
     }
     close();
