@@ -191,6 +191,70 @@ TEST_CASE("the int8 MFMAs in HIP C combine both halves of each wavefront into on
   }
 }
 
+TEST_CASE("the float8 MFMA helpers convert OCP operands and add a quarter of the product") {
+  const Helper fp8Helpers[] = {
+      {isa::MfmaKind::F32_32x32x16_FP8, "tlc::mfma_32x32x16_e4m3", "tlc_fp8_e4m3"},
+      {isa::MfmaKind::F32_16x16x32_FP8, "tlc::mfma_16x16x32_e4m3", "tlc_fp8_e4m3"},
+      {isa::MfmaKind::F32_32x32x16_BF8, "tlc::mfma_32x32x16_e5m2", "tlc_fp8_e5m2"},
+      {isa::MfmaKind::F32_16x16x32_BF8, "tlc::mfma_16x16x32_e5m2", "tlc_fp8_e5m2"},
+  };
+  for (const Helper& h : fp8Helpers) {
+    CAPTURE(h.name);
+    const isa::MfmaInfo& info = isa::mfmaInfo(h.kind);
+    const int waves = 2, threads = 64 * waves;
+    const std::string T = h.type;
+    auto m = compile("#include \"tlc_hip.h\"\n"
+                     "extern \"C\" __global__ void k(const " + T + "* a, const " + T + "* b, float* d) {\n"
+                     "  const int t = threadIdx.x;\n"
+                     "  " + T + " av[8], bv[8];\n"
+                     "  float acc[16];\n"
+                     "  for (int v = 0; v < 8; ++v) { av[v] = a[t * 8 + v]; bv[v] = b[t * 8 + v]; }\n"
+                     "  for (int r = 0; r < 16; ++r) acc[r] = d[t * 16 + r];\n"
+                     "  " + h.name + "(acc, av, bv);\n"
+                     "  for (int r = 0; r < 16; ++r) d[t * 16 + r] = acc[r];\n"
+                     "}\n");
+    // Values both formats hold exactly, -0 among them (OCP 0x80, FNUZ's NaN).
+    const float values[] = {0.0f, -0.0f, 0.5f, -0.5f, 1.0f, -1.5f, 2.0f, 3.0f, -4.0f, 0.25f};
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> pick(0, 9), small(-8, 8);
+    auto encode = [&](float x) {
+      return info.fp8Exp == 4 ? fl::floatToE4M3(x) : fl::floatToE5M2(x);
+    };
+    std::vector<std::vector<float>> A(waves, std::vector<float>(info.m * info.k)),
+        B(waves, std::vector<float>(info.k * info.n)), C(waves, std::vector<float>(info.m * info.n));
+    std::vector<uint8_t> a(threads * 8), b(threads * 8);
+    std::vector<float> d(threads * 16, 0.f);
+    for (int w = 0; w < waves; ++w) {
+      for (auto* mat : {&A[w], &B[w]})
+        for (float& x : *mat) x = values[pick(rng)];
+      for (float& x : C[w]) x = (float)small(rng);
+      for (int l = 0; l < 64; ++l) {
+        for (int v = 0; v < 8; ++v) {
+          isa::MfmaCoord pa = isa::mfmaAElement(h.kind, l, v), pb = isa::mfmaBElement(h.kind, l, v);
+          a[(w * 64 + l) * 8 + v] = encode(A[w][pa.row * info.k + pa.col]);
+          b[(w * 64 + l) * 8 + v] = encode(B[w][pb.row * info.n + pb.col]);
+        }
+        for (int r = 0; r < info.accRegs; ++r) {
+          isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
+          d[(w * 64 + l) * 16 + r] = C[w][p.row * info.n + p.col];
+        }
+      }
+    }
+    std::vector<KernelArg> args = {KernelArg::buffer("a", a.data(), a.size(), false),
+                                   KernelArg::buffer("b", b.data(), b.size(), false),
+                                   KernelArg::buffer("d", d.data(), d.size() * 4, true)};
+    LaunchConfig cfg;
+    cfg.block.x = threads;
+    LaunchResult r = m->launch("k", cfg, args);
+    INFO(r.render());
+    REQUIRE(r.clean());
+    // D = C + A * B / 4: the quarter the gemm makes up for (cuda_mfma.cpp).
+    for (auto& mat : A)
+      for (float& x : mat) x /= 4;
+    checkProduct(h.kind, d, A, B, C);
+  }
+}
+
 TEST_CASE("an MFMA whose wavefront cannot complete is a finding") {
   const Helper& h = kHelpers[0];
   std::vector<uint16_t> a(128 * 4, 0), b(128 * 4, 0);

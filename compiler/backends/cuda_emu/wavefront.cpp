@@ -101,6 +101,17 @@ void Machine::mfma(int kind, float* d, const uint16_t* a, const uint16_t* b, con
     }
     isa::mfmaInt8((isa::MfmaKind)kind, a8, b8, c, out);
     for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(int32_t));
+  } else if (info.fp8Exp) {
+    // The lanes' 8 operand bytes are their FNUZ float8 elements.
+    static thread_local uint8_t a8[isa::kWavefrontSize][8], b8[isa::kWavefrontSize][8];
+    static thread_local float c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
+    for (int l = 0; l < 64; ++l) {
+      std::memcpy(a8[l], op->a[l], sizeof a8[l]);
+      std::memcpy(b8[l], op->b[l], sizeof b8[l]);
+      std::memcpy(c[l], op->d[l], regs * sizeof(float));
+    }
+    isa::mfmaFp8((isa::MfmaKind)kind, a8, b8, c, out);
+    for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(float));
   } else {
     static thread_local float c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
     for (int l = 0; l < 64; ++l) std::memcpy(c[l], op->d[l], regs * sizeof(float));
