@@ -24,9 +24,11 @@
 // stage after them: the global latency overlaps the math, and one barrier
 // per iteration (at its top) orders both the stores before their readers
 // and the readers of a stage before its next stores. The registers a
-// thread stages are bounded (kMaxStagedBytes); a loop needing more, or with
-// a gather nest or a jump, runs unpipelined.
+// thread stages are bounded (kMaxStagedBytes); a loop needing more, whose
+// second stages would not fit the LDS, or with a gather nest or a jump,
+// runs unpipelined.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/loop_jumps.h"
 #include "compiler/passes/simplify.h"
@@ -65,6 +67,21 @@ PipelineSchedule KernelEmitter::dialectSchedule(const ForStmt* f) {
     bytes += runs * std::max<int64_t>(V * dtypeBytes(c->src.buffer->dtype), 4);
   }
   if (bytes > kMaxStagedBytes) return {};
+  // The tiles' second stages must fit the LDS beside the kernel's shared
+  // buffers (the plain loop needs one stage); otherwise the loop runs plain.
+  KernelScan scan;
+  scan.visit(kernel_.body);
+  int64_t shared = 0;
+  for (const AllocStmt* a : scan.blockAllocs) {
+    int64_t n = 0;
+    if (a->buffer->scope == MemScope::Shared && constInt(product(a->buffer->shape), &n))
+      shared += n * dtypeBytes(a->buffer->dtype);
+  }
+  for (const BufferNode* b : sched.tiles()) {
+    int64_t n = 0;
+    if (constInt(product(b->shape), &n)) shared += n * dtypeBytes(b->dtype);
+  }
+  if (shared > options_.maxSharedBytes) return {};
   // The loads run one iteration ahead into registers: two stages suffice.
   sched.depth = 2;
   return sched;
