@@ -115,6 +115,10 @@ enum {
   TLC_EMU_MFMA_I32_16X16X32_I8,      // v_mfma_i32_16x16x32_i8 (gfx942)
   TLC_EMU_MFMA_F32_32X32X2_F32,      // v_mfma_f32_32x32x2f32
   TLC_EMU_MFMA_F32_16X16X4_F32,      // v_mfma_f32_16x16x4f32
+  TLC_EMU_MFMA_F32_32X32X16_FP8,     // v_mfma_f32_32x32x16_fp8_fp8 (gfx942)
+  TLC_EMU_MFMA_F32_16X16X32_FP8,     // v_mfma_f32_16x16x32_fp8_fp8 (gfx942)
+  TLC_EMU_MFMA_F32_32X32X16_BF8,     // v_mfma_f32_32x32x16_bf8_bf8 (gfx942)
+  TLC_EMU_MFMA_F32_16X16X32_BF8,     // v_mfma_f32_16x16x32_bf8_bf8 (gfx942)
   TLC_EMU_MFMA_KIND_COUNT
 };
 

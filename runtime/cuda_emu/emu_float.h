@@ -130,6 +130,39 @@ inline float e4m3ToFloat(uint8_t b) { return decodeSmall(b, 4, 3, false); }
 inline uint8_t floatToE5M2(float f) { return (uint8_t)encodeSmall(f, 5, 2, true); }
 inline float e5m2ToFloat(uint8_t b) { return decodeSmall(b, 5, 2, true); }
 
+// The FNUZ float8 formats that AMD CDNA3's float8 MFMAs read: e4m3fnuz
+// ("fp8", bias 8) and e5m2fnuz ("bf8", bias 16). No infinities, no negative
+// zero: 0x80 is the only NaN, and the all-ones exponent holds finite values.
+inline float decodeFnuz(uint8_t code, int expBits, int manBits) {
+  if (code == 0x80) return bitsFloat(0x7fc00000u);
+  const uint32_t sign = (uint32_t)(code >> 7) << 31;
+  const uint32_t ex = (code >> manBits) & ((1u << expBits) - 1), man = code & ((1u << manBits) - 1);
+  const int bias = 1 << (expBits - 1);
+  if (ex == 0)  // subnormal (or zero): man * 2^(1 - bias - manBits), exact in float
+    return bitsFloat(floatBits((float)man * bitsFloat((uint32_t)(127 + 1 - bias - manBits) << 23)) | sign);
+  return bitsFloat(sign | (uint32_t)((int)ex - bias + 127) << 23 | man << (23 - manBits));
+}
+inline float e4m3fnuzToFloat(uint8_t b) { return decodeFnuz(b, 4, 3); }
+inline float e5m2fnuzToFloat(uint8_t b) { return decodeFnuz(b, 5, 2); }
+
+// Eight OCP float8 bytes (e4m3 for expBits 4, e5m2 for 5) as FNUZ bytes of
+// half their values. The FNUZ bias is one more than the OCP one, so the same
+// bits of every finite value, subnormals included, read as FNUZ are that
+// value halved; two bytes need changing: OCP -0 (0x80, FNUZ's NaN) becomes
+// +0, and OCP NaN (and e5m2's infinities, which FNUZ lacks) becomes 0x80,
+// NaN. A product of two converted operands is a quarter of the product of
+// the originals.
+inline uint64_t ocpToFnuzHalf(uint64_t w, int expBits) {
+  const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80, low7 = w & ~high;
+  // Per byte: the low 7 bits at or above the first NaN (e4m3: 0x7f) or
+  // infinity (e5m2: 0x7c) code; the low 7 bits nonzero. No carry crosses a byte.
+  const uint64_t special = ((low7 + ones * (expBits == 4 ? 0x01 : 0x04)) & high);
+  const uint64_t negZero = w & high & ~((low7 + ones * 0x7f) & high);
+  uint64_t clear = special | negZero;
+  clear |= clear - (clear >> 7);  // 0x80 -> 0xff in each marked byte
+  return (w & ~clear) | special;
+}
+
 // The value an mma.sync with .tf32 operands sees in a 32-bit register: the
 // low 13 mantissa bits are ignored.
 inline float tf32Operand(uint32_t bits) { return bitsFloat(bits & 0xffffe000u); }

@@ -209,7 +209,7 @@ __device__ __forceinline__ size_t __cvta_generic_to_shared(const void* p) {
 
 // ---- MFMA (CDNA matrix cores) ---------------------------------------------------
 // D = A * B + D over one 64-lane wavefront: each lane passes its E A and E
-// B elements (E = 4; 8 for gfx942's int8 forms, 1 for float32) and its accumulator
+// B elements (E = 4; 8 for gfx942's int8 and float8 forms, 1 for float32) and its accumulator
 // registers (16 for 32x32, 4 for 16x16), in the operand layouts of
 // compiler/backends/cuda_emu/isa_mfma.h (lane l holds A[l % M][E * (l / M) +
 // v], B[E * (l / N) + v][l % N]).
@@ -249,6 +249,28 @@ TLC_MFMA_HELPER(mfma_16x16x16_i8, int, i8, __builtin_amdgcn_mfma_i32_16x16x16i8,
 #if defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
 TLC_MFMA_HELPER(mfma_32x32x16_i8, int, i8, __builtin_amdgcn_mfma_i32_32x32x16_i8, long, mfma_i32x16)
 TLC_MFMA_HELPER(mfma_16x16x32_i8, int, i8, __builtin_amdgcn_mfma_i32_16x16x32_i8, long, mfma_i32x4)
+// float8 (gfx942): v_mfma_f32_{32x32x16,16x16x32}_{fp8_fp8,bf8_bf8} read the
+// FNUZ encodings (e4m3fnuz, e5m2fnuz), 8 elements a lane like the int8 forms.
+// The helpers take the OCP e4m3 / e5m2 bytes of float8 tensors and hand the
+// MFMA the same bits as FNUZ, which are half the values
+// (tlc_emu_float::ocpToFnuzHalf: only -0 and NaN / infinity bytes change), so
+// they compute D = A * B / 4 + D: the gemm keeps its accumulator at a quarter
+// of its value around them (cuda_mfma.cpp), exact but for float32 underflow.
+__device__ __forceinline__ long mfma_fnuz_operand(const void* p, int expBits) {
+  unsigned long long w;
+  __builtin_memcpy(&w, p, sizeof w);
+  return (long)tlc_emu_float::ocpToFnuzHalf(w, expBits);
+}
+#define TLC_MFMA_FP8_HELPER(NAME, IN, EXP_BITS, BUILTIN, ACCV)                                         \
+  __device__ __forceinline__ void NAME(float* d, const IN* a, const IN* b) {                             \
+    mfma_store(d, BUILTIN(mfma_fnuz_operand(a, EXP_BITS), mfma_fnuz_operand(b, EXP_BITS), mfma_operand<ACCV>(d), 0, \
+                          0, 0));                                                                        \
+  }
+TLC_MFMA_FP8_HELPER(mfma_32x32x16_e4m3, __nv_fp8_e4m3, 4, __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8, mfma_f32x16)
+TLC_MFMA_FP8_HELPER(mfma_16x16x32_e4m3, __nv_fp8_e4m3, 4, __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8, mfma_f32x4)
+TLC_MFMA_FP8_HELPER(mfma_32x32x16_e5m2, __nv_fp8_e5m2, 5, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8, mfma_f32x16)
+TLC_MFMA_FP8_HELPER(mfma_16x16x32_e5m2, __nv_fp8_e5m2, 5, __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8, mfma_f32x4)
+#undef TLC_MFMA_FP8_HELPER
 #endif
 #undef TLC_MFMA_HELPER
 }  // namespace tlc

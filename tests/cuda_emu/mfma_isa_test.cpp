@@ -2,6 +2,7 @@
 // positions and products: every instruction one test.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -196,6 +197,106 @@ TEST_CASE("v_mfma_f32_32x32x2f32 and v_mfma_f32_16x16x4f32: one float32 element 
         double want = 0.5;
         for (int kk = 0; kk < info.k; ++kk) want += (1.0 + (p.row + kk) / 1048576.0) * (kk == 0 ? 1.0 : 2.0);
         CHECK(d[l][r] == (float)want);
+      }
+  }
+}
+
+TEST_CASE("the FNUZ float8 decodings of CDNA3's float8 MFMAs, by hand") {
+  // e4m3fnuz (bias 8): 0x40 = 2^0, 0x44 = 1.5, 0x38 = 0.5, 0x7f = 1.875 * 2^7,
+  // 0x01 = 2^-3 * 2^-7 (subnormal), 0xc4 = -1.5, 0x80 NaN.
+  CHECK(fl::e4m3fnuzToFloat(0x40) == 1.0f);
+  CHECK(fl::e4m3fnuzToFloat(0x44) == 1.5f);
+  CHECK(fl::e4m3fnuzToFloat(0x38) == 0.5f);
+  CHECK(fl::e4m3fnuzToFloat(0x7f) == 240.0f);
+  CHECK(fl::e4m3fnuzToFloat(0x01) == 1.0f / 1024);
+  CHECK(fl::e4m3fnuzToFloat(0x07) == 7.0f / 1024);
+  CHECK(fl::e4m3fnuzToFloat(0xc4) == -1.5f);
+  CHECK(fl::e4m3fnuzToFloat(0x00) == 0.0f);
+  CHECK(fl::e4m3fnuzToFloat(0x80) != fl::e4m3fnuzToFloat(0x80));
+  // e5m2fnuz (bias 16): 0x40 = 2^0, 0x42 = 1.5, 0x7f = 1.75 * 2^15, 0x01 = 2^-2 * 2^-15.
+  CHECK(fl::e5m2fnuzToFloat(0x40) == 1.0f);
+  CHECK(fl::e5m2fnuzToFloat(0x42) == 1.5f);
+  CHECK(fl::e5m2fnuzToFloat(0x7f) == 57344.0f);
+  CHECK(fl::e5m2fnuzToFloat(0x01) == 1.0f / 131072);
+  CHECK(fl::e5m2fnuzToFloat(0x80) != fl::e5m2fnuzToFloat(0x80));
+}
+
+TEST_CASE("OCP float8 bytes read as FNUZ are half their values, but for -0, NaN and infinity") {
+  // Every byte of both formats, in every position of the word, beside other bytes.
+  for (int expBits : {4, 5}) {
+    CAPTURE(expBits);
+    auto ocp = [&](uint8_t b) { return expBits == 4 ? fl::e4m3ToFloat(b) : fl::e5m2ToFloat(b); };
+    auto fnuz = [&](uint8_t b) { return expBits == 4 ? fl::e4m3fnuzToFloat(b) : fl::e5m2fnuzToFloat(b); };
+    for (int code = 0; code < 256; ++code)
+      for (int pos = 0; pos < 8; ++pos) {
+        CAPTURE(code);
+        CAPTURE(pos);
+        uint64_t w = 0x3c7f80fe017c01a5ull;  // neighbours: finite, NaN / infinity and -0 bytes
+        w = (w & ~(0xffull << (8 * pos))) | (uint64_t)code << (8 * pos);
+        const uint64_t out = fl::ocpToFnuzHalf(w, expBits);
+        for (int i = 0; i < 8; ++i) {
+          const uint8_t in = (uint8_t)(w >> (8 * i)), got = (uint8_t)(out >> (8 * i));
+          const float x = ocp(in);
+          if (x != x || x == INFINITY || x == -INFINITY) {
+            CHECK(got == 0x80);  // NaN: FNUZ has no infinity
+          } else if (in == 0x80) {
+            CHECK(got == 0x00);  // -0 becomes +0
+          } else {
+            CHECK(got == in);
+            CHECK(fnuz(got) * 2 == x);
+          }
+        }
+      }
+  }
+}
+
+TEST_CASE("the float8 MFMAs: 8 FNUZ elements a lane, exact products, NaN for 0x80") {
+  // Lane 37 (l % 32 = 5, l / 32 = 1; l % 16 = 5, l / 16 = 2), as gfx942's int8 forms.
+  CHECK(at(mfmaAElement(MfmaKind::F32_32x32x16_FP8, 37, 0), 5, 8));
+  CHECK(at(mfmaAElement(MfmaKind::F32_32x32x16_BF8, 37, 7), 5, 15));
+  CHECK(at(mfmaBElement(MfmaKind::F32_16x16x32_FP8, 37, 1), 17, 5));
+  CHECK(at(mfmaDElement(MfmaKind::F32_32x32x16_FP8, 37, 4), 12, 5));
+  CHECK(at(mfmaDElement(MfmaKind::F32_16x16x32_BF8, 37, 3), 11, 5));
+  for (MfmaKind k : {MfmaKind::F32_32x32x16_FP8, MfmaKind::F32_16x16x32_FP8, MfmaKind::F32_32x32x16_BF8,
+                     MfmaKind::F32_16x16x32_BF8}) {
+    const MfmaInfo& info = mfmaInfo(k);
+    CAPTURE(info.instruction);
+    CHECK(info.elems == 8);
+    CHECK(info.k == 64 / info.m * 8);
+    checkCoverage(k);
+    const bool e4 = info.fp8Exp == 4;
+    // A[i][kk] = 1.5 (e4m3fnuz 0x44, e5m2fnuz 0x42) for kk < i + 1, else the
+    // smallest subnormal (0x01: 2^-10, 2^-17); B[kk][j] = 1 (0x40) for kk == j % K, else
+    // -0.5 (0xb8, 0xbc). C = 2.
+    const uint8_t one = 0x40, oneHalf = e4 ? 0x44 : 0x42, minusHalf = e4 ? 0xb8 : 0xbc, tiny = 0x01;
+    const double tinyValue = e4 ? 1.0 / 1024 : 1.0 / 131072;
+    uint8_t a[kWavefrontSize][8] = {}, b[kWavefrontSize][8] = {};
+    float c[kWavefrontSize][16], d[kWavefrontSize][16] = {};
+    auto A = [&](int i, int kk) { return kk < i + 1 ? 1.5 : tinyValue; };
+    auto B = [&](int kk, int j) { return kk == j % info.k ? 1.0 : -0.5; };
+    for (int l = 0; l < kWavefrontSize; ++l) {
+      for (int v = 0; v < 8; ++v) {
+        MfmaCoord pa = mfmaAElement(k, l, v), pb = mfmaBElement(k, l, v);
+        a[l][v] = pa.col < pa.row + 1 ? oneHalf : tiny;
+        b[l][v] = pb.row == pb.col % info.k ? one : minusHalf;
+      }
+      for (int r = 0; r < 16; ++r) c[l][r] = 2.0f;
+    }
+    mfmaFp8(k, a, b, c, d);
+    for (int l = 0; l < kWavefrontSize; ++l)
+      for (int r = 0; r < info.accRegs; ++r) {
+        MfmaCoord p = mfmaDElement(k, l, r);
+        double want = 2.0;
+        for (int kk = 0; kk < info.k; ++kk) want += A(p.row, kk) * B(kk, p.col);
+        CHECK(d[l][r] == (float)want);
+      }
+    // A NaN (0x80) in row 3 of A makes row 3 of D NaN and leaves the others.
+    a[3][0] = 0x80;
+    mfmaFp8(k, a, b, c, d);
+    for (int l = 0; l < kWavefrontSize; ++l)
+      for (int r = 0; r < info.accRegs; ++r) {
+        const bool row3 = mfmaDElement(k, l, r).row == 3;
+        CHECK((d[l][r] != d[l][r]) == row3);
       }
   }
 }

@@ -92,6 +92,32 @@ void checkProduct(isa::MfmaKind kind, const std::vector<Acc>& d, const std::vect
       }
 }
 
+// A kernel in which each thread passes 8 operand elements of type T
+// (int8, float8) and 16 accumulators of type ACC to helper `name`.
+std::string eightElementKernel(const std::string& name, const std::string& T, const std::string& acc) {
+  return "#include \"tlc_hip.h\"\n"
+         "extern \"C\" __global__ void k(const " + T + "* a, const " + T + "* b, " + acc + "* d) {\n"
+         "  const int t = threadIdx.x;\n"
+         "  " + T + " av[8], bv[8];\n"
+         "  " + acc + " acc[16];\n"
+         "  for (int v = 0; v < 8; ++v) { av[v] = a[t * 8 + v]; bv[v] = b[t * 8 + v]; }\n"
+         "  for (int r = 0; r < 16; ++r) acc[r] = d[t * 16 + r];\n"
+         "  " + name + "(acc, av, bv);\n"
+         "  for (int r = 0; r < 16; ++r) d[t * 16 + r] = acc[r];\n"
+         "}\n";
+}
+
+template <class Acc>
+LaunchResult launchBytes(EmulatedModule& m, unsigned threads, std::vector<uint8_t>& a, std::vector<uint8_t>& b,
+                         std::vector<Acc>& d) {
+  std::vector<KernelArg> args = {KernelArg::buffer("a", a.data(), a.size(), false),
+                                 KernelArg::buffer("b", b.data(), b.size(), false),
+                                 KernelArg::buffer("d", d.data(), d.size() * sizeof(Acc), true)};
+  LaunchConfig cfg;
+  cfg.block.x = threads;
+  return m.launch("k", cfg, args);
+}
+
 bool hasWith(const LaunchResult& r, FindingKind k, const std::string& text) {
   for (auto& f : r.findings)
     if (f.kind == k && f.message.find(text) != std::string::npos) return true;
@@ -147,21 +173,12 @@ TEST_CASE("the int8 MFMAs in HIP C combine both halves of each wavefront into on
     CAPTURE(h.name);
     const isa::MfmaInfo& info = isa::mfmaInfo(h.kind);
     const int E = info.elems, waves = 2, threads = 64 * waves;
-    auto m = compile(std::string("#include \"tlc_hip.h\"\n") +
-                     "extern \"C\" __global__ void k(const tlc::i8* a, const tlc::i8* b, int* d) {\n"
-                     "  const int t = threadIdx.x;\n"
-                     "  tlc::i8 av[8], bv[8];\n"
-                     "  int acc[16];\n"
-                     "  for (int v = 0; v < 8; ++v) { av[v] = a[t * 8 + v]; bv[v] = b[t * 8 + v]; }\n"
-                     "  for (int r = 0; r < 16; ++r) acc[r] = d[t * 16 + r];\n"
-                     "  " + h.name + "(acc, av, bv);\n"
-                     "  for (int r = 0; r < 16; ++r) d[t * 16 + r] = acc[r];\n"
-                     "}\n");
+    auto m = compile(eightElementKernel(h.name, h.type, "int"));
     std::mt19937 rng(13);
     std::uniform_int_distribution<int> any(-128, 127);
     std::vector<std::vector<int>> A(waves, std::vector<int>(info.m * info.k)), B(waves, std::vector<int>(info.k * info.n)),
         C(waves, std::vector<int>(info.m * info.n));
-    std::vector<int8_t> a(threads * 8, 0), b(threads * 8, 0);
+    std::vector<uint8_t> a(threads * 8, 0), b(threads * 8, 0);
     std::vector<int32_t> d(threads * 16, 0);
     for (int w = 0; w < waves; ++w) {
       for (auto* mat : {&A[w], &B[w]})
@@ -170,8 +187,8 @@ TEST_CASE("the int8 MFMAs in HIP C combine both halves of each wavefront into on
       for (int l = 0; l < 64; ++l) {
         for (int v = 0; v < E; ++v) {
           isa::MfmaCoord pa = isa::mfmaAElement(h.kind, l, v), pb = isa::mfmaBElement(h.kind, l, v);
-          a[(w * 64 + l) * 8 + v] = (int8_t)A[w][pa.row * info.k + pa.col];
-          b[(w * 64 + l) * 8 + v] = (int8_t)B[w][pb.row * info.n + pb.col];
+          a[(w * 64 + l) * 8 + v] = (uint8_t)A[w][pa.row * info.k + pa.col];
+          b[(w * 64 + l) * 8 + v] = (uint8_t)B[w][pb.row * info.n + pb.col];
         }
         for (int r = 0; r < info.accRegs; ++r) {
           isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
@@ -179,14 +196,58 @@ TEST_CASE("the int8 MFMAs in HIP C combine both halves of each wavefront into on
         }
       }
     }
-    std::vector<KernelArg> args = {KernelArg::buffer("a", a.data(), a.size(), false),
-                                   KernelArg::buffer("b", b.data(), b.size(), false),
-                                   KernelArg::buffer("d", d.data(), d.size() * 4, true)};
-    LaunchConfig cfg;
-    cfg.block.x = threads;
-    LaunchResult r = m->launch("k", cfg, args);
+    LaunchResult r = launchBytes(*m, threads, a, b, d);
     INFO(r.render());
     REQUIRE(r.clean());
+    checkProduct(h.kind, d, A, B, C);
+  }
+}
+
+TEST_CASE("the float8 MFMA helpers convert OCP operands and add a quarter of the product") {
+  const Helper fp8Helpers[] = {
+      {isa::MfmaKind::F32_32x32x16_FP8, "tlc::mfma_32x32x16_e4m3", "tlc_fp8_e4m3"},
+      {isa::MfmaKind::F32_16x16x32_FP8, "tlc::mfma_16x16x32_e4m3", "tlc_fp8_e4m3"},
+      {isa::MfmaKind::F32_32x32x16_BF8, "tlc::mfma_32x32x16_e5m2", "tlc_fp8_e5m2"},
+      {isa::MfmaKind::F32_16x16x32_BF8, "tlc::mfma_16x16x32_e5m2", "tlc_fp8_e5m2"},
+  };
+  for (const Helper& h : fp8Helpers) {
+    CAPTURE(h.name);
+    const isa::MfmaInfo& info = isa::mfmaInfo(h.kind);
+    const int waves = 2, threads = 64 * waves;
+    auto m = compile(eightElementKernel(h.name, h.type, "float"));
+    // Values both formats hold exactly, -0 among them (OCP 0x80, FNUZ's NaN).
+    const float values[] = {0.0f, -0.0f, 0.5f, -0.5f, 1.0f, -1.5f, 2.0f, 3.0f, -4.0f, 0.25f};
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> pick(0, 9), small(-8, 8);
+    auto encode = [&](float x) {
+      return info.fp8Exp == 4 ? fl::floatToE4M3(x) : fl::floatToE5M2(x);
+    };
+    std::vector<std::vector<float>> A(waves, std::vector<float>(info.m * info.k)),
+        B(waves, std::vector<float>(info.k * info.n)), C(waves, std::vector<float>(info.m * info.n));
+    std::vector<uint8_t> a(threads * 8), b(threads * 8);
+    std::vector<float> d(threads * 16, 0.f);
+    for (int w = 0; w < waves; ++w) {
+      for (auto* mat : {&A[w], &B[w]})
+        for (float& x : *mat) x = values[pick(rng)];
+      for (float& x : C[w]) x = (float)small(rng);
+      for (int l = 0; l < 64; ++l) {
+        for (int v = 0; v < 8; ++v) {
+          isa::MfmaCoord pa = isa::mfmaAElement(h.kind, l, v), pb = isa::mfmaBElement(h.kind, l, v);
+          a[(w * 64 + l) * 8 + v] = encode(A[w][pa.row * info.k + pa.col]);
+          b[(w * 64 + l) * 8 + v] = encode(B[w][pb.row * info.n + pb.col]);
+        }
+        for (int r = 0; r < info.accRegs; ++r) {
+          isa::MfmaCoord p = isa::mfmaDElement(h.kind, l, r);
+          d[(w * 64 + l) * 16 + r] = C[w][p.row * info.n + p.col];
+        }
+      }
+    }
+    LaunchResult r = launchBytes(*m, threads, a, b, d);
+    INFO(r.render());
+    REQUIRE(r.clean());
+    // D = C + A * B / 4: the quarter the gemm makes up for (cuda_mfma.cpp).
+    for (auto& mat : A)
+      for (float& x : mat) x /= 4;
     checkProduct(h.kind, d, A, B, C);
   }
 }

@@ -74,6 +74,41 @@ TEST_CASE("every example's HIP C runs clean in the emulator and matches the inte
     for (const Case& c : cases) checkHipEmulated(c, arch);
 }
 
+// T.Pipelined on HIP (no cp.async): the tiles of the next iteration are
+// loaded into registers before the current iteration's MFMAs and stored into
+// the other of two LDS stages after them (register staging,
+// cuda_deferred_copies.cpp). Every example with a pipelined loop whose
+// tiles fit 64 KB of LDS, at sizes its tiles do not divide: clean in the
+// emulator (races, barriers) and equal to the interpreter.
+TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged sizes") {
+  SUBCASE("the gemm's HIP C: loads ahead, the MFMAs, then the stores, no cp.async") {
+    SourceManager sm;
+    DiagnosticEngine diags{sm};
+    ir::Module module = test::compileTreeFile("examples/gemm/gemm.tl", sm, diags, {{"block_M", "64"}, {"block_N", "64"}});
+    auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+    REQUIRE_MESSAGE(hip, diags.renderAll());
+    const std::string& src = hip->source;
+    CHECK(src.find("cp_async") == std::string::npos);
+    const size_t loop = src.find("for (int iter");
+    REQUIRE(loop != std::string::npos);
+    const size_t load = src.find("tlc::copy_vec<__half, 8>(staged", loop), mfma = src.find("tlc::mfma_", loop);
+    const size_t store = src.find(", staged", mfma);
+    CHECK(load < mfma);
+    CHECK(store != std::string::npos);
+    CHECK(src.find("__syncthreads()", mfma) > store);  // one barrier an iteration, at its top
+  }
+  const std::vector<Case> cases = {
+      {"examples/gemm_fp8/gemm_fp8.tl", {{"stages", "2"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
+       {{"M", 70}, {"N", 150}, {"K", 300}}},
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {{"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
+       {{"M", 70}, {"N", 200}, {"K", 300}}},
+      {"examples/dequantize_gemm/w4a16_gemm.tl", {}, {{"M", 37}, {"N", 150}, {"K", 200}}},
+      {"examples/convolution/conv2d_nhwc.tl", {}, {{"N", 1}, {"H", 9}, {"W", 10}, {"C", 40}, {"F", 70}}},
+  };
+  for (const char* arch : {"gfx90a", "gfx942"})
+    for (const Case& c : cases) checkHipEmulated(c, arch);
+}
+
 // A planted bug: the emitter's HIP C for a transpose through LDS, with its
 // barrier removed, is a shared-memory race; the same code with the barrier
 // runs clean and right.

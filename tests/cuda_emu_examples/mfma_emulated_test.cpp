@@ -1,5 +1,6 @@
 // T.gemm on the CDNA matrix cores: the HIP C of gemms in every operand
-// orientation, float16, bfloat16, int8 and float32, 32x32 and 16x16 blocks, register
+// orientation, float16, bfloat16, int8, float32 and float8 (gfx942; gfx90a's
+// multiply-add fallback), 32x32 and 16x16 blocks, register
 // epilogues and row reductions over the MFMA accumulator layout, an
 // accumulator in LDS and an A operand held in registers, runs clean in the
 // emulator (MFMA as a 64-lane wavefront collective) and equals the
@@ -23,8 +24,8 @@ const char* kFile = "tests/cuda_emu_examples/mfma/gemm_variants.tl";
 struct Case {
   const char* func;
   std::map<std::string, int64_t> dims;
-  const char* helper;       // the MFMA helper its HIP C calls
-  const char* gfx942 = "";  // another one on gfx942 (its int8 forms)
+  const char* helper;       // the MFMA helper its HIP C calls ("": none, the multiply-add fallback)
+  const char* gfx942 = "";  // another one on gfx942 (its int8 and float8 forms)
 };
 
 }  // namespace
@@ -41,6 +42,8 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       {"gemm_i8_nn", {{"M", 45}, {"N", 50}, {"K", 130}}, "tlc::mfma_16x16x16_i8", "tlc::mfma_16x16x32_i8"},
       {"gemm_f32", {{"M", 70}, {"N", 50}, {"K", 40}}, "tlc::mfma_32x32x2_f32"},
       {"gemm_f32_nt", {{"M", 50}, {"N", 20}, {"K", 30}}, "tlc::mfma_16x16x4_f32"},
+      {"gemm_fp8_nt", {{"M", 70}, {"N", 100}, {"K", 150}}, "", "tlc::mfma_32x32x16_e4m3"},
+      {"gemm_fp8_tn", {{"M", 45}, {"N", 50}, {"K", 100}}, "", "tlc::mfma_16x16x32_e5m2"},
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) {
@@ -57,8 +60,11 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       REQUIRE(at != std::string::npos);
       size_t next = src.find("__global__", at);
       const std::string helper = std::string(arch) == "gfx942" && *c.gfx942 ? c.gfx942 : c.helper;
-      CHECK(src.substr(at, next == std::string::npos ? std::string::npos : next - at).find(helper + "(") !=
-            std::string::npos);
+      const std::string body = src.substr(at, next == std::string::npos ? std::string::npos : next - at);
+      if (helper.empty())
+        CHECK(body.find("tlc::mfma_") == std::string::npos);
+      else
+        CHECK(body.find(helper + "(") != std::string::npos);
       std::ostringstream out;
       RunSettings settings;
       settings.kernel = c.func;

@@ -34,13 +34,16 @@ std::vector<Define> amdTiles(const std::string& path) {
   return {};
 }
 
-std::string emittedHip(const std::string& path, const std::string& arch, bool lineDirectives = false) {
+std::string emittedHip(const std::string& path, const std::string& arch, bool lineDirectives = false,
+                       const std::vector<Define>& more = {}) {
   SourceManager sm;
   DiagnosticEngine diags(sm);
   std::string error;
   uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + path, error);
   REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, amdTiles(path));
+  std::vector<Define> defines = amdTiles(path);
+  defines.insert(defines.end(), more.begin(), more.end());
+  auto module = compileSource(sm, diags, file, defines);
   REQUIRE_MESSAGE(module, diags.renderAll());
   cuda::CudaOptions options = hip::hipOptions(arch);
   options.lineDirectives = lineDirectives;
@@ -142,7 +145,7 @@ TEST_CASE("an AMDGPU code object's arch is read from its ELF header") {
 // The MFMA helpers of tlc_hip.h compile to the matrix-core instructions
 // (T.gemm's lowering uses them: the gemm example's disassembly is checked in
 // tests/driver/hip_target_cli_test.cpp).
-TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a, int8 ones included") {
+TEST_CASE("the MFMA helpers compile to v_mfma instructions on gfx942 and gfx90a, int8 and float8 ones included") {
   const char* kernel = R"(#include "tlc_hip.h"
 extern "C" __global__ void __launch_bounds__(64) mfma_f16(const __half* A, const __half* B, float* D) {
   const int l = threadIdx.x;
@@ -175,6 +178,17 @@ extern "C" __global__ void __launch_bounds__(64) mfma_f32(const float* A, const 
   tlc::mfma_16x16x4_f32(e, A + l, B + l);
   for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r] + e[r % 4];
 }
+#if defined(__gfx942__)
+extern "C" __global__ void __launch_bounds__(64) mfma_fp8(const tlc_fp8_e4m3* A, const tlc_fp8_e5m2* B, float* D) {
+  const int l = threadIdx.x;
+  float d[16] = {}, e[4] = {};
+  tlc::mfma_32x32x16_e4m3(d, A + 8 * l, A + 8 * l);
+  tlc::mfma_16x16x32_e4m3(e, A + 8 * l, A + 8 * l);
+  tlc::mfma_32x32x16_e5m2(d, B + 8 * l, B + 8 * l);
+  tlc::mfma_16x16x32_e5m2(e, B + 8 * l, B + 8 * l);
+  for (int r = 0; r < 16; ++r) D[16 * l + r] = d[r] + e[r % 4];
+}
+#endif
 )";
   for (const char* archName : {"gfx942", "gfx90a"}) {
     const hip::HipArch* arch = hip::findHipArch(archName);
@@ -199,5 +213,36 @@ extern "C" __global__ void __launch_bounds__(64) mfma_f32(const float* A, const 
     CHECK(text.find(gfx942 ? "v_mfma_i32_16x16x32_i8" : "v_mfma_i32_16x16x16i8") != std::string::npos);
     CHECK(text.find(gfx942 ? "v_mfma_f32_32x32x2_f32" : "v_mfma_f32_32x32x2f32") != std::string::npos);
     CHECK(text.find(gfx942 ? "v_mfma_f32_16x16x4_f32" : "v_mfma_f32_16x16x4f32") != std::string::npos);
+    // float8: gfx942 only.
+    for (const char* fp8 : {"v_mfma_f32_32x32x16_fp8_fp8", "v_mfma_f32_16x16x32_fp8_fp8", "v_mfma_f32_32x32x16_bf8_bf8",
+                            "v_mfma_f32_16x16x32_bf8_bf8"})
+      CHECK((text.find(fp8) != std::string::npos) == gfx942);
+  }
+}
+
+// T.gemm on float8 runs on gfx942's float8 MFMAs (e4m3 as fp8, e5m2 as bf8);
+// gfx90a, which has none, keeps the multiply-add fallback.
+TEST_CASE("the float8 gemm example runs on v_mfma_f32_32x32x16_fp8_fp8 / _bf8_bf8 on gfx942 only") {
+  const std::string path = "examples/gemm_fp8/gemm_fp8.tl";
+  CHECK(emittedHip(path, "gfx90a").find("tlc::mfma_") == std::string::npos);
+  for (const char* type : {"float8_e4m3", "float8_e5m2"}) {
+    INFO(type);
+    const bool e4m3 = std::string(type) == "float8_e4m3";
+    const std::string src = emittedHip(path, "gfx942", false, {{"in_dtype", type}});
+    CHECK(src.find(e4m3 ? "tlc::mfma_32x32x16_e4m3(" : "tlc::mfma_32x32x16_e5m2(") != std::string::npos);
+    const hip::HipArch* arch = hip::findHipArch("gfx942");
+    std::string why;
+    if (!hip::hipCompilerAvailable(*arch, &why)) {
+      std::cerr << "skipping the gfx942 float8 build: " << why << "\n";
+      continue;
+    }
+    hip::HipBuildResult built = hip::compileHip(src, *arch);
+    REQUIRE_MESSAGE(built.ok, built.error);
+    std::string text, error;
+    if (!hip::disassembleHsaco(built.binary, *arch, &text, &error)) {
+      std::cerr << "skipping the disassembly: " << error << "\n";
+      continue;
+    }
+    CHECK(text.find(e4m3 ? "v_mfma_f32_32x32x16_fp8_fp8" : "v_mfma_f32_32x32x16_bf8_bf8") != std::string::npos);
   }
 }

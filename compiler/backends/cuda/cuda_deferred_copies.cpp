@@ -15,9 +15,23 @@
 // elements of all its stages before it stores any. The producer threads of
 // a warp-specialized loop split such copies too (emitHopperSetup: stores
 // one iteration behind the loads, after the wait for the next stage).
+//
+// Register staging (dialects without asynchronous copies: HIP, whose
+// gfx90a / gfx942 have no cp.async): every producer of a pipelined loop is
+// split so, moving runs of up to 16 bytes (vectorWidth) where both sides
+// allow. With two stages, iteration i loads iteration i + 1's tiles into
+// registers before its consumers (the MFMAs) and stores them into the other
+// stage after them: the global latency overlaps the math, and one barrier
+// per iteration (at its top) orders both the stores before their readers
+// and the readers of a stage before its next stores. The registers a
+// thread stages are bounded (kMaxStagedBytes); a loop needing more, whose
+// second stages would not fit the LDS, or with a gather nest or a jump,
+// runs unpipelined.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/loop_jumps.h"
+#include "compiler/passes/simplify.h"
 
 namespace tlc::cuda {
 
@@ -30,13 +44,67 @@ namespace {
 // 128 or 256 rows is one or two per thread.
 constexpr int64_t kMaxDeferredPerThread = 4;
 
+// The most bytes a thread stages in registers for one register-staged
+// pipeline: 64 of a CDNA lane's 512 32-bit registers (256 VGPRs and 256
+// AGPRs at one wavefront per SIMD). An element moved alone takes a register
+// of its own.
+constexpr int64_t kMaxStagedBytes = 256;
+
 }  // namespace
+
+PipelineSchedule KernelEmitter::dialectSchedule(const ForStmt* f) {
+  PipelineSchedule sched = pipelineSchedule(f);
+  if (options_.dialect().asyncCopies || sched.empty()) return sched;
+  // A gather nest has no register-staged form; a `continue` or `break`
+  // would skip the stores at the bottom.
+  if (!sched.gathers.empty() || jumpsOutOf(f->body)) return {};
+  int64_t bytes = 0;
+  for (const CopyStmt* c : sched.producers) {
+    int64_t total = 0;
+    if (!constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total) || total <= 0) return {};
+    const int64_t V = std::max<int64_t>(copyRunWidth(c), 1);  // as vectorWidth: the buffers are in memory
+    const int64_t runs = (total / V + threads_ - 1) / threads_;
+    bytes += runs * std::max<int64_t>(V * dtypeBytes(c->src.buffer->dtype), 4);
+  }
+  if (bytes > kMaxStagedBytes) return {};
+  // The tiles' second stages must fit the LDS beside the kernel's shared
+  // buffers (the plain loop needs one stage); otherwise the loop runs plain.
+  KernelScan scan;
+  scan.visit(kernel_.body);
+  int64_t shared = 0;
+  for (const AllocStmt* a : scan.blockAllocs) {
+    int64_t n = 0;
+    if (a->buffer->scope == MemScope::Shared && constInt(product(a->buffer->shape), &n))
+      shared += n * dtypeBytes(a->buffer->dtype);
+  }
+  for (const BufferNode* b : sched.tiles()) {
+    int64_t n = 0;
+    if (constInt(product(b->shape), &n)) shared += n * dtypeBytes(b->dtype);
+  }
+  if (shared > options_.maxSharedBytes) return {};
+  // The loads run one iteration ahead into registers: two stages suffice.
+  sched.depth = 2;
+  return sched;
+}
 
 std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const ForStmt* f,
                                                                         const PipelineSchedule& sched) {
   std::vector<DeferredCopy> out;
   // A `continue` or `break` would skip the stores at the bottom.
   if (jumpsOutOf(f->body)) return out;
+  if (!options_.dialect().asyncCopies) {
+    // Register staging: every producer (dialectSchedule admitted the loop).
+    for (const CopyStmt* c : sched.producers) {
+      TLC_CHECK(bufs_[c->src.buffer.get()].place == Placement::Global &&
+                    bufs_[c->dst.buffer.get()].place == Placement::Shared,
+                "a register-staged producer copies global to shared memory");
+      int64_t total = 0;
+      constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total);
+      const int64_t V = std::max<int64_t>(copyRunWidth(c), 1);
+      out.push_back(DeferredCopy{c, fresh("staged"), (total / V + threads_ - 1) / threads_, total / V, "tid", threads_, V});
+    }
+    return out;
+  }
   for (const CopyStmt* c : sched.producers) {
     const BufferInfo& src = bufs_[c->src.buffer.get()];
     const BufferInfo& dst = bufs_[c->dst.buffer.get()];
@@ -85,15 +153,63 @@ void KernelEmitter::closeDeferredSlots(const DeferredCopy& d) {
   close();
 }
 
+// A run of V elements from `idx` on along the last dimension of region
+// `r`, moved as one vector `vectorMove` where the whole run is inside the
+// buffer and aligned (the region's rows start on multiples of V, no padding
+// splits them, and the address is aligned), else element by element
+// (`elementMove` of element v's index).
+void KernelEmitter::moveRun(const Region& r, const std::vector<Expr>& idx, int64_t V,
+                            const std::function<void(const std::string&)>& vectorMove,
+                            const std::function<void(const std::vector<Expr>&, const std::string&)>& elementMove) {
+  const Buffer& b = r.buffer;
+  const BufferInfo& info = bufs_[b.get()];
+  auto last = idx;
+  last.back() = add(last.back(), makeInt(V - 1));
+  auto multiple = [&](const Expr& e) {
+    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
+  };
+  std::string ptr = fresh("run_ptr");
+  line((info.place == Placement::Global ? "const " : "") + typeName(b->dtype) + "* " + ptr + " = " + info.name + " + " +
+       expr(offsetExpr(b, idx)) + ";");
+  Expr whole = passes::simplifyExpr(logicalAnd(logicalAnd(inBounds(b, idx), inBounds(b, last)),
+                                               logicalAnd(multiple(b->shape.back()), multiple(r.ranges.back().min))));
+  std::string cond = expr(whole) + " && tlc::aligned(" + ptr + ", " + std::to_string(V * dtypeBytes(b->dtype)) + ")";
+  if (splitRows(info, b, V)) cond = "false";
+  open("if (" + cond + ")");
+  vectorMove(ptr);
+  close("} else {");
+  ++indent_;
+  Var v = makeVar("v");
+  markNonNegative(v);
+  open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(v) + " = 0; " + varName(v) + " < " +
+       std::to_string(V) + "; ++" + varName(v) + ")");
+  auto at = idx;
+  at.back() = add(at.back(), makeVarRef(v));
+  elementMove(at, varName(v));
+  close();
+  close();
+}
+
 void KernelEmitter::emitDeferredLoads(const DeferredCopy& d, const std::string& regs) {
   const CopyStmt* c = d.copy;
   LocationScope at(*this, c->loc);
   const Region& src = c->src;
+  const DType ts = src.buffer->dtype;
   auto sd = nonUnitDims(src);
   std::string slot;
   Var e = openDeferredSlots(d, &slot);
-  auto sIdx = regionIndex(src, sd, unflatten(makeVarRef(e), extentsOf(src, sd)));
-  line(regs + "[" + slot + "] = " + maskedRead(src.buffer, sIdx, src.buffer->dtype) + ";");
+  if (d.vector == 1) {
+    auto sIdx = regionIndex(src, sd, unflatten(makeVarRef(e), extentsOf(src, sd)));
+    line(regs + "[" + slot + "] = " + maskedRead(src.buffer, sIdx, ts) + ";");
+  } else {
+    const std::string V = std::to_string(d.vector), run = regs + " + " + slot + " * " + V;
+    auto sIdx = regionIndex(src, sd, unflatten(mul(makeVarRef(e), makeInt(d.vector)), extentsOf(src, sd)));
+    moveRun(
+        src, sIdx, d.vector, [&](const std::string& p) { line("tlc::copy_vec<" + typeName(ts) + ", " + V + ">(" + run + ", " + p + ");"); },
+        [&](const std::vector<Expr>& idx, const std::string& v) {
+          line("(" + run + ")[" + v + "] = " + maskedRead(src.buffer, idx, ts) + ";");
+        });
+  }
   closeDeferredSlots(d);
 }
 
@@ -101,12 +217,33 @@ void KernelEmitter::emitDeferredStores(const DeferredCopy& d, const std::string&
   const CopyStmt* c = d.copy;
   LocationScope at(*this, c->loc);
   const Region &src = c->src, &dst = c->dst;
+  const DType ts = src.buffer->dtype, td = dst.buffer->dtype;
   auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
   auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
   std::string slot;
   Var e = openDeferredSlots(d, &slot);
-  auto dIdx = regionIndex(dst, dd, unflatten(makeVarRef(e), sameExtents(es, ed) ? es : ed));
-  storeInside(dst.buffer, dIdx, cast(dst.buffer->dtype, src.buffer->dtype, regs + "[" + slot + "]"));
+  if (d.vector == 1) {
+    auto dIdx = regionIndex(dst, dd, unflatten(makeVarRef(e), sameExtents(es, ed) ? es : ed));
+    storeInside(dst.buffer, dIdx, cast(td, ts, regs + "[" + slot + "]"));
+  } else {
+    const std::string V = std::to_string(d.vector), run = regs + " + " + slot + " * " + V;
+    auto dIdx = regionIndex(dst, dd, unflatten(mul(makeVarRef(e), makeInt(d.vector)), ed));
+    moveRun(
+        dst, dIdx, d.vector,
+        [&](const std::string& p) {
+          if (ts == td) {
+            line("tlc::copy_vec<" + typeName(td) + ", " + V + ">(" + p + ", " + run + ");");
+            return;
+          }
+          line("__align__(16) " + typeName(td) + " out_v[" + V + "];");
+          line("#pragma unroll");
+          line("for (int v = 0; v < " + V + "; ++v) out_v[v] = " + cast(td, ts, "(" + run + ")[v]") + ";");
+          line("tlc::copy_vec<" + typeName(td) + ", " + V + ">(" + p + ", out_v);");
+        },
+        [&](const std::vector<Expr>& idx, const std::string& v) {
+          storeInside(dst.buffer, idx, cast(td, ts, "(" + run + ")[" + v + "]"));
+        });
+  }
   closeDeferredSlots(d);
 }
 
@@ -117,8 +254,8 @@ void KernelEmitter::issueDeferredPrologue(const PipelineExpansion& px) {
   int64_t n = px.schedule->depth - 1;
   open("");
   for (const DeferredCopy& d : px.deferred)
-    line(typeName(d.copy->src.buffer->dtype) + " " + d.regs + "_pro[" + std::to_string(n) + "][" +
-         std::to_string(d.perThread) + "];");
+    line(std::string(d.vector > 1 ? "__align__(16) " : "") + typeName(d.copy->src.buffer->dtype) + " " + d.regs +
+         "_pro[" + std::to_string(n) + "][" + std::to_string(d.perThread * d.vector) + "];");
   for (bool stores : {false, true}) {
     std::string p = fresh("pre");
     open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + p + " = 0; " + p + " < " +
@@ -140,7 +277,8 @@ void KernelEmitter::issueDeferredPrologue(const PipelineExpansion& px) {
 
 void KernelEmitter::declareDeferredRegisters(const PipelineExpansion& px) {
   for (const DeferredCopy& d : px.deferred)
-    line(typeName(d.copy->src.buffer->dtype) + " " + d.regs + "[" + std::to_string(d.perThread) + "];");
+    line(std::string(d.vector > 1 ? "__align__(16) " : "") + typeName(d.copy->src.buffer->dtype) + " " + d.regs + "[" +
+         std::to_string(d.perThread * d.vector) + "];");
 }
 
 // After the consumers of iteration `iter`: the stores of the copies issued

@@ -512,10 +512,12 @@ bool KernelEmitter::planBuffers() {
 
   // Buffers that a pipelined loop writes ahead get one version per stage.
   std::unordered_map<const BufferNode*, int64_t> versions;
-  if (options_.asyncCopy)
+  // (A CUDA kernel with asynchronous copies turned off runs its pipelined
+  // loops unpipelined; HIP's register-stage theirs.)
+  if (options_.asyncCopy || !options_.dialect().asyncCopies)
     for (auto* loop : scan.pipelined)
       if (loop->numStages >= 2) {
-        PipelineSchedule sched = pipelineSchedule(loop);
+        PipelineSchedule sched = dialectSchedule(loop);
         for (auto* b : sched.tiles()) versions[b] = sched.depth;
       }
 
@@ -706,7 +708,7 @@ bool KernelEmitter::planBuffers() {
 
 bool KernelEmitter::runsPipelined(const ForStmt* f, PipelineSchedule* sched) {
   if (f->forKind != ForKind::Pipelined || f->numStages < 2) return false;
-  *sched = pipelineSchedule(f);
+  *sched = dialectSchedule(f);
   bool versioned = !sched->empty();
   for (auto* b : sched->tiles()) versioned &= bufs_[b].versions == sched->depth;
   return versioned;

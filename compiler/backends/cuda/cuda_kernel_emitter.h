@@ -43,6 +43,14 @@ struct BufferInfo {
   int64_t rowPad = 0;
 };
 
+// A shared buffer whose padded rows are not whole V-element vectors apart
+// (the one-word padding against bank conflicts): it moves element by element.
+inline bool splitRows(const BufferInfo& bi, const ir::Buffer& b, int64_t V) {
+  int64_t last = 0;
+  return bi.place == Placement::Shared && bi.rowPad && ir::constInt(b->shape.back(), &last) &&
+         (last + bi.rowPad) % V != 0;
+}
+
 // Buffers read and written by a statement, counting only memory that other
 // threads of the block can see (shared and global).
 struct Accesses {
@@ -112,14 +120,22 @@ class KernelEmitter : public backend::CEmitter {
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
   // An element-wise producer copy split into loads issued ahead and stores
   // after the iteration's consumers (cuda_deferred_copies.cpp).
+  // Without asynchronous copies (HIP) every producer is split so, in runs
+  // of `vector` elements (register staging).
   struct DeferredCopy {
     const ir::CopyStmt* copy;
     std::string regs;   // the C name of the thread's registers
-    int64_t perThread;  // elements per thread
-    int64_t total;      // elements of the region
+    int64_t perThread;  // runs per thread
+    int64_t total;      // runs of the region
     std::string thread = "tid";  // the C name of the thread's index among
     int64_t threads = 0;         // the threads that move the copy
+    int64_t vector = 1;          // elements per run
   };
+  // The schedule Pipelined loop `f` runs with on this dialect: the planned
+  // one where copies are asynchronous; without them, register-staged (two
+  // stages, cuda_deferred_copies.cpp) or, when that cannot hold, empty (the
+  // loop runs unpipelined).
+  PipelineSchedule dialectSchedule(const ir::ForStmt* f);
   struct PipelineExpansion {
     const ir::ForStmt* loop;
     const PipelineSchedule* schedule;
@@ -139,6 +155,9 @@ class KernelEmitter : public backend::CEmitter {
   std::optional<DeferredCopy> splitCopy(const ir::CopyStmt* c, const std::string& thread, int64_t threads);
   ir::Var openDeferredSlots(const DeferredCopy& d, std::string* slot);
   void closeDeferredSlots(const DeferredCopy& d);
+  void moveRun(const ir::Region& r, const std::vector<ir::Expr>& idx, int64_t V,
+               const std::function<void(const std::string&)>& vectorMove,
+               const std::function<void(const std::vector<ir::Expr>&, const std::string&)>& elementMove);
   void emitDeferredLoads(const DeferredCopy& d, const std::string& regs);
   void emitDeferredStores(const DeferredCopy& d, const std::string& regs);
   void issueDeferredPrologue(const PipelineExpansion& px);

@@ -7,10 +7,15 @@
 // int8 one with int32 accumulation as v_mfma_i32_32x32x8i8 or
 // v_mfma_i32_16x16x16i8 on gfx90a and v_mfma_i32_32x32x16_i8 or
 // v_mfma_i32_16x16x32_i8 on gfx942, a float32 one as v_mfma_f32_32x32x2f32
-// or v_mfma_f32_16x16x4f32 (full float32 products, unlike NVIDIA's tf32)
+// or v_mfma_f32_16x16x4f32 (full float32 products, unlike NVIDIA's tf32),
+// a float8 one (both operands e4m3 or both e5m2, float32 accumulation) on
+// gfx942 as v_mfma_f32_32x32x16_{fp8_fp8,bf8_bf8} or
+// v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8}, whose FNUZ inputs are handed the
+// OCP bytes as half their values (the accumulator is held at a quarter
+// around them; gfx90a has no float8 MFMA)
 // (mfmaShapeOf in cuda_mma.h; runtime/hip/tlc_hip.h's tlc::mfma_* helpers).
 // With S the block, G = 64 / S lane groups and E elements a lane
-// (mfmaLaneElems: 8 for gfx942's int8 forms, 1 for float32, else 4), lane l
+// (mfmaLaneElems: 8 for gfx942's int8 and float8 forms, 1 for float32, else 4), lane l
 // of a wavefront holds, per k step of E * G
 // (compiler/backends/cuda_emu/isa_mfma.h):
 //   A[i][k]  i = l % S, k = E * (l / S) + v       (v < E)
@@ -35,12 +40,20 @@ namespace tlc::cuda {
 
 using namespace ir;
 
+namespace {
+
+bool cdna3(const std::string& arch) { return arch.rfind("gfx94", 0) == 0; }
+
+}  // namespace
+
 int64_t mfmaLaneElems(MmaKind kind, const std::string& arch) {
   if (kind == MmaKind::TF32) return 1;
-  return kind == MmaKind::S8 && arch.rfind("gfx94", 0) == 0 ? 8 : 4;
+  return isByteMma(kind) && cdna3(arch) ? 8 : 4;
 }
 
 bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s) {
+  // gfx90a has no float8 MFMA.
+  if (isF8(s->kind) && !cdna3(arch)) return false;
   if (threads % 64 || s->m % 16 || s->n % 16) return false;
   const int64_t waves = threads / 64;
   int64_t best = -1, wm = 0, wn = 0;
@@ -85,10 +98,12 @@ std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM,
 void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std::string& acc) {
   const int64_t S = s.mfma, regs = S * S / 64, wm = s.m / s.warpsM, wn = s.n / s.warpsN, bm = wm / S, bn = wn / S;
   const int64_t E = mfmaLaneElems(s.kind, options_.arch);  // A and B elements per lane
-  const std::string type = s.kind == MmaKind::S8     ? "i8"
-                           : s.kind == MmaKind::BF16 ? "bf16"
-                           : s.kind == MmaKind::TF32 ? "f32"
-                                                     : "f16";
+  const std::string type = s.kind == MmaKind::S8       ? "i8"
+                           : s.kind == MmaKind::BF16   ? "bf16"
+                           : s.kind == MmaKind::TF32   ? "f32"
+                           : s.kind == MmaKind::F8E4M3 ? "e4m3"
+                           : s.kind == MmaKind::F8E5M2 ? "e5m2"
+                                                       : "f16";
   const std::string fn = "tlc::mfma_" + std::to_string(S) + "x" + std::to_string(S) + "x" + std::to_string(s.kStep) + "_" + type;
   const std::string T = typeName(g->a.buffer->dtype);
   const std::string unroll = "#pragma unroll\n" + std::string(indent_ * 2, ' ');
@@ -135,6 +150,17 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   };
   const bool vecA = aRegister || vectorK(g->a, !g->transA), vecB = vectorK(g->b, g->transB);
 
+  // The float8 helpers add a quarter of the product (tlc_hip.h: the OCP
+  // operands read as FNUZ are half their values): the accumulator is held at
+  // a quarter of its value around them (a power of two: exact but below
+  // 2^-124, where float32 loses bits).
+  const bool quarter = isF8(s.kind);
+  auto scaleAccumulator = [&](const char* by) {
+    line("#pragma unroll");
+    line("for (int r_ = 0; r_ < " + std::to_string(bm * bn * regs) + "; ++r_) " + acc + "[r_] *= " + by + ";");
+  };
+  if (quarter && !g->clearAccum) scaleAccumulator("0.25f");
+
   Var kk = makeVar("kk"), v = makeVar("v");
   markNonNegative(kk);
   markNonNegative(v);
@@ -165,6 +191,7 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
       line(fn + "(&" + acc + "[" + std::to_string((bi * bn + bj) * regs) + "], " + af + "[" + std::to_string(bi) +
            "], " + bfr + "[" + std::to_string(bj) + "]);");
   close();
+  if (quarter) scaleAccumulator("4.0f");
   // The stage is scratch space that the next staging or reduction rewrites;
   // after this barrier nothing of the gemm is pending.
   if (aRegister) {

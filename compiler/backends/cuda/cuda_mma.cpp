@@ -252,9 +252,10 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     return false;
   }
   if (s.m % 16 || s.n % 8 || s.k % s.kStep) return false;
-  // CDNA: float16, bfloat16, int8 and float32 gemms run on the matrix cores
-  // (MFMA); float8 keeps the mma.sync layout, filled by multiply-adds (cuda_mma_fma.cpp).
-  if (options.dialect().mfma && !isF8(s.kind) && mfmaShapeOf(threads, fullRow, options.arch, &s)) {
+  // CDNA: float16, bfloat16, int8, float32 and (gfx942) float8 gemms run on
+  // the matrix cores (MFMA); the others keep the mma.sync layout, filled by
+  // multiply-adds (cuda_mma_fma.cpp).
+  if (options.dialect().mfma && mfmaShapeOf(threads, fullRow, options.arch, &s)) {
     if (s.m * s.n / threads > 192) return false;
     *out = s;
     return true;

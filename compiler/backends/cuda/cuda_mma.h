@@ -46,17 +46,19 @@ struct MmaShape {
   bool colMajor = false;
 };
 
-// The MFMA form of a float16 / bfloat16 / int8 / float32 gemm on CDNA (the HIP
+// The MFMA form of a float16 / bfloat16 / int8 / float32 / float8 (gfx942) gemm on CDNA (the HIP
 // dialect): wavefronts of 64 lanes, threads / 64 of them in a grid
 // minimizing the rows plus columns per wavefront (warps x 1 for `fullRow`
 // when the rows divide so), and per wavefront S x S blocks: v_mfma_*_32x32xK
 // (S = 32) when the wavefront's tile is whole 32 x 32 blocks, else
 // v_mfma_*_16x16xK (S = 16). Both give the same operand reuse per k step;
 // the 32 x 32 form issues half the instructions. False when the tile is not
-// whole 16 x 16 blocks per wavefront or the gemm's k not whole k steps.
+// whole 16 x 16 blocks per wavefront, the gemm's k not whole k steps, or
+// float8 on gfx90a (which has no float8 MFMA).
 bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShape* s);
 // A and B elements per lane of an MFMA of `kind` on `arch`: 4, 8 for
-// gfx942's int8 forms (v_mfma_i32_32x32x16_i8, v_mfma_i32_16x16x32_i8), 1
+// gfx942's int8 and float8 forms (v_mfma_i32_32x32x16_i8,
+// v_mfma_f32_32x32x16_fp8_fp8, their 16x16 forms), 1
 // for float32 (v_mfma_f32_32x32x2f32, v_mfma_f32_16x16x4f32).
 int64_t mfmaLaneElems(MmaKind kind, const std::string& arch);
 // Its k step with block S: 64 / S lane groups of mfmaLaneElems each.

@@ -6,10 +6,11 @@
 // tile, cuda_fragment_layout.h) is read from the lane of the thread's row
 // group that holds it, with a 32-lane shuffle.
 //
-// On the HIP targets float16 and bfloat16 gemms run on MFMA instead
-// (cuda_mfma.cpp); this correct, slow path remains for the types MFMA is
-// not used for (float32, int8, float8) and for tiles that are not whole
-// 16 x 16 blocks per wavefront (docs/hip-backend.md).
+// On the HIP targets float16, bfloat16, float32, int8 and (gfx942) float8
+// gemms run on MFMA instead (cuda_mfma.cpp); this correct, slow path remains
+// for float8 on gfx90a (no float8 MFMA), for mixed float8 operands, and for
+// tiles that are not whole 16 x 16 blocks per wavefront
+// (docs/hip-backend.md).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
 namespace tlc::cuda {

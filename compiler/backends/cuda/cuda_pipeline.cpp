@@ -2,7 +2,9 @@
 // (docs/cuda-backend.md, "What the CUDA backend runs"): the producers'
 // copies issued depth - 1 iterations ahead into the stages of their tiles,
 // one cp.async commit group per iteration, the consumers after a wait for
-// their stage. The tensor-core mainloop (cuda_mma_mainloop.cpp) and the
+// their stage. Without asynchronous copies (HIP) the producers are
+// register-staged instead (cuda_deferred_copies.cpp): loaded ahead into
+// registers, stored into their stage after the consumers. The tensor-core mainloop (cuda_mma_mainloop.cpp) and the
 // Hopper mainloop (cuda_hopper_mainloop.cpp) build on the producer side here.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
@@ -28,13 +30,17 @@ KernelEmitter::PipelineExpansion KernelEmitter::openPipeline(const ForStmt* f, c
     if (!px.deferredOf(c)) declareCopyThreadOffsets(c);
   markNonNegative(px.version);
   if (isNonNegative(f->min)) markNonNegative(f->var);
-  std::string p = fresh("pre");
-  open("for (int " + p + " = 0; " + p + " < " + std::to_string(sched.depth - 1) + "; ++" + p + ")");
-  open("if (" + p + " < " + px.iterations + ")");
-  issueProducers(px, p, p, true);
-  close();
-  line("tlc::cp_async_commit();");
-  close();
+  // Without asynchronous copies every producer is register-staged (split):
+  // the prologue is the split copies' alone.
+  if (options_.dialect().asyncCopies) {
+    std::string p = fresh("pre");
+    open("for (int " + p + " = 0; " + p + " < " + std::to_string(sched.depth - 1) + "; ++" + p + ")");
+    open("if (" + p + " < " + px.iterations + ")");
+    issueProducers(px, p, p, true);
+    close();
+    line("tlc::cp_async_commit();");
+    close();
+  }
   issueDeferredPrologue(px);
   px.stageCounter = fresh("stage_of_iter");
   line("int " + px.stageCounter + " = " + std::to_string(sched.depth - 1) + ";");
@@ -96,7 +102,7 @@ void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& i
   open("if (" + iter + " + " + std::to_string(ahead) + " < " + px.iterations + ")");
   issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px, px.stageCounter, ahead), false);
   close();
-  line("tlc::cp_async_commit();");
+  if (options_.dialect().asyncCopies) line("tlc::cp_async_commit();");
   close();
 }
 
@@ -137,7 +143,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   advanceStage(px);
-  line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
+  if (options_.dialect().asyncCopies) line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line(syncThreads());
   if (overlapped) {
     open("");
@@ -172,7 +178,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   close();
   storeDeferred(px, it);
   close();
-  line("tlc::cp_async_wait<0>();");
+  if (options_.dialect().asyncCopies) line("tlc::cp_async_wait<0>();");
   close();
   pending = accessesOf(f->body);
 }

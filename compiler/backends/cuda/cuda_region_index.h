@@ -21,5 +21,9 @@ bool sameExtent(const ir::Expr& a, const ir::Expr& b);
 bool sameExtents(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
 // The product of `e` (1 when empty).
 ir::Expr product(const std::vector<ir::Expr>& e);
+// Elements per vector move (16 bytes at most) of a copy between buffers in
+// memory, or 0 for element-wise moves: the innermost run must be the last
+// (contiguous) dimension of both regions, with a constant extent.
+int64_t copyRunWidth(const ir::CopyStmt* c);
 
 }  // namespace tlc::cuda::regions

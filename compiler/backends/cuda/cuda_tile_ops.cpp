@@ -66,18 +66,24 @@ Expr product(const std::vector<Expr>& e) {
   return p;
 }
 
+int64_t copyRunWidth(const CopyStmt* c) {
+  const Region &src = c->src, &dst = c->dst;
+  auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
+  auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
+  int64_t inner = 0;
+  if (!sameExtents(es, ed) || sd.empty() || sd.back() != (int)src.ranges.size() - 1 ||
+      dd.back() != (int)dst.ranges.size() - 1 || !constInt(es.back(), &inner))
+    return 0;
+  int64_t V = 16 / std::max(dtypeBytes(src.buffer->dtype), dtypeBytes(dst.buffer->dtype));
+  while (V > 1 && inner % V) V /= 2;
+  return V < 2 ? 0 : V;
+}
+
 }  // namespace regions
 
 using namespace regions;
 
 namespace {
-
-// A shared buffer whose padded rows are not whole V-element vectors apart
-// (the one-word padding against bank conflicts): it moves element by element.
-bool splitRows(const BufferInfo& bi, const Buffer& b, int64_t V) {
-  int64_t last = 0;
-  return bi.place == Placement::Shared && bi.rowPad && constInt(b->shape.back(), &last) && (last + bi.rowPad) % V != 0;
-}
 
 // The index of region `r`'s last element.
 std::vector<Expr> lastIndex(const Region& r) {
@@ -219,18 +225,9 @@ bool KernelEmitter::loadsShifted(const CopyStmt* c, int64_t V) {
 // moves: the innermost run must be the last (contiguous) dimension of both
 // buffers, in memory (not registers), with a constant extent.
 int64_t KernelEmitter::vectorWidth(const CopyStmt* c) {
-  const Region &src = c->src, &dst = c->dst;
-  auto sd = nonUnitDims(src), dd = nonUnitDims(dst);
-  auto es = extentsOf(src, sd), ed = extentsOf(dst, dd);
-  bool matched = sameExtents(es, ed);
   auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
-  int64_t inner = 0;
-  if (!matched || sd.empty() || !placeOk(src.buffer) || !placeOk(dst.buffer) ||
-      sd.back() != (int)src.ranges.size() - 1 || dd.back() != (int)dst.ranges.size() - 1 || !constInt(es.back(), &inner))
-    return 0;
-  int64_t V = 16 / std::max(dtypeBytes(src.buffer->dtype), dtypeBytes(dst.buffer->dtype));
-  while (V > 1 && inner % V) V /= 2;
-  return V < 2 ? 0 : V;
+  if (!placeOk(c->src.buffer) || !placeOk(c->dst.buffer)) return 0;
+  return copyRunWidth(c);
 }
 
 // A copy repeated by a loop (a pipelined producer) moves the same per-thread

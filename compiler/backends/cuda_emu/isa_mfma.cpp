@@ -19,6 +19,14 @@ const MfmaInfo& mfmaInfo(MfmaKind kind) {
       {"v_mfma_i32_16x16x32_i8", "__builtin_amdgcn_mfma_i32_16x16x32_i8", 16, 16, 32, false, 4, true, 8},
       {"v_mfma_f32_32x32x2f32", "__builtin_amdgcn_mfma_f32_32x32x2f32", 32, 32, 2, false, 16, false, 1, true},
       {"v_mfma_f32_16x16x4f32", "__builtin_amdgcn_mfma_f32_16x16x4f32", 16, 16, 4, false, 4, false, 1, true},
+      {"v_mfma_f32_32x32x16_fp8_fp8", "__builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, false, 16, false, 8,
+       false, 4},
+      {"v_mfma_f32_16x16x32_fp8_fp8", "__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, false, 4, false, 8,
+       false, 4},
+      {"v_mfma_f32_32x32x16_bf8_bf8", "__builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8", 32, 32, 16, false, 16, false, 8,
+       false, 5},
+      {"v_mfma_f32_16x16x32_bf8_bf8", "__builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8", 16, 16, 32, false, 4, false, 8,
+       false, 5},
   };
   return infos[(int)kind];
 }
@@ -56,6 +64,18 @@ void gatherOperands(MfmaKind kind, const Lane* a, const Lane* b, Value value, st
     }
 }
 
+// D = A * B + C over double operands: each sum in double, rounded once to float32.
+void sumProducts(const MfmaInfo& info, MfmaKind kind, const std::vector<double>& A, const std::vector<double>& B,
+                 const float c[kWavefrontSize][16], float d[kWavefrontSize][16]) {
+  for (int l = 0; l < kWavefrontSize; ++l)
+    for (int r = 0; r < info.accRegs; ++r) {
+      MfmaCoord p = mfmaDElement(kind, l, r);
+      double sum = c[l][r];
+      for (int k = 0; k < info.k; ++k) sum += A[p.row * info.k + k] * B[k * info.n + p.col];
+      d[l][r] = (float)sum;
+    }
+}
+
 }  // namespace
 
 void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[kWavefrontSize][4],
@@ -73,13 +93,18 @@ void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[k
   };
   std::vector<double> A, B;
   gatherOperands(kind, a, b, value, &A, &B);
-  for (int l = 0; l < kWavefrontSize; ++l)
-    for (int r = 0; r < info.accRegs; ++r) {
-      MfmaCoord p = mfmaDElement(kind, l, r);
-      double sum = c[l][r];
-      for (int k = 0; k < info.k; ++k) sum += A[p.row * info.k + k] * B[k * info.n + p.col];
-      d[l][r] = (float)sum;
-    }
+  sumProducts(info, kind, A, B, c, d);
+}
+
+void mfmaFp8(MfmaKind kind, const uint8_t a[kWavefrontSize][8], const uint8_t b[kWavefrontSize][8],
+             const float c[kWavefrontSize][16], float d[kWavefrontSize][16]) {
+  const MfmaInfo& info = mfmaInfo(kind);
+  const int exp = info.fp8Exp;
+  std::vector<double> A, B;
+  gatherOperands(kind, a, b, [&](const uint8_t* lane, int v) {
+    return (double)tlc_emu_float::decodeFnuz(lane[v], exp, 7 - exp);
+  }, &A, &B);
+  sumProducts(info, kind, A, B, c, d);
 }
 
 void mfmaInt8(MfmaKind kind, const int8_t a[kWavefrontSize][8], const int8_t b[kWavefrontSize][8],

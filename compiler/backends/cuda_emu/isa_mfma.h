@@ -15,11 +15,17 @@
 //     16x16x16i8 (gfx90a) take 4 elements a lane, k = 4 * (l / M) + v, like
 //     the 16-bit ones; 32x32x16_i8 and 16x16x32_i8 (gfx942, which has no
 //     other int8 form) take 8, k = 8 * (l / M) + v (v = 0..7).
+//   The float8 forms (gfx942; float32 accumulators, D as above) take 8
+//     elements a lane like gfx942's int8 ones: 32x32x16_fp8_fp8 and
+//     16x16x32_fp8_fp8 read e4m3fnuz, the _bf8_bf8 ones e5m2fnuz (the FNUZ
+//     encodings: bias 8 and 16, no infinity or negative zero, 0x80 the
+//     only NaN; runtime/cuda_emu/emu_float.h, decodeFnuz).
 // Products of the 16-bit inputs are exact in float32; the emulator sums
 // them in double and rounds once to float32 (the hardware's summation order
 // is not specified; this is the most accurate choice, as for mma.sync).
 // The int8 sums are exact, wrapping modulo 2^32 as the hardware's int32
-// adds do.
+// adds do. The float8 products are exact too, summed like the 16-bit ones; a
+// NaN input gives NaN.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +44,11 @@ enum class MfmaKind {
   I32_32x32x16_I8,
   I32_16x16x32_I8,
   F32_32x32x2_F32,
-  F32_16x16x4_F32
+  F32_16x16x4_F32,
+  F32_32x32x16_FP8,
+  F32_16x16x32_FP8,
+  F32_32x32x16_BF8,
+  F32_16x16x32_BF8
 };
 
 struct MfmaInfo {
@@ -50,6 +60,7 @@ struct MfmaInfo {
   bool int8 = false;
   int elems = 4;  // A and B elements per lane
   bool f32 = false;  // float32 inputs
+  int fp8Exp = 0;    // float8 inputs: their exponent bits, 4 (fp8, e4m3fnuz) or 5 (bf8, e5m2fnuz)
 };
 const MfmaInfo& mfmaInfo(MfmaKind kind);
 
@@ -72,5 +83,8 @@ void mfma(MfmaKind kind, const uint16_t a[kWavefrontSize][4], const uint16_t b[k
 // The same for the int8 kinds: a[l][v], b[l][v] (v < elems) the inputs.
 void mfmaInt8(MfmaKind kind, const int8_t a[kWavefrontSize][8], const int8_t b[kWavefrontSize][8],
               const int32_t c[kWavefrontSize][16], int32_t d[kWavefrontSize][16]);
+// The same for the float8 kinds: a[l][v], b[l][v] the FNUZ bytes.
+void mfmaFp8(MfmaKind kind, const uint8_t a[kWavefrontSize][8], const uint8_t b[kWavefrontSize][8],
+             const float c[kWavefrontSize][16], float d[kWavefrontSize][16]);
 
 }  // namespace tlc::cuda_emu::isa

@@ -30,6 +30,22 @@ std::string mfmaName(int kind) {
   return isa::mfmaInfo((isa::MfmaKind)kind).instruction;
 }
 
+// An MFMA whose lanes' 8 operand bytes are 8 elements of type In, with
+// accumulators of type Acc: the operands and accumulators copied out of the
+// wavefront's slots, `compute(a, b, c, d)`, and D copied back.
+template <class In, class Acc, class Compute>
+void runOnBytes(Machine::WaveOp* op, int regs, Compute compute) {
+  static thread_local In a[isa::kWavefrontSize][8], b[isa::kWavefrontSize][8];
+  static thread_local Acc c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
+  for (int l = 0; l < 64; ++l) {
+    std::memcpy(a[l], op->a[l], sizeof a[l]);
+    std::memcpy(b[l], op->b[l], sizeof b[l]);
+    std::memcpy(c[l], op->d[l], regs * sizeof(Acc));
+  }
+  compute(a, b, c, out);
+  for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(Acc));
+}
+
 }  // namespace
 
 void Machine::resetWavefronts() {
@@ -92,15 +108,10 @@ void Machine::mfma(int kind, float* d, const uint16_t* a, const uint16_t* b, con
   const int regs = info.accRegs;
   if (info.int8) {
     // The lanes' 8 operand bytes are their int8 elements; the accumulators int32.
-    static thread_local int8_t a8[isa::kWavefrontSize][8], b8[isa::kWavefrontSize][8];
-    static thread_local int32_t c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
-    for (int l = 0; l < 64; ++l) {
-      std::memcpy(a8[l], op->a[l], sizeof a8[l]);
-      std::memcpy(b8[l], op->b[l], sizeof b8[l]);
-      std::memcpy(c[l], op->d[l], regs * sizeof(int32_t));
-    }
-    isa::mfmaInt8((isa::MfmaKind)kind, a8, b8, c, out);
-    for (int l = 0; l < 64; ++l) std::memcpy(op->d[l], out[l], regs * sizeof(int32_t));
+    runOnBytes<int8_t, int32_t>(op, regs, [&](auto a, auto b, auto c, auto d) { isa::mfmaInt8((isa::MfmaKind)kind, a, b, c, d); });
+  } else if (info.fp8Exp) {
+    // The lanes' 8 operand bytes are their FNUZ float8 elements.
+    runOnBytes<uint8_t, float>(op, regs, [&](auto a, auto b, auto c, auto d) { isa::mfmaFp8((isa::MfmaKind)kind, a, b, c, d); });
   } else {
     static thread_local float c[isa::kWavefrontSize][16], out[isa::kWavefrontSize][16];
     for (int l = 0; l < 64; ++l) std::memcpy(c[l], op->d[l], regs * sizeof(float));

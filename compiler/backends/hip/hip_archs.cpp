@@ -35,9 +35,10 @@ cuda::CudaOptions hipOptions(const std::string& arch) {
   o.language = cuda::GpuLanguage::Hip;
   o.arch = arch;
   const cuda::GpuDialect& d = cuda::gpuDialect(o.language);
-  // Tensor-core gemms: float16 / bfloat16 / int8 ones run on MFMA with its
-  // accumulator layout (cuda_mfma.cpp); the other types keep the mma.sync
-  // register layout, filled by multiply-adds (cuda_mma_fma.cpp).
+  // Tensor-core gemms: float16 / bfloat16 / float32 / int8 ones, and float8
+  // on gfx942, run on MFMA with its accumulator layout (cuda_mfma.cpp); the
+  // others keep the mma.sync register layout, filled by multiply-adds
+  // (cuda_mma_fma.cpp).
   o.tensorCores = true;
   o.asyncCopy = d.asyncCopies;
   o.warpSpecialize = false;
