@@ -427,26 +427,14 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   markNonNegative(version);
   line("const int " + varName(version) + " = " + stage + ";");
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = makeVarRef(version);
-  // `prefix`: the accesses up to the body's first barrier (the statement
-  // that emits it included).
-  Accesses inner, prefix;
-  bool inPrefix = true;
+  Accesses inner;
   preloadInvariantLoads(consumers);
-  for (const Stmt& c : consumers) {
-    int64_t barriers = barriersEmitted_;
-    emitBlock(c, inner);
-    if (inPrefix) prefix.merge(accessesOf(c));
-    inPrefix = inPrefix && barriers == barriersEmitted_;
-  }
+  Accesses prefix = emitIteration(consumers, inner);
   preloaded_.clear();
   for (const HopperOperand& op : h.tiles) bufs_[op.tile].version = nullptr;
   // The accesses since the body's last barrier against the next iteration's
-  // before its first (those the loop carries): a barrier only where they
-  // conflict.
-  Accesses next = withoutTiles(prefix);
-  for (auto it = next.writes.begin(); it != next.writes.end();)
-    it = carried.writes.count(*it) ? std::next(it) : next.writes.erase(it);
-  if (withoutTiles(inner).conflictsWith(next)) line(syncThreads());
+  // before its first: a barrier only where they conflict.
+  if (withoutTiles(inner).conflictsWith(nextIterationPrefix(withoutTiles(prefix), carried))) line(syncThreads());
   close();
   // Tiles the body wrote (the generic proxy) are refilled by the tensor copies
   // (the asynchronous proxy) once the stage is released.

@@ -12,6 +12,7 @@
 #include "compiler/backends/c_names.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/functor.h"
+#include "compiler/ir/loop_jumps.h"
 
 namespace tlc::cuda {
 
@@ -313,10 +314,61 @@ void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
   // before the loop, instead of at its first use in every iteration.
   if (pending.conflictsWith(body)) barrier(pending);
   Accesses inner = pending;
-  inner.merge(loopCarried(f));  // what the previous iteration left behind
-  emitSerialFor(f, [&] { emitBlock(f->body, inner); });
+  if (jumpsOutOf(f->body)) {
+    // A `continue` skips the end of the iteration: the next one orders
+    // itself against everything the body does.
+    inner.merge(loopCarried(f));
+    emitSerialFor(f, [&] { emitBlock(f->body, inner); });
+  } else {
+    // Iterations are ordered by a barrier at the end of the body only where
+    // what it leaves unordered meets what the next iteration does before its
+    // first barrier.
+    emitSerialFor(f, [&] {
+      Accesses prefix = emitIteration(seqStmts(f->body), inner);
+      if (inner.conflictsWith(nextIterationPrefix(prefix, loopCarried(f)))) barrier(inner);
+    });
+  }
   pending = inner;
   pending.merge(body);
+}
+
+// Emits the statements of a loop's body in order from `inner`, and returns
+// the accesses of its prefix: what the body does before the first block
+// barrier that every iteration runs (one of a leaf statement or a Parallel
+// nest; a barrier inside an if or a nested loop may not run). A leaf that
+// starts with a barrier (emitBlock's, where it meets what is pending) adds
+// nothing; one whose barriers are inside it (a reduction across warps) adds
+// all its accesses.
+Accesses KernelEmitter::emitIteration(const std::vector<Stmt>& stmts, Accesses& inner) {
+  Accesses prefix;
+  bool inPrefix = true;
+  for (const Stmt& c : stmts) {
+    auto* loop = as<ForStmt>(c);
+    const bool leaf = c->kind != StmtKind::If && c->kind != StmtKind::Let && c->kind != StmtKind::Seq &&
+                      (!loop || loop->forKind == ForKind::Parallel);
+    Accesses a = accessesOf(c);
+    const bool barrierFirst = leaf && inner.conflictsWith(a);
+    int64_t barriers = barriersEmitted_;
+    emitBlock(c, inner);
+    if (!inPrefix) continue;
+    if (barrierFirst) {
+      inPrefix = false;
+      continue;
+    }
+    prefix.merge(a);
+    inPrefix = !(leaf && barriers != barriersEmitted_);
+  }
+  return prefix;
+}
+
+// What an iteration's prefix `prefix` may meet of the previous iteration's
+// unordered accesses: its writes count only to buffers whose writes the loop
+// carries (`carried`, loopCarried: not the disjoint per-iteration regions of
+// a global tensor).
+Accesses KernelEmitter::nextIterationPrefix(Accesses prefix, const Accesses& carried) {
+  for (auto it = prefix.writes.begin(); it != prefix.writes.end();)
+    it = carried.writes.count(*it) ? std::next(it) : prefix.writes.erase(it);
+  return prefix;
 }
 
 void KernelEmitter::emitBlockLeaf(const Stmt& s) {

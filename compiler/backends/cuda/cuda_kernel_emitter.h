@@ -422,6 +422,10 @@ class KernelEmitter : public backend::CEmitter {
   // Inside loops whose emission does not carry the barrier analysis across
   // iterations (emitDeferredHopperLoop): reductions keep their final barrier.
   bool scratchUntracked_ = false;
+  // A loop body's statements, and its prefix for the barrier at the end of
+  // an iteration (emitBlockLoop, emitHopperLoop).
+  Accesses emitIteration(const std::vector<ir::Stmt>& stmts, Accesses& inner);
+  static Accesses nextIterationPrefix(Accesses prefix, const Accesses& carried);
   // Block barriers emitted so far (syncThreads).
   mutable int64_t barriersEmitted_ = 0;
   int64_t threads_ = 0;
