@@ -180,6 +180,29 @@ Layout Layout::swizzled(int64_t rows, int64_t cols, int elemBytes) {
   return Layout({rows, cols}, vars, {off});
 }
 
+bool Layout::runSwizzleFits(int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase) {
+  const int64_t rowBytes = cols * elemBytes;
+  if (runBytes < elemBytes || runBytes % elemBytes || rowsPerPhase * runBytes > 128 || rowBytes <= 0 ||
+      rowsPerPhase < 1 || (rowsPerPhase & (rowsPerPhase - 1)))
+    return false;
+  if (rowBytes % 128 == 0) return rowsPerPhase > 1;
+  return 128 % rowBytes == 0 && rowBytes >= runBytes && rowsPerPhase > 128 / rowBytes;
+}
+
+Layout Layout::runSwizzled(int64_t rows, int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase) {
+  TLC_CHECK(runSwizzleFits(cols, elemBytes, runBytes, rowsPerPhase), "a run swizzle that fits the rows");
+  auto vars = makePlaceholders(2, "i");
+  Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);
+  const int64_t runElems = runBytes / elemBytes, rowBytes = cols * elemBytes;
+  const int64_t perLine = rowBytes >= 128 ? 1 : 128 / rowBytes;
+  Expr rowGroup = perLine == 1 ? r : floorDiv(r, makeInt(perLine));
+  Expr pattern = floorMod(rowGroup, makeInt(rowsPerPhase / perLine));
+  Expr physRun = makeBinary(BinaryOp::BitXor, floorDiv(c, makeInt(runElems)), pattern);
+  Expr inRun = runElems == 1 ? makeInt(0) : floorMod(c, makeInt(runElems));
+  Expr off = add(add(mul(r, makeInt(cols)), mul(physRun, makeInt(runElems))), inRun);
+  return Layout({rows, cols}, vars, {off});
+}
+
 Layout Layout::panels(int64_t rows, int64_t cols, int elemBytes, int64_t span) {
   auto vars = makePlaceholders(2, "i");
   Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);

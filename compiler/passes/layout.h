@@ -53,6 +53,15 @@ class Layout {
   // The output is the flat element offset. Requires cols * elemBytes to be a
   // multiple of 16; rows of 32, 64 or 128 bytes use 2, 4 or 8 chunk patterns.
   static Layout swizzled(int64_t rows, int64_t cols, int elemBytes);
+  // A row-major layout whose runs of `runBytes` (4 or 8) are XOR-swizzled by
+  // the row so that any `rows per phase` consecutive rows read at one column
+  // touch distinct runs of the 128 bytes of banks: with R rows per 128 bytes
+  // (1 for rows of 128 bytes or more), run u of row r moves to
+  // u ^ ((r / R) % (rowsPerPhase / R)). Requires rows of a power of two
+  // below 128 bytes or of a multiple of 128 bytes, rowsPerPhase > R and
+  // rowsPerPhase * runBytes <= 128 (callers check runSwizzleFits).
+  static Layout runSwizzled(int64_t rows, int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase);
+  static bool runSwizzleFits(int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase);
   // The tile as TMA writes it and wgmma reads it: each row cut into panels
   // of `span` bytes (128, 64 or 32), panel p holding all rows of columns
   // [p * span, (p + 1) * span) one after the other, its 16-byte chunks

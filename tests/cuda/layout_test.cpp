@@ -20,6 +20,38 @@ TEST_CASE("row-major layout is the flat offset and inverts to itself") {
   CHECK(l.str() == "Layout[4, 6] (i0, i1) -> (((i0 * 6) + i1))");
 }
 
+TEST_CASE("run-swizzled layouts give the rows of one LDS phase distinct banks at any column") {
+  // {rows, cols, element bytes, run bytes, rows per phase}: MFMA operand reads
+  // of 8 bytes (16 rows a phase) and of 4 bytes (32 rows, or 16 rows reading
+  // two columns: 8-byte runs), over rows of 16 to 256 bytes.
+  for (auto [rows, cols, bytes, run, phase] : std::vector<std::tuple<int64_t, int64_t, int, int64_t, int64_t>>{
+           {64, 32, 2, 8, 16}, {64, 64, 1, 8, 16}, {32, 128, 1, 8, 16}, {64, 16, 4, 8, 16}, {64, 32, 4, 4, 32},
+           {48, 8, 4, 8, 16}, {64, 16, 1, 4, 32}, {64, 128, 2, 8, 16}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(bytes);
+    REQUIRE(Layout::runSwizzleFits(cols, bytes, run, phase));
+    Layout l = Layout::runSwizzled(rows, cols, bytes, run, phase);
+    CHECK(l.isBijective());
+    CHECK(l.outputShape() == std::vector<int64_t>{rows * cols});
+    const int64_t runElems = run / bytes;
+    for (int64_t c = 0; c < cols; c += runElems) {
+      // `phase` consecutive rows read at column c: distinct runs of the 128
+      // bytes of banks.
+      for (int64_t r0 = 0; r0 + phase <= rows; r0 += phase) {
+        std::set<int64_t> slots;
+        for (int64_t r = r0; r < r0 + phase; ++r) slots.insert(l.apply({r, c})[0] * bytes % 128 / run);
+        CHECK(slots.size() == (size_t)phase);
+      }
+      // A run stays contiguous.
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 1; k < runElems; ++k) CHECK(l.apply({r, c + k})[0] == l.apply({r, c})[0] + k);
+    }
+  }
+  CHECK_FALSE(Layout::runSwizzleFits(24, 2, 8, 16));  // 48-byte rows
+  CHECK_FALSE(Layout::runSwizzleFits(8, 1, 8, 16));   // 16 rows a line: a phase is conflict free already
+}
+
 TEST_CASE("swizzled shared layouts are permutations that spread 8 rows over 8 bank groups") {
   for (auto [rows, cols, bytes] : std::vector<std::tuple<int64_t, int64_t, int>>{
            {64, 64, 2}, {32, 32, 2}, {128, 16, 2}, {16, 128, 2}, {32, 32, 4}, {64, 8, 4}}) {

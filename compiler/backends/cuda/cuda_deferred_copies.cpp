@@ -62,7 +62,7 @@ PipelineSchedule KernelEmitter::dialectSchedule(const ForStmt* f) {
   for (const CopyStmt* c : sched.producers) {
     int64_t total = 0;
     if (!constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total) || total <= 0) return {};
-    const int64_t V = std::max<int64_t>(copyRunWidth(c), 1);  // as vectorWidth: the buffers are in memory
+    const int64_t V = std::max<int64_t>(runWidth(c), 1);  // as vectorWidth: the buffers are in memory
     const int64_t runs = (total / V + threads_ - 1) / threads_;
     bytes += runs * std::max<int64_t>(V * dtypeBytes(c->src.buffer->dtype), 4);
   }
@@ -100,7 +100,7 @@ std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const For
                 "a register-staged producer copies global to shared memory");
       int64_t total = 0;
       constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total);
-      const int64_t V = std::max<int64_t>(copyRunWidth(c), 1);
+      const int64_t V = std::max<int64_t>(runWidth(c), 1);
       out.push_back(DeferredCopy{c, fresh("staged"), (total / V + threads_ - 1) / threads_, total / V, "tid", threads_, V});
     }
     return out;

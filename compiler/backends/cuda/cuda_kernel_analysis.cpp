@@ -183,6 +183,24 @@ Accesses KernelEmitter::loopCarried(const ForStmt* f) {
 
 namespace {
 
+// The elements per contiguous run of a two-dimensional shared layout: the
+// widest power of two V below 16 bytes such that every V-aligned run of a
+// row lies at consecutive offsets; 0 where 16-byte runs do.
+int64_t contiguousRun(const layout::Layout& l, int elemBytes) {
+  const auto& shape = l.inputShape();
+  if (shape.size() != 2) return 0;
+  for (int64_t V = 16 / elemBytes; V > 1; V /= 2) {
+    bool whole = shape[1] % V == 0;
+    for (int64_t r = 0; whole && r < shape[0]; ++r)
+      for (int64_t c = 0; whole && c < shape[1]; c += V) {
+        const int64_t first = l.apply({r, c})[0];
+        for (int64_t v = 1; whole && v < V; ++v) whole = l.apply({r, c + v})[0] == first + v;
+      }
+    if (whole) return V * elemBytes >= 16 ? 0 : V;
+  }
+  return 1;
+}
+
 // Whether `s` reads or writes buffer `b`.
 bool accessesBuffer(const Stmt& s, const BufferNode* b) {
   struct Scan : BufferAccessVisitor {
@@ -608,7 +626,10 @@ bool KernelEmitter::planBuffers() {
     }
     if (info.place == Placement::Shared) {
       if (auto it = versions.find(b.get()); it != versions.end()) info.versions = it->second;
-      if (auto it = layouts.sharedLayouts.find(b.get()); it != layouts.sharedLayouts.end()) info.layout = it->second;
+      if (auto it = layouts.sharedLayouts.find(b.get()); it != layouts.sharedLayouts.end()) {
+        info.layout = it->second;
+        info.layoutRun = contiguousRun(*info.layout, dtypeBytes(b->dtype));
+      }
       // Compiler-placed buffers (fragments, locals) and the targets of
       // accumulator stores get one 16-byte pad per row when rows are whole
       // multiples of 128 bytes: row-wise reductions then read consecutive

@@ -28,6 +28,9 @@ struct BufferInfo {
   int64_t elems = 0;  // per version, for shared and register buffers
   // Physical layout of a shared buffer (swizzle); row-major when absent.
   std::optional<layout::Layout> layout;
+  // Elements per contiguous run of `layout` (a copy moves no wider vectors
+  // into or out of it); 0: runs of 16 bytes or more.
+  int64_t layoutRun = 0;
   // Pipelined shared buffers: `versions` copies, the live one chosen by `version`.
   int64_t versions = 1;
   ir::Expr version;
@@ -239,6 +242,7 @@ class KernelEmitter : public backend::CEmitter {
   void emitMmaSteps(const MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);
   int64_t vectorWidth(const ir::CopyStmt* c);
+  int64_t runWidth(const ir::CopyStmt* c);
   ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
   ir::Expr regionInside(const ir::Region& r);
   bool loadsShifted(const ir::CopyStmt* c, int64_t V);

@@ -61,6 +61,9 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     grids.emplace(hopper->gemm, s);
   }
   MmaPlan mma = planMma(kernel, gemms, threads, options, writtenInParallel, fullRow, demoted, grids);
+  // The swizzles the gemms' reads chose: a `swizzled` annotation (the layout
+  // inference's own included) takes the one chosen for its buffer.
+  const auto readSwizzles = mma.swizzled;
   plan.sharedLayouts = std::move(mma.swizzled);
   for (const WgmmaGemm& w : plan.wgmma)
     for (const HopperOperand* op : {&w.a, &w.b})
@@ -118,13 +121,16 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     if (a->layout.kind != LayoutKind::Swizzled) continue;
     int64_t rows = 0, cols = 0;
     if (b->shape.size() == 2 && constInt(b->shape[0], &rows) && constInt(b->shape[1], &cols) &&
-        (cols * dtypeBytes(b->dtype)) % 16 == 0)
-      plan.sharedLayouts.emplace(b, layout::Layout::swizzled(rows, cols, dtypeBytes(b->dtype)));
-    else
+        (cols * dtypeBytes(b->dtype)) % 16 == 0) {
+      auto it = readSwizzles.find(b);
+      plan.sharedLayouts.emplace(b, it != readSwizzles.end() ? it->second
+                                                             : layout::Layout::swizzled(rows, cols, dtypeBytes(b->dtype)));
+    } else {
       plan.conflicts.push_back({b, a->loc,
                                 "`" + b->name + "` cannot be swizzled: the swizzle permutes the 16-byte chunks of "
                                 "each row of a two-dimensional buffer of constant shape; annotate it row_major",
                                 {{b->loc, "`" + b->name + "` is allocated here"}}});
+    }
   }
   FixedLayouts fixed;
   for (auto& [b, f] : plan.accumulators) {

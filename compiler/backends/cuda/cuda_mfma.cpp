@@ -139,7 +139,8 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   // An operand whose k runs along its buffer's contiguous dimension gives a
   // lane its E elements as one read (8 bytes, 4 for gfx90a's int8): k0 +
   // E * (l / S) is a multiple of E, rows (with their padding) are whole
-  // reads, and the swizzle moves 16-byte chunks whole.
+  // reads, and the swizzles move 16-byte chunks or runs of at least one
+  // read whole.
   auto vectorK = [&](const Region& r, bool kLast) {
     int d0, d1;
     int64_t e0, e1, last, mn;

@@ -314,6 +314,23 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
         if (b->scope != MemScope::Shared || b->shape.size() != 2 || !constInt(b->shape[0], &rows) ||
             !constInt(b->shape[1], &cols) || (cols * bytes) % 16 != 0)
           continue;
+        // MFMA operands read along k (A not transposed, B transposed): a
+        // lane reads E elements of one row, the lanes of one LDS phase read
+        // P consecutive rows at the same column (and, where the phase is
+        // wider than a block, the next read of those rows). 16-byte chunks
+        // cannot spread them over all the banks (they all read the same
+        // half or quarter of a chunk): XOR runs of the phase's width per
+        // row instead.
+        const bool alongK = r == &g->a ? !g->transA : g->transB;
+        if (s.mfma && alongK) {
+          const int64_t readBytes = mfmaLaneElems(s.kind, options.arch) * bytes;
+          const int64_t lanes = readBytes <= 4 ? 32 : readBytes <= 8 ? 16 : 8;
+          const int64_t P = std::min<int64_t>(s.mfma, lanes), run = readBytes * (lanes / P);
+          if (readBytes < 16 && run <= 8 && layout::Layout::runSwizzleFits(cols, bytes, run, P)) {
+            plan.swizzled.emplace(b.get(), layout::Layout::runSwizzled(rows, cols, bytes, run, P));
+            continue;
+          }
+        }
         plan.swizzled.emplace(b.get(), layout::Layout::swizzled(rows, cols, bytes));
       }
     }

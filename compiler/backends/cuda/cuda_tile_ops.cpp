@@ -227,7 +227,16 @@ bool KernelEmitter::loadsShifted(const CopyStmt* c, int64_t V) {
 int64_t KernelEmitter::vectorWidth(const CopyStmt* c) {
   auto placeOk = [&](const Buffer& b) { return bufs_[b.get()].place != Placement::Register; };
   if (!placeOk(c->src.buffer) || !placeOk(c->dst.buffer)) return 0;
-  return copyRunWidth(c);
+  return runWidth(c);
+}
+
+// copyRunWidth, narrowed to the contiguous runs of either buffer's layout.
+int64_t KernelEmitter::runWidth(const CopyStmt* c) {
+  int64_t V = copyRunWidth(c);
+  for (const Buffer* b : {&c->src.buffer, &c->dst.buffer})
+    if (int64_t run = bufs_[b->get()].layoutRun)
+      while (V > run) V /= 2;
+  return V < 2 ? 0 : V;
 }
 
 // A copy repeated by a loop (a pipelined producer) moves the same per-thread
