@@ -243,7 +243,9 @@ class KernelEmitter : public backend::CEmitter {
   void emitFragmentCopy(const ir::CopyStmt* c);
   int64_t vectorWidth(const ir::CopyStmt* c);
   int64_t runWidth(const ir::CopyStmt* c);
+  ir::Expr vectorRowStarts(const ir::Region& r, int64_t V);
   ir::Expr wholeVectorRows(const ir::Region& r, int64_t V);
+  std::optional<std::vector<int64_t>> perThreadValues(const ir::Expr& e);
   ir::Expr regionInside(const ir::Region& r);
   bool loadsShifted(const ir::CopyStmt* c, int64_t V);
   // Copies whose source rows are not aligned (cuda_shifted_copies.cpp).

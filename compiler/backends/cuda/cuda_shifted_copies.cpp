@@ -4,11 +4,11 @@
 // words around it, shifted into place in registers (tlc::load_shifted, in
 // cuda_tile_ops.cpp's emitCopy), and an edge tile does the same here for
 // the vectors that lie inside the tensor.
+#include <algorithm>
 #include <utility>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
-#include "compiler/passes/layout.h"
 #include "compiler/passes/simplify.h"
 
 namespace tlc::cuda {
@@ -31,11 +31,7 @@ Expr KernelEmitter::elementsAfter(const Buffer& b, const std::vector<Expr>& inde
 // V-element vectors: its buffer's last extent and the region's last origin
 // are multiples of V, and the buffer is aligned to a vector.
 std::string KernelEmitter::alignedRows(const Region& r, int64_t V) {
-  auto multiple = [&](const Expr& e) {
-    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
-  };
-  Expr rows = passes::simplifyExpr(logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min)));
-  return expr(rows) + " && tlc::aligned(" + bufs_[r.buffer.get()].name + ", " +
+  return expr(passes::simplifyExpr(vectorRowStarts(r, V))) + " && tlc::aligned(" + bufs_[r.buffer.get()].name + ", " +
          std::to_string(V * dtypeBytes(r.buffer->dtype)) + ")";
 }
 
@@ -75,13 +71,8 @@ void KernelEmitter::emitShiftedEdgeTile(const CopyStmt* c, int64_t V) {
   // Whether `e`, a function of the thread index alone (a destination tile's
   // bounds), holds for every thread of the block.
   auto trueForEveryThread = [&](const Expr& e) {
-    try {
-      for (int64_t tid = 0; tid < threads_; ++tid)
-        if (!layout::evalIndex(e, {{tid_, tid}})) return false;
-    } catch (const InternalError&) {
-      return false;
-    }
-    return true;
+    auto values = perThreadValues(e);
+    return values && std::all_of(values->begin(), values->end(), [](int64_t v) { return v != 0; });
   };
   for (size_t j = 0; j < offsets.size(); ++j) {
     auto first = indices(j, 0).first, last = indices(j, V - 1).first;

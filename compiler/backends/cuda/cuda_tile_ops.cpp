@@ -186,16 +186,33 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   close();
 }
 
-// The condition that region `r` lies inside its buffer and that its rows
-// start on multiples of V elements (the buffer's last extent and the
-// region's last origin are multiples of V), simplified: the test a copy makes
-// before moving whole V-element vectors without per-element checks.
-Expr KernelEmitter::wholeVectorRows(const Region& r, int64_t V) {
+// The condition that the rows of region `r` start on multiples of V
+// elements: the buffer's last extent and the region's last origin are
+// multiples of V (unsimplified).
+Expr KernelEmitter::vectorRowStarts(const Region& r, int64_t V) {
   auto multiple = [&](const Expr& e) {
     return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
   };
-  return passes::simplifyExpr(
-      logicalAnd(regionInside(r), logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min))));
+  return logicalAnd(multiple(r.buffer->shape.back()), multiple(r.ranges.back().min));
+}
+
+// The condition that region `r` lies inside its buffer and that its rows
+// start on multiples of V elements, simplified: the test a copy makes
+// before moving whole V-element vectors without per-element checks.
+Expr KernelEmitter::wholeVectorRows(const Region& r, int64_t V) {
+  return passes::simplifyExpr(logicalAnd(regionInside(r), vectorRowStarts(r, V)));
+}
+
+// The value of `e` for every thread of the block, or nothing if it is not a
+// function of the thread index alone.
+std::optional<std::vector<int64_t>> KernelEmitter::perThreadValues(const Expr& e) {
+  std::vector<int64_t> v(threads_);
+  try {
+    for (int64_t t = 0; t < threads_; ++t) v[t] = layout::evalIndex(e, {{tid_, t}});
+  } catch (const InternalError&) {
+    return std::nullopt;
+  }
+  return v;
 }
 
 // The condition that region `r` lies inside its buffer (its first and last
@@ -272,17 +289,6 @@ void KernelEmitter::declareCopyThreadOffsets(const CopyStmt* c) {
   for (auto& rg : origin.ranges) rg.min = makeInt(0, rg.min->dtype);
   Expr version = di.version;
   di.version = nullptr;
-  // The value of `e` for every thread of the block, or nothing if it is not
-  // a function of the thread index alone.
-  auto perThreadValues = [&](const Expr& e) -> std::optional<std::vector<int64_t>> {
-    std::vector<int64_t> v(threads_);
-    try {
-      for (int64_t t = 0; t < threads_; ++t) v[t] = layout::evalIndex(e, {{tid_, t}});
-    } catch (const InternalError&) {
-      return std::nullopt;
-    }
-    return v;
-  };
   // The constant by which `later` exceeds the per-thread values `first` for
   // every thread, if any.
   auto constantStep = [&](const std::optional<std::vector<int64_t>>& first,
