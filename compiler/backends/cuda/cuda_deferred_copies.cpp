@@ -165,14 +165,11 @@ void KernelEmitter::moveRun(const Region& r, const std::vector<Expr>& idx, int64
   const BufferInfo& info = bufs_[b.get()];
   auto last = idx;
   last.back() = add(last.back(), makeInt(V - 1));
-  auto multiple = [&](const Expr& e) {
-    return makeBinary(BinaryOp::Eq, floorMod(e, makeInt(V, e->dtype)), makeInt(0, e->dtype));
-  };
   std::string ptr = fresh("run_ptr");
   line((info.place == Placement::Global ? "const " : "") + typeName(b->dtype) + "* " + ptr + " = " + info.name + " + " +
        expr(offsetExpr(b, idx)) + ";");
-  Expr whole = passes::simplifyExpr(logicalAnd(logicalAnd(inBounds(b, idx), inBounds(b, last)),
-                                               logicalAnd(multiple(b->shape.back()), multiple(r.ranges.back().min))));
+  Expr whole =
+      passes::simplifyExpr(logicalAnd(logicalAnd(inBounds(b, idx), inBounds(b, last)), vectorRowStarts(r, V)));
   std::string cond = expr(whole) + " && tlc::aligned(" + ptr + ", " + std::to_string(V * dtypeBytes(b->dtype)) + ")";
   if (splitRows(info, b, V)) cond = "false";
   open("if (" + cond + ")");
