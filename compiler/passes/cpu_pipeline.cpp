@@ -10,9 +10,11 @@
 #include "compiler/passes/cpu_guards_to_bounds.h"
 #include "compiler/passes/cpu_hoist_fast_paths.h"
 #include "compiler/passes/cpu_inline_producers.h"
+#include "compiler/passes/cpu_interchange_serial.h"
 #include "compiler/passes/cpu_lower_gemm.h"
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
+#include "compiler/passes/cpu_vector_layouts.h"
 
 #include <algorithm>
 #include <thread>
@@ -55,6 +57,10 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-inline-producers", "loops computing a block-local buffer fold into the statements that read it",
              inlineProducers));
   p.add(wrap("cpu-map-loops", "innermost Parallel -> Vectorized, Pipelined -> Serial", mapLoopsForCpu));
+  p.add(wrap("cpu-interchange-serial", "serial loops in a vector loop move out of it (the vector loop innermost)",
+             interchangeSerialLoops));
+  p.add(wrap("cpu-vector-layouts", "block buffers' dimensions ordered so vector loops run along their rows",
+             chooseVectorLayouts));
   p.add(wrap("cpu-guards-to-bounds", "vector loop guards -> loop bounds and ifs around the loop", moveGuardsToBounds));
   p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});
   return p;

@@ -204,6 +204,9 @@ class StmtEmitter : public ExprEmitter {
   }
 
   // A transposing nest (tile_transpose.h): T x T blocks through registers.
+  // Vectors are loaded along one loop variable (`along`) at T values of the
+  // other (`across`), transposed, and stored along `across` at T values of
+  // `along`.
   void emitTransposeNest(const TransposeNest& t) {
     llvm::Type* it = valueType(ctx_, t.outer->var->dtype);
     llvm::Type* jt = valueType(ctx_, t.inner->var->dtype);
@@ -214,18 +217,25 @@ class StmtEmitter : public ExprEmitter {
     auto at = [&](llvm::Type* ty, const Var& blk, int64_t k) {
       return b_.CreateIntCast(b_.CreateAdd(b_.CreateMul(vars_[blk.get()], b_.getInt64(t.block)), b_.getInt64(k)), ty, true);
     };
+    struct Side {
+      const VarNode* var;
+      llvm::Type* type;
+      const Var* blk;
+    };
+    Side outer{t.outer->var.get(), it, &i0}, inner{t.inner->var.get(), jt, &j0};
+    Side along = t.loadAlongOuter ? outer : inner, across = t.loadAlongOuter ? inner : outer;
     emitLoop(i0, b_.getInt64(0), b_.getInt64(t.rows / t.block), ForKind::Serial, 0, [&] {
       emitLoop(j0, b_.getInt64(0), b_.getInt64(t.cols / t.block), ForKind::Serial, 0, [&] {
         std::vector<llvm::Value*> rows;
-        vars_[t.outer->var.get()] = at(it, i0, 0);
+        vars_[along.var] = at(along.type, *along.blk, 0);
         for (int64_t k = 0; k < t.block; ++k) {
-          vars_[t.inner->var.get()] = at(jt, j0, k);
+          vars_[across.var] = at(across.type, *across.blk, k);
           rows.push_back(b_.CreateAlignedLoad(vec, emitAddress(t.load->buffer, t.load->indices), align));
         }
         rows = transposeInRegisters(b_, std::move(rows));
-        vars_[t.inner->var.get()] = at(jt, j0, 0);
+        vars_[across.var] = at(across.type, *across.blk, 0);
         for (int64_t m = 0; m < t.block; ++m) {
-          vars_[t.outer->var.get()] = at(it, i0, m);
+          vars_[along.var] = at(along.type, *along.blk, m);
           b_.CreateAlignedStore(rows[size_t(m)], emitAddress(t.store->buffer, t.store->indices), align);
         }
       });

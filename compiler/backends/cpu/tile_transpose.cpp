@@ -26,8 +26,10 @@ std::optional<TransposeNest> matchTransposeNest(const ForStmt& outer, int vector
   if (t == DType::Bool || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) return std::nullopt;
   const VarNode* i = outer.var.get();
   const VarNode* j = inner->var.get();
-  // The store runs along j, the load along i, and each uses the other variable.
-  if (!contiguousIn(store->indices, j) || !contiguousIn(load->indices, i)) return std::nullopt;
+  // The store runs along one variable, the load along the other, and each
+  // uses the other variable.
+  bool loadAlongOuter = contiguousIn(store->indices, j) && contiguousIn(load->indices, i);
+  if (!loadAlongOuter && !(contiguousIn(store->indices, i) && contiguousIn(load->indices, j))) return std::nullopt;
   bool storeUsesI = false, loadUsesJ = false;
   for (const Expr& e : store->indices) storeUsesI |= usesVar(e, i);
   for (const Expr& e : load->indices) loadUsesJ |= usesVar(e, j);
@@ -36,7 +38,7 @@ std::optional<TransposeNest> matchTransposeNest(const ForStmt& outer, int vector
   if (!zeroStart(outer, &rows) || !zeroStart(*inner, &cols)) return std::nullopt;
   int64_t block = std::min<int64_t>(16, vectorBits / (8 * bytes));
   if (block < 4 || rows % block || cols % block) return std::nullopt;
-  return TransposeNest{&outer, inner, store, load, rows, cols, block};
+  return TransposeNest{&outer, inner, store, load, rows, cols, block, loadAlongOuter};
 }
 
 std::vector<llvm::Value*> transposeInRegisters(llvm::IRBuilder<>& b, std::vector<llvm::Value*> rows) {

@@ -9,8 +9,10 @@
 // the source), a transpose in registers by log2(T) rounds of two-input
 // shuffles, and T vector stores along j (rows of the destination). The nest
 // must store one element of a buffer loaded from another buffer of the same
-// type (1, 2, 4 or 8 bytes), the store consecutive in j and the load in i;
-// not under bounds checks (each element would be tested on its own).
+// type (1, 2, 4 or 8 bytes), the store consecutive in one of the two loop
+// variables and the load in the other (`dst[.., j, .., i] = src[.., i, .., j]`
+// reads along j and writes along i: the same blocks); not under bounds
+// checks (each element would be tested on its own).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -28,6 +30,7 @@ struct TransposeNest {
   const ir::StoreStmt* store;
   const ir::Load* load;
   int64_t rows, cols, block;  // extents of i and j, and T
+  bool loadAlongOuter;        // the load consecutive in i (and the store in j), or the reverse
 };
 
 // The nest at `outer` when the rule above applies.
