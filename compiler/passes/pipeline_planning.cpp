@@ -49,9 +49,67 @@ bool hoistable(const std::vector<Stmt>& body, size_t k, const BufferNode* dst, c
   return true;
 }
 
-std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body) {
+std::set<const BufferNode*> readsOf(const Stmt& s) {
+  ReadScan r;
+  r.visit(s);
+  return r.reads;
+}
+
+using BufferSet = std::set<const BufferNode*>;
+
+// The shared tiles `s` certainly overwrites whole (copies and fills of the
+// whole buffer, in a statement list); loops may run no iteration.
+BufferSet overwrites(const Stmt& s) {
+  BufferSet out;
+  for (const Stmt& x : seqStmts(s)) {
+    const Region* dst = nullptr;
+    if (auto* c = as<CopyStmt>(x)) dst = &c->dst;
+    if (auto* f = as<FillStmt>(x)) dst = &f->dst;
+    if (dst && dst->buffer->scope == MemScope::Shared && isFullRegion(*dst)) out.insert(dst->buffer.get());
+  }
+  return out;
+}
+
+// The buffers whose values on entry to `s` may be read (`live`: those whose
+// values after `s` may be); records in `out`, for every loop under `s`, the
+// buffers whose values after it may be read.
+BufferSet liveBefore(const Stmt& s, const BufferSet& live, ReadsAfterLoops& out) {
+  if (auto* seq = as<SeqStmt>(s)) {
+    BufferSet l = live;
+    for (size_t i = seq->stmts.size(); i-- > 0;) l = liveBefore(seq->stmts[i], l, out);
+    return l;
+  }
+  if (auto* f = as<ForStmt>(s)) {
+    out[f] = live;
+    // An iteration's values reach the next one: what the body reads before
+    // writing it is live after every iteration.
+    BufferSet after = live;
+    ReadsAfterLoops ignored;
+    for (auto* b : liveBefore(f->body, {}, ignored)) after.insert(b);
+    BufferSet in = liveBefore(f->body, after, out);
+    in.insert(live.begin(), live.end());  // no iteration at all
+    return in;
+  }
+  if (auto* i = as<IfStmt>(s)) {
+    BufferSet in = liveBefore(i->thenBody, live, out);
+    BufferSet other = i->elseBody ? liveBefore(i->elseBody, live, out) : live;
+    in.insert(other.begin(), other.end());
+    return in;
+  }
+  if (auto* l = as<LetStmt>(s)) return liveBefore(l->body, live, out);
+  if (auto* k = as<KernelStmt>(s)) return liveBefore(k->body, live, out);
+  BufferSet in = readsOf(s);
+  BufferSet killed = overwrites(s);
+  for (auto* b : live)
+    if (!killed.count(b)) in.insert(b);
+  return in;
+}
+
+std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& body,
+                                   const std::set<const BufferNode*>& readAfter) {
   BoundVars bound;
   bound.visit(f->body);
+  const BufferWrites loopWrites = collectBufferWrites(f->body);
   std::vector<bool> ahead(body.size(), false);
   // `whole`: tiles every iteration's stage-0 statement overwrites entirely, so
   // that what later statements write into them never reaches another
@@ -71,6 +129,10 @@ std::vector<int64_t> defaultStages(const ForStmt* f, const std::vector<Stmt>& bo
     } else {
       continue;
     }
+    // Not ahead: a tile read after the loop (it must hold the last
+    // iteration's tile, not another version), or a copy from a tensor the
+    // loop writes (an iteration may read what the one before it wrote).
+    if (readAfter.count(dst) || (src && loopWrites.buffers.count(src))) continue;
     if (dsts.count(dst) || !hoistable(body, k, dst, src)) continue;
     ahead[k] = true;
     dsts.insert(dst);
@@ -100,7 +162,7 @@ std::vector<int64_t> defaultOrder(const std::vector<int64_t>& stage) {
 
 class Planner : public IRMutator {
  public:
-  explicit Planner(PassContext& ctx) : ctx_(ctx) {}
+  Planner(PassContext& ctx, const Stmt& body) : ctx_(ctx), readsAfter_(readsAfterLoops(body)) {}
 
  protected:
   Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
@@ -108,8 +170,9 @@ class Planner : public IRMutator {
     auto* f = as<ForStmt>(s);
     if (f->forKind != ForKind::Pipelined || f->numStages < 2) return s;
     std::vector<Stmt> body = seqStmts(f->body);
-    if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body)) return s;
-    return withDefaultPlan(f);
+    const std::set<const BufferNode*>& after = readsAfter_[n];
+    if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body, after)) return s;
+    return withDefaultPlan(f, after);
   }
 
  private:
@@ -118,7 +181,7 @@ class Planner : public IRMutator {
   }
 
   // Checks the lists the user gave (either may be empty).
-  bool userPlanOk(const ForStmt* f, const std::vector<Stmt>& body) {
+  bool userPlanOk(const ForStmt* f, const std::vector<Stmt>& body, const std::set<const BufferNode*>& after) {
     size_t n = body.size();
     for (auto* list : {&f->stage, &f->order}) {
       if (list->empty() || list->size() == n) continue;
@@ -137,37 +200,62 @@ class Planner : public IRMutator {
         }
     }
     if (f->stage.empty()) return true;
+    int64_t last = *std::max_element(f->stage.begin(), f->stage.end());
     for (size_t j = 0; j < n; ++j) {
-      ReadScan r;
-      r.visit(body[j]);
-      for (size_t i = 0; i < j; ++i) {
-        if (f->stage[j] >= f->stage[i]) continue;
+      std::set<const BufferNode*> reads = readsOf(body[j]);
+      // Statement i writes what j reads: j cannot run in an earlier stage
+      // (when i comes after j, j reads what i wrote in an earlier iteration).
+      for (size_t i = 0; i < n; ++i) {
+        if (i == j || f->stage[j] >= f->stage[i]) continue;
         for (auto* b : collectBufferWrites(body[i]).buffers) {
-          if (!r.reads.count(b)) continue;
+          if (!reads.count(b)) continue;
+          std::string when = i < j ? "" : " in the iteration before";
           ctx_.diags
               .report(DiagKind::PipelinePlanInvalid, f->loc,
                       "pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
                           ") reads `" + b->name + "`, which statement " + std::to_string(i) + " (stage " +
-                          std::to_string(f->stage[i]) + ") writes: a statement cannot run ahead of what it reads; "
-                          "give it a stage >= " + std::to_string(f->stage[i]))
+                          std::to_string(f->stage[i]) + ") writes" + when +
+                          ": a statement cannot run ahead of what it reads; give it a stage >= " +
+                          std::to_string(f->stage[i]))
               .note(body[i]->loc, "`" + b->name + "` written here")
               .note(body[j]->loc, "and read here");
           return false;
         }
       }
+      // A tile filled ahead has one version per stage: after the loop it
+      // would not hold the last iteration's tile.
+      if (f->stage[j] < last)
+        for (auto* b : collectBufferWrites(body[j]).buffers)
+          if (b->scope == MemScope::Shared && after.count(b)) {
+            ctx_.diags
+                .report(DiagKind::PipelinePlanInvalid, f->loc,
+                        "pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
+                            ") fills `" + b->name + "` ahead, but `" + b->name +
+                            "` is read after the loop, where it must hold the last iteration's tile; give the "
+                            "statement stage " + std::to_string(last) + " or read a copy of the tile after the loop")
+                .note(body[j]->loc, "`" + b->name + "` filled here");
+            return false;
+          }
     }
     return true;
   }
 
   PassContext& ctx_;
+  ReadsAfterLoops readsAfter_;
 };
 
 }  // namespace
 
-std::shared_ptr<ForStmt> withDefaultPlan(const ForStmt* f) {
+ReadsAfterLoops readsAfterLoops(const Stmt& body) {
+  ReadsAfterLoops out;
+  liveBefore(body, {}, out);
+  return out;
+}
+
+std::shared_ptr<ForStmt> withDefaultPlan(const ForStmt* f, const std::set<const BufferNode*>& readAfter) {
   std::vector<Stmt> body = seqStmts(f->body);
   auto planned = std::make_shared<ForStmt>(*f);
-  if (planned->stage.empty()) planned->stage = defaultStages(f, body);
+  if (planned->stage.empty()) planned->stage = defaultStages(f, body, readAfter);
   if (planned->order.empty() && f->stage.empty()) planned->order = defaultOrder(planned->stage);
   if (planned->order.empty())
     for (size_t i = 0; i < body.size(); ++i) planned->order.push_back((int64_t)i);
@@ -175,8 +263,7 @@ std::shared_ptr<ForStmt> withDefaultPlan(const ForStmt* f) {
 }
 
 Module planPipelines(const Module& m, PassContext& ctx) {
-  Planner planner(ctx);
-  return rewriteBodies(m, [&](const PrimFunc& f) { return planner.mutate(f.body); });
+  return rewriteBodies(m, [&](const PrimFunc& f) { return Planner(ctx, f.body).mutate(f.body); });
 }
 
 }  // namespace tlc::passes

@@ -13,7 +13,10 @@
 // The default plan: the copies from global to shared memory whose regions
 // use nothing the body binds and read no memory but tables (global tensors
 // the loop never writes: a page table's entry is the same whenever it is
-// read), and the gather nests (ir/gather_nest.h: Parallel loops filling a
+// read), whose source tensor the loop does not write (an iteration would
+// read ahead of the write of the iteration before it) and whose tile is not
+// read after the loop (it would hold another iteration's version there),
+// and the gather nests (ir/gather_nest.h: Parallel loops filling a
 // whole shared tile from tables, an implicit-GEMM convolution's im2col tile),
 // whose destinations no other statement writes (unless the copy or nest
 // overwrites the whole tile every iteration: then what later statements
@@ -26,12 +29,18 @@
 //
 // A plan the user wrote (`T.Pipelined(n, num_stages=s, order=[...],
 // stage=[...])`) is kept and checked: one entry per statement, the order a
-// permutation of the statements, and no statement in an earlier stage than a
-// statement before it whose result it reads (error `pipeline-plan-invalid`
-// at the loop, with a note at the statements involved). Given only `order`,
+// permutation of the statements, no statement in an earlier stage than a
+// statement whose result it reads (one before it, or one after it, whose
+// result of the iteration before it reads), and no statement filling a
+// shared tile read after the loop in an earlier stage than the last (error
+// `pipeline-plan-invalid` at the loop, with a note at the statements
+// involved). Given only `order`,
 // the stages are the default plan's; given only `stage`, the order is
 // program order.
 #pragma once
+
+#include <set>
+#include <unordered_map>
 
 #include "compiler/ir/ir.h"
 #include "compiler/passes/pass_manager.h"
@@ -40,8 +49,15 @@ namespace tlc::passes {
 
 ir::Module planPipelines(const ir::Module& m, PassContext& ctx);
 
+// For each loop of a function body, the buffers whose values after it may be
+// read (later in the function, or again in the body of a loop around it,
+// before a copy or fill overwrites them whole).
+using ReadsAfterLoops = std::unordered_map<const ir::ForStmt*, std::set<const ir::BufferNode*>>;
+ReadsAfterLoops readsAfterLoops(const ir::Stmt& body);
+
 // `f` (a Pipelined loop whose user plan, if any, is valid) with the plan
-// above filled in where the user gave none.
-std::shared_ptr<ir::ForStmt> withDefaultPlan(const ir::ForStmt* f);
+// above filled in where the user gave none; `readAfter`: the buffers read
+// after the loop (readsAfterLoops).
+std::shared_ptr<ir::ForStmt> withDefaultPlan(const ir::ForStmt* f, const std::set<const ir::BufferNode*>& readAfter);
 
 }  // namespace tlc::passes

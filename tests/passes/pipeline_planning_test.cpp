@@ -67,3 +67,51 @@ TEST_CASE("plan lists need one entry per statement and order must be a permutati
   CHECK(!b.ok);
   CHECK(b.rendered.find("`order` must list each statement index 0..1 exactly once") != std::string::npos);
 }
+
+namespace {
+
+// A loop of a running sum through global memory (statement 0 reads the row
+// statement 2 wrote in the iteration before), then `A_s` read after it.
+Outcome planCarried(const std::string& attrs, bool readAfter) {
+  std::string text =
+      "func @f[K](A: float16[K, 64], Y: float16[K, 64], Z: float16[1, 64]) {\n"
+      "  kernel grid(1) threads(64) as (bx) {\n"
+      "    alloc A_s: shared float16[1, 64]\n"
+      "    alloc B_s: shared float16[1, 64]\n"
+      "    for k in pipelined(1 : +K - 1, num_stages=2" + attrs + ") {\n"
+      "      copy(Y[k - 1 : +1, 0 : +64], B_s)\n"
+      "      copy(A[k : +1, 0 : +64], A_s)\n"
+      "      copy(B_s, Y[k : +1, 0 : +64])\n"
+      "    }\n" +
+      std::string(readAfter ? "    copy(A_s, Z)\n" : "") +
+      "  }\n"
+      "}\n";
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("plan.tir", text);
+  auto module = ir::parseIRModule(sources, diags, file);
+  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  passes::PassPipeline pipeline;
+  pipeline.add({"pipeline-planning", "", passes::planPipelines});
+  passes::PassContext ctx(diags);
+  auto result = pipeline.run(*module, ctx);
+  return Outcome{result.has_value(), diags.renderAll()};
+}
+
+}  // namespace
+
+TEST_CASE("a statement cannot run ahead of what a later statement wrote in the iteration before") {
+  Outcome o = planCarried(", stage=[0, 0, 1]", false);
+  CHECK(!o.ok);
+  CHECK(o.rendered.find("statement 0 (stage 0) reads `Y`, which statement 2 (stage 1) writes in the iteration before") !=
+        std::string::npos);
+  CHECK(planCarried(", stage=[1, 0, 1]", false).ok);
+}
+
+TEST_CASE("a tile read after the loop cannot be filled ahead") {
+  Outcome o = planCarried(", stage=[1, 0, 1]", true);
+  CHECK(!o.ok);
+  CHECK(o.rendered.find("fills `A_s` ahead, but `A_s` is read after the loop") != std::string::npos);
+  CHECK(o.rendered.find("`A_s` filled here") != std::string::npos);
+  CHECK(planCarried(", stage=[1, 1, 1]", true).ok);
+}

@@ -3,7 +3,6 @@
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
 
 #include "compiler/backends/cuda/cuda_mma.h"
-#include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/module_rewrite.h"
 #include "compiler/passes/pipeline_planning.h"
@@ -59,6 +58,7 @@ class AutoPipeliner : public IRMutator {
       }
     } shared;
     shared.visit(k->body);
+    readsAfter_ = passes::readsAfterLoops(k->body);
     int64_t saved = shared_;
     shared_ = shared.bytes;
     ++kernels_;
@@ -83,14 +83,9 @@ class AutoPipeliner : public IRMutator {
     candidate->numStages = kStages;
     candidate->stage.clear();
     candidate->order.clear();
-    std::shared_ptr<ForStmt> planned = passes::withDefaultPlan(candidate.get());
+    std::shared_ptr<ForStmt> planned = passes::withDefaultPlan(candidate.get(), readsAfter_[n]);
     PipelineSchedule sched = pipelineSchedule(planned.get());
     if (sched.empty() || !sched.unsupported.empty()) return s;
-    // A copy's source that the loop writes could be read ahead of the write
-    // that program order puts first.
-    const BufferWrites writes = collectBufferWrites(f->body);
-    for (const CopyStmt* c : sched.producers)
-      if (writes.buffers.count(c->src.buffer.get())) return s;
     int64_t extra = 0;
     for (const BufferNode* t : sched.tiles()) {
       int64_t b = constBytes(t);
@@ -105,6 +100,7 @@ class AutoPipeliner : public IRMutator {
  private:
   static constexpr int64_t kStages = 2;
   int64_t budget_;
+  passes::ReadsAfterLoops readsAfter_;  // of the kernel's loops
   int64_t shared_ = -1;
   int kernels_ = 0, inside_ = 0;
 };
