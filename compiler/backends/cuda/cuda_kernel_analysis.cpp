@@ -7,6 +7,7 @@
 #include "compiler/backends/cuda/cuda_bank_conflicts.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_kernel_scan.h"
+#include "compiler/backends/cuda/cuda_private_locals.h"
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/ir/buffer_access.h"
@@ -520,6 +521,7 @@ bool KernelEmitter::planBuffers() {
   KernelScan scan;
   scan.visit(kernel_.body);
   writtenInParallel_ = scan.writtenInParallel;
+  for (const BufferNode* b : iterationPrivateLocals(kernel_.body)) writtenInParallel_.erase(b);
   hasGemms_ = !scan.gemms.empty();
   for (auto& p : func_.params)
     if (p.buffer) {
