@@ -110,7 +110,8 @@ class UseCollector {
         for (auto* r : {&g->a, &g->b, &g->c}) scalarUses(*r, loc);
         // An accumulator's own gemm, and an A operand read from registers
         // (checked against the gemm once the layouts are known), fit.
-        if (!fixed.count(g->c.buffer.get()) || !isFullRegion(g->c)) reject(g->c.buffer.get(), "a gemm operand", loc);
+        if (!fixed.count(g->c.buffer.get()) || !isFullRegion(g->c))
+          reject(g->c.buffer.get(), "a gemm accumulator not held in mma registers", loc);
         if (uses.cands.count(g->a.buffer.get()) && g->a.buffer != g->c.buffer)
           uses.gemmOperands.push_back({g->a.buffer.get(), g});
         reject(g->b.buffer.get(), "a gemm operand", loc);

@@ -404,6 +404,7 @@ class KernelEmitter : public backend::CEmitter {
   const std::vector<KernelArg>& args_;
   std::unordered_map<const ir::BufferNode*, BufferInfo> bufs_;
   std::unordered_set<const ir::BufferNode*> writtenInParallel_;
+  std::unordered_set<const ir::GemmStmt*> warnedScalar_;  // cuda-gemm-scalar reported
   FragmentLayoutPlan tiles_;  // register fragments and the Parallel nests over them
   // Register fragments inside a Parallel nest over their layout: the register index.
   std::unordered_map<const ir::BufferNode*, ir::Expr> fragmentRegister_;

@@ -211,7 +211,8 @@ bool usesConform(const Stmt& s, const BufferNode* b, const std::unordered_set<co
 
 }  // namespace
 
-bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out, bool fullRow) {
+bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out, bool fullRow,
+                bool registerBudget) {
   if (!options.tensorCores || threads % 32 != 0) return false;
   auto operandOk = [](const Region& r) {
     return r.buffer->scope == MemScope::Shared || r.buffer->scope == MemScope::Fragment;
@@ -255,8 +256,9 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
   // CDNA: float16, bfloat16, int8, float32 and (gfx942) float8 gemms run on
   // the matrix cores (MFMA); the others keep the mma.sync layout, filled by
   // multiply-adds (cuda_mma_fma.cpp).
+  const bool fits = !registerBudget || s.m * s.n / threads <= kMaxAccumulatorRegisters;
   if (options.dialect().mfma && mfmaShapeOf(threads, fullRow, options.arch, &s)) {
-    if (s.m * s.n / threads > 192) return false;
+    if (!fits) return false;
     *out = s;
     return true;
   }
@@ -279,7 +281,7 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
     s.warpsN = 1;
   }
   // Keep the accumulator within a sane register budget (255 per thread).
-  if (s.m * s.n / threads > 192) return false;
+  if (!fits) return false;
   *out = s;
   return true;
 }

@@ -99,9 +99,12 @@ ir::Expr registerAOperand(int64_t a, int64_t atomsK, const ir::Expr& kk, int q);
 
 // The mma shape of a gemm, or false when it is not eligible. The warp grid
 // minimizes the rows plus columns per warp; `fullRow` asks for every warp
-// along M (warps x 1) where the rows divide so.
+// along M (warps x 1) where the rows divide so. Not eligible either: an
+// accumulator of more than kMaxAccumulatorRegisters registers per thread,
+// unless `registerBudget` is false.
+constexpr int64_t kMaxAccumulatorRegisters = 192;
 bool mmaShapeOf(const ir::GemmStmt* g, int64_t threads, const CudaOptions& options, MmaShape* out,
-                bool fullRow = false);
+                bool fullRow = false, bool registerBudget = true);
 
 struct MmaFragment {
   layout::Fragment fragment;

@@ -672,6 +672,18 @@ void KernelEmitter::emitGemm(const GemmStmt* g, bool partitioned) {
 
 void KernelEmitter::emitGemmScalar(const GemmStmt* g, bool partitioned) {
   LocationScope at(*this, g->loc);
+  // A gemm that tensor cores would take but for its accumulator's size.
+  MmaShape big;
+  if (mmaShapeOf(g, threads_, options_, &big, false, /*registerBudget=*/false) && !warnedScalar_.count(g)) {
+    warnedScalar_.insert(g);
+    diags_.report(DiagKind::CudaGemmScalar, g->loc,
+                  "this gemm runs without tensor cores, as scalar multiply-adds: its " + std::to_string(big.m) +
+                      " x " + std::to_string(big.n) + " accumulator needs " +
+                      std::to_string(big.m * big.n / threads_) + " registers per thread on " +
+                      std::to_string(threads_) + " threads (at most " + std::to_string(kMaxAccumulatorRegisters) +
+                      "); use more threads or a smaller tile")
+        .note(g->c.buffer->loc, "`" + g->c.buffer->name + "` declared here");
+  }
   auto ad = nonUnitDims(g->a), bd = nonUnitDims(g->b), cd = nonUnitDims(g->c);
   auto pad2 = [](std::vector<int> d, const Region& r) {
     // Matrices with a unit dimension: take the trailing dimensions.
