@@ -314,8 +314,12 @@ class KernelEmitter : public backend::CEmitter {
   // one row or column, of those partial values.
   enum class ReducePart { Whole, InThread, AcrossThreads };
   void emitRegisterReduce(const ir::ReduceStmt* r, ReducePart part);
-  // reduce(X, m, dim=1) with a row's threads in one warp: each thread combines
-  // its registers of a row, then xor shuffles combine the row's lanes.
+  // The lanes the reductions' xor shuffles span (shuffleLanes): a warp of
+  // 32, or a whole 64-lane CDNA wavefront.
+  int64_t warpLanes() const { return shuffleLanes(options_.dialect(), threads_); }
+  // reduce(X, m, dim=1) with a row's threads in one warp (of warpLanes()):
+  // each thread combines its registers of a row, then xor shuffles combine
+  // the row's lanes.
   void emitRowReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // reduce(X, m, dim=1) of a register tile whose rows span several warps (a
   // row group wider than a warp, or an mma tile over warpsN > 1 warps):
