@@ -78,9 +78,11 @@ TEST_CASE("every example's HIP C runs clean in the emulator and matches the inte
 // T.Pipelined on HIP (no cp.async): the tiles of the next iteration are
 // loaded into registers before the current iteration's MFMAs and stored into
 // the other of two LDS stages after them (register staging,
-// cuda_deferred_copies.cpp). Every example with a pipelined loop whose
-// tiles fit 64 KB of LDS, at sizes its tiles do not divide: clean in the
-// emulator (races, barriers) and equal to the interpreter.
+// cuda_deferred_copies.cpp) where the buffer plan fits both stages in the
+// LDS. Every example with a pipelined loop whose tiles fit 64 KB of LDS,
+// and a kernel whose stages fill it beside a tile that reuses their bytes,
+// at sizes their tiles do not divide: clean in the emulator (races,
+// barriers) and equal to the interpreter.
 TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged sizes") {
   SUBCASE("the gemm's HIP C: loads ahead, the MFMAs, then the stores, no cp.async") {
     SourceManager sm;
@@ -98,7 +100,18 @@ TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged si
     CHECK(store != std::string::npos);
     CHECK(src.find("__syncthreads()", mfma) > store);  // one barrier an iteration, at its top
   }
+  SUBCASE("the buffer plan decides whether the second stages fit: a tile after the loop reuses their bytes") {
+    SourceManager sm;
+    DiagnosticEngine diags{sm};
+    ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/staged_reuse.tl", sm, diags, {});
+    auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+    REQUIRE_MESSAGE(hip, diags.renderAll());
+    CHECK(hip->source.find("__half staged[64];") != std::string::npos);  // 64 elements of A a thread in registers
+    CHECK(hip->source.find("C_s = reinterpret_cast<float*>(tlc_smem + 0);") != std::string::npos);
+    CHECK(hip->funcs.at(0).kernels.at(0).sharedBytes == 65536);
+  }
   const std::vector<Case> cases = {
+      {"tests/cuda_emu_examples/staged_reuse.tl", {}, {{"M", 70}, {"N", 100}, {"K", 300}}},
       {"examples/gemm_fp8/gemm_fp8.tl", {{"stages", "2"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
        {{"M", 70}, {"N", 150}, {"K", 300}}},
       {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {{"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
