@@ -123,26 +123,6 @@ TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged si
     for (const Case& c : cases) checkHipEmulated(c, arch);
 }
 
-namespace {
-
-// The C the emitter generates for `path` on `options`' target.
-std::string emitted(const char* path, const cuda::CudaOptions& options, const std::vector<Define>& defines = {}) {
-  SourceManager sm;
-  DiagnosticEngine diags{sm};
-  ir::Module module = test::compileTreeFile(path, sm, diags, defines);
-  auto out = cuda::generateCuda(module, options, diags);
-  REQUIRE_MESSAGE(out, diags.renderAll());
-  return out->source;
-}
-
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
-
 // On a 64-lane wavefront the reductions' xor shuffles span the whole
 // wavefront (one step more, of distance 32, than on a CUDA warp): a row of
 // 64 threads reduces without shared memory, column and multi-wavefront
@@ -154,31 +134,32 @@ TEST_CASE("HIP reductions combine the lanes of whole 64-lane wavefronts") {
   const cuda::CudaOptions gfx942 = hip::hipOptions("gfx942");
   const char* wide = "tests/cuda_emu_examples/register_fragments/wide_rows.tl";
   SUBCASE("a row of 64 threads: one wavefront, no shared memory or barrier") {
-    const std::string cu = emitted(wide, sm80), hip = emitted(wide, gfx942);
-    CHECK(count(cu, "tlc::group_allreduce<32>") == 2);
-    CHECK(count(cu, "row_partial") > 0);
-    CHECK(count(hip, "tlc::group_allreduce<64>") == 2);
-    CHECK(count(hip, "row_partial") == 0);
-    CHECK(count(hip, "__syncthreads()") == 0);
+    const std::string cu = test::emittedSource(wide, sm80), hip = test::emittedSource(wide, gfx942);
+    CHECK(test::count(cu, "tlc::group_allreduce<32>") == 2);
+    CHECK(test::count(cu, "row_partial") > 0);
+    CHECK(test::count(hip, "tlc::group_allreduce<64>") == 2);
+    CHECK(test::count(hip, "row_partial") == 0);
+    CHECK(test::count(hip, "__syncthreads()") == 0);
   }
   SUBCASE("a row of 256 threads: a partial result per wavefront") {
-    const std::string hip = emitted("examples/softmax/softmax.tl", gfx942);
-    CHECK(count(hip, "tlc::group_allreduce<64>") == 2);
-    CHECK(count(hip, "row_partial[ri * 4 + tid / 64]") == 1);
+    const std::string hip = test::emittedSource("examples/softmax/softmax.tl", gfx942);
+    CHECK(test::count(hip, "tlc::group_allreduce<64>") == 2);
+    CHECK(test::count(hip, "row_partial[ri * 4 + tid / 64]") == 1);
   }
   SUBCASE("column reductions shuffle up to distance 32 and combine a partial per wavefront") {
-    const std::string hip = emitted("tests/cuda_emu_examples/register_fragments/column_sums.tl", gfx942);
-    CHECK(count(hip, "for (int s = 16; s < 64; s <<= 1)") == 2);
-    CHECK(count(hip, ", s, 64)") == 2);
-    CHECK(count(hip, "col_partial[(tid / 64 * 8 + c) * 16 + tid % 64]") == 1);
+    const std::string hip = test::emittedSource("tests/cuda_emu_examples/register_fragments/column_sums.tl", gfx942);
+    CHECK(test::count(hip, "for (int s = 16; s < 64; s <<= 1)") == 2);
+    CHECK(test::count(hip, ", s, 64)") == 2);
+    CHECK(test::count(hip, "col_partial[(tid / 64 * 8 + c) * 16 + tid % 64]") == 1);
   }
   SUBCASE("rmsnorm's rows take 64 threads: half the registers for the weights") {
-    CHECK(count(emitted("examples/rmsnorm/rmsnorm.tl", sm80), "tlc::group_allreduce<32>") == 1);
-    CHECK(count(emitted("examples/rmsnorm/rmsnorm.tl", gfx942), "tlc::group_allreduce<64>") == 1);
+    CHECK(test::count(test::emittedSource("examples/rmsnorm/rmsnorm.tl", sm80), "tlc::group_allreduce<32>") == 1);
+    CHECK(test::count(test::emittedSource("examples/rmsnorm/rmsnorm.tl", gfx942), "tlc::group_allreduce<64>") == 1);
   }
   SUBCASE("clean and equal to the interpreter at ragged sizes") {
     const char* dir = "tests/cuda_emu_examples/register_fragments/";
-    const std::string columns = std::string(dir) + "column_sums.tl", deferred = std::string(dir) + "deferred_reductions.tl";
+    const std::string columns = std::string(dir) + "column_sums.tl";
+    const std::string deferred = std::string(dir) + "deferred_reductions.tl";
     const std::vector<Case> cases = {
         {wide, {}, {{"M", 5}, {"N", 1000}}},
         {columns.c_str(), {}, {{"M", 37}, {"N", 300}}},

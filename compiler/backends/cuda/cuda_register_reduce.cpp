@@ -250,16 +250,16 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
   // Lanes l and l + G of a warp (G = the threads of a row, below W) hold
   // the same columns; a shuffle of a whole CDNA wavefront passes its width.
   if (part != ReducePart::InThread && lanes < W)
-    line("for (int s = " + L + "; s < " + Ws + "; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc + "[c], tlc::shfl_xor(" +
-         acc + "[c], s" + (W > 32 ? ", " + Ws : std::string()) + "));");
+    line("for (int s = " + L + "; s < " + Ws + "; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc +
+         "[c], tlc::shfl_xor(" + acc + "[c], s" + (W > 32 ? ", " + Ws : std::string()) + "));");
   close();
   // Warps w and w + rowWarps hold the same columns.
   if (part != ReducePart::InThread && warps / rowWarps > 1) {
     std::string scratch = fresh("col_partial");
     line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
     line("#pragma unroll");
-    line("for (int c = 0; c < " + C + "; ++c) if (tid % " + Ws + " < " + L + ") " + scratch + "[(tid / " + Ws + " * " + C +
-         " + c) * " + L + " + tid % " + Ws + "] = " + acc + "[c];");
+    line("for (int c = 0; c < " + C + "; ++c) if (tid % " + Ws + " < " + L + ") " + scratch + "[(tid / " + Ws +
+         " * " + C + " + c) * " + L + " + tid % " + Ws + "] = " + acc + "[c];");
     line(syncThreads());
     line("#pragma unroll");
     open("for (int c = 0; c < " + C + "; ++c)");
@@ -340,7 +340,8 @@ std::vector<const ReduceStmt*> KernelEmitter::deferredReductions(const ForStmt* 
     if (r->clear || si == bufs_.end() || di == bufs_.end() || !si->second.tile || !di->second.tile) continue;
     const RegisterLayout& l = si->second.tile->layout;
     const int64_t W = warpLanes();
-    bool across = r->dim == 0 ? l.rowLanes(W) < W || l.threads / W > l.rowWarps(W) : l.rowLanes(W) > 1 || l.rowWarps(W) > 1;
+    bool across =
+        r->dim == 0 ? l.rowLanes(W) < W || l.threads / W > l.rowWarps(W) : l.rowLanes(W) > 1 || l.rowWarps(W) > 1;
     if (across && !touchedOutside(f->body, r->dst.buffer.get(), r)) out.push_back(r);
   }
   return out;
