@@ -35,26 +35,30 @@ template <> __device__ __forceinline__ void atomic_max<i64>(i64* p, i64 v) { ato
 template <> __device__ __forceinline__ void atomic_min<i64>(i64* p, i64 v) { atomicMin((long long*)p, (long long)v); }
 
 // ---- warp reductions ---------------------------------------------------------
-template <class T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
-template <> __device__ __forceinline__ __half shfl_xor<__half>(__half v, int m) {
+// The value of lane (this lane ^ lane_mask) within segments of `width` lanes:
+// at most 32 on NVIDIA; 64, the whole wavefront, on CDNA (HIP C).
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int lane_mask, int width = 32) { return __shfl_xor_sync(0xffffffffu, v, lane_mask, width); }
+template <> __device__ __forceinline__ __half shfl_xor<__half>(__half v, int m, int width) {
   unsigned short b = __half_as_ushort(v);
-  return __ushort_as_half((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+  return __ushort_as_half((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m, width));
 }
-template <> __device__ __forceinline__ __nv_bfloat16 shfl_xor<__nv_bfloat16>(__nv_bfloat16 v, int m) {
+template <> __device__ __forceinline__ __nv_bfloat16 shfl_xor<__nv_bfloat16>(__nv_bfloat16 v, int m, int width) {
   unsigned short b = __bfloat16_as_ushort(v);
-  return __ushort_as_bfloat16((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m));
+  return __ushort_as_bfloat16((unsigned short)__shfl_xor_sync(0xffffffffu, (unsigned)b, m, width));
 }
-template <> __device__ __forceinline__ bool shfl_xor<bool>(bool v, int m) { return __shfl_xor_sync(0xffffffffu, (int)v, m) != 0; }
-template <> __device__ __forceinline__ i8 shfl_xor<i8>(i8 v, int m) { return (i8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
-template <> __device__ __forceinline__ u8 shfl_xor<u8>(u8 v, int m) { return (u8)__shfl_xor_sync(0xffffffffu, (int)v, m); }
-template <> __device__ __forceinline__ i16 shfl_xor<i16>(i16 v, int m) { return (i16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
-template <> __device__ __forceinline__ u16 shfl_xor<u16>(u16 v, int m) { return (u16)__shfl_xor_sync(0xffffffffu, (int)v, m); }
+template <> __device__ __forceinline__ bool shfl_xor<bool>(bool v, int m, int width) { return __shfl_xor_sync(0xffffffffu, (int)v, m, width) != 0; }
+template <> __device__ __forceinline__ i8 shfl_xor<i8>(i8 v, int m, int width) { return (i8)__shfl_xor_sync(0xffffffffu, (int)v, m, width); }
+template <> __device__ __forceinline__ u8 shfl_xor<u8>(u8 v, int m, int width) { return (u8)__shfl_xor_sync(0xffffffffu, (int)v, m, width); }
+template <> __device__ __forceinline__ i16 shfl_xor<i16>(i16 v, int m, int width) { return (i16)__shfl_xor_sync(0xffffffffu, (int)v, m, width); }
+template <> __device__ __forceinline__ u16 shfl_xor<u16>(u16 v, int m, int width) { return (u16)__shfl_xor_sync(0xffffffffu, (int)v, m, width); }
 
 struct SumOp { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
-// Combines the values of `group` consecutive lanes (a power of two <= 32); every lane gets the result.
+// Combines the values of `group` consecutive lanes (a power of two: at most
+// 32, or 64 on a CDNA wavefront, whose step of distance 32 crosses its two
+// halves); every lane gets the result.
 template <int group, class T, class Op> __device__ __forceinline__ T group_allreduce(T v, Op op) {
 #pragma unroll
-  for (int s = group / 2; s >= 1; s >>= 1) v = op(v, shfl_xor(v, s));
+  for (int s = group / 2; s >= 1; s >>= 1) v = op(v, shfl_xor(v, s, group > 32 ? 64 : 32));
   return v;
 }
 

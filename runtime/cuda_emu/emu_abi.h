@@ -9,7 +9,10 @@
 //                                              on every fiber switch)
 //   unsigned char*        tlc_emu_dyn_smem  -- the dynamic shared memory
 // and, for each kernel K, `void tlc_emu_launch_K(void** args)` which calls K
-// with arguments packed like cuLaunchKernel's kernelParams.
+// with arguments packed like cuLaunchKernel's kernelParams. A module of HIP C
+// also exports `const unsigned tlc_emu_wavefront_lanes = 64` (the emulator's
+// host tlc_hip.h defines it): its shuffles of width 64 are then collectives
+// of the caller's 64-lane wavefront.
 //
 // Every memory access of the kernel code reaches `access` (through the
 // compiler's thread-sanitizer instrumentation, redirected to the emulator);
@@ -28,7 +31,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 5
+#define TLC_EMU_ABI_VERSION 6
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -132,7 +135,9 @@ typedef struct tlc_emu_api {
   // bar.warp.sync mask (__syncwarp).
   void (*warp_sync)(unsigned mask, const void* pc);
   // shfl.sync; returns the shuffled value; *valid (may be null) receives the
-  // predicate output of the PTX instruction.
+  // predicate output of the PTX instruction. Width 64 (in a module that
+  // exports tlc_emu_wavefront_lanes = 64): a shuffle of the calling thread's
+  // 64-lane wavefront, threads 64w .. 64w + 63, with no member mask.
   uint32_t (*shfl)(int mode, unsigned mask, uint32_t value, int lane_or_delta, int width,
                    int* valid, const void* pc);
   // vote.sync / match.any.sync.

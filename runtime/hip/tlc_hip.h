@@ -10,9 +10,10 @@
 // traps: the HIP dialect never emits them, and MFMA has its own helpers
 // below.
 //
-// Warp-level code of the emitter works on groups of at most 32 lanes with xor
-// shuffles below 32, which stay inside one half of a 64-lane wavefront, so it
-// means the same on wave64 as on a CUDA warp.
+// Warp-level code of the emitter works on groups of lanes with xor shuffles:
+// up to 32 lanes, within one half of a 64-lane wavefront, as on a CUDA warp,
+// or 64 (`tlc::group_allreduce<64>`, `tlc::shfl_xor(v, s, 64)`), whose step
+// of distance 32 crosses the halves.
 #pragma once
 #if defined(__HIPCC_RTC__)
 typedef unsigned char uint8_t;  // hiprtc declares the 32- and 64-bit ones only
@@ -193,7 +194,8 @@ __device__ __forceinline__ long long atomicMin(long long* p, long long v) {
 
 // CUDA's member-masked shuffles: every lane of the wavefront takes part.
 // `width` defaults to CUDA's warp (32 lanes, half a wavefront), so lane
-// numbers stay relative to the calling lane's half.
+// numbers stay relative to the calling lane's half; width 64 spans the
+// wavefront.
 template <class T> __device__ __forceinline__ T __shfl_xor_sync(unsigned, T v, int laneMask, int width = 32) {
   return __shfl_xor(v, laneMask, width);
 }

@@ -219,10 +219,11 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
           CHECK(group / rowGroups == j / (l.cols / l.warpsN));
         }
     // A row lies in consecutive lanes of one 32-lane half: the row reductions' shuffles.
+    const int64_t S = l.rowLanes(64);
     if (l.mfma)
       for (int64_t i = 0; i < l.rows; ++i)
         for (int64_t rep = 0; rep < rowv.replicate(); ++rep)
-          CHECK(rowv.threadOf({i}, rep) / l.rowLanes() == rowv.threadOf({i}, rep - rep % l.rowLanes()) / l.rowLanes());
+          CHECK(rowv.threadOf({i}, rep) / S == rowv.threadOf({i}, rep - rep % S) / S);
   }
 }
 

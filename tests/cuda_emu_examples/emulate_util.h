@@ -26,6 +26,24 @@ inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager
   return *module;
 }
 
+// The C the GPU emitter generates for `relativePath` with `options`; REQUIREs success.
+inline std::string emittedSource(const std::string& relativePath, const cuda::CudaOptions& options,
+                                 const std::vector<Define>& defines = {}) {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = compileTreeFile(relativePath, sm, diags, defines);
+  auto out = cuda::generateCuda(module, options, diags);
+  REQUIRE_MESSAGE(out, diags.renderAll());
+  return out->source;
+}
+
+// How many times `what` occurs in `text`.
+inline size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // Runs every kernel of `module`'s function `func` (empty: the first) in the
 // emulator for `arch` with --check; the exit code, and the run's output and
 // diagnostics in `log`.

@@ -1,7 +1,8 @@
 // The HIP C of the GPU emitter's HIP dialect in the emulator
 // (`tlc run --target=hip:gfx942 --emulate --check`): every example at sizes
 // its tiles do not divide runs clean and matches the interpreter on gfx90a
-// and gfx942, and a HIP kernel whose barrier was removed is caught.
+// and gfx942, reductions combine whole 64-lane wavefronts, and a HIP kernel
+// whose barrier was removed is caught.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -77,9 +78,11 @@ TEST_CASE("every example's HIP C runs clean in the emulator and matches the inte
 // T.Pipelined on HIP (no cp.async): the tiles of the next iteration are
 // loaded into registers before the current iteration's MFMAs and stored into
 // the other of two LDS stages after them (register staging,
-// cuda_deferred_copies.cpp). Every example with a pipelined loop whose
-// tiles fit 64 KB of LDS, at sizes its tiles do not divide: clean in the
-// emulator (races, barriers) and equal to the interpreter.
+// cuda_deferred_copies.cpp) where the buffer plan fits both stages in the
+// LDS. Every example with a pipelined loop whose tiles fit 64 KB of LDS,
+// and a kernel whose stages fill it beside a tile that reuses their bytes,
+// at sizes their tiles do not divide: clean in the emulator (races,
+// barriers) and equal to the interpreter.
 TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged sizes") {
   SUBCASE("the gemm's HIP C: loads ahead, the MFMAs, then the stores, no cp.async") {
     SourceManager sm;
@@ -97,7 +100,18 @@ TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged si
     CHECK(store != std::string::npos);
     CHECK(src.find("__syncthreads()", mfma) > store);  // one barrier an iteration, at its top
   }
+  SUBCASE("the buffer plan decides whether the second stages fit: a tile after the loop reuses their bytes") {
+    SourceManager sm;
+    DiagnosticEngine diags{sm};
+    ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/staged_reuse.tl", sm, diags, {});
+    auto hip = cuda::generateCuda(module, hip::hipOptions("gfx942"), diags);
+    REQUIRE_MESSAGE(hip, diags.renderAll());
+    CHECK(hip->source.find("__half staged[64];") != std::string::npos);  // 64 elements of A a thread in registers
+    CHECK(hip->source.find("C_s = reinterpret_cast<float*>(tlc_smem + 0);") != std::string::npos);
+    CHECK(hip->funcs.at(0).kernels.at(0).sharedBytes == 65536);
+  }
   const std::vector<Case> cases = {
+      {"tests/cuda_emu_examples/staged_reuse.tl", {}, {{"M", 70}, {"N", 100}, {"K", 300}}},
       {"examples/gemm_fp8/gemm_fp8.tl", {{"stages", "2"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
        {{"M", 70}, {"N", 150}, {"K", 300}}},
       {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {{"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
@@ -107,6 +121,54 @@ TEST_CASE("pipelined loops are register-staged on HIP and run clean at ragged si
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) checkHipEmulated(c, arch);
+}
+
+// On a 64-lane wavefront the reductions' xor shuffles span the whole
+// wavefront (one step more, of distance 32, than on a CUDA warp): a row of
+// 64 threads reduces without shared memory, column and multi-wavefront
+// reductions combine a partial result per wavefront, and the rows that the
+// cost rule widens to fewer registers may take 64 threads.
+TEST_CASE("HIP reductions combine the lanes of whole 64-lane wavefronts") {
+  cuda::CudaOptions sm80;
+  sm80.arch = "sm_80";
+  const cuda::CudaOptions gfx942 = hip::hipOptions("gfx942");
+  const char* wide = "tests/cuda_emu_examples/register_fragments/wide_rows.tl";
+  SUBCASE("a row of 64 threads: one wavefront, no shared memory or barrier") {
+    const std::string cu = test::emittedSource(wide, sm80), hip = test::emittedSource(wide, gfx942);
+    CHECK(test::count(cu, "tlc::group_allreduce<32>") == 2);
+    CHECK(test::count(cu, "row_partial") > 0);
+    CHECK(test::count(hip, "tlc::group_allreduce<64>") == 2);
+    CHECK(test::count(hip, "row_partial") == 0);
+    CHECK(test::count(hip, "__syncthreads()") == 0);
+  }
+  SUBCASE("a row of 256 threads: a partial result per wavefront") {
+    const std::string hip = test::emittedSource("examples/softmax/softmax.tl", gfx942);
+    CHECK(test::count(hip, "tlc::group_allreduce<64>") == 2);
+    CHECK(test::count(hip, "row_partial[ri * 4 + tid / 64]") == 1);
+  }
+  SUBCASE("column reductions shuffle up to distance 32 and combine a partial per wavefront") {
+    const std::string hip = test::emittedSource("tests/cuda_emu_examples/register_fragments/column_sums.tl", gfx942);
+    CHECK(test::count(hip, "for (int s = 16; s < 64; s <<= 1)") == 2);
+    CHECK(test::count(hip, ", s, 64)") == 2);
+    CHECK(test::count(hip, "col_partial[(tid / 64 * 8 + c) * 16 + tid % 64]") == 1);
+  }
+  SUBCASE("rmsnorm's rows take 64 threads: half the registers for the weights") {
+    CHECK(test::count(test::emittedSource("examples/rmsnorm/rmsnorm.tl", sm80), "tlc::group_allreduce<32>") == 1);
+    CHECK(test::count(test::emittedSource("examples/rmsnorm/rmsnorm.tl", gfx942), "tlc::group_allreduce<64>") == 1);
+  }
+  SUBCASE("clean and equal to the interpreter at ragged sizes") {
+    const char* dir = "tests/cuda_emu_examples/register_fragments/";
+    const std::string columns = std::string(dir) + "column_sums.tl";
+    const std::string deferred = std::string(dir) + "deferred_reductions.tl";
+    const std::vector<Case> cases = {
+        {wide, {}, {{"M", 5}, {"N", 1000}}},
+        {columns.c_str(), {}, {{"M", 37}, {"N", 300}}},
+        {deferred.c_str(), {{"block_M", "2"}, {"block_N", "512"}}, {{"M", 5}, {"N", 1100}}},
+        {deferred.c_str(), {}, {{"M", 37}, {"N", 300}}},
+    };
+    for (const char* arch : {"gfx90a", "gfx942"})
+      for (const Case& c : cases) checkHipEmulated(c, arch);
+  }
 }
 
 // A planted bug: the emitter's HIP C for a transpose through LDS, with its

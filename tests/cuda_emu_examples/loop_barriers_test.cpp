@@ -14,26 +14,18 @@ namespace {
 
 // The CUDA C of the loop of `func` in loop_barriers.tl: from its header to the end of the kernel.
 std::string loopOf(const std::string& func) {
-  SourceManager sm;
-  DiagnosticEngine diags{sm};
-  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/loop_barriers.tl", sm, diags);
   cuda::CudaOptions options;
   options.arch = "sm_80";
   options.lineDirectives = false;
-  auto cu = cuda::generateCuda(module, options, diags);
-  REQUIRE_MESSAGE(cu, diags.renderAll());
-  size_t kernel = cu->source.find(" " + func + "_kernel0(");
+  const std::string cu = test::emittedSource("tests/cuda_emu_examples/loop_barriers.tl", options);
+  size_t kernel = cu.find(" " + func + "_kernel0(");
   REQUIRE(kernel != std::string::npos);
-  size_t loop = cu->source.find("for (int t = 0;", kernel);
+  size_t loop = cu.find("for (int t = 0;", kernel);
   REQUIRE(loop != std::string::npos);
-  return cu->source.substr(loop, cu->source.find("\n}\n", loop) - loop);
+  return cu.substr(loop, cu.find("\n}\n", loop) - loop);
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using test::count;
 
 }  // namespace
 

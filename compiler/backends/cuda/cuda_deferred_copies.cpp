@@ -24,11 +24,10 @@
 // stage after them: the global latency overlaps the math, and one barrier
 // per iteration (at its top) orders both the stores before their readers
 // and the readers of a stage before its next stores. The registers a
-// thread stages are bounded (kMaxStagedBytes); a loop needing more, whose
-// second stages would not fit the LDS, or with a gather nest or a jump,
-// runs unpipelined.
+// thread stages are bounded (kMaxStagedBytes); a loop needing more, or with
+// a gather nest or a jump, runs unpipelined, and so does one whose second
+// stages the buffer plan cannot fit in the LDS (planBuffers).
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
-#include "compiler/backends/cuda/cuda_kernel_scan.h"
 #include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/loop_jumps.h"
 #include "compiler/passes/simplify.h"
@@ -60,31 +59,24 @@ PipelineSchedule KernelEmitter::dialectSchedule(const ForStmt* f) {
   if (!sched.gathers.empty() || jumpsOutOf(f->body)) return {};
   int64_t bytes = 0;
   for (const CopyStmt* c : sched.producers) {
-    int64_t total = 0;
-    if (!constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total) || total <= 0) return {};
-    const int64_t V = std::max<int64_t>(runWidth(c), 1);  // as vectorWidth: the buffers are in memory
-    const int64_t runs = (total / V + threads_ - 1) / threads_;
-    bytes += runs * std::max<int64_t>(V * dtypeBytes(c->src.buffer->dtype), 4);
+    std::optional<DeferredCopy> d = stagedCopy(c);
+    if (!d) return {};
+    bytes += d->perThread * std::max<int64_t>(d->vector * dtypeBytes(c->src.buffer->dtype), 4);
   }
   if (bytes > kMaxStagedBytes) return {};
-  // The tiles' second stages must fit the LDS beside the kernel's shared
-  // buffers (the plain loop needs one stage); otherwise the loop runs plain.
-  KernelScan scan;
-  scan.visit(kernel_.body);
-  int64_t shared = 0;
-  for (const AllocStmt* a : scan.blockAllocs) {
-    int64_t n = 0;
-    if (a->buffer->scope == MemScope::Shared && constInt(product(a->buffer->shape), &n))
-      shared += n * dtypeBytes(a->buffer->dtype);
-  }
-  for (const BufferNode* b : sched.tiles()) {
-    int64_t n = 0;
-    if (constInt(product(b->shape), &n)) shared += n * dtypeBytes(b->dtype);
-  }
-  if (shared > options_.maxSharedBytes) return {};
   // The loads run one iteration ahead into registers: two stages suffice.
   sched.depth = 2;
   return sched;
+}
+
+// Producer `c` of a register-staged pipeline (its register names still
+// unset): runs of V elements (as vectorWidth: the buffers are in memory),
+// each thread moving every threads_-th; nullopt when its size is unknown.
+std::optional<KernelEmitter::DeferredCopy> KernelEmitter::stagedCopy(const CopyStmt* c) {
+  int64_t elems = 0;
+  if (!constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &elems) || elems <= 0) return std::nullopt;
+  const int64_t V = std::max<int64_t>(runWidth(c), 1), total = elems / V;
+  return DeferredCopy{c, "", (total + threads_ - 1) / threads_, total, "tid", threads_, V};
 }
 
 std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const ForStmt* f,
@@ -98,10 +90,8 @@ std::vector<KernelEmitter::DeferredCopy> KernelEmitter::deferredCopies(const For
       TLC_CHECK(bufs_[c->src.buffer.get()].place == Placement::Global &&
                     bufs_[c->dst.buffer.get()].place == Placement::Shared,
                 "a register-staged producer copies global to shared memory");
-      int64_t total = 0;
-      constInt(product(extentsOf(c->src, nonUnitDims(c->src))), &total);
-      const int64_t V = std::max<int64_t>(runWidth(c), 1);
-      out.push_back(DeferredCopy{c, fresh("staged"), (total / V + threads_ - 1) / threads_, total / V, "tid", threads_, V});
+      out.push_back(*stagedCopy(c));
+      out.back().regs = fresh("staged");
     }
     return out;
   }

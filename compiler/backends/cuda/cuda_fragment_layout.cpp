@@ -54,18 +54,19 @@ bool tilesEvenly(const RegisterLayout& l) { return rowGroupMismatch(l).empty(); 
 // The cost rule (see the header); false when no row-group layout fits.
 // `columnsWide`: the group is reduced along columns only, so the widest G
 // that gives every thread work is taken (fewer threads share a column).
-bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, bool columnsWide,
+// `warp`: the lanes one group of shuffles spans (shuffleLanes).
+bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, bool columnsWide, int64_t warp,
                   RegisterLayout* out) {
   if (threads % 32 != 0) return false;
   for (int64_t vector = std::max<int64_t>(1, 16 / elemBytes); vector >= 1; vector /= 2) {
     if (cols % vector) continue;
     int64_t best = 0;
     // A row spans more than a warp (whole warps: G is a power of two) only
-    // when no G <= 32 gives every thread work.
+    // when no G <= warp gives every thread work.
     for (int64_t group = 1; group <= threads; group *= 2) {
       if (!tilesEvenly(RegisterLayout{rows, cols, threads, group, vector})) continue;
       best = group;
-      if (!columnsWide && (group * vector * elemBytes >= 128 || group >= 32)) break;
+      if (!columnsWide && (group * vector * elemBytes >= 128 || group >= warp)) break;
     }
     if (best) {
       *out = RegisterLayout{rows, cols, threads, best, vector};
@@ -76,16 +77,17 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
 }
 
 // The cost rule's layout `l`, or one with more threads per row (up to a
-// warp) that takes fewer registers per thread for the group (`registers`):
+// warp of `warp` lanes) that takes fewer registers per thread for the group (`registers`):
 // the tile's registers do not depend on G, but a column vector takes C / G
 // of them in each thread and a row vector R * G / T, so a group with wide
 // column vectors (a per-column scale and bias of a short, wide tile) holds
 // them in fewer registers with more threads per row, which leaves room for
 // more blocks per SM. Ties keep the narrower G.
-RegisterLayout fewestRegisters(const RegisterLayout& l, const std::function<int64_t(const RegisterLayout&)>& registers) {
+RegisterLayout fewestRegisters(const RegisterLayout& l, int64_t warp,
+                               const std::function<int64_t(const RegisterLayout&)>& registers) {
   RegisterLayout best = l;
   int64_t fewest = registers(l);
-  for (int64_t group = l.group * 2; group <= std::min<int64_t>(32, l.threads); group *= 2) {
+  for (int64_t group = l.group * 2; group <= std::min(warp, l.threads); group *= 2) {
     RegisterLayout wider{l.rows, l.cols, l.threads, group, l.vector};
     if (!tilesEvenly(wider)) continue;
     if (int64_t n = registers(wider); n < fewest) best = wider, fewest = n;
@@ -368,7 +370,7 @@ std::unordered_set<const GemmStmt*> fullRowGemms(const KernelStmt& kernel) {
 }
 
 FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
-                                        const LayoutAnnotations& annotations) {
+                                        const LayoutAnnotations& annotations, int64_t warp) {
   FragmentLayoutPlan plan;
   std::unordered_set<const BufferNode*> fixedSet;
   for (auto& [b, l] : fixed) fixedSet.insert(b);
@@ -591,11 +593,11 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         columns |= uses.cands[b].columnReduced;
         rowsReduced |= uses.cands[b].reduced;
       }
-      if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, columns && !rowsReduced, &layout))
+      if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, columns && !rowsReduced, warp, &layout))
         why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
               " threads";
       else
-        layout = fewestRegisters(layout, [&](const RegisterLayout& l) { return registersOf(uses, list, l); });
+        layout = fewestRegisters(layout, warp, [&](const RegisterLayout& l) { return registersOf(uses, list, l); });
     }
     if (why.empty()) {
       int64_t regs = registersOf(uses, list, layout);

@@ -8,9 +8,10 @@
 // layout too (see "mma groups" below), the rest get a row-group layout.
 //
 // The row-group layout of an [R, C] tile over T threads has two parameters:
-// G consecutive threads share a row (lanes of one warp when G <= 32, whole
-// consecutive warps beyond), and each of them owns runs of V contiguous
-// columns:
+// G consecutive threads share a row (lanes of one warp when G <= W, whole
+// consecutive warps beyond; W, the lanes one group of shuffles spans, is 32,
+// or 64 on a CDNA wavefront: shuffleLanes), and each of them owns runs of V
+// contiguous columns:
 //   thread(i, j)   = (i % P) * G + (j / V) % G            with P = T / G
 //   register(i, j) = (i / P) * (C / G) + (j / (G * V)) * V + j % V
 // A row vector [R] that follows the tile's rows is replicated over the G
@@ -33,14 +34,14 @@
 // global element the tile is copied from or to (halved until it divides C);
 // G is the smallest power of two (at most T) for which every thread has work
 // (T / G rows at a time divide R) and the G threads of a row read at least
-// 128 contiguous bytes (stopping at 32 once a row fills a warp; more only
-// when R < T / 32, as for a kernel that gives each row the whole block)
+// 128 contiguous bytes (stopping at W once a row fills a warp; more only
+// when R < T / W, as for a kernel that gives each row the whole block)
 // (whole cache lines from global memory; a conflict-free phase of 8 threads
 // for 16-byte shared memory accesses). A group reduced along columns and
 // not along rows takes the largest G that gives every thread work instead:
 // each column's partial results then sit in T / G threads, not T * V / C'
 // for the narrow G, and fewer shuffles and shared-memory partials combine
-// them. Then a wider G (up to 32) that still tiles the group is taken when
+// them. Then a wider G (up to W) that still tiles the group is taken when
 // the group's registers per thread are fewer with it (column vectors take
 // C / G registers, row vectors R * G / T). Groups needing
 // more than kMaxRegisterElems registers per thread fall back to shared memory.
@@ -121,10 +122,12 @@ struct RegisterLayout {
   int64_t rowsPerThread() const;
   int64_t chunksPerRow() const;
   int64_t colsPerThread() const { return chunksPerRow() * vector; }
-  // Threads sharing one row: consecutive lanes of a warp (rowLanes()), in
-  // rowWarps() warps; the row-vector replicas.
-  int64_t rowLanes() const;
-  int64_t rowWarps() const;
+  // Threads sharing one row: consecutive lanes of a warp (rowLanes), in
+  // rowWarps warps; the row-vector replicas. A row group counts warps of
+  // `warp` lanes (the shuffles' span, shuffleLanes: 32, or a 64-lane CDNA
+  // wavefront); an mma tile, those of its grid.
+  int64_t rowLanes(int64_t warp) const;
+  int64_t rowWarps(int64_t warp) const;
   // Whether two tiles place their rows (and so their row vectors) alike.
   bool sameRows(const RegisterLayout& o) const;
   bool operator==(const RegisterLayout& o) const;
@@ -204,8 +207,9 @@ using FixedLayouts = std::unordered_map<const ir::BufferNode*, RegisterLayout>;
 
 // Infers the layouts of the fragments of `kernel` run by `threads` threads;
 // `fixed` are the fragments that already have a layout (mma accumulators),
-// `annotations` the kernel's layout annotations.
+// `annotations` the kernel's layout annotations, `warp` the lanes one group
+// of shuffles spans (W above).
 FragmentLayoutPlan inferFragmentLayouts(const ir::KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
-                                        const LayoutAnnotations& annotations = {});
+                                        const LayoutAnnotations& annotations = {}, int64_t warp = 32);
 
 }  // namespace tlc::cuda

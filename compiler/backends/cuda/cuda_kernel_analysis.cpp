@@ -533,12 +533,14 @@ bool KernelEmitter::planBuffers() {
   // Buffers that a pipelined loop writes ahead get one version per stage.
   std::unordered_map<const BufferNode*, int64_t> versions;
   // (A CUDA kernel with asynchronous copies turned off runs its pipelined
-  // loops unpipelined; HIP's register-stage theirs.)
+  // loops unpipelined; HIP's register-stage theirs: the tiles of each.)
+  std::vector<std::vector<const BufferNode*>> registerStaged;
   if (options_.asyncCopy || !options_.dialect().asyncCopies)
     for (auto* loop : scan.pipelined)
       if (loop->numStages >= 2) {
         PipelineSchedule sched = dialectSchedule(loop);
         for (auto* b : sched.tiles()) versions[b] = sched.depth;
+        if (!options_.dialect().asyncCopies && !sched.empty()) registerStaged.push_back(sched.tiles());
       }
 
   // Tensor-core gemms decide the accumulator fragments kept in registers
@@ -652,6 +654,16 @@ bool KernelEmitter::planBuffers() {
     }
     bufs_[b.get()] = info;
   }
+  // Row reductions across warps and column reductions combine partial
+  // results through shared memory (planReductionScratch).
+  int64_t scratch = planReductionScratch();
+  // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
+  if (options_.dialect().mfma)
+    for (const GemmStmt* g : scan.gemms) {
+      MmaShape s;
+      if (bufs_[g->a.buffer.get()].place == Placement::Register && mmaShapeOf(g, threads_, options_, &s) && s.mfma)
+        scratch = std::max(scratch, s.m * s.k * dtypeBytes(g->a.buffer->dtype));
+    }
   // Packed first as a block per tile. A kernel that runs two blocks per SM
   // that way keeps that form: persistent, such gemms measured up to a third
   // slower on the H200 (bench/RESULTS.md, 2026-12-04: int8 128 x 128 x 64 at
@@ -662,6 +674,16 @@ bool KernelEmitter::planBuffers() {
   const bool persistent = persistent_;
   persistent_ = false;
   offset = packSharedBuffers(sharedBuffers);
+  // A register-staged pipeline whose second stages leave the plan too large
+  // for the shared memory runs plain (its tiles keep one version), the later
+  // loops first.
+  auto withScratch = [&](int64_t end) { return scratch ? (end + 127) / 128 * 128 + scratch : end; };
+  for (auto it = registerStaged.rbegin(); it != registerStaged.rend() && withScratch(offset) > options_.maxSharedBytes;
+       ++it) {
+    for (const BufferNode* b : *it) bufs_[b].versions = 1;
+    sharedAlias_.clear();
+    offset = packSharedBuffers(sharedBuffers);
+  }
   if (persistent && !gemmTakesTwoBlocks(threads_, offset + 16 * hopper_->stages, options_.maxSharedBytes,
                                         widestWgmmaRegisters())) {
     persistent_ = true;
@@ -680,22 +702,8 @@ bool KernelEmitter::planBuffers() {
     barrierOffset_ = offset;
     offset += 16 * hopper_->stages;
   }
-  // Row reductions across warps and column reductions combine partial
-  // results through shared memory (planReductionScratch).
-  int64_t scratch = planReductionScratch();
-  // MFMA gemms stage an A operand held in registers there (cuda_mfma.cpp).
-  if (options_.dialect().mfma)
-    for (const GemmStmt* g : scan.gemms) {
-      MmaShape s;
-      if (bufs_[g->a.buffer.get()].place == Placement::Register && mmaShapeOf(g, threads_, options_, &s) && s.mfma)
-        scratch = std::max(scratch, s.m * s.k * dtypeBytes(g->a.buffer->dtype));
-    }
-  if (scratch) {
-    offset = (offset + 127) / 128 * 128;
-    rowScratchOffset_ = offset;
-    offset += scratch;
-  }
-  sharedBytes_ = offset;
+  if (scratch) rowScratchOffset_ = (offset + 127) / 128 * 128;
+  sharedBytes_ = withScratch(offset);
   if (sharedBytes_ > options_.maxSharedBytes) {
     Diagnostic& d = diags_.report(DiagKind::CudaSharedMemoryOverflow, kernel_.loc,
                            "this kernel needs " + std::to_string(sharedBytes_) + " bytes of shared memory; " +

@@ -137,7 +137,8 @@ class KernelEmitter : public backend::CEmitter {
   // The schedule Pipelined loop `f` runs with on this dialect: the planned
   // one where copies are asynchronous; without them, register-staged (two
   // stages, cuda_deferred_copies.cpp) or, when that cannot hold, empty (the
-  // loop runs unpipelined).
+  // loop runs unpipelined). Whether the stages fit the shared memory is the
+  // buffer plan's decision (planBuffers).
   PipelineSchedule dialectSchedule(const ir::ForStmt* f);
   struct PipelineExpansion {
     const ir::ForStmt* loop;
@@ -156,6 +157,7 @@ class KernelEmitter : public backend::CEmitter {
   void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage, bool prologue);
   std::vector<DeferredCopy> deferredCopies(const ir::ForStmt* f, const PipelineSchedule& sched);
   std::optional<DeferredCopy> splitCopy(const ir::CopyStmt* c, const std::string& thread, int64_t threads);
+  std::optional<DeferredCopy> stagedCopy(const ir::CopyStmt* c);
   ir::Var openDeferredSlots(const DeferredCopy& d, std::string* slot);
   void closeDeferredSlots(const DeferredCopy& d);
   void moveRun(const ir::Region& r, const std::vector<ir::Expr>& idx, int64_t V,
@@ -314,8 +316,12 @@ class KernelEmitter : public backend::CEmitter {
   // one row or column, of those partial values.
   enum class ReducePart { Whole, InThread, AcrossThreads };
   void emitRegisterReduce(const ir::ReduceStmt* r, ReducePart part);
-  // reduce(X, m, dim=1) with a row's threads in one warp: each thread combines
-  // its registers of a row, then xor shuffles combine the row's lanes.
+  // The lanes the reductions' xor shuffles span (shuffleLanes): a warp of
+  // 32, or a whole 64-lane CDNA wavefront.
+  int64_t warpLanes() const { return shuffleLanes(options_.dialect(), threads_); }
+  // reduce(X, m, dim=1) with a row's threads in one warp (of warpLanes()):
+  // each thread combines its registers of a row, then xor shuffles combine
+  // the row's lanes.
   void emitRowReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // reduce(X, m, dim=1) of a register tile whose rows span several warps (a
   // row group wider than a warp, or an mma tile over warpsN > 1 warps):

@@ -137,7 +137,8 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
     int64_t m = f.fragment.inputShape()[0], n = f.fragment.inputShape()[1];
     fixed.emplace(b, RegisterLayout::mma(m, n, f.warpsM, f.warpsN, f.mfma, f.colMajor));
   }
-  plan.fragments = inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations);
+  plan.fragments =
+      inferFragmentLayouts(kernel, threads, fixed, rowGroupAnnotations, shuffleLanes(options.dialect(), threads));
   for (const LayoutConflict& c : plan.fragments.conflicts) plan.conflicts.push_back(c);
   return plan;
 }

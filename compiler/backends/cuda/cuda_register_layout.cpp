@@ -55,8 +55,8 @@ int64_t RegisterLayout::chunksPerRow() const {
   if (mfma) return cols / warpsN / mfma;
   return isMma() ? cols / warpsN / 8 : cols / (group * vector);
 }
-int64_t RegisterLayout::rowLanes() const { return isMma() ? (mfma ? mfma : 4) : std::min<int64_t>(group, 32); }
-int64_t RegisterLayout::rowWarps() const { return isMma() ? warpsN : group > 32 ? group / 32 : 1; }
+int64_t RegisterLayout::rowLanes(int64_t warp) const { return isMma() ? (mfma ? mfma : 4) : std::min(group, warp); }
+int64_t RegisterLayout::rowWarps(int64_t warp) const { return isMma() ? warpsN : group > warp ? group / warp : 1; }
 
 bool RegisterLayout::sameRows(const RegisterLayout& o) const {
   if (kind != o.kind || rows != o.rows || threads != o.threads || mfma != o.mfma) return false;

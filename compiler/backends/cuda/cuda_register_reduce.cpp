@@ -43,9 +43,9 @@ KernelEmitter::ReduceOps KernelEmitter::reduceOps(const ReduceStmt* r) {
 void KernelEmitter::emitRegisterReduce(const ReduceStmt* r, ReducePart part) {
   ReduceOps o = reduceOps(r);
   const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
-  TLC_CHECK(l.rowWarps() == 1 || !l.mfma, "an MFMA tile reduces rows held by one wavefront");
+  TLC_CHECK(l.rowWarps(warpLanes()) == 1 || !l.mfma, "an MFMA tile reduces rows held by one wavefront");
   if (r->dim == 0) emitColumnReduce(r, o, part);
-  else if (l.rowWarps() > 1 && part != ReducePart::InThread) emitWarpSpanningReduce(r, o, part);
+  else if (l.rowWarps(warpLanes()) > 1 && part != ReducePart::InThread) emitWarpSpanningReduce(r, o, part);
   else emitRowReduce(r, o, part);
 }
 
@@ -70,9 +70,10 @@ void KernelEmitter::emitRowReduce(const ReduceStmt* r, const ReduceOps& o, Reduc
     line(a + " = " + o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
     close();
   }
-  // The threads of a row are consecutive lanes of one warp.
-  if (part != ReducePart::InThread && l.rowLanes() > 1)
-    line(a + " = tlc::group_allreduce<" + std::to_string(l.rowLanes()) + ">(" + a + ", " + o.op + ");");
+  // The threads of a row are consecutive lanes of one warp (or wavefront).
+  const int64_t lanes = l.rowLanes(warpLanes());
+  if (part != ReducePart::InThread && lanes > 1)
+    line(a + " = tlc::group_allreduce<" + std::to_string(lanes) + ">(" + a + ", " + o.op + ");");
   bool overwrite = r->clear || part == ReducePart::AcrossThreads;
   std::string result = overwrite ? a : o.combine(cast(o.acc, td, target), a);
   line((guard.empty() ? "" : "if (" + guard + ") ") + target + " = " + cast(td, o.acc, result) + ";");
@@ -84,7 +85,8 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
   DType td = r->dst.buffer->dtype;
   const std::string& A = o.accType;
-  std::string lanes = std::to_string(l.rowLanes()), rowWarps = std::to_string(l.rowWarps());
+  const int64_t W = warpLanes();
+  std::string lanes = std::to_string(l.rowLanes(W)), rowWarps = std::to_string(l.rowWarps(W));
   std::string rows = std::to_string(l.rowsPerThread()), cols = std::to_string(l.colsPerThread());
   open("");
   Var ri = makeVar("ri"), c = makeVar("c");
@@ -100,18 +102,18 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   const int h = half == scratchHalf_.end() ? 0 : half->second;
   const bool finalBarrier = half == scratchHalf_.end() || scratchUntracked_ || part == ReducePart::AcrossThreads;
   // The partial results of a row's warps lie side by side from `first`:
-  // row groups, the partial of warp w of row slot p for register row ri at
-  // ri * (T / 32) + p * (G / 32) + w, that is ri * (T / 32) + tid / 32; an
-  // mma tile, the partial of its warp-grid column wn for logical row i at
-  // i * warpsN + wn.
+  // row groups, the partial of warp w (of W lanes) of row slot p for
+  // register row ri at ri * (T / W) + p * (G / W) + w, that is
+  // ri * (T / W) + tid / W; an mma tile, the partial of its warp-grid column
+  // wn for logical row i at i * warpsN + wn.
   std::string slot, firstOf;
   if (l.isMma()) {
     std::string row = expr(l.rowOf(makeVarRef(ri), threadIdx()));
     firstOf = "(" + row + ") * " + rowWarps;
     slot = firstOf + " + " + expr(l.warpCol(threadIdx()));
   } else {
-    std::string warps = std::to_string(l.threads / 32);
-    slot = "ri * " + warps + " + tid / 32";
+    std::string warps = std::to_string(l.threads / W);
+    slot = "ri * " + warps + " + tid / " + std::to_string(W);
     firstOf = "ri * " + warps + " + tid / " + std::to_string(l.group) + " * " + rowWarps;
   }
   line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " +
@@ -163,19 +165,20 @@ int64_t KernelEmitter::planReductionScratch() {
   scan.visit(kernel_.body);
   int64_t other = 0;
   int uses = 0;
+  const int64_t W = warpLanes();
   for (const ReduceStmt* r : scan.reductions) {
     auto it = tiles_.buffers.find(r->src.buffer.get());
     if (it == tiles_.buffers.end()) continue;
     const RegisterLayout& l = it->second.layout;
     if (r->dim == 0) {
       // One partial result per warp, column register and lane of a row.
-      other = std::max(other, (l.threads / 32) * l.colsPerThread() * l.rowLanes() * 8);
+      other = std::max(other, (l.threads / W) * l.colsPerThread() * l.rowLanes(W) * 8);
       continue;
     }
-    if (l.rowWarps() <= 1) continue;
+    if (l.rowWarps(W) <= 1) continue;
     // One partial result (8 bytes: the widest accumulator) per warp and
     // register row, or per row and warp column of an mma tile.
-    int64_t bytes = l.isMma() ? l.rows * l.warpsN * 8 : l.rowsPerThread() * (l.threads / 32) * 8;
+    int64_t bytes = l.isMma() ? l.rows * l.warpsN * 8 : l.rowsPerThread() * (l.threads / W) * 8;
     scratchHalfBytes_ = std::max(scratchHalfBytes_, (bytes + 15) / 16 * 16);
     scratchHalf_[r] = uses++ % 2;
   }
@@ -207,7 +210,7 @@ Accesses KernelEmitter::scratchAccesses(const ReduceStmt* r) {
   if (r->dim == 0 && !deferred_.count(r))
     if (auto it = tiles_.buffers.find(r->src.buffer.get()); it != tiles_.buffers.end()) {
       const RegisterLayout& l = it->second.layout;
-      if (l.threads / 32 / l.rowWarps() > 1) return scratchUse({0, 1});
+      if (l.threads / warpLanes() / l.rowWarps(warpLanes()) > 1) return scratchUse({0, 1});
     }
   return Accesses();
 }
@@ -228,8 +231,9 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
   const RegisterLayout& l = si.tile->layout;
   DType td = r->dst.buffer->dtype;
   const std::string& A = o.accType;
-  int64_t cols = l.colsPerThread(), lanes = l.rowLanes(), warps = l.threads / 32, rowWarps = l.rowWarps();
-  std::string C = std::to_string(cols), L = std::to_string(lanes);
+  const int64_t W = warpLanes();
+  int64_t cols = l.colsPerThread(), lanes = l.rowLanes(W), warps = l.threads / W, rowWarps = l.rowWarps(W);
+  std::string C = std::to_string(cols), L = std::to_string(lanes), Ws = std::to_string(W);
   open("");
   std::string acc = fresh("col_acc");
   line(A + " " + acc + "[" + C + "];");
@@ -243,23 +247,24 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
     line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + acc + "[c] = " +
          o.combine(acc + "[c]", o.value("ri * " + C + " + c")) + ";");
   }
-  // Lanes l and l + G of a warp (G = the threads of a row, below 32) hold the same columns.
-  if (part != ReducePart::InThread && lanes < 32)
-    line("for (int s = " + L + "; s < 32; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc + "[c], tlc::shfl_xor(" + acc +
-         "[c], s));");
+  // Lanes l and l + G of a warp (G = the threads of a row, below W) hold
+  // the same columns; a shuffle of a whole CDNA wavefront passes its width.
+  if (part != ReducePart::InThread && lanes < W)
+    line("for (int s = " + L + "; s < " + Ws + "; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc +
+         "[c], tlc::shfl_xor(" + acc + "[c], s" + (W > 32 ? ", " + Ws : std::string()) + "));");
   close();
   // Warps w and w + rowWarps hold the same columns.
   if (part != ReducePart::InThread && warps / rowWarps > 1) {
     std::string scratch = fresh("col_partial");
     line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
     line("#pragma unroll");
-    line("for (int c = 0; c < " + C + "; ++c) if (tid % 32 < " + L + ") " + scratch + "[(tid / 32 * " + C + " + c) * " +
-         L + " + tid % 32] = " + acc + "[c];");
+    line("for (int c = 0; c < " + C + "; ++c) if (tid % " + Ws + " < " + L + ") " + scratch + "[(tid / " + Ws +
+         " * " + C + " + c) * " + L + " + tid % " + Ws + "] = " + acc + "[c];");
     line(syncThreads());
     line("#pragma unroll");
     open("for (int c = 0; c < " + C + "; ++c)");
     std::string first = fresh("first");
-    line("const int " + first + " = tid / 32 % " + std::to_string(rowWarps) + ";");
+    line("const int " + first + " = tid / " + Ws + " % " + std::to_string(rowWarps) + ";");
     line(acc + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
     line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) + "; w += " +
          std::to_string(rowWarps) + ") " + acc + "[c] = " +
@@ -334,7 +339,9 @@ std::vector<const ReduceStmt*> KernelEmitter::deferredReductions(const ForStmt* 
     auto si = bufs_.find(r->src.buffer.get()), di = bufs_.find(r->dst.buffer.get());
     if (r->clear || si == bufs_.end() || di == bufs_.end() || !si->second.tile || !di->second.tile) continue;
     const RegisterLayout& l = si->second.tile->layout;
-    bool across = r->dim == 0 ? l.rowLanes() < 32 || l.threads / 32 > l.rowWarps() : l.rowLanes() > 1 || l.rowWarps() > 1;
+    const int64_t W = warpLanes();
+    bool across =
+        r->dim == 0 ? l.rowLanes(W) < W || l.threads / W > l.rowWarps(W) : l.rowLanes(W) > 1 || l.rowWarps(W) > 1;
     if (across && !touchedOutside(f->body, r->dst.buffer.get(), r)) out.push_back(r);
   }
   return out;

@@ -610,7 +610,7 @@ void KernelEmitter::emitReduce(const ReduceStmt* r, bool partitioned) {
   int64_t outs, length = 0, group = 1;
   if (partitioned && threads_ % 32 == 0 && constInt(nOut, &outs) && outs > 0 && outs < threads_) {
     group = 1;
-    while (group * 2 <= 32 && group * 2 * outs <= threads_) group *= 2;
+    while (group * 2 <= warpLanes() && group * 2 * outs <= threads_) group *= 2;
     if (constInt(len, &length))
       while (group > 1 && group / 2 >= length) group /= 2;
   }

@@ -11,6 +11,10 @@ const GpuDialect& gpuDialect(GpuLanguage language) {
   return language == GpuLanguage::Hip ? hip : cuda;
 }
 
+int64_t shuffleLanes(const GpuDialect& dialect, int64_t threads) {
+  return threads % dialect.warpSize == 0 ? dialect.warpSize : 32;
+}
+
 const char* narrowTypeName(const GpuDialect& d, DType t) {
   switch (t) {
     case DType::Float16: return d.float16;

@@ -8,11 +8,12 @@
 //    runtime/hip/tlc_hip.h, which gives the same `tlc::` helpers HIP meaning);
 //  - the spelling of the narrow element types;
 //  - the hardware warp size (32 lanes; 64 per CDNA wavefront). The emitter's
-//    warp-level code (row reductions, shuffles) groups at most 32 lanes with
-//    xor shuffles below 32, which stay inside one half of a 64-lane
-//    wavefront, so the same code is correct on both; MFMA gemms partition
-//    their tiles over whole 64-lane wavefronts (cuda_mfma.cpp), whose
-//    accumulator rows each lie within one half;
+//    warp-level code (row and column reductions, the lane groups of
+//    reductions in shared memory) combines up to shuffleLanes() lanes with
+//    xor shuffles: a whole wavefront on CDNA, one more step (distance 32)
+//    than on a CUDA warp; MFMA gemms partition their tiles over whole
+//    64-lane wavefronts (cuda_mfma.cpp), whose accumulator rows each lie
+//    within one half;
 //  - the instructions a target may use: mma.sync / ldmatrix, cp.async and
 //    wgmma / TMA exist only on NVIDIA GPUs; MFMA only on CDNA;
 //  - the shared memory (LDS) of one block.
@@ -47,6 +48,10 @@ struct GpuDialect {
 };
 
 const GpuDialect& gpuDialect(GpuLanguage language);
+// The lanes one group of xor shuffles may span in a block of `threads`
+// threads: the dialect's warp when the block is whole warps of it (64 on
+// CDNA), else 32.
+int64_t shuffleLanes(const GpuDialect& dialect, int64_t threads);
 // The spelling of `t` when it is one of the narrow float types; nullptr otherwise.
 const char* narrowTypeName(const GpuDialect& dialect, DType t);
 

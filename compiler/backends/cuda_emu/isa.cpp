@@ -216,10 +216,14 @@ void stmatrix(int num, bool trans, const uint32_t in[kWarpSize][4], uint16_t row
     }
 }
 
-void shfl(int mode, uint32_t mask, const uint32_t value[kWarpSize], const int arg[kWarpSize],
-          int width, uint32_t out[kWarpSize], bool valid[kWarpSize], int srcLane[kWarpSize]) {
-  if (width <= 0 || width > 32) width = 32;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
+namespace {
+
+// A shuffle over `lanes` lanes (32 or 64): the lanes of `mask` take part;
+// each reads its source within its segment of `width` lanes.
+void shflOver(int lanes, int mode, uint64_t mask, const uint32_t* value, const int* arg, int width, uint32_t* out,
+              bool* valid, int* srcLane) {
+  if (width <= 0 || width > lanes) width = lanes;
+  for (int lane = 0; lane < lanes; ++lane) {
     if (!(mask >> lane & 1u)) continue;
     const int segStart = lane & ~(width - 1);
     const int segEnd = segStart + width;  // exclusive
@@ -242,10 +246,22 @@ void shfl(int mode, uint32_t mask, const uint32_t value[kWarpSize], const int ar
     }
     if (!inRange) src = lane;
     srcLane[lane] = src;
-    bool srcActive = src >= 0 && src < kWarpSize && (mask >> src & 1u);
+    bool srcActive = src >= 0 && src < lanes && (mask >> src & 1u);
     valid[lane] = inRange && srcActive;
     out[lane] = srcActive ? value[src] : value[lane];
   }
+}
+
+}  // namespace
+
+void shfl(int mode, uint32_t mask, const uint32_t value[kWarpSize], const int arg[kWarpSize],
+          int width, uint32_t out[kWarpSize], bool valid[kWarpSize], int srcLane[kWarpSize]) {
+  shflOver(kWarpSize, mode, mask, value, arg, width, out, valid, srcLane);
+}
+
+void waveShfl(int mode, uint64_t active, const uint32_t value[kWavefrontSize], const int arg[kWavefrontSize], int width,
+              uint32_t out[kWavefrontSize], bool valid[kWavefrontSize], int srcLane[kWavefrontSize]) {
+  shflOver(kWavefrontSize, mode, active, value, arg, width, out, valid, srcLane);
 }
 
 uint32_t vote(int mode, uint32_t mask, const bool pred[kWarpSize]) {

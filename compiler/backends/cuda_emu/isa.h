@@ -25,6 +25,7 @@
 namespace tlc::cuda_emu::isa {
 
 constexpr int kWarpSize = 32;
+constexpr int kWavefrontSize = 64;  // a CDNA wavefront (HIP C)
 
 enum class ElemType { F16, BF16, TF32, F32, S8, U8, S32, E4M3, E5M2 };
 int elemBits(ElemType t);
@@ -76,6 +77,13 @@ void stmatrix(int num, bool trans, const uint32_t in[kWarpSize][4], uint16_t row
 // PTX result is undefined there; the machine reports it).
 void shfl(int mode, uint32_t mask, const uint32_t value[kWarpSize], const int arg[kWarpSize],
           int width, uint32_t out[kWarpSize], bool valid[kWarpSize], int srcLane[kWarpSize]);
+// The shuffles of a 64-lane CDNA wavefront (HIP's __shfl, __shfl_up,
+// __shfl_down and __shfl_xor; with width 64, a distance of 32 crosses the
+// wavefront's two halves): the rules of shfl over 64 lanes, which are
+// HIP's (a source outside the caller's segment of `width` lanes gives the
+// caller's own value); `active` holds the lanes that exist.
+void waveShfl(int mode, uint64_t active, const uint32_t value[kWavefrontSize], const int arg[kWavefrontSize], int width,
+              uint32_t out[kWavefrontSize], bool valid[kWavefrontSize], int srcLane[kWavefrontSize]);
 
 // vote.sync.{all,any,ballot} over the lanes in mask.
 uint32_t vote(int mode, uint32_t mask, const bool pred[kWarpSize]);

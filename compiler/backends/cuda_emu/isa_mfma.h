@@ -30,9 +30,9 @@
 
 #include <cstdint>
 
-namespace tlc::cuda_emu::isa {
+#include "compiler/backends/cuda_emu/isa.h"
 
-constexpr int kWavefrontSize = 64;
+namespace tlc::cuda_emu::isa {
 
 enum class MfmaKind {
   F32_32x32x8_F16,

@@ -154,6 +154,8 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
     sharedEnd_ = (uintptr_t)endFn();
   }
   dynBegin_ = (uintptr_t)dlsym(handle, "tlc_emu_dyn_smem_storage");
+  auto* wavefront = static_cast<const unsigned*>(dlsym(handle, "tlc_emu_wavefront_lanes"));
+  wavefrontShuffles_ = wavefront && *wavefront == isa::kWavefrontSize;
   dynCapacityEnd_ = dynBegin_ + 232448;
   Dl_info info{};
   if (hostVar_ && dladdr(reinterpret_cast<void*>(hostVar_), &info)) {

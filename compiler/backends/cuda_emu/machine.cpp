@@ -400,6 +400,9 @@ void Machine::warpSync(unsigned mask, const void* pc) {
 
 uint32_t Machine::shfl(int mode, unsigned mask, uint32_t value, int arg, int width, int* valid, const void* pc) {
   Thread* t = current_;
+  // HIP C: a shuffle of width 64 is one of the whole wavefront (wavefront.cpp);
+  // HIP's shuffles have no member mask.
+  if (width == isa::kWavefrontSize && wavefrontShuffles_) return waveShfl(t, mode, value, arg, valid, pcOffset(pc));
   if (width <= 0 || width > 32 || (width & (width - 1))) {
     report(FindingKind::Trap, t, pcOffset(pc), 0, "shuffle width must be a power of two in [1, 32]");
     abortLaunch();

@@ -151,6 +151,14 @@ class Machine {
   void resetWavefronts();
   void wavefrontThreadExit(Thread* t);
   std::string wavefrontWaitText(const Thread* t) const;
+  // The lane joins its wavefront's collective of that kind (a new one when
+  // none is gathering); findings for those that cannot complete.
+  WaveOp* waveArrive(Thread* t, int kind, int sub, uint32_t pc);
+  // Blocks the lane until the last lane arrives; true for that last lane,
+  // which executes the collective and then calls waveRelease.
+  bool waveWait(Thread* t, WaveOp* op);
+  void waveRelease(Thread* t, WaveOp* op);
+  uint32_t waveShfl(Thread* t, int mode, uint32_t value, int arg, int* valid, uint32_t pc);
 
   // --- findings
   void report(FindingKind kind, const Thread* t, uint32_t pc, uint32_t otherPc, std::string message);
@@ -222,6 +230,9 @@ class Machine {
   std::vector<Warpgroup> warpgroups_;
   // The wavefront collective each 64-lane wavefront is gathering (null: none).
   std::vector<WaveOp*> waveOps_;
+  // Whether the module's shuffles of width 64 are wavefront collectives (it
+  // is HIP C, whose host tlc_hip.h declares tlc_emu_wavefront_lanes = 64).
+  bool wavefrontShuffles_ = false;
   // fault recovery
   sigjmp_buf faultJmp_;
   bool inKernel_ = false;

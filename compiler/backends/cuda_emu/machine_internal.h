@@ -168,15 +168,21 @@ struct Machine::Warpgroup {
   std::unordered_map<uint32_t*, InFlight> inFlight;
 };
 
-// A 64-lane wavefront collective (an MFMA, wavefront.cpp): every lane of
-// the wavefront arrives with its operands; the last one executes it.
+// A 64-lane wavefront collective (wavefront.cpp): an MFMA or a width-64
+// shuffle. Every lane of the wavefront arrives with its operands; the last
+// one executes it.
 struct Machine::WaveOp {
-  int kind = 0;  // TLC_EMU_MFMA_*
+  enum Kind { Mfma, Shfl } kind = Mfma;
+  int sub = 0;  // Mfma: TLC_EMU_MFMA_*; Shfl: the mode (TLC_EMU_SHFL_*)
   uint32_t pc = 0;
-  unsigned arrived = 0;
+  unsigned arrived = 0, expected = 64;
   Thread* members[64] = {};
+  // Mfma: each lane's accumulator and operands.
   float* d[64] = {};
   uint16_t a[64][4] = {}, b[64][4] = {};
+  // Shfl: each lane's value and lane or delta.
+  uint32_t value[64] = {};
+  int arg[64] = {};
 };
 
 }  // namespace tlc::cuda_emu
