@@ -250,10 +250,62 @@ void Sema::lowerIf(const ast::Stmt& s) {
     builder_->emit(lowerScopedBlock(*c ? s.body : s.orelse, s.loc));
     return;
   }
+  // The then-branch sees the loop ranges its condition narrows (`if i < N:`
+  // guards `S[i]` against the static bounds check).
+  auto outer = loopRanges_;
+  narrowLoopRanges(cond);
   ir::Stmt thenBody = lowerScopedBlock(s.body, s.loc);
+  loopRanges_ = std::move(outer);
   ir::Stmt elseBody = s.orelse.empty() ? nullptr : lowerScopedBlock(s.orelse, s.loc);
   if (auto* seq = ir::as<ir::SeqStmt>(elseBody); seq && seq->stmts.empty()) elseBody = nullptr;
   builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, s.loc));
+}
+
+// Narrows the ranges of loop variables by the conjuncts of `cond` that bound
+// one with a constant (`i < 4`, `i + 1 <= n` with n constant, `2 <= i`). A
+// range left empty leaves the bounds check off for that variable: the
+// branch never runs with it.
+void Sema::narrowLoopRanges(const ir::Expr& cond) {
+  auto* bin = ir::as<ir::Binary>(cond);
+  if (!bin) return;
+  if (bin->op == ir::BinaryOp::And) {
+    narrowLoopRanges(bin->a);
+    narrowLoopRanges(bin->b);
+    return;
+  }
+  if (!ir::isComparison(bin->op) || bin->op == ir::BinaryOp::Eq || bin->op == ir::BinaryOp::Ne) return;
+  // var + offset OP c, or c OP var + offset (turned around).
+  ir::Expr lhs = bin->a, rhs = bin->b;
+  ir::BinaryOp op = bin->op;
+  if (!constIntValue(rhs)) {
+    std::swap(lhs, rhs);
+    op = op == ir::BinaryOp::Lt ? ir::BinaryOp::Gt : op == ir::BinaryOp::Le ? ir::BinaryOp::Ge
+       : op == ir::BinaryOp::Gt ? ir::BinaryOp::Lt : ir::BinaryOp::Le;
+  }
+  auto c = constIntValue(rhs);
+  if (!c) return;
+  int64_t offset = 0;
+  const ir::VarRef* ref = ir::as<ir::VarRef>(lhs);
+  if (auto* add = ir::as<ir::Binary>(lhs); add && (add->op == ir::BinaryOp::Add || add->op == ir::BinaryOp::Sub)) {
+    auto k = constIntValue(add->b);
+    ref = k ? ir::as<ir::VarRef>(add->a) : nullptr;
+    if (k) offset = add->op == ir::BinaryOp::Add ? *k : -*k;
+  }
+  auto it = ref ? loopRanges_.find(ref->var.get()) : loopRanges_.end();
+  if (it == loopRanges_.end()) return;
+  int64_t lo = it->second.min, hi = it->second.min + it->second.extent - 1, bound = *c - offset;
+  switch (op) {
+    case ir::BinaryOp::Lt: hi = std::min(hi, bound - 1); break;
+    case ir::BinaryOp::Le: hi = std::min(hi, bound); break;
+    case ir::BinaryOp::Gt: lo = std::max(lo, bound + 1); break;
+    default: lo = std::max(lo, bound); break;
+  }
+  if (hi < lo) {
+    loopRanges_.erase(it);
+    return;
+  }
+  it->second.min = lo;
+  it->second.extent = hi - lo + 1;
 }
 
 }  // namespace tlc::sema

@@ -307,6 +307,7 @@ class Sema {
     SourceLoc loopLoc;
   };
   std::map<const ir::VarNode*, LoopRange> loopRanges_;
+  void narrowLoopRanges(const ir::Expr& cond);
 
   // Pushes a scope for the lifetime of the guard.
   struct ScopeGuard {
