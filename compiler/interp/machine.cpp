@@ -188,6 +188,22 @@ Value Machine::evalBinary(const CExpr& e) {
   }
   const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
   int64_t r = 0;
+  // int32 and int64 sums, differences and products that leave their type
+  // have no defined result on the compiled targets (as in C); the narrower
+  // types and the unsigned ones wrap.
+  if ((t == DType::Int32 || t == DType::Int64) &&
+      (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul)) {
+    int64_t exact = 0;
+    bool over = op == BinaryOp::Add   ? __builtin_add_overflow(x, y, &exact)
+                : op == BinaryOp::Sub ? __builtin_sub_overflow(x, y, &exact)
+                                      : __builtin_mul_overflow(x, y, &exact);
+    if (over || exact != wrapToIntDType(exact, t))
+      fail(DiagKind::InterpUndefinedBehavior, e.node->loc,
+           std::string(dtypeName(t)) + " overflow: " + std::to_string(x) + " " + binaryOpSpelling(op) + " " +
+               std::to_string(y) + " does not fit " + std::string(dtypeName(t)) +
+               "; signed 32- and 64-bit overflow has no defined result on the compiled targets (as in C): compute "
+               "in int64, or in an unsigned type, whose arithmetic wraps");
+  }
   switch (op) {
     case BinaryOp::Add: r = static_cast<int64_t>(ux + uy); break;
     case BinaryOp::Sub: r = static_cast<int64_t>(ux - uy); break;

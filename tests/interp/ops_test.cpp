@@ -2,6 +2,8 @@
 // interpreter, each against a reference written out in the test.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <cmath>
 
 #include "compiler/interp/float_convert.h"
@@ -89,7 +91,7 @@ TEST_CASE("integer arithmetic: floor division and modulo, wrapping, casts") {
       store(out, {i32(0)}, bin(BinaryOp::FloorDiv, -7, 2)),
       store(out, {i32(1)}, bin(BinaryOp::FloorMod, -7, 2)),
       store(out, {i32(2)}, bin(BinaryOp::FloorMod, 7, -2)),
-      store(out, {i32(3)}, bin(BinaryOp::Add, 2147483647, 1)),  // wraps
+      store(out, {i32(3)}, makeCast(DType::Int32, bin(BinaryOp::Add, 127, 1, DType::Int8))),  // wraps
       store(out, {i32(4)}, makeCast(DType::Int32, makeFloat(-2.75))),
       store(out, {i32(5)}, makeCast(DType::Int32, makeFloat(1e20))),  // saturates
       store(out, {i32(6)}, makeCast(DType::Int32, makeCast(DType::Int8, makeInt(300)))),
@@ -104,7 +106,7 @@ TEST_CASE("integer arithmetic: floor division and modulo, wrapping, casts") {
   CHECK(o.getInt(0) == -4);
   CHECK(o.getInt(1) == 1);
   CHECK(o.getInt(2) == -1);
-  CHECK(o.getInt(3) == -2147483648LL);
+  CHECK(o.getInt(3) == -128);
   CHECK(o.getInt(4) == -2);
   CHECK(o.getInt(5) == 2147483647LL);
   CHECK(o.getInt(6) == 44);
@@ -281,4 +283,22 @@ TEST_CASE("Let, If/else, Select and 3-D grids") {
         int64_t idv = x + 10 * y + 100 * z;
         CHECK(o.getInt((z * 3 + y) * 4 + x) == (idv % 2 == 1 ? idv : -1));
       }
+}
+
+TEST_CASE("int32 and int64 overflow is reported as undefined behaviour, at the operation") {
+  for (auto [t, a, b, op] : {std::tuple{DType::Int32, int64_t(2147483647), int64_t(1), BinaryOp::Add},
+                             {DType::Int32, int64_t(50000), int64_t(50000), BinaryOp::Mul},
+                             {DType::Int64, int64_t(-9223372036854775807LL - 1), int64_t(1), BinaryOp::Sub}}) {
+    CAPTURE(dtypeName(t));
+    Buffer out = makeBuffer("out", t, {i32(1)}, MemScope::Global);
+    Var bx = makeVar("bx");
+    Stmt body = store(out, {i32(0)}, makeBinary(op, makeInt(a, t), makeInt(b, t)));
+    PrimFunc f = func("over", {tensorParam(out)}, {}, kernel({i32(1)}, {bx}, body));
+    HostTensor o(t, {1});
+    Run r(f, {ArgValue::ofTensor(o)});
+    CHECK_FALSE(r.ok);
+    std::string rendered = r.diags.renderAll();
+    CHECK(rendered.find("[undefined-behavior]") != std::string::npos);
+    CHECK(rendered.find(std::string(dtypeName(t)) + " overflow") != std::string::npos);
+  }
 }

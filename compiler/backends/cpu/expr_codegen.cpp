@@ -188,12 +188,14 @@ llvm::Value* ExprEmitter::emitBinary(const Binary* e) {
   llvm::Value* b = emitExpr(e->b);
   bool f = isFloat(t);
   bool s = isSigned(t);
+  // int32 / int64 overflow has no defined result (docs/language.md, Integer
+  // ranges): no-signed-wrap lets LLVM see consecutive accesses through the
+  // sign extensions of index arithmetic. Narrower types wrap.
+  bool nsw = s && dtypeBits(t) >= 32;
   switch (e->op) {
-    // Signed integer arithmetic is index arithmetic in practice: no-signed-wrap
-    // lets LLVM see consecutive accesses through the sign extensions.
-    case BinaryOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, s);
-    case BinaryOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, s);
-    case BinaryOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, s);
+    case BinaryOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, nsw);
+    case BinaryOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, nsw);
+    case BinaryOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, nsw);
     case BinaryOp::Div:
       if (f) return b_.CreateFDiv(a, b);
       return floorDivMod(a, b, t, false);
