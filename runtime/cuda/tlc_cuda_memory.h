@@ -80,6 +80,10 @@ template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const
   typedef typename VecBits<sizeof(T) * N>::type V;
   *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
 }
+// The 4 bytes at `p` (aligned by the caller) as one 32-bit word, the first in the low byte.
+template <class T> __device__ __forceinline__ unsigned load_word(const T* p) {
+  return reinterpret_cast<const Bits4*>(p)->w[0];
+}
 // Stores two adjacent elements with one access of 2 * sizeof(T) bytes (aligned by the caller).
 template <class T> __device__ __forceinline__ void store_pair(T* dst, T a, T b) {
   __align__(2 * sizeof(T)) T v[2] = {a, b};

@@ -308,7 +308,9 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
     // Operand tiles read by ldmatrix (16-bit mma.sync) or by MFMA (every
     // type it takes: a lane's 4 to 16 bytes lie in one 16-byte chunk, which
     // the swizzle moves whole) spread their rows' chunks over the banks.
-    if (options.swizzle && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16 || s.mfma)) {
+    // So do the tiles that mma.sync reads 4 bytes per lane from (tf32, int8,
+    // float8): four lanes read a 16-byte run of a row, eight rows at once.
+    if (options.swizzle) {
       for (const Region* r : {&g->a, &g->b}) {
         const Buffer& b = r->buffer;
         const int bytes = dtypeBytes(b->dtype);
@@ -521,6 +523,23 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
   auto bIndex = [&](const Expr& k, const Expr& col) { return operandIndex(g->b, g->transB, k, col); };
   bool f16 = s.kind == MmaKind::F16 || s.kind == MmaKind::BF16;
   bool ldA = f16 && !aRegister && ldmatrixOperandOk(g->a), ldB = f16 && ldmatrixOperandOk(g->b);
+  // 8-bit operands whose 4 bytes per register lie along k in a row of a
+  // shared tile: one word load, where the tile's rows (padding included)
+  // and layout runs keep words whole and the region starts at a word, at
+  // constant origins.
+  auto wordOk = [&](const Region& reg) {
+    const Buffer& b = reg.buffer;
+    const BufferInfo& bi = bufs_[b.get()];
+    int64_t mn;
+    if (bi.place != Placement::Shared || dtypeBytes(b->dtype) != 1 || splitRows(bi, b, 4) ||
+        (bi.layoutRun && bi.layoutRun % 4))
+      return false;
+    for (size_t d = 0; d < reg.ranges.size(); ++d)
+      if (!constInt(reg.ranges[d].min, &mn) || (d + 1 == reg.ranges.size() && mn % 4)) return false;
+    int64_t last = 0;
+    return constInt(b->shape.back(), &last) && last % 4 == 0;
+  };
+  bool wordA = !aRegister && !g->transA && wordOk(g->a), wordB = g->transB && wordOk(g->b);
 
   Var kk = makeVar("kk");
   markNonNegative(kk);
@@ -556,6 +575,9 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       if (s.kind == MmaKind::TF32) {
         Expr k = add(kkE, add(t4, makeInt((q / 2) * 4)));
         v = "tlc::to_tf32(" + elem(g->a.buffer, aIndex(row, k)) + ")";
+      } else if (byteMma && wordA) {
+        Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt((q / 2) * 16)));
+        v = "tlc::load_word(&" + elem(g->a.buffer, aIndex(row, k)) + ")";
       } else if (byteMma) {
         Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt((q / 2) * 16)));
         v = "tlc::pack4_bytes(";
@@ -609,6 +631,9 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
       if (s.kind == MmaKind::TF32) {
         Expr k = add(kkE, add(t4, makeInt(q * 4)));
         v = "tlc::to_tf32(" + elem(g->b.buffer, bIndex(k, col)) + ")";
+      } else if (byteMma && wordB) {
+        Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt(q * 16)));
+        v = "tlc::load_word(&" + elem(g->b.buffer, bIndex(k, col)) + ")";
       } else if (byteMma) {
         Expr k = add(kkE, add(mul(t4, makeInt(4)), makeInt(q * 16)));
         v = "tlc::pack4_bytes(";

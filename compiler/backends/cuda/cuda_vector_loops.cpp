@@ -202,7 +202,10 @@ bool KernelEmitter::vectorAccessible(const BufferNode* b) const {
   auto it = bufs_.find(b);
   if (it == bufs_.end()) return false;
   const BufferInfo& i = it->second;
-  return !i.fragment && !i.tile && (i.place == Placement::Global || (i.place == Placement::Shared && !i.layout));
+  // A shared layout qualifies when its aligned 16-byte runs stay contiguous
+  // (a 16-byte chunk swizzle): a chunk's run of lanes, aligned, is one.
+  return !i.fragment && !i.tile &&
+         (i.place == Placement::Global || (i.place == Placement::Shared && (!i.layout || i.layoutRun == 0)));
 }
 
 // Copies `lanes` elements of `t` between arrays `dst` and `src` in accesses
