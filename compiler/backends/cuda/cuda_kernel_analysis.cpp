@@ -637,12 +637,20 @@ bool KernelEmitter::planBuffers() {
       // Compiler-placed buffers (fragments, locals) and the targets of
       // accumulator stores get one 16-byte pad per row when rows are whole
       // multiples of 128 bytes: row-wise reductions then read consecutive
-      // rows from different banks.
+      // rows from different banks. Shorter rows of an accumulator store's
+      // target (16-bit pairs, four lanes a 16-byte run of a row, eight rows
+      // a warp) take the pad that puts the rows an odd number of runs apart
+      // (mod 128 bytes): 64-byte rows 80 bytes apart, on distinct banks.
       int64_t last = 0;
+      const int64_t eb = dtypeBytes(b->dtype);
       bool padded = b->scope != MemScope::Shared || accumulatorStores.targets.count(b.get());
-      if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last) &&
-          (last * dtypeBytes(b->dtype)) % 128 == 0) {
-        info.rowPad = 16 / dtypeBytes(b->dtype);
+      if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last)) {
+        const int64_t rowBytes = last * eb;
+        if (rowBytes % 128 == 0) {
+          info.rowPad = 16 / eb;
+        } else if (accumulatorStores.targets.count(b.get()) && eb == 2 && rowBytes % 16 == 0) {
+          while ((rowBytes + info.rowPad * eb) % 128 / 16 % 2 == 0) info.rowPad += 8;
+        }
         info.elems = info.elems / last * (last + info.rowPad);
       }
       if (auto it = bankPads.find(b.get()); it != bankPads.end() && !info.rowPad && !info.layout &&
