@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/backends/hip/hip_archs.h"
 #include "compiler/driver/emulate_target.h"
 #include "compiler/sema/frontend.h"
 
@@ -45,8 +46,8 @@ inline size_t count(const std::string& text, const std::string& what) {
 }
 
 // Runs every kernel of `module`'s function `func` (empty: the first) in the
-// emulator for `arch` with --check; the exit code, and the run's output and
-// diagnostics in `log`.
+// emulator for `arch` (sm_XX, or gfxNNN for HIP) with --check; the exit code,
+// and the run's output and diagnostics in `log`.
 inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, const std::map<std::string, int64_t>& dims,
                             uint64_t seed, std::string* log, const std::string& func = "",
                             const std::string& arch = "sm_80") {
@@ -57,7 +58,8 @@ inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, c
   settings.seed = seed;
   settings.check = true;
   settings.out = &out;
-  int rc = driver::runCudaEmulated(module, settings, arch, diags);
+  int rc = arch.rfind("gfx", 0) == 0 ? driver::runEmulated(module, settings, hip::hipOptions(arch), diags)
+                                      : driver::runCudaEmulated(module, settings, arch, diags);
   *log = out.str() + diags.renderAll();
   return rc;
 }

@@ -5,10 +5,6 @@
 // that are and are not multiples of the stage count.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
-#include "compiler/backends/hip/hip_archs.h"
-#include "compiler/driver/emulate_target.h"
 #include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
@@ -24,20 +20,7 @@ TEST_CASE("tiles read after a loop and tensors the loop writes are not loaded ah
         DiagnosticEngine diags{sm};
         ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipeline_hazards.tl", sm, diags);
         std::string log;
-        int rc;
-        if (std::string(arch).rfind("gfx", 0) == 0) {
-          std::ostringstream out;
-          driver::RunSettings settings;
-          settings.kernel = func;
-          settings.dims = {{"NT", nt}};
-          settings.seed = 3;
-          settings.check = true;
-          settings.out = &out;
-          rc = driver::runEmulated(module, settings, hip::hipOptions(arch), diags);
-          log = out.str() + diags.renderAll();
-        } else {
-          rc = test::runEmulatedCheck(module, diags, {{"NT", nt}}, 3, &log, func, arch);
-        }
+        int rc = test::runEmulatedCheck(module, diags, {{"NT", nt}}, 3, &log, func, arch);
         INFO(log);
         CHECK(rc == 0);
       }

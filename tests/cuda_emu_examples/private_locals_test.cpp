@@ -5,11 +5,7 @@
 // interpreter on sm_80, sm_90a and gfx942.
 #include <doctest/doctest.h>
 
-#include <sstream>
-
 #include "compiler/backends/cuda/cuda_codegen.h"
-#include "compiler/backends/hip/hip_archs.h"
-#include "compiler/driver/emulate_target.h"
 #include "tests/cuda_emu_examples/emulate_util.h"
 
 using namespace tlc;
@@ -40,20 +36,7 @@ TEST_CASE("scratch locals and shared values agree with the interpreter") {
         DiagnosticEngine diags{sm};
         ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/private_locals.tl", sm, diags);
         std::string log;
-        int rc;
-        if (std::string(arch).rfind("gfx", 0) == 0) {
-          std::ostringstream out;
-          driver::RunSettings settings;
-          settings.kernel = func;
-          settings.dims = {{"N", n}};
-          settings.seed = 5;
-          settings.check = true;
-          settings.out = &out;
-          rc = driver::runEmulated(module, settings, hip::hipOptions(arch), diags);
-          log = out.str() + diags.renderAll();
-        } else {
-          rc = test::runEmulatedCheck(module, diags, {{"N", n}}, 5, &log, func, arch);
-        }
+        int rc = test::runEmulatedCheck(module, diags, {{"N", n}}, 5, &log, func, arch);
         INFO(log);
         CHECK(rc == 0);
       }

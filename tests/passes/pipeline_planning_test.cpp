@@ -16,6 +16,22 @@ struct Outcome {
   int line = 0;  // line of the first diagnostic
 };
 
+// Parses `text` and runs pipeline-planning on it.
+Outcome runPlanning(const std::string& text) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("plan.tir", text);
+  auto module = ir::parseIRModule(sources, diags, file);
+  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  passes::PassPipeline pipeline;
+  pipeline.add({"pipeline-planning", "", passes::planPipelines});
+  passes::PassContext ctx(diags);
+  auto result = pipeline.run(*module, ctx);
+  Outcome o{result.has_value(), diags.renderAll()};
+  if (!diags.diagnostics().empty()) o.line = (int)diags.diagnostics()[0].loc.line;
+  return o;
+}
+
 Outcome plan(const std::string& attrs) {
   std::string text =
       "func @f[K](A: float16[128, K], C: float32[128, 128]) {\n"
@@ -29,18 +45,7 @@ Outcome plan(const std::string& attrs) {
       "    copy(C_f, C)\n"
       "  }\n"
       "}\n";
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("plan.tir", text);
-  auto module = ir::parseIRModule(sources, diags, file);
-  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  passes::PassPipeline pipeline;
-  pipeline.add({"pipeline-planning", "", passes::planPipelines});
-  passes::PassContext ctx(diags);
-  auto result = pipeline.run(*module, ctx);
-  Outcome o{result.has_value(), diags.renderAll()};
-  if (!diags.diagnostics().empty()) o.line = (int)diags.diagnostics()[0].loc.line;
-  return o;
+  return runPlanning(text);
 }
 
 }  // namespace
@@ -86,16 +91,7 @@ Outcome planCarried(const std::string& attrs, bool readAfter) {
       std::string(readAfter ? "    copy(A_s, Z)\n" : "") +
       "  }\n"
       "}\n";
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("plan.tir", text);
-  auto module = ir::parseIRModule(sources, diags, file);
-  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  passes::PassPipeline pipeline;
-  pipeline.add({"pipeline-planning", "", passes::planPipelines});
-  passes::PassContext ctx(diags);
-  auto result = pipeline.run(*module, ctx);
-  return Outcome{result.has_value(), diags.renderAll()};
+  return runPlanning(text);
 }
 
 }  // namespace
