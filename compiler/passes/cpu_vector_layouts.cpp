@@ -44,7 +44,8 @@ class Votes : public IRVisitor {
     int64_t n = kUnknownExtent;
     if (!constInt(node->extent, &n) || n < 1) n = kUnknownExtent;
     int64_t saved = weight_;
-    weight_ = std::min<int64_t>(weight_ * n, int64_t(1) << 40);
+    constexpr int64_t kMaxWeight = int64_t(1) << 40;
+    weight_ = n > kMaxWeight / weight_ ? kMaxWeight : weight_ * n;
     const VarNode* savedVec = vector_;
     if (node->forKind == ForKind::Vectorized) vector_ = node->var.get();
     visit(node->body);
