@@ -15,6 +15,7 @@
 #include "compiler/lexer/lexer.h"
 #include "compiler/parser/ast_dump.h"
 #include "compiler/parser/parser.h"
+#include "compiler/passes/pass_registry.h"
 #include "compiler/support/file_io.h"
 #include "compiler/support/suggest.h"
 
@@ -135,12 +136,21 @@ bool parseFills(const std::vector<std::string>& raw, std::map<std::string, std::
 class CheckCommand : public Subcommand {
  public:
   void attach(CLI::App& app) override {
-    cmd_ = app.add_subcommand("check", "parse and type-check a program; exit 1 if it has errors");
+    cmd_ = app.add_subcommand("check", "parse and type-check a program and check its pipeline plans; exit 1 if it has errors");
     program_.attach(cmd_);
   }
   int run() override {
     Compilation c;
-    c.compile(program_.file, program_.defines);
+    std::optional<ir::Module> module = c.compile(program_.file, program_.defines);
+    if (module) {
+      // The target-independent checks of the pass pipelines: a user's
+      // pipeline plan (docs/language.md), as `tlc run` and `tlc build` check it.
+      passes::PassPipeline checks;
+      checks.add(*passes::findPass("inline-loop-lets"));
+      checks.add(*passes::findPass("pipeline-planning"));
+      passes::PassContext ctx(c.diags());
+      checks.run(*module, ctx);
+    }
     return exitFor(c);
   }
 

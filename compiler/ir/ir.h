@@ -257,10 +257,11 @@ struct KernelStmt : StmtNode {
   std::vector<Var> blockVars;     // one per grid extent
   int64_t threads;                // threads per block on GPU targets
   Stmt body;
-  // Block rasterization (T.use_swizzle): with a 2-D grid and swizzle = G > 0,
-  // blocks are launched in groups of G rows of the grid, column by column
-  // within a group, so that neighbouring blocks share operand tiles in L2.
-  // A schedule hint: every (bx, by) still runs exactly once.
+  // Block rasterization (T.use_swizzle): with a 2-D or 3-D grid and swizzle
+  // = G > 0, the blocks of each (bx, by) plane are launched in groups of G
+  // rows of the grid, column by column within a group, so that neighbouring
+  // blocks share operand tiles in L2; bz is not reordered. A schedule hint:
+  // every (bx, by[, bz]) still runs exactly once.
   int64_t swizzle = 0;
   KernelStmt(std::vector<Expr> g, std::vector<Var> v, int64_t t, Stmt b, SourceLoc l, int64_t swz = 0)
       : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)), swizzle(swz) {}
@@ -282,21 +283,28 @@ struct ForStmt : StmtNode {
   Expr extent;
   ForKind forKind;
   // Pipelined loops only: the number of stages, and optional per-statement
-  // order / stage overrides (empty when not given).
+  // order / stage overrides (empty when not given). Before pipeline-planning
+  // they may be in TileLang's form: `group` splits the body's statements
+  // into consecutive runs (the statement numbers in order), `order` and
+  // `stage` then give one entry per group, and an entry -1 marks statements
+  // TileLang's producer warps issue; pipeline-planning maps that form onto
+  // the statements or replaces it (passes/pipeline_planning.h).
   int64_t numStages = 0;
   std::vector<int64_t> order;
   std::vector<int64_t> stage;
+  std::vector<std::vector<int64_t>> group;
   // false: the loop never becomes a warp-specialized mainloop (sm_90a).
   bool warpSpecialize = true;
   Stmt body;
   ForStmt(Var v, Expr mn, Expr ext, ForKind k, Stmt b, SourceLoc l)
       : StmtNode(kKind, l), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
         body(std::move(b)) {}
-  // Copies the pipeline attributes (num_stages, order, stage, warp_specialize) of `from`.
+  // Copies the pipeline attributes (num_stages, order, stage, group, warp_specialize) of `from`.
   void copyPipelineAttributes(const ForStmt& from) {
     numStages = from.numStages;
     order = from.order;
     stage = from.stage;
+    group = from.group;
     warpSpecialize = from.warpSpecialize;
   }
 };

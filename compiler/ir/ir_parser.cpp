@@ -307,7 +307,9 @@ Stmt IRParser::parseAlloc() {
 
 // for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
 // kind := 'serial' | 'parallel' | 'pipelined' | 'unroll' | 'vectorized'
-// attr := 'num_stages' '=' NUMBER | ('order' | 'stage') '=' '[' (int (',' int)*)? ']'
+// attr := 'num_stages' '=' NUMBER | ('order' | 'stage') '=' ints | 'group' '=' '[' ints (',' ints)* ']'
+//         | 'warp_specialize' '=' ('true' | 'false')
+// ints := '[' (int (',' int)*)? ']'
 Stmt IRParser::parseFor() {
   SourceLoc loc = take().loc;
   Var v = parseVarDecl();
@@ -326,7 +328,17 @@ Stmt IRParser::parseFor() {
   Expr ext = parseExpr();
   int64_t stages = 0;
   std::vector<int64_t> order, stage;
-  bool seenStages = false, seenOrder = false, seenStage = false, seenWs = false, warpSpecialize = true;
+  std::vector<std::vector<int64_t>> group;
+  bool seenStages = false, seenOrder = false, seenStage = false, seenGroup = false, seenWs = false;
+  bool warpSpecialize = true;
+  auto ints = [&](std::vector<int64_t>& list) {
+    expectPunct("[");
+    if (!atPunct("]")) {
+      do list.push_back(parseSmallInt("an integer"));
+      while (acceptPunct(","));
+    }
+    expectPunct("]");
+  };
   while (acceptPunct(",")) {
     Token key = take();
     expectPunct("=");
@@ -339,12 +351,12 @@ Stmt IRParser::parseFor() {
       stages = parseSmallInt("the number of stages");
     } else if (key.text == "order" || key.text == "stage") {
       once(key.text == "order" ? seenOrder : seenStage);
-      std::vector<int64_t>& list = key.text == "order" ? order : stage;
+      ints(key.text == "order" ? order : stage);
+    } else if (key.text == "group") {
+      once(seenGroup);
       expectPunct("[");
-      if (!atPunct("]")) {
-        do list.push_back(parseSmallInt("an integer"));
-        while (acceptPunct(","));
-      }
+      do ints(group.emplace_back());
+      while (acceptPunct(","));
       expectPunct("]");
     } else if (key.text == "warp_specialize") {
       once(seenWs);
@@ -354,7 +366,7 @@ Stmt IRParser::parseFor() {
       warpSpecialize = v.text == "true";
     } else {
       fail(DiagKind::IrInvalidAttribute, key.loc,
-           "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage or warp_specialize");
+           "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage, group or warp_specialize");
     }
   }
   expectPunct(")");
@@ -366,6 +378,7 @@ Stmt IRParser::parseFor() {
   f->numStages = stages;
   f->order = std::move(order);
   f->stage = std::move(stage);
+  f->group = std::move(group);
   f->warpSpecialize = warpSpecialize;
   return f;
 }

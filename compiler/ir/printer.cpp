@@ -424,6 +424,11 @@ class Printer {
         };
         if (!f->order.empty()) range += ", order=" + ints(f->order);
         if (!f->stage.empty()) range += ", stage=" + ints(f->stage);
+        if (!f->group.empty()) {
+          range += ", group=[";
+          for (size_t i = 0; i < f->group.size(); ++i) range += (i ? ", " : "") + ints(f->group[i]);
+          range += "]";
+        }
         if (!f->warpSpecialize) range += ", warp_specialize=false";
         std::vector<const void*> scope;
         std::string var = f->var ? declareVar(f->var, scope) : "<null>";

@@ -531,9 +531,9 @@ class Verifier {
                      std::to_string(k->blockVars.size()));
         if (k->threads <= 0)
           report(DiagKind::IrInvalidKernel, s->loc, "a kernel needs a positive thread count, not " + std::to_string(k->threads));
-        if (k->swizzle < 0 || (k->swizzle > 0 && k->grid.size() != 2))
+        if (k->swizzle < 0 || (k->swizzle > 0 && k->grid.size() < 2))
           report(DiagKind::IrInvalidKernel, s->loc,
-                 "swizzle(" + std::to_string(k->swizzle) + ") needs a positive panel size and a 2-D grid");
+                 "swizzle(" + std::to_string(k->swizzle) + ") needs a positive panel size and a 2-D or 3-D grid");
         for (size_t i = 0; i < k->grid.size(); ++i) {
           integer(k->grid[i], "a grid extent");
           if (i < k->blockVars.size() && k->blockVars[i] && k->grid[i]->dtype != k->blockVars[i]->dtype)
@@ -584,10 +584,15 @@ class Verifier {
           report(DiagKind::IrInvalidAttribute, s->loc,
                  "pipeline `order` and `stage` must list the same statements (" + std::to_string(f->order.size()) +
                      " vs " + std::to_string(f->stage.size()) + " entries)");
+        // -1: TileLang's mark of a producer statement, until pipeline-planning maps the plan.
         for (int64_t st : f->stage)
-          if (st < 0 || (f->numStages > 0 && st >= f->numStages))
+          if (st < -1 || (f->numStages > 0 && st >= f->numStages))
             report(DiagKind::IrInvalidAttribute, s->loc,
-                   "pipeline stage " + std::to_string(st) + " is outside [0, num_stages)");
+                   "pipeline stage " + std::to_string(st) + " is outside [0, num_stages) (or -1)");
+        if (!f->group.empty() && (f->order.size() != f->group.size() || f->stage.size() != f->group.size()))
+          report(DiagKind::IrInvalidAttribute, s->loc,
+                 "a pipeline `group` list needs `order` and `stage` with one entry per group (" +
+                     std::to_string(f->group.size()) + ")");
         frames_.emplace_back();
         bindVar(f->var);
         ++loopDepth_;

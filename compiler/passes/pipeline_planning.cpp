@@ -1,6 +1,7 @@
 #include "compiler/passes/pipeline_planning.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -160,6 +161,88 @@ std::vector<int64_t> defaultOrder(const std::vector<int64_t>& stage) {
   return order;
 }
 
+// Whether `f` carries a plan in TileLang's form: groups of statements, or
+// -1 entries (statements TileLang's producer warps issue).
+bool tileLangForm(const ForStmt& f) {
+  auto producer = [](const std::vector<int64_t>& l) { return std::count(l.begin(), l.end(), -1) > 0; };
+  return !f.group.empty() || producer(f.order) || producer(f.stage);
+}
+
+// Maps a plan in TileLang's form onto the `n` statements of `f`'s body: a
+// statement takes its group's stage and order, -1 stages become 0 (the
+// producers' tiles load ahead), and the statements run by their groups'
+// order, the producers' first, program order breaking ties. "" or why the
+// plan does not fit.
+std::string mapTileLangPlan(ForStmt& f, size_t n) {
+  std::vector<size_t> groupOf;  // per statement
+  if (f.group.empty()) {
+    for (size_t i = 0; i < std::max(f.order.size(), f.stage.size()); ++i) groupOf.push_back(i);
+  } else {
+    for (size_t g = 0; g < f.group.size(); ++g) groupOf.insert(groupOf.end(), f.group[g].size(), g);
+  }
+  if (groupOf.size() != n)
+    return std::string(f.group.empty() ? "its `order`/`stage` list " : "its `group` lists ") +
+           std::to_string(groupOf.size()) + " statements, but tlc's loop body has " + std::to_string(n) +
+           " (tlc counts each tile operation, `T.Parallel` nest and scalar assignment that reads memory as one)";
+  std::vector<int64_t> stage, order;
+  for (size_t j = 0; j < n && !f.stage.empty(); ++j) stage.push_back(std::max<int64_t>(f.stage[groupOf[j]], 0));
+  if (!f.order.empty()) {
+    std::vector<size_t> byOrder(n);
+    for (size_t j = 0; j < n; ++j) byOrder[j] = j;
+    std::stable_sort(byOrder.begin(), byOrder.end(),
+                     [&](size_t a, size_t b) { return f.order[groupOf[a]] < f.order[groupOf[b]]; });
+    order.resize(n);
+    for (size_t r = 0; r < n; ++r) order[byOrder[r]] = (int64_t)r;
+  }
+  f.stage = std::move(stage);
+  f.order = std::move(order);
+  f.group.clear();
+  return "";
+}
+
+// What is wrong with a plan: a message and notes at the statements involved.
+struct PlanProblem {
+  std::string message;
+  std::vector<std::pair<SourceLoc, std::string>> notes = {};
+};
+
+// tlc's pipelines load tiles ahead in stage 0 (the loads defaultStages
+// picks) and run the other statements in one later stage, in program order
+// (the backends' form, cuda_kernel_analysis.cpp's pipelineSchedule); a
+// TileLang plan mapped onto the statements (`f`) is used only in that form:
+// why it is not, or nullopt.
+std::optional<PlanProblem> tlcPipelineForm(const ForStmt* f, const std::vector<Stmt>& body,
+                                           const std::set<const BufferNode*>& after) {
+  size_t n = body.size();
+  if (f->stage.empty() || std::count(f->stage.begin(), f->stage.end(), 0) == (long)n) return std::nullopt;
+  std::vector<int64_t> loads = defaultStages(f, body, after);
+  if (std::count(loads.begin(), loads.end(), 0) == (long)n)
+    return PlanProblem{"tlc loads no tile of this loop ahead (a copy from global to shared memory, or a gather, that "
+                       "nothing before it in the body uses), so it runs unpipelined"};
+  size_t ahead = std::count(f->stage.begin(), f->stage.end(), 0);
+  int64_t later = -1, lastOrder = -1;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t order = f->order.empty() ? (int64_t)i : f->order[i];
+    std::string st = "statement " + std::to_string(i) + " (stage " + std::to_string(f->stage[i]) + ")";
+    std::string why;
+    if (f->stage[i] == 0 && loads[i] != 0) {
+      why = st + " is not a tile tlc can load ahead";
+    } else if (f->stage[i] == 0 && order >= (int64_t)ahead) {
+      why = "tlc issues the stage-0 loads first, but " + st + " comes later in `order`";
+    } else if (f->stage[i] != 0 && later >= 0 && f->stage[i] != later) {
+      why = "tlc runs the statements after the stage-0 loads in one stage, but " + st + " differs";
+    } else if (f->stage[i] != 0 && order <= lastOrder) {
+      why = "tlc runs the statements after the stage-0 loads in program order, but " + st + " is not";
+    }
+    if (!why.empty()) return PlanProblem{why, {{body[i]->loc, "statement " + std::to_string(i) + " is this one"}}};
+    if (f->stage[i] != 0) {
+      later = f->stage[i];
+      lastOrder = order;
+    }
+  }
+  return std::nullopt;
+}
+
 class Planner : public IRMutator {
  public:
   Planner(PassContext& ctx, const Stmt& body) : ctx_(ctx), readsAfter_(readsAfterLoops(body)) {}
@@ -168,38 +251,64 @@ class Planner : public IRMutator {
   Stmt mutateFor(const ForStmt* n, const Stmt& self) override {
     Stmt s = IRMutator::mutateFor(n, self);
     auto* f = as<ForStmt>(s);
-    if (f->forKind != ForKind::Pipelined || f->numStages < 2) return s;
+    if (f->forKind != ForKind::Pipelined) return s;
     std::vector<Stmt> body = seqStmts(f->body);
     const std::set<const BufferNode*>& after = readsAfter_[n];
-    if ((!f->stage.empty() || !f->order.empty()) && !userPlanOk(f, body, after)) return s;
+    if (tileLangForm(*f)) {
+      // TileLang's plan, for TileLang's statements: where it does not fit
+      // tlc's, the loop runs tlc's own plan (a plan changes no value).
+      auto mapped = std::make_shared<ForStmt>(*f);
+      std::string why = mapTileLangPlan(*mapped, body.size());
+      std::optional<PlanProblem> problem;
+      if (why.empty() && mapped->numStages >= 2) problem = checkPlan(mapped.get(), body, after);
+      if (why.empty() && mapped->numStages >= 2 && !problem) problem = tlcPipelineForm(mapped.get(), body, after);
+      if (problem) why = problem->message;
+      if (!why.empty() && mapped->numStages >= 2) {
+        Diagnostic& d = ctx_.diags.report(DiagKind::PipelinePlanIgnored, f->loc,
+                                          "this loop's TileLang pipeline plan does not fit tlc's: " + why +
+                                              "; the loop runs tlc's own plan instead, which loads the tiles it can "
+                                              "ahead and runs the other statements in program order");
+        if (problem)
+          for (const auto& [loc, text] : problem->notes) d.note(loc, text);
+      }
+      if (!why.empty()) {
+        mapped->order.clear();
+        mapped->stage.clear();
+        mapped->group.clear();
+      }
+      s = mapped;
+      f = mapped.get();
+    } else if (f->numStages >= 2 && (!f->stage.empty() || !f->order.empty())) {
+      if (std::optional<PlanProblem> problem = checkPlan(f, body, after)) {
+        Diagnostic& d = ctx_.diags.report(DiagKind::PipelinePlanInvalid, f->loc, problem->message);
+        for (const auto& [loc, text] : problem->notes) d.note(loc, text);
+        return s;
+      }
+    }
+    if (f->numStages < 2) return s;
     return withDefaultPlan(f, after);
   }
 
  private:
-  void error(const ForStmt* f, const std::string& msg) {
-    ctx_.diags.report(DiagKind::PipelinePlanInvalid, f->loc, msg);
-  }
-
   // Checks the lists the user gave (either may be empty).
-  bool userPlanOk(const ForStmt* f, const std::vector<Stmt>& body, const std::set<const BufferNode*>& after) {
+  std::optional<PlanProblem> checkPlan(const ForStmt* f, const std::vector<Stmt>& body,
+                                       const std::set<const BufferNode*>& after) {
     size_t n = body.size();
     for (auto* list : {&f->stage, &f->order}) {
       if (list->empty() || list->size() == n) continue;
-      error(f, std::string("pipeline `") + (list == &f->stage ? "stage" : "order") + "` has " +
-                   std::to_string(list->size()) + " entries but the loop body has " + std::to_string(n) +
-                   " statements; give one entry per statement");
-      return false;
+      return PlanProblem{std::string("pipeline `") + (list == &f->stage ? "stage" : "order") + "` has " +
+                         std::to_string(list->size()) + " entries but the loop body has " + std::to_string(n) +
+                         " statements; give one entry per statement"};
     }
     if (!f->order.empty()) {
       std::vector<int64_t> sorted = f->order;
       std::sort(sorted.begin(), sorted.end());
       for (size_t i = 0; i < n; ++i)
-        if (sorted[i] != (int64_t)i) {
-          error(f, "pipeline `order` must list each statement index 0.." + std::to_string(n - 1) + " exactly once");
-          return false;
-        }
+        if (sorted[i] != (int64_t)i)
+          return PlanProblem{"pipeline `order` must list each statement index 0.." + std::to_string(n - 1) +
+                             " exactly once"};
     }
-    if (f->stage.empty()) return true;
+    if (f->stage.empty()) return std::nullopt;
     int64_t last = *std::max_element(f->stage.begin(), f->stage.end());
     for (size_t j = 0; j < n; ++j) {
       std::set<const BufferNode*> reads = readsOf(body[j]);
@@ -210,34 +319,27 @@ class Planner : public IRMutator {
         for (auto* b : collectBufferWrites(body[i]).buffers) {
           if (!reads.count(b)) continue;
           std::string when = i < j ? "" : " in the iteration before";
-          ctx_.diags
-              .report(DiagKind::PipelinePlanInvalid, f->loc,
-                      "pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
-                          ") reads `" + b->name + "`, which statement " + std::to_string(i) + " (stage " +
-                          std::to_string(f->stage[i]) + ") writes" + when +
-                          ": a statement cannot run ahead of what it reads; give it a stage >= " +
-                          std::to_string(f->stage[i]))
-              .note(body[i]->loc, "`" + b->name + "` written here")
-              .note(body[j]->loc, "and read here");
-          return false;
+          return PlanProblem{"pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
+                                 ") reads `" + b->name + "`, which statement " + std::to_string(i) + " (stage " +
+                                 std::to_string(f->stage[i]) + ") writes" + when +
+                                 ": a statement cannot run ahead of what it reads; give it a stage >= " +
+                                 std::to_string(f->stage[i]),
+                             {{body[i]->loc, "`" + b->name + "` written here"}, {body[j]->loc, "and read here"}}};
         }
       }
       // A tile filled ahead has one version per stage: after the loop it
       // would not hold the last iteration's tile.
       if (f->stage[j] < last)
         for (auto* b : collectBufferWrites(body[j]).buffers)
-          if (b->scope == MemScope::Shared && after.count(b)) {
-            ctx_.diags
-                .report(DiagKind::PipelinePlanInvalid, f->loc,
-                        "pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
-                            ") fills `" + b->name + "` ahead, but `" + b->name +
-                            "` is read after the loop, where it must hold the last iteration's tile; give the "
-                            "statement stage " + std::to_string(last) + " or read a copy of the tile after the loop")
-                .note(body[j]->loc, "`" + b->name + "` filled here");
-            return false;
-          }
+          if (b->scope == MemScope::Shared && after.count(b))
+            return PlanProblem{"pipeline statement " + std::to_string(j) + " (stage " + std::to_string(f->stage[j]) +
+                                   ") fills `" + b->name + "` ahead, but `" + b->name +
+                                   "` is read after the loop, where it must hold the last iteration's tile; give the "
+                                   "statement stage " + std::to_string(last) + " or read a copy of the tile after "
+                                   "the loop",
+                               {{body[j]->loc, "`" + b->name + "` filled here"}}};
     }
-    return true;
+    return std::nullopt;
   }
 
   PassContext& ctx_;

@@ -37,6 +37,19 @@
 // involved). Given only `order`,
 // the stages are the default plan's; given only `stage`, the order is
 // program order.
+//
+// A plan in TileLang's form (ir::ForStmt::group, -1 entries) is first mapped
+// onto the statements: each statement takes its group's stage and order
+// (one group per statement without `group`), a stage -1 (a statement
+// TileLang's producer warps issue) becomes stage 0, and the order is the
+// groups' order with the -1 groups first, program order breaking ties. It
+// was written for TileLang's statements and pipelines: where it counts
+// another number of statements than tlc's body has, fails the checks
+// above, or is not of the form tlc's pipelines take (stage-0 statements
+// that the default plan would load ahead, first in order; the others in
+// one later stage, in program order), the loop gets the default plan and a
+// note `pipeline-plan-ignored` at the loop says why (with num_stages < 2
+// the plan is dropped silently).
 #pragma once
 
 #include <set>

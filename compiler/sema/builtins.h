@@ -24,6 +24,8 @@ enum class BuiltinId {
   CeilDiv, Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Erf, Sigmoid,
   Floor, Ceil, Round, Pow, Fma, Max, Min, Clamp, IsNan, IsInf, IsFinite, IfThenElse, Infinity,
   MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
+  // TileLang's `T.Cast(dtype, x)`; `T.dynamic("M")` / `T.symbolic("M")`, a dynamic dimension
+  CastDTypeFirst, Dynamic,
   // type annotations
   Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
   // TileLang's decorators (docs/language.md, TileLang spellings)

@@ -4,6 +4,7 @@
 // with `[compile-time parameters]`, a TileLang kernel factory (its
 // parameters are the compile-time parameters, its inner `@T.prim_func` the
 // kernel), or a top-level `@T.prim_func` whose free names are bound by -D.
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -197,6 +198,96 @@ void Sema::bindCompileParam(const std::string& name, const ast::Expr* defaultVal
   ir::Var var = freshVar(name, DType::Int32, loc);
   symbolic_[var.get()] = SymbolicParam{name, loc, false};
   bindName(name, loc, Value::ofExpr(ir::makeVarRef(var, loc), loc));
+}
+
+// TileLang's `T.dynamic("M")` (and its older name `T.symbolic`): the
+// dimension `M`, as an unbound integer parameter of a kernel factory is: the
+// value of `-D M=...` if given, else a dimension read from the shapes of the
+// tensors passed at run time (lowerKernel checks that a tensor parameter's
+// shape uses it). `T.dynamic("M, N")` declares several and gives a tuple.
+Value Sema::dynamicDimensions(const ast::Expr& nameExpr, const ast::Expr* dtypeExpr, SourceLoc loc) {
+  Value name = eval(nameExpr);
+  if (name.isError()) return name;
+  if (!currentFunc_) {
+    report(DiagKind::MisusedBuiltin, loc,
+           "`T.dynamic` declares a dimension of a kernel: call it in a kernel factory's body or in a kernel");
+    return Value::error(loc);
+  }
+  if (name.kind != ValueKind::String) {
+    report(DiagKind::TypeMismatch, nameExpr.loc,
+           "`T.dynamic` takes the dimension's name as a string, `T.dynamic(\"M\")`, but this is " +
+               describeValue(name));
+    return Value::error(loc);
+  }
+  if (dtypeExpr) {
+    std::optional<DType> t = evalDType(*dtypeExpr, "the dtype of `T.dynamic`");
+    if (!t) return Value::error(loc);
+    if (*t != DType::Int32 && *t != DType::Int64) {
+      report(DiagKind::BadDType, dtypeExpr->loc,
+             "a dynamic dimension is \"int32\" or \"int64\" (both are a tensor dimension, below 2^31), not " +
+                 std::string(dtypeName(*t)));
+      return Value::error(loc);
+    }
+  }
+  std::vector<std::string> names;
+  std::string cur;
+  for (char c : name.str + ",") {
+    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+      if (!cur.empty()) names.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  for (const std::string& n : names)
+    if (!std::isalpha(static_cast<unsigned char>(n[0])) && n[0] != '_') names.clear();
+  if (names.empty()) {
+    report(DiagKind::TypeMismatch, nameExpr.loc,
+           "`T.dynamic` takes the names of dimensions, `\"M\"` or `\"M, N\"`, not \"" + name.str + "\"");
+    return Value::error(loc);
+  }
+  std::vector<Value> dims;
+  for (const std::string& n : names) dims.push_back(dynamicDimension(n, nameExpr.loc));
+  if (dims.size() == 1) return dims[0];
+  Value tuple;
+  tuple.kind = ValueKind::Tuple;
+  tuple.elems = std::move(dims);
+  tuple.loc = loc;
+  return tuple;
+}
+
+Value Sema::dynamicDimension(const std::string& name, SourceLoc loc) {
+  if (auto it = dynamicDims_.find(name); it != dynamicDims_.end()) {
+    Value v = it->second;
+    v.loc = loc;
+    return v;
+  }
+  Value v = Value::error(loc);
+  int defIndex = -1;
+  for (size_t i = 0; i < defines_.size(); ++i) {
+    if (defines_[i].name != name) continue;
+    defIndex = static_cast<int>(i);
+    defineUsed_[i] = true;
+  }
+  if (defIndex >= 0) {
+    std::optional<Value> parsed = parseDefineValue(defines_[defIndex].value, loc);
+    if (parsed && parsed->isExpr() && ir::as<ir::IntImm>(parsed->expr)) {
+      v = *parsed;
+      currentFunc_->bindings.push_back(ir::Binding{name, bindingText(v)});
+    } else {
+      diags_.report(DiagKind::BadDefine, defineLocs_[defIndex],
+                    "cannot read `" + defines_[defIndex].value + "` as the value of the dynamic dimension `" + name +
+                        "`: expected an integer")
+          .note(loc, "`" + name + "` declared here");
+    }
+  } else {
+    ir::Var var = freshVar(name, DType::Int32, loc);
+    symbolic_[var.get()] = SymbolicParam{name, loc, false};
+    dynamicVars_.push_back(var);
+    v = Value::ofExpr(ir::makeVarRef(var, loc), loc);
+  }
+  dynamicDims_[name] = v;
+  return v;
 }
 
 // A free name of a top-level `@T.prim_func`: its -D binding, once per kernel.
@@ -400,6 +491,8 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   inKernel_ = false;
   macroStack_.clear();
   freeNames_.clear();
+  dynamicDims_.clear();
+  dynamicVars_.clear();
   module_ = &m;
   scope_ = nullptr;
   ScopeGuard guard(*this, true, m.scope.get());
@@ -438,6 +531,14 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   checkUnboundParams(compileNames, kernelScope);
   lowerTuneSpace(form == defForms_.end() ? nullptr : form->second.tune, compileNames, *fn);
   lowerBlockInto(kernel->body);
+  for (const ir::Var& v : dynamicVars_) {
+    const SymbolicParam& p = symbolic_[v.get()];
+    if (!p.inShape)
+      report(DiagKind::UnboundCompileParam, p.loc,
+             "dynamic dimension `" + p.name + "` is in no tensor parameter's shape, so no tensor gives its value at "
+             "run time: use it in a parameter such as `A: T.Tensor((" + p.name + ", K), dtype)` (declared before the "
+             "`@T.prim_func`) or bind it with `-D " + p.name + "=...`");
+  }
   primFuncFreeNames_ = false;
   fn->body = body.finish(def.loc);
   builder_ = nullptr;

@@ -4,6 +4,8 @@
 // `T.Parallel(a, b)` binds two variables and becomes two nested parallel
 // loops. A serial loop with a step other than 1 iterates a hidden counter and
 // binds the user's variable as `start + counter * step`.
+#include <algorithm>
+
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -13,6 +15,109 @@ bool Sema::requireKernel(SourceLoc loc, const std::string& what) {
   if (inKernel_) return true;
   report(DiagKind::ScopeViolation, loc, what + " must be inside a `with T.Kernel(...)` block");
   return false;
+}
+
+// The pipeline attributes of `T.Pipelined(start, stop, num_stages, order,
+// stage, warp_specialize, group)`. `order` and `stage` give one entry per
+// statement of the body, or, with TileLang's `group` (consecutive runs of
+// statements: `[[0], [1, 2], [3]]`), one per group; an entry -1 marks, as in
+// TileLang, a statement its producer warps issue. pipeline-planning maps
+// such a plan onto the body's statements, or keeps its own plan with a note
+// when it cannot. Without `num_stages`, the stages give it: max(stage) + 1.
+bool Sema::pipelineAttributes(const CallArgs& args, int64_t& numStages, std::vector<int64_t>& order,
+                              std::vector<int64_t>& stage, std::vector<std::vector<int64_t>>& group,
+                              bool& warpSpecialize) {
+  if (args.slots[5]) {
+    auto w = constBool(*args.slots[5], "`warp_specialize`");
+    if (!w) return false;
+    warpSpecialize = *w;
+  }
+  if (args.slots[2]) {
+    auto n = constInt(*args.slots[2], "`num_stages`");
+    if (!n) return false;
+    if (*n < 0) {
+      report(DiagKind::BadLoop, args.slots[2]->loc, "`num_stages` cannot be negative");
+      return false;
+    }
+    numStages = *n;
+  }
+  // A list of integers, or (nested) a list of such lists.
+  auto intList = [&](const ast::Expr& list, const std::string& what, const std::string& example,
+                     std::vector<int64_t>& dst) {
+    if (list.kind != ast::ExprKind::Tuple) {
+      report(DiagKind::TypeMismatch, list.loc, what + " is a list of integers, e.g. `" + example + "`");
+      return false;
+    }
+    for (const auto& x : list.operands) {
+      auto c = constInt(*x, "an entry of " + what);
+      if (!c) return false;
+      dst.push_back(*c);
+    }
+    return true;
+  };
+  for (int k : {3, 4}) {
+    const ast::Expr* list = args.slots[k];
+    if (!list) continue;
+    std::vector<int64_t>& dst = k == 3 ? order : stage;
+    std::string what = std::string("`") + (k == 3 ? "order" : "stage") + "`";
+    if (!intList(*list, what, "[0, 1, 2]", dst)) return false;
+    for (int64_t v : dst)
+      if (v < -1) {
+        report(DiagKind::BadLoop, list->loc,
+               "an entry of " + what + " is " + std::to_string(v) +
+                   "; entries are statement positions or stages from 0, or -1 (TileLang's mark of a statement its "
+                   "producer warps issue)");
+        return false;
+      }
+  }
+  if (const ast::Expr* list = args.slots[6]) {
+    std::string shape = "`group` lists the statements of the loop body in order, in runs: `[[0], [1, 2], [3]]`";
+    if (list->kind != ast::ExprKind::Tuple) {
+      report(DiagKind::TypeMismatch, list->loc, shape);
+      return false;
+    }
+    int64_t next = 0;
+    for (const auto& g : list->operands) {
+      group.emplace_back();
+      if (!intList(*g, "a group", "[1, 2]", group.back())) return false;
+      bool consecutive = !group.back().empty();
+      for (int64_t i : group.back()) consecutive = consecutive && i == next++;
+      if (!consecutive) {
+        report(DiagKind::BadLoop, g->loc, shape + "; this group does not continue from statement " +
+                                              std::to_string(next - (int64_t)group.back().size()));
+        return false;
+      }
+    }
+    if (group.empty()) {
+      report(DiagKind::BadLoop, list->loc, shape);
+      return false;
+    }
+    for (int k : {3, 4}) {
+      const std::vector<int64_t>& l = k == 3 ? order : stage;
+      if (args.slots[k] && l.size() == group.size()) continue;
+      report(DiagKind::BadLoop, args.slots[k] ? args.slots[k]->loc : list->loc,
+             std::string("with `group`, `") + (k == 3 ? "order" : "stage") + "` gives one entry per group (" +
+                 std::to_string(group.size()) + ")" +
+                 (args.slots[k] ? ", but it has " + std::to_string(l.size()) : ", but it is not given"));
+      return false;
+    }
+  }
+  if (!order.empty() && !stage.empty() && order.size() != stage.size()) {
+    report(DiagKind::BadLoop, args.slots[4]->loc,
+           "`order` has " + std::to_string(order.size()) + " entries but `stage` has " + std::to_string(stage.size()) +
+               "; give one entry per statement of the loop body");
+    return false;
+  }
+  if (stage.empty()) return true;
+  int64_t last = *std::max_element(stage.begin(), stage.end());
+  if (!args.slots[2]) numStages = last + 1;
+  if (numStages > 0 && last >= numStages) {
+    report(DiagKind::BadLoop, args.slots[4]->loc,
+           "pipeline stage " + std::to_string(last) + " is outside [0, num_stages) with `num_stages=" +
+               std::to_string(numStages) + "`; raise `num_stages` or lower the stage");
+    return false;
+  }
+  return true;
 }
 
 void Sema::lowerFor(const ast::Stmt& s) {
@@ -110,44 +215,11 @@ void Sema::lowerFor(const ast::Stmt& s) {
 
   int64_t numStages = 0;
   std::vector<int64_t> order, stage;
+  std::vector<std::vector<int64_t>> group;
   bool warpSpecialize = true;
-  if (b.id == BuiltinId::Pipelined) {
-    if (args.slots[5]) {
-      auto w = constBool(*args.slots[5], "`warp_specialize`");
-      if (!w) return;
-      warpSpecialize = *w;
-    }
-    if (args.slots[2]) {
-      auto n = constInt(*args.slots[2], "`num_stages`");
-      if (!n) return;
-      if (*n < 0) {
-        report(DiagKind::BadLoop, args.slots[2]->loc, "`num_stages` cannot be negative");
-        return;
-      }
-      numStages = *n;
-    }
-    for (int k : {3, 4}) {
-      const ast::Expr* list = args.slots[k];
-      if (!list) continue;
-      std::vector<int64_t>& dst = k == 3 ? order : stage;
-      if (list->kind != ast::ExprKind::Tuple) {
-        report(DiagKind::TypeMismatch, list->loc,
-               std::string("`") + b.params[k] + "` is a list of integers, e.g. `[0, 1, 2]`");
-        return;
-      }
-      for (const auto& x : list->operands) {
-        auto c = constInt(*x, std::string("an entry of `") + b.params[k] + "`");
-        if (!c) return;
-        dst.push_back(*c);
-      }
-    }
-    if (!order.empty() && !stage.empty() && order.size() != stage.size()) {
-      report(DiagKind::BadLoop, args.slots[4]->loc,
-             "`order` has " + std::to_string(order.size()) + " entries but `stage` has " + std::to_string(stage.size()) +
-                 "; give one entry per statement of the loop body");
-      return;
-    }
-  }
+  if (b.id == BuiltinId::Pipelined &&
+      !pipelineAttributes(args, numStages, order, stage, group, warpSpecialize))
+    return;
 
   ScopeGuard guard(*this, false);
   std::vector<ir::Var> vars;
@@ -193,6 +265,7 @@ void Sema::lowerFor(const ast::Stmt& s) {
     loop->numStages = numStages;
     loop->order = order;
     loop->stage = stage;
+    loop->group = group;
     loop->warpSpecialize = warpSpecialize;
     stmt = loop;
   }
@@ -314,10 +387,9 @@ void Sema::lowerWith(const ast::Stmt& s) {
   builder_ = saved;
   inKernel_ = false;
   ir::Stmt lowered = body.finish(s.loc);
-  if (kernelSwizzle_ > 0 && grid.size() != 2) {
+  if (kernelSwizzle_ > 0 && grid.size() == 1) {
     report(DiagKind::MisusedBuiltin, kernelSwizzleLoc_,
-           "`T.use_swizzle` reorders the blocks of a 2-D grid, but this kernel's grid has " +
-               std::to_string(grid.size()) + (grid.size() == 1 ? " dimension" : " dimensions"))
+           "`T.use_swizzle` reorders the blocks of the first two grid dimensions, but this kernel's grid has one")
         .note(kernelLoc_, "the kernel is launched here");
     ok = false;
   }

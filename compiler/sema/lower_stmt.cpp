@@ -142,7 +142,9 @@ void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* va
             .note(sym->declLoc, "`" + name + "` first bound here");
         return;
       }
-      if (v.isExpr() && !isConstant(v.expr)) {
+      // A dynamic dimension (`M = T.dynamic("M")`) keeps its variable, which tensor shapes name.
+      auto* dim = v.isExpr() ? ir::as<ir::VarRef>(v.expr) : nullptr;
+      if (v.isExpr() && !isConstant(v.expr) && !(dim && symbolic_.count(dim->var.get()))) {
         ir::Var var = freshVar(name, v.expr->dtype, target.loc);
         bindLet(var, v.expr, loc);
         bindName(name, target.loc, Value::ofExpr(ir::makeVarRef(var, target.loc), target.loc));

@@ -191,6 +191,8 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
   switch (b.id) {
     case BuiltinId::Copy: {
       if (!checkCoalescedWidth(args.slots[2])) return;
+      // TileLang's `disable_tma=True`: tlc decides per copy where TMA applies (docs/language.md).
+      if (args.slots[3] && !constBool(*args.slots[3], "`disable_tma`")) return;
       Value src = evalTileArg(*args.slots[0], b.name);
       Value dst = evalTileArg(*args.slots[1], b.name);
       if (src.isError() || dst.isError()) return;

@@ -1,5 +1,6 @@
 // Calls of scalar builtins: ceildiv, math functions, fma, max/min/clamp, the
-// isnan family, if_then_else, infinity, min_value/max_value and cast. Math
+// isnan family, if_then_else, infinity, min_value/max_value, cast (and
+// TileLang's `T.Cast(dtype, x)`) and TileLang's `T.dynamic`. Math
 // functions that only make sense on floats (exp, log, sqrt, ...) accept
 // integer literals (converted to float32) but reject integer variables,
 // which must be converted explicitly.
@@ -34,6 +35,11 @@ ir::Expr extremeValue(DType t, bool largest, SourceLoc loc) {
   if (!isSigned(t)) return ir::makeInt(largest ? ir::wrapToDType(~uint64_t(0), t) : 0, t, loc);
   uint64_t high = (uint64_t(1) << (bits - 1)) - 1;
   return ir::makeInt(ir::wrapToDType(largest ? high : ~high, t), t, loc);
+}
+
+// A dtype, or a string naming one (`"float32"`).
+bool isDTypeValue(const Value& v) {
+  return v.kind == ValueKind::DType || (v.kind == ValueKind::String && parseDTypeSpelling(v.str));
 }
 
 }  // namespace
@@ -205,12 +211,27 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::UnpackInt4:
     case BuiltinId::UnpackUInt4:
     case BuiltinId::UnpackFp4: return callPackedBuiltin(b, call, args);
-    case BuiltinId::Cast: {
-      ir::Expr x = expectScalar(arg(0), "the value of `T.cast`");
-      auto t = evalDType(*args.slots[1], "the dtype of `T.cast`");
+    case BuiltinId::Cast:
+    case BuiltinId::CastDTypeFirst: {
+      bool dtypeFirst = b.id == BuiltinId::CastDTypeFirst;
+      const ast::Expr& valueArg = *args.slots[dtypeFirst ? 1 : 0];
+      const ast::Expr& dtypeArg = *args.slots[dtypeFirst ? 0 : 1];
+      Value v = eval(valueArg);
+      if (v.isError()) return v;
+      if (isDTypeValue(v)) {
+        report(DiagKind::TypeMismatch, loc,
+               "the arguments of `" + name + "` are swapped: " +
+                   (dtypeFirst ? "TileLang's `T.Cast` takes the dtype first, `T.Cast(\"float32\", x)`"
+                               : "`T.cast` takes the value first, `T.cast(x, \"float32\")`; TileLang's "
+                                 "`T.Cast(\"float32\", x)` takes the dtype first"));
+        return Value::error(loc);
+      }
+      ir::Expr x = expectScalar(v, "the value of `" + name + "`");
+      auto t = evalDType(dtypeArg, "the dtype of `" + name + "`");
       if (!x || !t) return Value::error(loc);
       return Value::ofExpr(foldCast(*t, x, loc), loc);
     }
+    case BuiltinId::Dynamic: return dynamicDimensions(*args.slots[0], args.slots[1], loc);
     default: break;
   }
   report(DiagKind::MisusedBuiltin, loc, "`" + name + "` has no value");

@@ -105,6 +105,9 @@ class Sema {
   void lowerRuntimeParams(const std::vector<ast::Param>& params, ir::PrimFunc& fn);
   void checkUnboundParams(const std::vector<std::pair<std::string, SourceLoc>>& names, Scope& scope);
   Value bindFreeName(const ast::Expr& name);
+  // `T.dynamic("M")`: a dynamic dimension, or the -D value of `M`.
+  Value dynamicDimensions(const ast::Expr& names, const ast::Expr* dtype, SourceLoc loc);
+  Value dynamicDimension(const std::string& name, SourceLoc loc);
   // A buffer type annotation: `Tensor[shape, dtype]`, `T.SharedBuffer(shape, dtype)`, ...
   struct BufferType {
     BuiltinId id;
@@ -218,6 +221,10 @@ class Sema {
   void lowerPrint(const ast::Expr& call, const CallArgs& args);  // lower_print.cpp
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
   bool requireKernel(SourceLoc loc, const std::string& what);
+  // `T.Pipelined`'s num_stages, order, stage, group and warp_specialize; false after an error.
+  bool pipelineAttributes(const CallArgs& args, int64_t& numStages, std::vector<int64_t>& order,
+                          std::vector<int64_t>& stage, std::vector<std::vector<int64_t>>& group,
+                          bool& warpSpecialize);
 
   // ---- layout annotations (lower_layout.cpp)
   Value callLayoutBuiltin(const BuiltinInfo& b, const ast::Expr& call);
@@ -253,6 +260,9 @@ class Sema {
   // the -D bindings (bindFreeName), each once.
   bool primFuncFreeNames_ = false;
   std::map<std::string, Value> freeNames_;
+  // `T.dynamic` names of the kernel, and the dimensions left to the tensors' shapes.
+  std::map<std::string, Value> dynamicDims_;
+  std::vector<ir::Var> dynamicVars_;
   std::set<std::string> usedNames_;
   std::map<const ir::VarNode*, SymbolicParam> symbolic_;
   bool collectingShapes_ = false;

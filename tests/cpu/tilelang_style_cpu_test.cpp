@@ -35,3 +35,14 @@ TEST_CASE("TileLang-style softmax factory on the CPU") {
 TEST_CASE("TileLang-style top-level prim_func on the CPU") {
   checkStyle("bias_relu.tl", {{"M", "45"}, {"N", "100"}, {"block_M", "16"}, {"block_N", "32"}});
 }
+
+TEST_CASE("TileLang-style flash attention with a grouped pipeline plan on the CPU") {
+  checkStyle("flash_attention.tl", {{"dim", "64"}}, {{"batch", 2}, {"heads", 3}, {"seq_len", 100}});
+  checkStyle("flash_attention.tl", {{"dim", "32"}, {"seq_len", "70"}, {"block_N", "32"}}, {{"batch", 1}, {"heads", 2}});
+}
+
+TEST_CASE("TileLang-style batched gemm: T.dynamic, T.use_swizzle on a 3-D grid, T.Cast") {
+  checkStyle("batched_gemm.tl", {{"N", "70"}, {"K", "50"}}, {{"batch", 3}, {"M", 150}});
+  // -D binds the `T.dynamic` dimension as it binds a factory parameter.
+  checkStyle("batched_gemm.tl", {{"M", "45"}, {"N", "33"}, {"K", "100"}, {"batch", "2"}});
+}

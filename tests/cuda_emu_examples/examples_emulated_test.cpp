@@ -174,6 +174,19 @@ TEST_CASE("the sm_90a flash-attention example through wgmma runs clean in the CU
   for (const Case& c : cases) checkEmulated(c, "sm_90a");
 }
 
+// Kernels in TileLang's spelling (tests/tilelang/): a flash attention whose
+// pipeline plan is written in TileLang's form (`group=`, -1 entries), and a
+// batched gemm with `T.dynamic`, `T.use_swizzle` on a 3-D grid (3 rows of
+// blocks in panels of 2), TileLang's -1 plan and `disable_tma=True`.
+TEST_CASE("TileLang's pipeline plans, 3-D swizzle and dynamic dimensions run clean in the CUDA emulator") {
+  const std::vector<Case> cases = {
+      {"tests/tilelang/flash_attention.tl", {{"dim", "64"}}, {{"batch", 1}, {"heads", 2}, {"seq_len", 100}}},
+      {"tests/tilelang/batched_gemm.tl", {{"N", "70"}, {"K", "50"}}, {{"batch", 3}, {"M", 150}}},
+  };
+  for (const char* arch : {"sm_80", "sm_90a"})
+    for (const Case& c : cases) checkEmulated(c, arch);
+}
+
 // A split-K gemm (bench/zoo/gemm_splitk.tl): its trip count is a let of the
 // kernel, which the TMA producer substitutes; on sm_90a it takes the
 // warp-specialized mainloop and adds its partial products with atomics.

@@ -1,7 +1,7 @@
-// T.use_swizzle reorders the blocks of a 2-D grid: under the emulator, every
-// (bx, by) must still run exactly once, including grids whose rows the
-// panel size does not divide (a shorter last group) and panels taller than
-// the grid.
+// T.use_swizzle reorders the blocks of a 2-D grid (of each (x, y) plane of
+// a 3-D one): under the emulator, every (bx, by[, bz]) must still run
+// exactly once, including grids whose rows the panel size does not divide
+// (a shorter last group) and panels taller than the grid.
 #include <doctest/doctest.h>
 
 #include "tests/cuda_emu_examples/emulate_util.h"
@@ -30,11 +30,30 @@ TEST_CASE("swizzle panels far taller than the grid neither divide by zero nor wr
   SourceManager sm;
   DiagnosticEngine diags{sm};
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/swizzle_panels.tl", sm, diags);
-  for (const char* func : {"panel_2_30", "panel_int32_max", "panel_int64_max", "panel_3"}) {
+  for (const char* func : {"panel_2_30", "panel_int32_max", "panel_int64_max", "panel_3", "panel_2_3d"}) {
     CAPTURE(func);
     std::string log;
     int rc = test::runEmulatedCheck(module, diags, {}, 1, &log, func);
     INFO(log);
     CHECK(rc == 0);
   }
+}
+
+TEST_CASE("a swizzled 3-D grid covers every block once, per tile and in the sm_90a persistent loop") {
+  // 3 x 3 x 3 tiles (3 rows in panels of 2) that the tiles do not divide; on
+  // sm_90a, K = 136 takes the persistent TMA mainloop, K = 130 (rows of 260
+  // bytes) the version without TMA, a block per tile.
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/batched_gemm_swizzle.tl", sm, diags);
+  for (int64_t K : {136, 130})
+    for (const char* arch : {"sm_80", "sm_90a"}) {
+      CAPTURE(arch);
+      CAPTURE(K);
+      std::string log;
+      int rc = test::runEmulatedCheck(module, diags, {{"Bt", 3}, {"M", 300}, {"N", 600}, {"K", K}}, 5, &log, "", arch);
+      INFO(log);
+      CHECK(rc == 0);
+      if (K == 136 && std::string(arch) == "sm_90a") CHECK(log.find("without TMA") == std::string::npos);
+    }
 }

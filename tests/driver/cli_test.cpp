@@ -67,6 +67,46 @@ TEST_CASE("a gemm shape mismatch is a located error with exit code 1") {
   expectLocatedError(r, "gemm-shape-mismatch", 6);
 }
 
+TEST_CASE("check runs the pipeline-plan checks of run and build") {
+  std::string kernel =
+      "def f[K](A: Tensor[(64, K), float16], C: Tensor[(64, 64), float32]):\n"
+      "    with T.Kernel(1, threads=128) as bx:\n"
+      "        A_s = T.alloc_shared((64, 32), float16)\n"
+      "        C_f = T.alloc_fragment((64, 64), float32)\n"
+      "        T.clear(C_f)\n"
+      "        for k in T.Pipelined(T.ceildiv(K, 32), num_stages=2, PLAN):\n"
+      "            T.copy(A[0, k * 32], A_s)\n"
+      "            T.gemm(A_s, A_s, C_f, transpose_B=True)\n"
+      "        T.copy(C_f, C)\n";
+  auto with = [&](const std::string& plan) {
+    std::string text = kernel;
+    text.replace(text.find("PLAN"), 4, plan);
+    return text;
+  };
+  // Three order entries or one stage entry for two statements: the errors `tlc run` gives on a GPU target.
+  fs::path bad = writeTemp("plan_len.tl", with("order=[0, 1, 2]"));
+  expectLocatedError(tlc("check " + bad.string()), "pipeline-plan-invalid", 6);
+  fs::path len = writeTemp("plan_stage_len.tl", with("stage=[1]"));
+  expectLocatedError(tlc("check " + len.string()), "pipeline-plan-invalid", 6);
+  // TileLang's plan for three statements: a note, exit code 0.
+  fs::path note = writeTemp("plan_note.tl", with("order=[-1, 0, 1], stage=[-1, 0, 1]"));
+  Result r = tlc("check " + note.string());
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("plan_note.tl:6:") != std::string::npos);
+  CHECK(r.out.find("note: this loop's TileLang pipeline plan does not fit") != std::string::npos);
+  Result ok = tlc("check " + writeTemp("plan_ok.tl", with("order=[-1, 0], stage=[-1, 1]")).string());
+  CHECK(ok.code == 0);
+  CHECK(ok.out.empty());
+  // TileLang's flash-attention plan maps onto the 14 statements, but its stage 0 holds the first gemm and the
+  // softmax: tlc's own plan, with a note.
+  Result fa = tlc("check " + std::string(TLC_SOURCE_DIR) + "/tests/tilelang/flash_attention.tl -D dim=64");
+  INFO(fa.out);
+  CHECK(fa.code == 0);
+  CHECK(fa.out.find("statement 1 (stage 0) is not a tile tlc can load ahead") != std::string::npos);
+  CHECK(fa.out.find("[pipeline-plan-ignored]") != std::string::npos);
+}
+
 TEST_CASE("inconsistent indentation is a located error with exit code 1") {
   fs::path p = writeTemp("indent.tl",
                          "def f(A: Tensor[(4,), float32]):\n"

@@ -1,9 +1,12 @@
 // pipeline-planning's checks of plans written by the user: each bad plan is
 // a located error (expected-error: pipeline-plan-invalid), and the pipeline
-// stops.
+// stops. A plan in TileLang's form (`group`, -1 entries) is mapped onto the
+// statements; where it does not fit, a note at the loop says so
+// (expected-note: pipeline-plan-ignored) and the default plan is used.
 #include <doctest/doctest.h>
 
 #include "compiler/ir/ir_parser.h"
+#include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline_planning.h"
 
 using namespace tlc;
@@ -14,6 +17,7 @@ struct Outcome {
   bool ok;
   std::string rendered;
   int line = 0;  // line of the first diagnostic
+  std::string planned = {};  // the module after the pass
 };
 
 // Parses `text` and runs pipeline-planning on it.
@@ -29,6 +33,7 @@ Outcome runPlanning(const std::string& text) {
   auto result = pipeline.run(*module, ctx);
   Outcome o{result.has_value(), diags.renderAll()};
   if (!diags.diagnostics().empty()) o.line = (int)diags.diagnostics()[0].loc.line;
+  if (result) o.planned = ir::printModule(*result);
   return o;
 }
 
@@ -110,4 +115,42 @@ TEST_CASE("a tile read after the loop cannot be filled ahead") {
   CHECK(o.rendered.find("fills `A_s` ahead, but `A_s` is read after the loop") != std::string::npos);
   CHECK(o.rendered.find("`A_s` filled here") != std::string::npos);
   CHECK(planCarried(", stage=[1, 1, 1]", true).ok);
+}
+
+TEST_CASE("a TileLang plan maps onto the statements: -1 is a producer in stage 0, issued first") {
+  Outcome o = plan(", order=[-1, 0], stage=[-1, 2]");
+  CHECK(o.ok);
+  CHECK(o.rendered.empty());
+  CHECK(o.planned.find("num_stages=3, order=[0, 1], stage=[0, 2])") != std::string::npos);
+  // One entry per group: the statements of a group take its stage and order.
+  Outcome g = plan(", order=[0], stage=[1], group=[[0, 1]]");
+  CHECK(g.ok);
+  CHECK(g.rendered.empty());
+  CHECK(g.planned.find("order=[0, 1], stage=[1, 1])") != std::string::npos);
+  CHECK(g.planned.find("group=") == std::string::npos);
+}
+
+TEST_CASE("a TileLang plan that does not fit tlc's statements gives a note and the default plan") {
+  Outcome a = plan(", order=[-1, 0, 1], stage=[-1, 0, 1], group=[[0], [1], [2]]");
+  CHECK(a.ok);
+  CHECK(a.line == 5);
+  CHECK(a.rendered.find("note: this loop's TileLang pipeline plan does not fit tlc's: its `group` lists 3 "
+                        "statements, but tlc's loop body has 2") != std::string::npos);
+  CHECK(a.rendered.find("[pipeline-plan-ignored]") != std::string::npos);
+  CHECK(a.planned.find("order=[0, 1], stage=[0, 2])") != std::string::npos);  // the default plan
+  // Mapped, but the gemm (a producer, stage 0) would read `A_s` before the copy (stage 2) fills it.
+  Outcome b = plan(", order=[1, -1], stage=[2, -1]");
+  CHECK(b.ok);
+  CHECK(b.rendered.find("statement 1 (stage 0) reads `A_s`, which statement 0 (stage 2) writes") != std::string::npos);
+  CHECK(b.rendered.find("`A_s` written here") != std::string::npos);
+  CHECK(b.planned.find("order=[0, 1], stage=[0, 2])") != std::string::npos);
+}
+
+TEST_CASE("a TileLang plan not of the form of tlc's pipelines gives a note and tlc's own plan") {
+  // The gemm issued before the copy it is pipelined with: tlc issues its loads ahead first.
+  Outcome o = plan(", order=[1, 0], stage=[-1, 2]");
+  CHECK(o.ok);
+  CHECK(o.rendered.find("tlc issues the stage-0 loads first, but statement 0 (stage 0) comes later in `order`") !=
+        std::string::npos);
+  CHECK(o.planned.find("order=[0, 1], stage=[0, 2])") != std::string::npos);
 }

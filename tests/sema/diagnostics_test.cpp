@@ -145,7 +145,7 @@ TEST_CASE("every registered diagnostic kind has a negative test") {
   std::vector<std::string> missing;
   for (const DiagKindInfo& info : allDiagKinds()) {
     std::string name = info.printed;
-    std::string sev = info.severity == Severity::Warning ? "warning" : "error";
+    std::string sev = info.severity == Severity::Warning ? "warning" : info.severity == Severity::Note ? "note" : "error";
     std::string mention = "expected-" + sev + ": " + name;
     bool covered = frontEnd.count(name) ? frontEndTexts.find(mention) != std::string::npos
                                         : otherTexts.find(mention) != std::string::npos;

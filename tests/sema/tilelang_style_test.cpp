@@ -108,3 +108,25 @@ TEST_CASE("a top-level @T.prim_func with a free name left unbound is reported at
   CHECK(text.find("`block_N` is not defined") != std::string::npos);
   CHECK(text.find("[unbound-compile-param]") != std::string::npos);
 }
+
+TEST_CASE("T.dynamic declares a dimension the tensors give; the 3-D grid's batch index passes the swizzle") {
+  const int64_t Bt = 3, M = 150, N = 70, K = 50;
+  Compiled c = compileStyle("batched_gemm.tl", {{"N", "70"}, {"K", "50"}});
+  const ir::PrimFunc& f = c.func();
+  CHECK(f.name == "batched_gemm");
+  REQUIRE(f.shapeVars.size() == 2u);  // batch and M
+  CHECK(f.shapeVars[1]->name == "M");
+  HostTensor A(DType::Float16, {Bt, M, K}), B(DType::Float16, {Bt, K, N}), C(DType::Float32, {Bt, M, N});
+  interp::fillRandom(A, 8);
+  interp::fillRandom(B, 9);
+  run(c, {&A, &B, &C});
+  std::vector<double> want(Bt * M * N);
+  for (int64_t b = 0; b < Bt; ++b)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = b;  // the epilogue adds T.Cast("float32", bz)
+        for (int64_t k = 0; k < K; ++k) s += A.get((b * M + i) * K + k) * B.get((b * K + k) * N + j);
+        want[(b * M + i) * N + j] = s;
+      }
+  checkClose(C, want, 2e-3, 2e-3);
+}

@@ -614,15 +614,28 @@ void KernelEmitter::emitBlockIndices(const std::string& tile) {
   const char* dims[] = {"x", "y", "z"};
   // The grid extents: gridDim, or the logical grid of a persistent kernel.
   auto extent = [&](int d) { return (tile.empty() ? "gridDim." : "tlc_grid_") + std::string(dims[d]); };
-  if (kernel_.swizzle > 0 && kernel_.blockVars.size() == 2) {
+  if (kernel_.swizzle > 0 && kernel_.blockVars.size() >= 2) {
     // Block rasterization: the launch order walks groups of `swizzle` grid
     // rows, column by column within a group (the last group may be shorter).
     // A panel taller than the grid is one group of all its rows; block
     // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
+    // A third grid dimension is not reordered: each of its (x, y) planes is
+    // rasterized alone.
     std::string panel = std::to_string(std::min<int64_t>(kernel_.swizzle, UINT32_MAX)) + "u";
+    std::string block = tile.empty() ? "(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x" : tile;
+    if (kernel_.blockVars.size() == 3) {
+      const ir::Var& z = kernel_.blockVars[2];
+      std::string decl = "const " + typeName(z->dtype) + " " + varName(z) + " = ";
+      if (tile.empty()) {
+        line(decl + "blockIdx.z;");
+      } else {
+        line("const unsigned long long tlc_plane = (unsigned long long)" + extent(0) + " * " + extent(1) + ";");
+        line(decl + "(" + typeName(z->dtype) + ")((unsigned long long)(" + tile + ") / tlc_plane);");
+        block = "(unsigned long long)(" + tile + ") % tlc_plane";
+      }
+    }
     line("const unsigned tlc_rows = min(" + extent(1) + ", " + panel + ");");
-    line("const unsigned long long tlc_block = " +
-         (tile.empty() ? "(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x" : tile) + ";");
+    line("const unsigned long long tlc_block = " + block + ";");
     line("const unsigned long long tlc_group_blocks = (unsigned long long)tlc_rows * " + extent(0) + ";");
     line("const unsigned long long tlc_group = tlc_block / tlc_group_blocks;");
     line("const unsigned long long tlc_in_group = tlc_block - tlc_group * tlc_group_blocks;");
