@@ -84,11 +84,36 @@ template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const
 template <class T> __device__ __forceinline__ unsigned load_word(const T* p) {
   return reinterpret_cast<const Bits4*>(p)->w[0];
 }
+// The integer holding a pair of B-byte elements, stored with one access (a
+// pair built in an array and copied through a struct may be split into two
+// stores by a compiler; one integer store is not).
+template <int B> struct PairWord;
+template <> struct PairWord<2> { typedef unsigned short half; typedef unsigned type; };
+template <> struct PairWord<4> { typedef unsigned half; typedef unsigned long long type; };
+template <class T, int B = sizeof(T)> struct PairStore {
+  static __device__ __forceinline__ void store(T* dst, T a, T b) {
+    __align__(2 * sizeof(T)) T v[2] = {a, b};
+    copy_vec<T, 2>(dst, v);
+  }
+};
+template <class T> struct PairStore<T, 2> {
+  typedef typename PairWord<2>::type Word;
+  typedef Word __attribute__((__may_alias__)) Aliased;
+  static __device__ __forceinline__ void store(T* dst, T a, T b) {
+    *reinterpret_cast<Aliased*>(dst) = (Word)(typename PairWord<2>::half)bits_of(a) |
+                                       ((Word)(typename PairWord<2>::half)bits_of(b) << 16);
+  }
+};
+template <class T> struct PairStore<T, 4> {
+  typedef typename PairWord<4>::type Word;
+  typedef Word __attribute__((__may_alias__)) Aliased;
+  static __device__ __forceinline__ void store(T* dst, T a, T b) {
+    *reinterpret_cast<Aliased*>(dst) = (Word)(typename PairWord<4>::half)bits_of(a) |
+                                       ((Word)(typename PairWord<4>::half)bits_of(b) << 32);
+  }
+};
 // Stores two adjacent elements with one access of 2 * sizeof(T) bytes (aligned by the caller).
-template <class T> __device__ __forceinline__ void store_pair(T* dst, T a, T b) {
-  __align__(2 * sizeof(T)) T v[2] = {a, b};
-  copy_vec<T, 2>(dst, v);
-}
+template <class T> __device__ __forceinline__ void store_pair(T* dst, T a, T b) { PairStore<T>::store(dst, a, b); }
 // Element i of type T kept in an array of 32-bit words (register tiles loaded
 // ahead keep their elements packed as loaded).
 template <class T> __device__ __forceinline__ void pack(unsigned* words, int i, T v) {

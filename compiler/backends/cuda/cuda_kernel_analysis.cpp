@@ -634,22 +634,25 @@ bool KernelEmitter::planBuffers() {
         info.layout = it->second;
         info.layoutRun = contiguousRun(*info.layout, dtypeBytes(b->dtype));
       }
-      // Compiler-placed buffers (fragments, locals) and the targets of
-      // accumulator stores get one 16-byte pad per row when rows are whole
-      // multiples of 128 bytes: row-wise reductions then read consecutive
-      // rows from different banks. Shorter rows of an accumulator store's
-      // target (16-bit pairs, four lanes a 16-byte run of a row, eight rows
-      // a warp) take the pad that puts the rows an odd number of runs apart
-      // (mod 128 bytes): 64-byte rows 80 bytes apart, on distinct banks.
+      // Compiler-placed buffers (fragments, locals) get one 16-byte pad per
+      // row when rows are whole multiples of 128 bytes: row-wise reductions
+      // then read consecutive rows from different banks. The target of an
+      // accumulator store takes the pad that spreads the pair stores: four
+      // lanes store a run of R = 8 elements of a row (16 bytes of 16-bit
+      // pairs, 32 of 32-bit ones), and one 128-byte phase holds 128 / R rows,
+      // which fall on distinct banks when rows lie an odd number of runs
+      // apart modulo 128 bytes (64-byte rows of float16 80 bytes apart,
+      // 256-byte rows of float32 288 bytes apart).
       int64_t last = 0;
       const int64_t eb = dtypeBytes(b->dtype);
       bool padded = b->scope != MemScope::Shared || accumulatorStores.targets.count(b.get());
       if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last)) {
-        const int64_t rowBytes = last * eb;
-        if (rowBytes % 128 == 0) {
+        const int64_t rowBytes = last * eb, run = 8 * eb;
+        if (accumulatorStores.targets.count(b.get()) && (eb == 2 || eb == 4) && rowBytes % 16 == 0) {
+          auto spread = [&] { return (rowBytes + info.rowPad * eb) % run == 0 && (rowBytes + info.rowPad * eb) % 128 / run % 2; };
+          while (!spread()) info.rowPad += 16 / eb;
+        } else if (rowBytes % 128 == 0) {
           info.rowPad = 16 / eb;
-        } else if (accumulatorStores.targets.count(b.get()) && eb == 2 && rowBytes % 16 == 0) {
-          while ((rowBytes + info.rowPad * eb) % 128 / 16 % 2 == 0) info.rowPad += 8;
         }
         info.elems = info.elems / last * (last + info.rowPad);
       }
