@@ -515,7 +515,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
   __syncthreads();
   #pragma unroll
   for (int r_1 = 0; r_1 < 32; r_1 += 2) {
-    float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 36) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))];
+    float* pair_ptr = &C_f_stage[((((((tid >> 5) * 32) + (((r_1 >> 2) >> 2) * 16)) + ((((r_1 & 3) >> 1) * 8) + ((tid & 31) >> 2))) * 40) + (((((tid >> 5) & 0) * 32) + (((r_1 >> 2) & 3) * 8)) + ((((tid & 31) & 3) * 2) + ((r_1 & 3) & 1))))];
     tlc::store_pair<float>(pair_ptr, C_f[r_1], C_f[r_1 + 1]);
   }
   __syncthreads();
@@ -524,7 +524,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       #pragma unroll
       for (int k_5 = 0; k_5 < 8; ++k_5) {
         const int chunk_4 = k_5 * 32 + tid;
-        const float* src_ptr_4 = C_f_stage + ((((chunk_4 * 4) >> 5) * 36) + ((chunk_4 * 4) & 31));
+        const float* src_ptr_4 = C_f_stage + ((((chunk_4 * 4) >> 5) * 40) + ((chunk_4 * 4) & 31));
         float* dst_ptr_4 = C + ((((long long)(unsigned)(((by * 32) + ((chunk_4 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_4 * 4) & 31)))));
         tlc::copy_vec<float, 4>(dst_ptr_4, src_ptr_4);
       }
@@ -532,7 +532,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       #pragma unroll
       for (int k_6 = 0; k_6 < 8; ++k_6) {
         const int chunk_5 = k_6 * 32 + tid;
-        const float* src_ptr_5 = C_f_stage + ((((chunk_5 * 4) >> 5) * 36) + ((chunk_5 * 4) & 31));
+        const float* src_ptr_5 = C_f_stage + ((((chunk_5 * 4) >> 5) * 40) + ((chunk_5 * 4) & 31));
         float* dst_ptr_5 = C + ((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_5 * 4) & 31)))));
         if ((((((chunk_5 * 4) >> 5) < 32) && (((chunk_5 * 4) & 31) < 32)) && ((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + 3) < 32))) && (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && (((bx * 32) + ((chunk_5 * 4) & 31)) < N)) && ((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + 3) < N))) && tlc::aligned(src_ptr_5, 16) && tlc::aligned(dst_ptr_5, 16)) {
           tlc::copy_vec<float, 4>(dst_ptr_5, src_ptr_5);
@@ -543,7 +543,7 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           tlc::copy_vec<float, 4>(dst_ptr_5, row_v);
         } else {
           for (int v_4 = 0; v_4 < 4; ++v_4) {
-            if (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4) < N))) C[((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4))))] = (((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + v_4) < 32)) ? C_f_stage[((((chunk_5 * 4) >> 5) * 36) + (((chunk_5 * 4) & 31) + v_4))] : tlc::cvt<float>(0));
+            if (((((by * 32) + ((chunk_5 * 4) >> 5)) < M) && ((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4) < N))) C[((((long long)(unsigned)(((by * 32) + ((chunk_5 * 4) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_5 * 4) & 31)) + v_4))))] = (((((chunk_5 * 4) >> 5) < 32) && ((((chunk_5 * 4) & 31) + v_4) < 32)) ? C_f_stage[((((chunk_5 * 4) >> 5) * 40) + (((chunk_5 * 4) & 31) + v_4))] : tlc::cvt<float>(0));
           }
         }
       }
