@@ -49,4 +49,24 @@ void BufferAccessVisitor::visitPrint(const PrintStmt* n) {
   IRVisitor::visitPrint(n);
 }
 
+namespace {
+class ReadScan : public BufferAccessVisitor {
+ public:
+  std::set<const BufferNode*> reads;
+
+ protected:
+  void read(const Buffer& b) override { reads.insert(b.get()); }
+};
+
+template <class Node>
+std::set<const BufferNode*> readsOf(const Node& node) {
+  ReadScan scan;
+  if (node) scan.visit(node);
+  return scan.reads;
+}
+}  // namespace
+
+std::set<const BufferNode*> collectBufferReads(const Stmt& s) { return readsOf(s); }
+std::set<const BufferNode*> collectBufferReads(const Expr& e) { return readsOf(e); }
+
 }  // namespace tlc::ir

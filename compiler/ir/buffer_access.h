@@ -8,6 +8,8 @@
 // visit* methods, calling the base, to keep extra state).
 #pragma once
 
+#include <set>
+
 #include "compiler/ir/functor.h"
 
 namespace tlc::ir {
@@ -26,5 +28,10 @@ class BufferAccessVisitor : public IRVisitor {
   void visitAtomic(const AtomicStmt* n) override;
   void visitPrint(const PrintStmt* n) override;
 };
+
+// The buffers read anywhere in `s` or `e` (null: none), as BufferAccessVisitor
+// counts reads; collectBufferWrites (buffer_writes.h) gives the writes.
+std::set<const BufferNode*> collectBufferReads(const Stmt& s);
+std::set<const BufferNode*> collectBufferReads(const Expr& e);
 
 }  // namespace tlc::ir

@@ -18,15 +18,6 @@ using namespace ir;
 
 namespace {
 
-// The buffers a statement reads.
-class ReadScan : public BufferAccessVisitor {
- public:
-  std::set<const BufferNode*> reads;
-
- protected:
-  void read(const Buffer& b) override { reads.insert(b.get()); }
-};
-
 // Whether a copy region of `loop` changes with values computed in its body:
 // a variable it binds, or memory other than tables it never writes.
 bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& vars, const ForStmt* loop) {
@@ -41,19 +32,11 @@ bool regionDepends(const Region& r, const std::unordered_set<const VarNode*>& va
 // would then be the next iteration's, not the one program order gives them).
 bool hoistable(const std::vector<Stmt>& body, size_t k, const BufferNode* dst, const BufferNode* src) {
   for (size_t i = 0; i < k; ++i) {
-    ReadScan r;
-    r.visit(body[i]);
-    if (r.reads.count(dst)) return false;
+    if (collectBufferReads(body[i]).count(dst)) return false;
     for (auto* b : collectBufferWrites(body[i]).buffers)
       if (b == src || b == dst) return false;
   }
   return true;
-}
-
-std::set<const BufferNode*> readsOf(const Stmt& s) {
-  ReadScan r;
-  r.visit(s);
-  return r.reads;
 }
 
 using BufferSet = std::set<const BufferNode*>;
@@ -71,6 +54,42 @@ BufferSet overwrites(const Stmt& s) {
   return out;
 }
 
+// What `s` does to the set of live buffers, as liveness in = gen + (out -
+// kill): `gen`, the buffers it may read before overwriting them; `kill`,
+// those it certainly overwrites whole first.
+struct Transfer {
+  BufferSet gen, kill;
+};
+
+Transfer transferOf(const Stmt& s) {
+  if (auto* seq = as<SeqStmt>(s)) {
+    Transfer t;  // of the statements after i, composed backwards
+    for (size_t i = seq->stmts.size(); i-- > 0;) {
+      Transfer x = transferOf(seq->stmts[i]);
+      for (auto* b : t.gen)
+        if (!x.kill.count(b)) x.gen.insert(b);
+      x.kill.insert(t.kill.begin(), t.kill.end());
+      t = std::move(x);
+    }
+    return t;
+  }
+  // A loop may run no iteration: it kills nothing, and what its body reads
+  // first is read first by some iteration.
+  if (auto* f = as<ForStmt>(s)) return {transferOf(f->body).gen, {}};
+  if (auto* i = as<IfStmt>(s)) {
+    Transfer t = transferOf(i->thenBody), e = i->elseBody ? transferOf(i->elseBody) : Transfer{};
+    t.gen.insert(e.gen.begin(), e.gen.end());
+    BufferSet both;
+    for (auto* b : t.kill)
+      if (e.kill.count(b)) both.insert(b);
+    t.kill = std::move(both);
+    return t;
+  }
+  if (auto* l = as<LetStmt>(s)) return transferOf(l->body);
+  if (auto* k = as<KernelStmt>(s)) return transferOf(k->body);
+  return {collectBufferReads(s), overwrites(s)};
+}
+
 // The buffers whose values on entry to `s` may be read (`live`: those whose
 // values after `s` may be); records in `out`, for every loop under `s`, the
 // buffers whose values after it may be read.
@@ -85,8 +104,7 @@ BufferSet liveBefore(const Stmt& s, const BufferSet& live, ReadsAfterLoops& out)
     // An iteration's values reach the next one: what the body reads before
     // writing it is live after every iteration.
     BufferSet after = live;
-    ReadsAfterLoops ignored;
-    for (auto* b : liveBefore(f->body, {}, ignored)) after.insert(b);
+    for (auto* b : transferOf(f->body).gen) after.insert(b);
     BufferSet in = liveBefore(f->body, after, out);
     in.insert(live.begin(), live.end());  // no iteration at all
     return in;
@@ -99,7 +117,7 @@ BufferSet liveBefore(const Stmt& s, const BufferSet& live, ReadsAfterLoops& out)
   }
   if (auto* l = as<LetStmt>(s)) return liveBefore(l->body, live, out);
   if (auto* k = as<KernelStmt>(s)) return liveBefore(k->body, live, out);
-  BufferSet in = readsOf(s);
+  BufferSet in = collectBufferReads(s);
   BufferSet killed = overwrites(s);
   for (auto* b : live)
     if (!killed.count(b)) in.insert(b);
@@ -311,7 +329,7 @@ class Planner : public IRMutator {
     if (f->stage.empty()) return std::nullopt;
     int64_t last = *std::max_element(f->stage.begin(), f->stage.end());
     for (size_t j = 0; j < n; ++j) {
-      std::set<const BufferNode*> reads = readsOf(body[j]);
+      std::set<const BufferNode*> reads = collectBufferReads(body[j]);
       // Statement i writes what j reads: j cannot run in an earlier stage
       // (when i comes after j, j reads what i wrote in an earlier iteration).
       for (size_t i = 0; i < n; ++i) {

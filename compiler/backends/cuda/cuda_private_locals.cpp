@@ -11,24 +11,14 @@ using namespace ir;
 
 namespace {
 
-// The buffers `node` (a statement or an expression) reads.
-template <class Node>
-std::unordered_set<const BufferNode*> readsOf(const Node& node) {
-  struct Scan : BufferAccessVisitor {
-    std::unordered_set<const BufferNode*> reads;
-    void read(const Buffer& b) override { reads.insert(b.get()); }
-  } scan;
-  scan.visit(node);
-  return scan.reads;
-}
-
 // The elements of `b` (of `size` elements) that statement `s` certainly
 // writes, reading nothing of `b`, added to `written`; false when `s` reads `b`.
 bool writesBefore(const Stmt& s, const BufferNode* b, int64_t size, std::set<int64_t>& written) {
   auto* st = as<StoreStmt>(s);
   if (st && st->buffer.get() == b) {
     int64_t at = 0;
-    if (readsOf(st->value).count(b) || st->indices.size() != 1 || !constInt(st->indices[0], &at)) return false;
+    if (collectBufferReads(st->value).count(b) || st->indices.size() != 1 || !constInt(st->indices[0], &at))
+      return false;
     written.insert(at);
     return true;
   }
@@ -38,12 +28,12 @@ bool writesBefore(const Stmt& s, const BufferNode* b, int64_t size, std::set<int
       constInt(f->extent, &n) && n == size)
     if (auto* inner = as<StoreStmt>(f->body); inner && inner->buffer.get() == b && inner->indices.size() == 1) {
       auto* v = as<VarRef>(inner->indices[0]);
-      if (v && v->var == f->var && !readsOf(inner->value).count(b)) {
+      if (v && v->var == f->var && !collectBufferReads(inner->value).count(b)) {
         for (int64_t i = 0; i < size; ++i) written.insert(i);
         return true;
       }
     }
-  return !readsOf(s).count(b);
+  return !collectBufferReads(s).count(b);
 }
 
 class Scan : public BufferAccessVisitor {
