@@ -54,6 +54,14 @@ const ast::FuncDef* findPrimFunc(const ast::FuncDef& factory, const std::string&
   return nullptr;
 }
 
+// `return main`, or `return a if cond else b` with prim_funcs on both sides.
+bool returnsPrimFunc(const ast::FuncDef& factory, const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Name) return findPrimFunc(factory, e->name) != nullptr;
+  return e->kind == ast::ExprKind::IfElse && e->operands.size() == 3 &&
+         returnsPrimFunc(factory, e->operands[0].get()) && returnsPrimFunc(factory, e->operands[2].get());
+}
+
 std::string decoratorName(BuiltinId id) {
   switch (id) {
     case BuiltinId::PrimFunc: return "`@T.prim_func`";
@@ -178,8 +186,9 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
 }
 
 // A factory's nested definitions: `@T.prim_func`s and macros; each `return`
-// (one, or one per branch of compile-time `if`s) names a prim_func, and the
-// one the factory's parameters reach is the kernel.
+// (one, or one per branch of compile-time `if`s) names a prim_func, or
+// chooses one (`return a if cond else b`), and the one the factory's
+// parameters reach is the kernel.
 void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
   bool ok = true;
   for (const ast::StmtPtr& s : def.body) {
@@ -229,7 +238,7 @@ void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
     ok = false;
   }
   for (const ast::Stmt* r : returns) {
-    if (r->value && r->value->kind == ast::ExprKind::Name && findPrimFunc(def, r->value->name)) continue;
+    if (returnsPrimFunc(def, r->value.get())) continue;
     report(DiagKind::BadKernelFactory, r->loc,
            "a kernel factory returns one of its `@T.prim_func`s, such as `return " + info.primFunc->name + "`")
         .note(info.primFunc->loc, "`" + info.primFunc->name + "` defined here");
@@ -290,7 +299,15 @@ const ast::FuncDef* Sema::lowerFactoryBlock(const ast::FuncDef& factory, const a
         continue;
       }
       case ast::StmtKind::Pass: continue;
-      case ast::StmtKind::Return: return findPrimFunc(factory, s->value->name);
+      case ast::StmtKind::Return: {
+        const ast::Expr* e = s->value.get();
+        while (e->kind == ast::ExprKind::IfElse) {
+          std::optional<bool> c = constBool(*e->operands[1], "the condition of the returned `... if ... else ...`");
+          if (!c) return nullptr;
+          e = (*c ? e->operands[0] : e->operands[2]).get();
+        }
+        return findPrimFunc(factory, e->name);
+      }
       default:
         report(DiagKind::BadKernelFactory, s->loc,
                "a kernel factory's body holds assignments, definitions, `if`s and `assert`s on its parameters, and "
