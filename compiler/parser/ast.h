@@ -104,6 +104,7 @@ enum class StmtKind {
   Continue,   // continue (innermost serial loop)
   Return,     // return (only in macros, without a value, or with one)
   Def,        // a nested definition (`@T.prim_func def main(...)` in a kernel factory)
+  Assert,     // assert cond[, message]: a compile-time check
 };
 
 struct Stmt {
@@ -113,6 +114,7 @@ struct Stmt {
   // Expr: value. Assign: target, value. AugAssign: target, value (op in augOp).
   // For: iter (targets in `names`). With: the context expression (names
   // bound by `as` in `names`). If: cond. Return: value (may be null).
+  // Assert: value (the condition), target (the message, may be null).
   ExprPtr target;
   ExprPtr value;
   BinaryOp augOp = BinaryOp::Add;
@@ -160,7 +162,7 @@ struct FuncDef {
 // `import name` or `from name import a, b`: modules under stdlib/.
 struct Import {
   std::string module;               // dotted path, e.g. "math" or "tl.reduce"
-  std::vector<std::string> names;   // empty for `import module`
+  std::vector<std::string> names;   // empty for `import module`; {"*"} for `from module import *`
   std::string alias;                // `import x as y`
   SourceLoc loc;
 };

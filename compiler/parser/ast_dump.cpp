@@ -144,6 +144,11 @@ class AstDumper {
       case StmtKind::Def:
         if (s.def) funcDef(*s.def, depth);
         return;
+      case StmtKind::Assert:
+        line(depth, s.loc, "Assert");
+        expr(s.value.get(), depth + 1);
+        if (s.target) expr(s.target.get(), depth + 1);
+        return;
     }
   }
 

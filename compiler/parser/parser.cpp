@@ -136,7 +136,7 @@ std::string Parser::parseDottedName(SourceLoc& loc) {
 }
 
 // import_stmt = "import" dotted_name [ "as" NAME ] NEWLINE
-//             | "from" dotted_name "import" ( import_names | "(" import_names ")" ) NEWLINE
+//             | "from" dotted_name "import" ( import_names | "(" import_names ")" | "*" ) NEWLINE
 // import_names = NAME { "," NAME } [ "," ]
 void Parser::parseImport(Module& module) {
   Import imp;
@@ -147,20 +147,23 @@ void Parser::parseImport(Module& module) {
     expect(TokenKind::KwFrom, "");
     imp.module = parseDottedName(imp.loc);
     expectLazy(TokenKind::KwImport, [&] { return "after `from " + imp.module + "`"; });
-    bool paren = accept(TokenKind::LParen);
-    if (at(TokenKind::Star))
-      fail(DiagKind::UnsupportedSyntax, cur().loc, "`import *` is not supported; name what you import");
-    do {
-      if (paren && at(TokenKind::RParen)) break;
-      imp.names.push_back(expect(TokenKind::Identifier, "in the import list").text);
-    } while (accept(TokenKind::Comma));
-    if (paren) expect(TokenKind::RParen, "to close the import list");
+    // `*` is kept as the one name; the type checker accepts it from TileLang's modules only.
+    if (at(TokenKind::Star)) {
+      imp.names.push_back(advance().text);
+    } else {
+      bool paren = accept(TokenKind::LParen);
+      do {
+        if (paren && at(TokenKind::RParen)) break;
+        imp.names.push_back(expect(TokenKind::Identifier, "in the import list").text);
+      } while (accept(TokenKind::Comma));
+      if (paren) expect(TokenKind::RParen, "to close the import list");
+    }
   }
   expect(TokenKind::Newline, "after the import");
   module.imports.push_back(std::move(imp));
 }
 
-// funcdef   = { decorator } ( "def" | "macro" ) NAME [ "[" compile_params "]" ] "(" [ params ] ")" ":" block
+// funcdef   = { decorator } ( "def" | "macro" ) NAME [ "[" compile_params "]" ] "(" [ params ] ")" [ "->" expr ] ":" block
 // decorator = "@" primary NEWLINE
 // A top-level definition's body may hold definitions itself (a kernel factory
 // holding its `@T.prim_func` and macros); deeper ones are rejected.
@@ -184,9 +187,9 @@ std::unique_ptr<FuncDef> Parser::parseFuncDef(bool topLevel) {
   if (at(TokenKind::LBracket)) parseCompileParams(*fn);
   expectLazy(TokenKind::LParen, [&] { return "after the name of `" + fn->name + "`"; });
   parseParams(*fn);
-  if (at(TokenKind::Arrow))
-    fail(DiagKind::UnsupportedSyntax, cur().loc,
-         "return annotations (`->`) are not supported; remove them");
+  // A return annotation (`-> torch.Tensor` on a TileLang factory) documents
+  // the Python function; it is parsed and dropped.
+  if (accept(TokenKind::Arrow)) parseExpr();
   expectLazy(TokenKind::Colon, [&] { return "after the parameters of `" + fn->name + "`"; });
   const Block* savedDefBlock = nestedDefBlock_;
   nestedDefBlock_ = topLevel ? &fn->body : nullptr;
@@ -330,14 +333,16 @@ void Parser::rejectUnsupportedStatement() {
   const char* message = nullptr;
   if (word == "while" && next != TokenKind::LParen)
     message = "`while` loops are not supported; loop with `for i in T.serial(n)`";
-  else if (word == "class" || word == "lambda" || word == "try" || word == "raise" || word == "assert" ||
+  else if (word == "class" || word == "lambda" || word == "try" || word == "raise" ||
            word == "global" || word == "nonlocal" || word == "del" || word == "yield")
     if (next != TokenKind::LParen) message = "this Python statement is not part of the tile language";
   if (message) fail(DiagKind::UnsupportedSyntax, cur().loc, message);
 }
 
-// simple_stmt = ( "pass" | "break" | "continue" | "return" [ exprlist ] | expr_stmt ) NEWLINE
-// expr_stmt   = exprlist "=" exprlist          (targets: NAME, subscript, or a tuple of them)
+// simple_stmt = ( "pass" | "break" | "continue" | "return" [ exprlist ] | assert_stmt | expr_stmt ) NEWLINE
+// assert_stmt = "assert" expr [ "," expr ]     ("assert" is a name, not a keyword)
+// expr_stmt   = exprlist "=" exprlist { "=" exprlist }   (targets: NAME, subscript, or a tuple of them;
+//                                                         chained targets: NAMEs)
 //             | target aug_op expr             (aug_op: += -= *= /= //= %= **= &= |= ^= <<= >>=)
 //             | exprlist                       (a call evaluated for its effect)
 void Parser::parseSimpleStatement(Block& out) {
@@ -352,6 +357,13 @@ void Parser::parseSimpleStatement(Block& out) {
   } else if (accept(TokenKind::KwReturn)) {
     stmt = std::make_unique<Stmt>(StmtKind::Return, toks_[start].loc);
     if (canStartExpr(cur().kind)) stmt->value = parseExprList();
+    stmt->loc = spanFrom(start);
+  } else if (at(TokenKind::Identifier) && cur().text == "assert" && canStartExpr(peekKind(1)) &&
+             peekKind(1) != TokenKind::LParen) {
+    advance();
+    stmt = std::make_unique<Stmt>(StmtKind::Assert, toks_[start].loc);
+    stmt->value = parseExpr();
+    if (accept(TokenKind::Comma)) stmt->target = parseExpr();
     stmt->loc = spanFrom(start);
   } else {
     rejectUnsupportedStatement();
@@ -375,12 +387,28 @@ void Parser::parseSimpleStatement(Block& out) {
     if (accept(TokenKind::Equal)) {
       checkAssignTarget(*lhs, true);
       ExprPtr rhs = parseExprList();
-      if (at(TokenKind::Equal))
-        fail(DiagKind::UnsupportedSyntax, cur().loc,
-             "chained assignment (`a = b = c`) is not supported; assign each name separately");
+      // `a = b = e` binds every name to the one value: `a = e` then `b = a`.
+      std::vector<ExprPtr> chained;
+      while (at(TokenKind::Equal)) {
+        if (lhs->kind != ExprKind::Name || rhs->kind != ExprKind::Name)
+          fail(DiagKind::UnsupportedSyntax, cur().loc,
+               "chained assignment (`a = b = c`) binds names only; assign each element separately");
+        advance();
+        chained.push_back(std::move(rhs));
+        rhs = parseExprList();
+      }
       stmt = std::make_unique<Stmt>(StmtKind::Assign, spanFrom(start));
       stmt->target = std::move(lhs);
       stmt->value = std::move(rhs);
+      for (ExprPtr& name : chained) {
+        SourceLoc loc = stmt->loc;
+        auto source = std::make_unique<Expr>(ExprKind::Name, stmt->target->loc);
+        source->name = stmt->target->name;
+        out.push_back(std::move(stmt));
+        stmt = std::make_unique<Stmt>(StmtKind::Assign, loc);
+        stmt->target = std::move(name);
+        stmt->value = std::move(source);
+      }
     } else if (augOp) {
       advance();
       checkAssignTarget(*lhs, false);

@@ -118,15 +118,24 @@ static bool comparisonOp(TokenKind k, BinaryOp& op) {
   }
 }
 
+// `is` and `is not` (names, not keywords) compare like `==` and `!=`: the
+// type checker folds a comparison with `None` (`if scale is None:`).
+bool Parser::acceptIdentityOp(BinaryOp& op) {
+  if (!at(TokenKind::Identifier) || cur().text != "is") return false;
+  advance();
+  op = accept(TokenKind::KwNot) ? BinaryOp::Ne : BinaryOp::Eq;
+  return true;
+}
+
 // comparison = bitor [ comp_op bitor ]
-// comp_op    = "==" | "!=" | "<" | "<=" | ">" | ">="
+// comp_op    = "==" | "!=" | "<" | "<=" | ">" | ">=" | "is" | "is" "not"
 // (Python's chains `a < b < c` are reported: write `a < b and b < c`.)
 ExprPtr Parser::parseComparison() {
   size_t start = pos_;
   ExprPtr lhs = parseBitOr();
   BinaryOp op;
-  if (!comparisonOp(cur().kind, op)) return lhs;
-  advance();
+  if (comparisonOp(cur().kind, op)) advance();
+  else if (!acceptIdentityOp(op)) return lhs;
   lhs = makeBinary(op, std::move(lhs), parseBitOr(), start);
   if (comparisonOp(cur().kind, op))
     fail(DiagKind::UnsupportedSyntax, cur().loc,
@@ -358,6 +367,11 @@ ExprPtr Parser::parseAtom() {
   const Token& t = cur();
   switch (t.kind) {
     case TokenKind::Identifier: {
+      if (t.text == "lambda" && (peekKind(1) == TokenKind::Identifier || peekKind(1) == TokenKind::Colon))
+        fail(DiagKind::UnsupportedSyntax, t.loc,
+             "`lambda` is not supported: tlc has no index-map layouts (`T.Fragment(..., forward_fn=lambda ...)`, "
+             "`T.Layout`); drop the layout annotation and let tlc choose the layout, or use `T.row_groups` / "
+             "`T.swizzled_layout` (docs/language.md, Layout annotations)");
       advance();
       auto e = std::make_unique<Expr>(ExprKind::Name, t.loc);
       e->name = t.text;

@@ -114,6 +114,7 @@ class Parser {
   ast::ExprPtr parseAnd();
   ast::ExprPtr parseNot();
   ast::ExprPtr parseComparison();
+  bool acceptIdentityOp(ast::BinaryOp& op);
   ast::ExprPtr parseBitOr();
   ast::ExprPtr parseBitXor();
   ast::ExprPtr parseBitAnd();

@@ -20,9 +20,9 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"reduce_min", B::ReduceMin, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
       {"reduce_abssum", B::ReduceAbsSum, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
       {"reduce_absmax", B::ReduceAbsMax, C::TileOp, {"src", "dst", "dim", "clear"}, 2, false},
-      {"atomic_add", B::AtomicAdd, C::TileOp, {"dst", "value"}, 2, false},
-      {"atomic_max", B::AtomicMax, C::TileOp, {"dst", "value"}, 2, false},
-      {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value"}, 2, false},
+      {"atomic_add", B::AtomicAdd, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
+      {"atomic_max", B::AtomicMax, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
+      {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
       {"use_swizzle", B::UseSwizzle, C::TileOp, {"panel_size", "enable"}, 1, false},
       {"annotate_layout", B::AnnotateLayout, C::TileOp, {"buffer", "layout"}, 1, false},
       {"print", B::Print, C::TileOp, {"obj", "msg"}, 1, false},
@@ -39,6 +39,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"unroll", B::Unroll, C::Loop, {"start", "stop"}, 1, false},
       {"vectorized", B::Vectorized, C::Loop, {"start", "stop"}, 1, false},
       {"ceildiv", B::CeilDiv, C::Scalar, {"a", "b"}, 2, false},
+      {"cdiv", B::CeilDiv, C::Scalar, {"a", "b"}, 2, false},  // TileLang's `tilelang.cdiv`
       {"exp", B::Exp, C::Scalar, {"x"}, 1, false},
       {"exp2", B::Exp2, C::Scalar, {"x"}, 1, false},
       {"expm1", B::Expm1, C::Scalar, {"x"}, 1, false},
@@ -84,6 +85,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"prim_func", B::PrimFunc, C::Decorator, {}, 0, false},
       {"macro", B::MacroDecorator, C::Decorator, {}, 0, false},
       {"jit", B::Jit, C::Decorator, {}, 0, false},
+      {"autotune", B::Autotune, C::Decorator, {}, 0, false},
       {"tune", B::Tune, C::Decorator, {}, 0, false},
       {"GemmWarpPolicy", B::GemmWarpPolicy, C::Enum, {}, 0, false},
   };

@@ -34,6 +34,8 @@ enum class BuiltinId {
   Tune,
   // TileLang's gemm warp policies: `T.GemmWarpPolicy.FullRow`
   GemmWarpPolicy,
+  // TileLang's `@tilelang.autotune(...)` (ignored: tlc's tuning space is `@T.tune`)
+  Autotune,
 };
 
 enum class BuiltinCategory {
@@ -44,7 +46,7 @@ enum class BuiltinCategory {
   Scalar,     // an expression
   Layout,     // a layout value for T.annotate_layout
   Type,       // only in annotations
-  Decorator,  // only as `@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`, `@T.tune(...)`
+  Decorator,  // only as `@T.prim_func`, `@T.macro`, `@tilelang.jit(...)`, `@T.tune(...)`, `@autotune(...)`
   Enum,       // a namespace of named constants (`T.GemmWarpPolicy.FullRow`)
 };
 

@@ -376,8 +376,11 @@ Value Sema::evalTileArg(const ast::Expr& e, const char* op) {
           lo = foldCast(t, lo, x.loc);
           hi = foldCast(t, hi, x.loc);
           ir::Expr ext = foldBinary(ir::BinaryOp::Sub, hi, lo, x.loc);
-          // `k * 64:(k + 1) * 64` has the constant extent 64.
-          if (auto c = ir::constantDifference(hi, lo); c && ir::fitsDType(*c, t)) ext = ir::makeInt(*c, t, x.loc);
+          // `k * 64:(k + 1) * 64` has the constant extent 64, and so has `start:end` with names bound
+          // to those bounds.
+          auto c = ir::constantDifference(hi, lo);
+          if (!c) c = ir::constantDifference(ir::substitute(hi, letValues_), ir::substitute(lo, letValues_));
+          if (c && ir::fitsDType(*c, t)) ext = ir::makeInt(*c, t, x.loc);
           if (auto c = constIntValue(ext); c && *c <= 0) {
             report(DiagKind::ShapeMismatch, x.loc, "the slice `" + formatExpr(lo) + ":" + formatExpr(hi) +
                                                        "` is empty; a region needs at least one element per dimension");
@@ -500,7 +503,12 @@ Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
           return Value::error(e.loc);
         case BuiltinCategory::Type:
           report(DiagKind::MisusedBuiltin, e.loc,
-                 "`" + name + "(...)` is only allowed as a parameter's type");
+                 "`" + name + "(...)` is only allowed as a parameter's type" +
+                     (b.id == BuiltinId::Tensor
+                          ? std::string("; tlc has no tensor views (`T.Tensor(shape, dtype, X.data)`): tensors are "
+                                        "contiguous and row-major, so declare the parameter with the shape the kernel "
+                                        "indexes, e.g. `X: T.Tensor((KH * KW * C, F), dtype)`")
+                          : std::string()));
           return Value::error(e.loc);
         case BuiltinCategory::Decorator:
           report(DiagKind::MisusedBuiltin, e.loc, "`" + name + "` is only used as a decorator: `@" + name + "`");

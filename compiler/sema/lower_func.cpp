@@ -61,7 +61,10 @@ std::optional<ir::Module> Sema::run(uint32_t file) {
     if (form != defForms_.end() && form->second.form == DefForm::Invalid) continue;
     if (ir::Func fn = lowerKernel(*f, *main)) out.funcs.push_back(fn);
   }
-  for (size_t i = 0; i < defines_.size(); ++i)
+  // A definition that failed to classify may be the one a -D names.
+  bool allClassified = true;
+  for (const auto& [def, info] : defForms_) allClassified = allClassified && info.form != DefForm::Invalid;
+  for (size_t i = 0; i < defines_.size() && allClassified; ++i)
     if (!defineUsed_[i])
       diags_.report(DiagKind::BadDefine, defineLocs_[i],
                     "no kernel in this file has a compile-time parameter `" + defines_[i].name + "`");
@@ -488,6 +491,7 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   macroExpansions_ = 0;
   failedMacros_.clear();
   kernelLets_ = 0;
+  letValues_.clear();
   inKernel_ = false;
   macroStack_.clear();
   freeNames_.clear();
@@ -522,8 +526,12 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   const ast::FuncDef* kernel = &def;
   std::optional<ScopeGuard> inner;
   if (kind == DefForm::Factory) {
-    lowerFactoryPrelude(def, m);
-    kernel = form->second.primFunc;
+    kernel = lowerFactoryPrelude(def, m);
+    if (!kernel) {
+      builder_ = nullptr;
+      currentFunc_ = nullptr;
+      return nullptr;
+    }
     inner.emplace(*this, true);  // the prim_func's names may shadow the factory's
   }
   primFuncFreeNames_ = kind == DefForm::PrimFunc;

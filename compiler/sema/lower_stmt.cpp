@@ -49,6 +49,11 @@ void Sema::lowerStmt(const ast::Stmt& s) {
     case ast::StmtKind::With: lowerWith(s); return;
     case ast::StmtKind::If: lowerIf(s); return;
     case ast::StmtKind::Pass: return;
+    case ast::StmtKind::Assert:
+      report(DiagKind::MisusedBuiltin, s.loc,
+             "`assert` checks a kernel factory's parameters at compile time, in the factory's body; in a kernel, "
+             "branch with `if` on the condition instead");
+      return;
     case ast::StmtKind::Def: return;  // reported where the definitions were classified
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue: lowerLoopJump(s); return;
@@ -120,6 +125,7 @@ void Sema::bindLet(ir::Var var, ir::Expr value, SourceLoc loc) {
            "more than " + std::to_string(ir::kMaxKernelLets) +
                " scalar bindings in one kernel; split the kernel or keep intermediate values in a buffer");
   if (kernelLets_ > ir::kMaxKernelLets) return;
+  letValues_[var.get()] = ir::substitute(value, letValues_);
   builder_->let(std::move(var), std::move(value), loc);
 }
 

@@ -303,6 +303,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       }
       Value v = eval(*args.slots[1]);
       if (!expectScalar(v, "the value of `" + fname + "`")) return;
+      if (args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
       if (!atomicDType(buf->dtype)) {
         Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
                                "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "

@@ -1,9 +1,9 @@
 // Modules: the compiled file and the stdlib modules it imports.
 //
 // A module's scope binds its macros and kernels by name, and the names its
-// imports introduce. `import tilelang.language as T` (and `import tilelang`)
-// are accepted so pasted TileLang code keeps working: they bind the builtin
-// namespace (which `tilelang` names even without the import). Import cycles are harmless: a module is registered before its
+// imports introduce. `import tilelang.language as T` (and `import tilelang`,
+// `from tilelang.autotuner import *`) are accepted so pasted TileLang code
+// keeps working: they bind the builtin namespace (which `tilelang` names even without the import). Import cycles are harmless: a module is registered before its
 // own imports are processed, and macro bodies are resolved only when called.
 #include <filesystem>
 
@@ -13,8 +13,10 @@
 
 namespace tlc::sema {
 
+// `tilelang` and its submodules (`tilelang.language`, `tilelang.autotuner`,
+// ...) name the builtin namespace.
 static bool isTileLangModule(const std::string& name) {
-  return name == "tilelang" || name == "tilelang.language" || name == "T";
+  return name == "tilelang" || name.rfind("tilelang.", 0) == 0 || name == "T";
 }
 
 ModuleInfo* Sema::loadModule(const std::string& name, uint32_t file, std::unique_ptr<ast::Module> ast) {
@@ -109,6 +111,13 @@ void Sema::declareModule(ModuleInfo& m) {
     scope.define(name, Symbol{std::move(v), loc, false});
   };
   for (const ast::Import& imp : m.ast->imports) {
+    // `from tilelang.autotuner import *`: builtins resolve without it.
+    if (imp.names.size() == 1 && imp.names[0] == "*") {
+      if (!isTileLangModule(imp.module))
+        report(DiagKind::UnsupportedSyntax, imp.loc,
+               "`from " + imp.module + " import *` is not supported; name the macros you import");
+      continue;
+    }
     Value modValue;
     modValue.kind = ValueKind::Module;
     modValue.loc = imp.loc;

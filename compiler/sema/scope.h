@@ -36,6 +36,7 @@ class Scope {
   const Symbol* lookupInFrame(const std::string& name) const;
   const Symbol* lookupLocal(const std::string& name) const;
   void define(const std::string& name, Symbol symbol) { symbols_[name] = std::move(symbol); }
+  void erase(const std::string& name) { symbols_.erase(name); }
   // Appends the names bound in this scope (not its parents).
   void names(std::vector<std::string>& out) const {
     for (const auto& [n, s] : symbols_) out.push_back(n);

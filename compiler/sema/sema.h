@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/substitute.h"
 #include "compiler/parser/ast.h"
 #include "compiler/sema/builtins.h"
 #include "compiler/sema/frontend.h"
@@ -130,7 +131,10 @@ class Sema {
   void classifyDefinitions(ModuleInfo& m);
   std::optional<BuiltinId> evalDecorator(const ast::Expr& decorator);
   void classifyFactory(ast::FuncDef& def, DefInfo& info);
-  void lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m);
+  const ast::FuncDef* lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m);
+  const ast::FuncDef* lowerFactoryBlock(const ast::FuncDef& factory, const ast::Block& block, ModuleInfo& m);
+  bool checkFactoryAssert(const ast::Stmt& s);
+  bool checkMemoryOrder(const std::string& fname, const ast::Expr& order);
   // False after reporting that a macro argument does not fit its annotation.
   bool checkMacroAnnotation(const ast::Param& p, const Value& arg);
   // `coalesced_width=` of T.copy / T.Parallel and `policy=` of T.gemm:
@@ -310,6 +314,9 @@ class Sema {
   // Nesting of the source expression being evaluated (eval in lower_expr.cpp).
   int evalDepth_ = 0;
   void bindLet(ir::Var var, ir::Expr value, SourceLoc loc);
+  // Each scalar binding's value, with the bindings it uses expanded: the
+  // extent of `x[kv_start:kv_end]` is the constant difference of the values.
+  ir::VarMap letValues_;
   // Constant ranges [min, min + extent) of the loop variables in scope, for
   // bounds checks of accesses such as `F[i, j]` in `T.Parallel` loops.
   struct LoopRange {

@@ -10,7 +10,8 @@
 //     compile time, its `@T.macro`s see its names, and the `@T.prim_func` it
 //     returns is the kernel, named after the factory;
 //   - `@tilelang.jit(...)` on a factory is ignored with a warning: tlc
-//     compiles ahead of time and the caller passes every tensor.
+//     compiles ahead of time and the caller passes every tensor; so is
+//     `@tilelang.autotune(...)`: tlc's tuning space is `@T.tune`.
 // The same file reads TileLang's dtype strings and checks macro parameters
 // typed `T.SharedBuffer(shape, dtype)` and the like.
 #include "compiler/sema/const_eval.h"
@@ -36,11 +37,37 @@ namespace {
 
 bool isDef(const ast::Stmt& s) { return s.kind == ast::StmtKind::Def && s.def; }
 
+// The `return` statements of a factory's body, in its `if` branches too.
+void collectReturns(const ast::Block& block, std::vector<const ast::Stmt*>& out) {
+  for (const ast::StmtPtr& s : block) {
+    if (!s) continue;
+    if (s->kind == ast::StmtKind::Return) out.push_back(s.get());
+    if (s->kind != ast::StmtKind::If) continue;
+    collectReturns(s->body, out);
+    collectReturns(s->orelse, out);
+  }
+}
+
+const ast::FuncDef* findPrimFunc(const ast::FuncDef& factory, const std::string& name) {
+  for (const ast::StmtPtr& s : factory.body)
+    if (s && isDef(*s) && s->def->name == name && !s->def->isMacro) return s->def.get();
+  return nullptr;
+}
+
+// `return main`, or `return a if cond else b` with prim_funcs on both sides.
+bool returnsPrimFunc(const ast::FuncDef& factory, const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Name) return findPrimFunc(factory, e->name) != nullptr;
+  return e->kind == ast::ExprKind::IfElse && e->operands.size() == 3 &&
+         returnsPrimFunc(factory, e->operands[0].get()) && returnsPrimFunc(factory, e->operands[2].get());
+}
+
 std::string decoratorName(BuiltinId id) {
   switch (id) {
     case BuiltinId::PrimFunc: return "`@T.prim_func`";
     case BuiltinId::MacroDecorator: return "`@T.macro`";
     case BuiltinId::Tune: return "`@T.tune`";
+    case BuiltinId::Autotune: return "`@tilelang.autotune`";
     default: return "`@tilelang.jit`";
   }
 }
@@ -62,7 +89,7 @@ std::optional<BuiltinId> Sema::evalDecorator(const ast::Expr& d) {
     return std::nullopt;
   }
   BuiltinId id = v.builtin->id;
-  if (d.kind == ast::ExprKind::Call && id != BuiltinId::Jit && id != BuiltinId::Tune) {
+  if (d.kind == ast::ExprKind::Call && id != BuiltinId::Jit && id != BuiltinId::Tune && id != BuiltinId::Autotune) {
     report(DiagKind::BadDecorator, d.loc, decoratorName(id) + " takes no arguments");
     return std::nullopt;
   }
@@ -85,10 +112,11 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
     bool hasDefs = false;
     for (const ast::StmtPtr& s : def.body) hasDefs = hasDefs || (s && isDef(*s));
     const SourceLoc* jit = nullptr;
+    const SourceLoc* autotune = nullptr;
     for (size_t k = 0; k < decorators.size(); ++k) {
       const auto& [id, loc] = decorators[k];
-      if (id == BuiltinId::Jit) {
-        jit = &loc;
+      if (id == BuiltinId::Jit || id == BuiltinId::Autotune) {
+        (id == BuiltinId::Jit ? jit : autotune) = &loc;
         continue;
       }
       if (id == BuiltinId::Tune) {
@@ -138,6 +166,15 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
       report(DiagKind::BadDecorator, *jit, "`@tilelang.jit` compiles kernels; a macro cannot take it");
       bad = true;
     }
+    if (autotune && info.form != DefForm::Factory && info.form != DefForm::Kernel) {
+      report(DiagKind::BadDecorator, *autotune, "`@tilelang.autotune` tunes a kernel factory; `" + def.name +
+                                                    "` is a " + (info.form == DefForm::Macro ? "macro" : "`@T.prim_func`"));
+      bad = true;
+    }
+    if (autotune && !bad && info.form != DefForm::Invalid)
+      diags_.report(DiagKind::IgnoredDecorator, *autotune,
+                    "`@tilelang.autotune` is ignored: `tlc tune` searches the space a kernel declares with "
+                    "`@T.tune(block_M=[64, 128], ...)` over its compile-time parameters (docs/tuning.md)");
     if (jit && !bad && info.form != DefForm::Invalid)
       diags_.report(DiagKind::IgnoredDecorator, *jit,
                     "`@tilelang.jit` is ignored: tlc compiles the kernel ahead of time (`tlc build`, `tlc run`, "
@@ -148,22 +185,21 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
   scope_ = saved;
 }
 
-// A factory's nested definitions: one `@T.prim_func` (the kernel) and any
-// number of macros; its `return` names the prim_func.
+// A factory's nested definitions: `@T.prim_func`s and macros; each `return`
+// (one, or one per branch of compile-time `if`s) names a prim_func, or
+// chooses one (`return a if cond else b`), and the one the factory's
+// parameters reach is the kernel.
 void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
   bool ok = true;
-  const ast::Stmt* ret = nullptr;
   for (const ast::StmtPtr& s : def.body) {
-    if (!s) continue;
-    if (s->kind == ast::StmtKind::Return) ret = s.get();
-    if (!isDef(*s)) continue;
+    if (!s || !isDef(*s)) continue;
     ast::FuncDef& inner = *s->def;
     bool primFunc = false, macro = inner.isMacro;
     for (const ast::ExprPtr& d : inner.decorators) {
       auto id = evalDecorator(*d);
       if (!id) {
         ok = false;
-      } else if (*id == BuiltinId::Jit || *id == BuiltinId::Tune) {
+      } else if (*id == BuiltinId::Jit || *id == BuiltinId::Tune || *id == BuiltinId::Autotune) {
         report(id == BuiltinId::Jit ? DiagKind::BadDecorator : DiagKind::BadTuneSpace, d->loc,
                decoratorName(*id) + " goes on the kernel factory `" + def.name + "`, not inside it");
         ok = false;
@@ -177,14 +213,7 @@ void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
     } else if (macro) {
       inner.isMacro = true;
     } else if (primFunc) {
-      if (info.primFunc) {
-        report(DiagKind::BadKernelFactory, inner.loc,
-               "kernel factory `" + def.name + "` defines a second `@T.prim_func`; a factory makes one kernel")
-            .note(info.primFunc->loc, "the first `@T.prim_func` is here");
-        ok = false;
-      } else {
-        info.primFunc = &inner;
-      }
+      if (!info.primFunc) info.primFunc = &inner;
     } else {
       report(DiagKind::BadKernelFactory, inner.loc,
              "a definition inside kernel factory `" + def.name +
@@ -199,22 +228,43 @@ void Sema::classifyFactory(ast::FuncDef& def, DefInfo& info) {
     info.form = DefForm::Invalid;
     return;
   }
-  const std::string& kernel = info.primFunc->name;
-  if (!ret || !ret->value || ret->value->kind != ast::ExprKind::Name || ret->value->name != kernel) {
-    Diagnostic& d = report(DiagKind::BadKernelFactory, ret ? ret->loc : def.loc,
-                           "kernel factory `" + def.name + "` must return its `@T.prim_func`: end it with `return " +
-                               kernel + "`");
-    d.note(info.primFunc->loc, "`" + kernel + "` defined here");
+  std::vector<const ast::Stmt*> returns;
+  collectReturns(def.body, returns);
+  if (returns.empty()) {
+    report(DiagKind::BadKernelFactory, def.loc,
+           "kernel factory `" + def.name + "` must return its `@T.prim_func`: end it with `return " +
+               info.primFunc->name + "`")
+        .note(info.primFunc->loc, "`" + info.primFunc->name + "` defined here");
+    ok = false;
+  }
+  for (const ast::Stmt* r : returns) {
+    if (returnsPrimFunc(def, r->value.get())) continue;
+    report(DiagKind::BadKernelFactory, r->loc,
+           "a kernel factory returns one of its `@T.prim_func`s, such as `return " + info.primFunc->name + "`")
+        .note(info.primFunc->loc, "`" + info.primFunc->name + "` defined here");
     ok = false;
   }
   if (!ok) info.form = DefForm::Invalid;
 }
 
-// The factory's own statements, in the factory's scope: assignments bind
-// compile-time values (`shape = [M, N]`, `accum_dtype = "float"`), macros
-// are bound so that they see those names.
-void Sema::lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m) {
-  for (const ast::StmtPtr& s : factory.body) {
+// The factory's own statements, in order, in the factory's scope, as Python
+// runs them: assignments bind compile-time values (`shape = [M, N]`,
+// `accum_dtype = "float"`) and may rebind a name (`dtype = "float16"` over a
+// parameter, `if scale is None: scale = ...`), macros are bound so that they
+// see those names, `assert` checks the parameters, an `if` on a compile-time
+// condition runs one branch, and the first `return` reached names the kernel.
+// Returns that `@T.prim_func`, or null after reporting.
+const ast::FuncDef* Sema::lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m) {
+  int errors = diags_.errorCount();
+  if (const ast::FuncDef* kernel = lowerFactoryBlock(factory, factory.body, m)) return kernel;
+  if (diags_.errorCount() == errors)
+    report(DiagKind::BadKernelFactory, factory.loc,
+           "kernel factory `" + factory.name + "` reaches no `return` with these parameters, so it makes no kernel");
+  return nullptr;
+}
+
+const ast::FuncDef* Sema::lowerFactoryBlock(const ast::FuncDef& factory, const ast::Block& block, ModuleInfo& m) {
+  for (const ast::StmtPtr& s : block) {
     if (!s) continue;
     switch (s->kind) {
       case ast::StmtKind::Def:
@@ -233,16 +283,67 @@ void Sema::lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m) {
           bindName(s->def->name, s->def->loc, v);
         }
         continue;
-      case ast::StmtKind::Assign: lowerAssign(*s); continue;
-      case ast::StmtKind::Pass:
-      case ast::StmtKind::Return: continue;
+      case ast::StmtKind::Assign:
+        // Python rebinds: the new value replaces the old for what follows.
+        if (s->target && s->target->kind == ast::ExprKind::Name) scope_->erase(s->target->name);
+        lowerAssign(*s);
+        continue;
+      case ast::StmtKind::Assert:
+        if (!checkFactoryAssert(*s)) return nullptr;
+        continue;
+      case ast::StmtKind::If: {
+        std::optional<bool> taken = s->value ? constBool(*s->value, "the condition of an `if` in a kernel factory")
+                                             : std::nullopt;
+        if (!taken) return nullptr;
+        if (const ast::FuncDef* kernel = lowerFactoryBlock(factory, *taken ? s->body : s->orelse, m)) return kernel;
+        continue;
+      }
+      case ast::StmtKind::Pass: continue;
+      case ast::StmtKind::Return: {
+        const ast::Expr* e = s->value.get();
+        while (e->kind == ast::ExprKind::IfElse) {
+          std::optional<bool> c = constBool(*e->operands[1], "the condition of the returned `... if ... else ...`");
+          if (!c) return nullptr;
+          e = (*c ? e->operands[0] : e->operands[2]).get();
+        }
+        return findPrimFunc(factory, e->name);
+      }
       default:
         report(DiagKind::BadKernelFactory, s->loc,
-               "a kernel factory's body holds assignments, definitions and its `return`; kernel code goes in the "
-               "`@T.prim_func`");
+               "a kernel factory's body holds assignments, definitions, `if`s and `assert`s on its parameters, and "
+               "its `return`; kernel code goes in the `@T.prim_func`");
         continue;
     }
   }
+  return nullptr;
+}
+
+// `assert cond, "message"` in a factory: the condition folds at compile time;
+// a false one is an error at the assert, with the message.
+bool Sema::checkFactoryAssert(const ast::Stmt& s) {
+  std::optional<bool> holds = constBool(*s.value, "the condition of `assert`");
+  if (!holds) return false;
+  if (*holds) return true;
+  std::string message;
+  if (s.target) {
+    Value v = eval(*s.target);
+    if (v.kind == ValueKind::String) message = ": " + v.str;
+  }
+  report(DiagKind::BadKernelFactory, s.loc,
+         "assertion failed with these compile-time parameters" + message);
+  return false;
+}
+
+// TileLang's `memory_order=`: tlc's atomics are relaxed.
+bool Sema::checkMemoryOrder(const std::string& fname, const ast::Expr& order) {
+  Value v = eval(order);
+  if (v.isError()) return false;
+  if (v.kind == ValueKind::String && v.str == "relaxed") return true;
+  report(DiagKind::TypeMismatch, order.loc,
+         "`" + fname + "` is a relaxed atomic on every target: `memory_order` may only be \"relaxed\", but this is " +
+             (v.kind == ValueKind::String ? "\"" + v.str + "\"" : describeValue(v)) +
+             "; order other memory accesses with the kernel's structure (a second kernel launched after this one)");
+  return false;
 }
 
 // `A_s: T.SharedBuffer((block_M, block_K), dtype)` on a macro parameter:

@@ -201,6 +201,12 @@ Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc l
     bool eq = a.dtype == b.dtype;
     return Value::ofExpr(ir::makeBool(op == ast::BinaryOp::Eq ? eq : !eq, loc), loc);
   }
+  // `x is None` / `x == None` (a factory's `scale=None` default): only None equals None.
+  if ((op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) &&
+      (a.kind == ValueKind::None || b.kind == ValueKind::None)) {
+    bool eq = a.kind == b.kind;
+    return Value::ofExpr(ir::makeBool(op == ast::BinaryOp::Eq ? eq : !eq, loc), loc);
+  }
   for (const Value* v : {&a, &b}) {
     if (!v->isExpr()) {
       std::string hint = v->kind == ValueKind::Buffer ? " (index it: `" + v->buffer->name + "[i, ...]`)" : "";

@@ -130,3 +130,29 @@ TEST_CASE("T.dynamic declares a dimension the tensors give; the 3-D grid's batch
       }
   checkClose(C, want, 2e-3, 2e-3);
 }
+
+TEST_CASE("a factory in Python's idiom picks its kernel with a compile-time if and checks an assert") {
+  const int64_t M = 37, N = 32;  // 16-row blocks do not divide M
+  for (int split : {1, 2}) {
+    CAPTURE(split);
+    Compiled c = compileStyle("python_factory.tl", {{"N", "32"}, {"split", std::to_string(split)}});
+    const ir::PrimFunc& f = c.func();
+    CHECK(f.name == "scaled_rows");
+    CHECK(f.params[0].buffer->dtype == DType::Float32);  // `dtype` is rebound in the factory's body
+    CHECK(c.diags->diagnostics().size() == 2);  // the ignored @tilelang.autotune and @tilelang.jit
+    HostTensor X(DType::Float32, {M, N}), Y(DType::Float32, {M, N});
+    interp::fillRandom(X, 10);
+    run(c, {&X, &Y});
+    std::vector<double> want(M * N);
+    for (int64_t i = 0; i < M; ++i) {
+      double rowSum = 0;
+      for (int64_t j = 0; j < N; ++j) rowSum += X.get(i * N + j);
+      for (int64_t j = 0; j < N; ++j) want[i * N + j] = X.get(i * N + j) * 0.5 + (split > 1 ? rowSum : 0.0);
+    }
+    checkClose(Y, want, 1e-5, 1e-5);
+  }
+  Compiled bad = compileFile(std::string(TLC_SOURCE_DIR) + "/tests/tilelang/python_factory.tl", {{"N", "40"}});
+  CHECK(!bad.module.has_value());
+  CHECK(bad.rendered().find("assertion failed with these compile-time parameters: N must be a multiple of block_N") !=
+        std::string::npos);
+}
