@@ -55,7 +55,7 @@ std::string Compilation::firstError() const {
 }
 
 std::optional<ir::Module> Compilation::compile(const std::string& path, const std::vector<std::string>& rawDefines,
-                                               FrontendTuning* tuning) {
+                                               FrontendTuning* tuning, const std::string& onlyKernel) {
   auto defines = parseDefines(rawDefines);
   if (!defines) return std::nullopt;
   uint32_t file = load(path);
@@ -71,7 +71,7 @@ std::optional<ir::Module> Compilation::compile(const std::string& path, const st
     if (!ir::verifyModule(*module, diags_)) return std::nullopt;
     return module;
   }
-  auto module = compileSource(sources_, diags_, file, *defines, tuning);
+  auto module = compileSource(sources_, diags_, file, *defines, tuning, onlyKernel);
   if (diags_.hasErrors()) return std::nullopt;
   return module;
 }

@@ -28,8 +28,9 @@ class Compilation {
   // .tir files are parsed as tile IR (defines must be empty); anything else is
   // compiled as .tl source. nullopt iff errors were reported.
   // With `tuning`, the front end also reports tuning spaces (frontend.h).
+  // With `onlyKernel`, a .tl file's other kernels are not lowered (frontend.h).
   std::optional<ir::Module> compile(const std::string& path, const std::vector<std::string>& defines,
-                                    FrontendTuning* tuning = nullptr);
+                                    FrontendTuning* tuning = nullptr, const std::string& onlyKernel = "");
   // The text of every file read (the program and the modules it imports),
   // in the order read; command-line buffers are left out.
   std::vector<std::string> sourceTexts() const;

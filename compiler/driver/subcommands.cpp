@@ -225,7 +225,7 @@ class RunCommand : public Subcommand {
     if (!checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
     if (!parseDims(dims_, &settings_.dims) || !parseFills(fills_, &settings_.fills)) return kExitUsage;
-    auto module = c.compile(program_.file, program_.defines);
+    auto module = c.compile(program_.file, program_.defines, nullptr, settings_.kernel);
     if (!module) return kExitUserError;
     TargetRequest request = target_.request();
     request.emulate = emulate_;

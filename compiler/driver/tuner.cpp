@@ -145,7 +145,7 @@ int tuneKernel(const TuneSettings& settings, const TargetRequest& request) {
   FrontendTuning tuning;
   tuning.kernel = settings.kernel;
   tuning.extraConditions = settings.where;
-  auto module = base.compile(settings.file, settings.defines, &tuning);
+  auto module = base.compile(settings.file, settings.defines, &tuning, settings.kernel);
   if (!module) return kExitUserError;
   const ir::PrimFunc* func = selectKernel(*module, settings.kernel, base.diags());
   if (!func) return kExitUserError;
@@ -212,7 +212,7 @@ int tuneKernel(const TuneSettings& settings, const TargetRequest& request) {
     FrontendTuning t;
     t.kernel = kernel;
     t.extraConditions = settings.where;
-    run.module = c.compile(settings.file, defines, &t);
+    run.module = c.compile(settings.file, defines, &t, kernel);
     const TuneSpace* space = nullptr;
     for (const TuneSpace& s : t.spaces)
       if (s.kernel == kernel) space = &s;

@@ -15,10 +15,12 @@
 namespace tlc {
 
 std::optional<ir::Module> compileSource(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
-                                        const std::vector<Define>& defines, FrontendTuning* tuning) {
+                                        const std::vector<Define>& defines, FrontendTuning* tuning,
+                                        const std::string& onlyKernel) {
   int before = diags.errorCount();
   sema::Sema sema(sources, diags, defines);
   sema.tuning_ = tuning;
+  sema.onlyKernel_ = onlyKernel;
   std::optional<ir::Module> module = sema.run(file);
   if (diags.errorCount() > before) return std::nullopt;
   return module;

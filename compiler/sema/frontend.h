@@ -69,8 +69,12 @@ struct FrontendTuning {
   std::vector<TuneSpace> spaces;             // out: one per kernel lowered, in order
 };
 
+// With `onlyKernel` naming a kernel of the file, only that kernel is lowered:
+// the others' compile-time parameters need no values, and defines that no
+// lowered kernel takes are not errors (they may be the others').
 std::optional<ir::Module> compileSource(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
-                                        const std::vector<Define>& defines, FrontendTuning* tuning = nullptr);
+                                        const std::vector<Define>& defines, FrontendTuning* tuning = nullptr,
+                                        const std::string& onlyKernel = "");
 
 // The directories searched for `import`ed modules, in order.
 std::vector<std::string> stdlibSearchPath(const SourceManager& sources, uint32_t importingFile);

@@ -55,14 +55,18 @@ std::optional<ir::Module> Sema::run(uint32_t file) {
   declareModule(*main);
 
   ir::Module out;
+  // A kernel chosen by name (when the file has it) is lowered alone.
+  bool chosen = false;
+  for (const auto& f : main->ast->funcs) chosen |= !f->isMacro && f->name == onlyKernel_;
   for (const auto& f : main->ast->funcs) {
-    if (f->isMacro) continue;
+    if (f->isMacro || (chosen && f->name != onlyKernel_)) continue;
     auto form = defForms_.find(f.get());
     if (form != defForms_.end() && form->second.form == DefForm::Invalid) continue;
     if (ir::Func fn = lowerKernel(*f, *main)) out.funcs.push_back(fn);
   }
-  // A definition that failed to classify may be the one a -D names.
-  bool allClassified = true;
+  // A definition that failed to classify may be the one a -D names, and so
+  // may a kernel not lowered.
+  bool allClassified = !chosen;
   for (const auto& [def, info] : defForms_) allClassified = allClassified && info.form != DefForm::Invalid;
   for (size_t i = 0; i < defines_.size() && allClassified; ++i)
     if (!defineUsed_[i])

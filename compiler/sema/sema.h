@@ -257,6 +257,7 @@ class Sema {
 
   std::map<const ast::FuncDef*, DefInfo> defForms_;
   FrontendTuning* tuning_ = nullptr;  // compileSource's `tuning` (null: not tuning)
+  std::string onlyKernel_;            // compileSource's `onlyKernel` (empty: every kernel)
 
   // Per kernel.
   ir::PrimFunc* currentFunc_ = nullptr;

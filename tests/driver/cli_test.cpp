@@ -204,3 +204,31 @@ TEST_CASE("run --target=cpu --check ignores layout annotations: results equal th
     CHECK(r.out.find("check: PASS") != std::string::npos);
   }
 }
+
+TEST_CASE("run --kernel lowers that kernel alone: the others' parameters need no -D") {
+  fs::path p = writeTemp("two_kernels.tl",
+                         "def first[M, N, blk_a](A: Tensor[(M, N), float32], B: Tensor[(M, N), float32]):\n"
+                         "    with T.Kernel(T.ceildiv(M, blk_a), threads=128) as bx:\n"
+                         "        for i, j in T.Parallel(blk_a, N):\n"
+                         "            if bx * blk_a + i < M:\n"
+                         "                B[bx * blk_a + i, j] = A[bx * blk_a + i, j] * 2.0\n"
+                         "\n"
+                         "def second[M, N, blk_b](A: Tensor[(M, N), float32], B: Tensor[(M, N), float32]):\n"
+                         "    with T.Kernel(T.ceildiv(M, blk_b), threads=128) as bx:\n"
+                         "        for i, j in T.Parallel(blk_b, N):\n"
+                         "            if bx * blk_b + i < M:\n"
+                         "                B[bx * blk_b + i, j] = A[bx * blk_b + i, j] + 1.0\n");
+  std::string file = p.string();
+  Result first = tlc("run " + file + " --kernel first --target=interp -D blk_a=4 -D N=64 --dim M=10");
+  CHECK(first.code == 0);
+  CHECK(first.out.find("blk_b") == std::string::npos);
+  // A define for the kernel not run is no error either.
+  Result second = tlc("run " + file + " --kernel second --target=interp -D blk_a=4 -D blk_b=2 -D N=64 --dim M=10");
+  CHECK(second.code == 0);
+  // Without --kernel every kernel is lowered, and `second` lacks its tile.
+  expectLocatedError(tlc("run " + file + " --target=interp -D blk_a=4 -D N=64 --dim M=10"), "unbound-compile-param", 7);
+  // An unknown kernel still lists the file's kernels.
+  Result unknown = tlc("run " + file + " --kernel third --target=interp -D blk_a=4 -D blk_b=2 -D N=64 --dim M=10");
+  CHECK(unknown.code != 0);
+  CHECK(unknown.out.find("`first`, `second`") != std::string::npos);
+}
