@@ -171,6 +171,9 @@ struct Module {
   uint32_t file = 0;
   std::vector<Import> imports;
   std::vector<std::unique_ptr<FuncDef>> funcs;  // kernels and macros in order
+  // Module-level `NAME = value` assignments, in order (Python's globals: each
+  // kernel sees them as compile-time values, and `-D NAME=...` overrides one).
+  Block globals;
 };
 
 }  // namespace tlc::ast

@@ -90,7 +90,8 @@ void Parser::recoverIndentedBlock() {
 
 // ------------------------------------------------------------------ module
 
-// module = { import_stmt | funcdef | NEWLINE } EOF
+// module = { import_stmt | funcdef | global_assign | NEWLINE } EOF
+// global_assign = NAME { "," NAME } "=" exprlist NEWLINE
 std::unique_ptr<Module> Parser::parseModule() {
   auto module = std::make_unique<Module>();
   module->file = file_;
@@ -112,10 +113,12 @@ std::unique_ptr<Module> Parser::parseModule() {
         parseImport(*module);
       } else if (at(TokenKind::KwDef) || at(TokenKind::KwMacro) || at(TokenKind::At)) {
         module->funcs.push_back(parseFuncDef(true));
+      } else if (at(TokenKind::Identifier) && (peekKind(1) == TokenKind::Equal || peekKind(1) == TokenKind::Comma)) {
+        parseGlobalAssign(*module);
       } else {
         fail(DiagKind::UnexpectedToken, cur().loc,
-             "expected `def`, `macro` or `import` at the top level, found " + describeToken(cur()) +
-                 "; statements go inside a `def`");
+             "expected `def`, `macro`, `import` or `NAME = value` at the top level, found " + describeToken(cur()) +
+                 "; other statements go inside a `def`");
       }
     } catch (const ParseError&) {
       synchronize();
@@ -337,6 +340,27 @@ void Parser::rejectUnsupportedStatement() {
            word == "global" || word == "nonlocal" || word == "del" || word == "yield")
     if (next != TokenKind::LParen) message = "this Python statement is not part of the tile language";
   if (message) fail(DiagKind::UnsupportedSyntax, cur().loc, message);
+}
+
+// A module-level assignment: names (one, or a tuple of them) bound to a value.
+void Parser::parseGlobalAssign(Module& module) {
+  size_t first = module.globals.size();
+  parseSimpleStatement(module.globals);
+  for (size_t i = first; i < module.globals.size(); ++i) {
+    const Stmt& s = *module.globals[i];
+    bool names = s.kind == StmtKind::Assign && s.target;
+    if (names && s.target->kind == ExprKind::Tuple)
+      for (const ExprPtr& e : s.target->operands) names &= e && e->kind == ExprKind::Name;
+    else if (names)
+      names = s.target->kind == ExprKind::Name;
+    if (!names) {
+      SourceLoc loc = s.loc;
+      module.globals.resize(first);
+      fail(DiagKind::UnexpectedToken, loc,
+           "at the top level a statement assigns names (`N = 1024`, `M = T.dynamic(\"m\")`); other statements go "
+           "inside a `def`");
+    }
+  }
 }
 
 // simple_stmt = ( "pass" | "break" | "continue" | "return" [ exprlist ] | assert_stmt | expr_stmt ) NEWLINE

@@ -100,6 +100,7 @@ class Parser {
   void parseBlock(ast::Block& out, const std::string& what);
   void parseStatements(ast::Block& out);
   void parseStatement(ast::Block& out);
+  void parseGlobalAssign(ast::Module& module);
   void parseSimpleStatement(ast::Block& out);
   ast::StmtPtr parseFor();
   ast::StmtPtr parseWith();

@@ -488,6 +488,31 @@ void Sema::checkUnboundParams(const std::vector<std::pair<std::string, SourceLoc
   }
 }
 
+// The module's `NAME = value` assignments, in order, into the current scope
+// (around the kernel's, so that its parameters shadow them and their
+// defaults see them, as in Python): a name bound to a constant is a
+// compile-time parameter with that default (`-D NAME=...` overrides it)
+// unless the kernel has a parameter of that name; other values
+// (`T.dynamic("m")`, tuples) are bound as an assignment in the kernel binds
+// them.
+void Sema::bindGlobals(const ast::FuncDef& def, bool factory, ModuleInfo& m, ir::PrimFunc& fn) {
+  std::set<std::string> own;
+  for (const ast::CompileParam& cp : def.compileParams) own.insert(cp.name);
+  if (factory)
+    for (const ast::Param& p : def.params) own.insert(p.name);
+  for (const ast::StmtPtr& s : m.ast->globals) {
+    if (!s || s->kind != ast::StmtKind::Assign || !s->target) continue;
+    const ast::Expr& target = *s->target;
+    if (target.kind == ast::ExprKind::Name && !own.count(target.name) && s->value->kind != ast::ExprKind::Call) {
+      scope_->erase(target.name);  // Python rebinds
+      bindCompileParam(target.name, s->value.get(), target.loc, fn);
+      continue;
+    }
+    if (target.kind == ast::ExprKind::Name) scope_->erase(target.name);
+    lowerAssign(*s);
+  }
+}
+
 ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   usedNames_.clear();
   symbolic_.clear();
@@ -503,16 +528,19 @@ ir::Func Sema::lowerKernel(const ast::FuncDef& def, ModuleInfo& m) {
   dynamicVars_.clear();
   module_ = &m;
   scope_ = nullptr;
-  ScopeGuard guard(*this, true, m.scope.get());
-  Scope& kernelScope = *scope_;
   auto fn = std::make_shared<ir::PrimFunc>();
   fn->name = def.name;
   fn->loc = def.loc;
   currentFunc_ = fn.get();
   auto form = defForms_.find(&def);
   DefForm kind = form == defForms_.end() ? DefForm::Kernel : form->second.form;
+  ScopeGuard globals(*this, true, m.scope.get());
+  bindGlobals(def, kind == DefForm::Factory, m, *fn);
+  ScopeGuard guard(*this, true);
+  Scope& kernelScope = *scope_;
 
-  // Compile-time parameters, in order: each may use the ones before it.
+  // The module's names, then the compile-time parameters, in order: each
+  // may use the ones before it.
   std::vector<std::pair<std::string, SourceLoc>> compileNames;
   for (const ast::CompileParam& cp : def.compileParams) {
     bindCompileParam(cp.name, cp.defaultValue.get(), cp.loc, *fn);

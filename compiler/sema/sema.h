@@ -101,6 +101,7 @@ class Sema {
   void bindDotted(ModuleInfo& m, const std::string& dotted, const Value& leaf, SourceLoc loc);
 
   // ---- kernels (lower_func.cpp)
+  void bindGlobals(const ast::FuncDef& def, bool factory, ModuleInfo& m, ir::PrimFunc& fn);
   ir::Func lowerKernel(const ast::FuncDef& def, ModuleInfo& m);
   void bindCompileParam(const std::string& name, const ast::Expr* defaultValue, SourceLoc loc, ir::PrimFunc& fn);
   void lowerRuntimeParams(const std::vector<ast::Param>& params, ir::PrimFunc& fn);

@@ -517,3 +517,16 @@ TEST_CASE("lexing and parsing are fast on a large file") {
   CHECK(p.module->funcs.size() > 3000);
   CHECK(ms < 5000);  // generous: unoptimized and sanitizer builds are much slower
 }
+
+TEST_CASE("the top level holds name assignments beside definitions and imports") {
+  Parsed ok("BLOCK = 64\nBM, BN = 16, BLOCK\nM = T.dynamic(\"m\")\ndef f(A: Tensor[(4,), float32]):\n    pass\n");
+  CHECK(ok.errorKinds().empty());
+  CHECK(ok.module->globals.size() == 3);
+  CHECK(ok.module->funcs.size() == 1);
+  for (const char* text : {"A[0] = 3\n", "x += 1\n", "T.copy(a, b)\n", "a, b[0] = 1, 2\n"}) {
+    CAPTURE(text);
+    Parsed bad(text);
+    CHECK(bad.errorKinds() == std::vector<DiagKind>{DiagKind::UnexpectedToken});
+    CHECK(bad.module->globals.empty());
+  }
+}

@@ -277,7 +277,7 @@ def k[M](A: Tensor[(M,), int32]):
 
 TEST_CASE("compileSource on broken input reports and returns nullopt, never throws") {
   for (const char* src : {"def", "def k[M](A: Tensor[(M,), float32]):\n    with T.Kernel(", "macro m(:\n",
-                          "def k[](A: Tensor[(), float32]):\n    pass\n", "x = 1\n", "\t\n  def\n"}) {
+                          "def k[](A: Tensor[(), float32]):\n    pass\n", "x += 1\n", "\t\n  def\n"}) {
     CAPTURE(src);
     Compiled c = compileText(src);
     CHECK(!c.module.has_value());

@@ -156,3 +156,24 @@ TEST_CASE("a factory in Python's idiom picks its kernel with a compile-time if a
   CHECK(bad.rendered().find("assertion failed with these compile-time parameters: N must be a multiple of block_N") !=
         std::string::npos);
 }
+
+TEST_CASE("names assigned at the top of the file are every kernel's: constants are parameters with defaults") {
+  const int64_t M = 37, N = 100;  // neither 16 rows nor 64 columns divide them
+  for (bool overridden : {false, true}) {
+    CAPTURE(overridden);
+    std::vector<Define> defines = {{"N", "100"}};
+    if (overridden) defines.push_back({"SCALE", "0.5"});
+    Compiled c = compileStyle("module_globals.tl", defines);
+    const ir::PrimFunc& f = c.func();
+    CHECK(binding(f, "BLOCK") == "64");
+    CHECK(binding(f, "block_N") == "64");  // the parameter's default reads the global tuple's BN
+    CHECK(f.params[0].buffer->dtype == DType::Float16);
+    const double scale = overridden ? 0.5 : 3.0;
+    HostTensor X(DType::Float16, {M, N}), Y(DType::Float16, {M, N});
+    interp::fillRandom(X, 11);
+    run(c, {&X, &Y});
+    std::vector<double> want(M * N);
+    for (int64_t i = 0; i < M * N; ++i) want[i] = X.get(i) * scale + 1.0;
+    checkClose(Y, want, 2e-3, 2e-3);
+  }
+}
