@@ -49,11 +49,7 @@ void Sema::lowerStmt(const ast::Stmt& s) {
     case ast::StmtKind::With: lowerWith(s); return;
     case ast::StmtKind::If: lowerIf(s); return;
     case ast::StmtKind::Pass: return;
-    case ast::StmtKind::Assert:
-      report(DiagKind::MisusedBuiltin, s.loc,
-             "`assert` checks a kernel factory's parameters at compile time, in the factory's body; in a kernel, "
-             "branch with `if` on the condition instead");
-      return;
+    case ast::StmtKind::Assert: checkAssert(s); return;
     case ast::StmtKind::Def: return;  // reported where the definitions were classified
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue: lowerLoopJump(s); return;

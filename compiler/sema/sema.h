@@ -134,7 +134,7 @@ class Sema {
   void classifyFactory(ast::FuncDef& def, DefInfo& info);
   const ast::FuncDef* lowerFactoryPrelude(const ast::FuncDef& factory, ModuleInfo& m);
   const ast::FuncDef* lowerFactoryBlock(const ast::FuncDef& factory, const ast::Block& block, ModuleInfo& m);
-  bool checkFactoryAssert(const ast::Stmt& s);
+  bool checkAssert(const ast::Stmt& s);
   bool checkMemoryOrder(const std::string& fname, const ast::Expr& order);
   // False after reporting that a macro argument does not fit its annotation.
   bool checkMacroAnnotation(const ast::Param& p, const Value& arg);

@@ -289,7 +289,7 @@ const ast::FuncDef* Sema::lowerFactoryBlock(const ast::FuncDef& factory, const a
         lowerAssign(*s);
         continue;
       case ast::StmtKind::Assert:
-        if (!checkFactoryAssert(*s)) return nullptr;
+        if (!checkAssert(*s)) return nullptr;
         continue;
       case ast::StmtKind::If: {
         std::optional<bool> taken = s->value ? constBool(*s->value, "the condition of an `if` in a kernel factory")
@@ -318,9 +318,9 @@ const ast::FuncDef* Sema::lowerFactoryBlock(const ast::FuncDef& factory, const a
   return nullptr;
 }
 
-// `assert cond, "message"` in a factory: the condition folds at compile time;
-// a false one is an error at the assert, with the message.
-bool Sema::checkFactoryAssert(const ast::Stmt& s) {
+// `assert cond, "message"` in a factory or a kernel: the condition folds at
+// compile time; a false one is an error at the assert, with the message.
+bool Sema::checkAssert(const ast::Stmt& s) {
   std::optional<bool> holds = constBool(*s.value, "the condition of `assert`");
   if (!holds) return false;
   if (*holds) return true;
@@ -329,8 +329,7 @@ bool Sema::checkFactoryAssert(const ast::Stmt& s) {
     Value v = eval(*s.target);
     if (v.kind == ValueKind::String) message = ": " + v.str;
   }
-  report(DiagKind::BadKernelFactory, s.loc,
-         "assertion failed with these compile-time parameters" + message);
+  report(DiagKind::AssertionFailed, s.loc, "assertion failed with these compile-time parameters" + message);
   return false;
 }
 
