@@ -493,17 +493,30 @@ void Sema::checkUnboundParams(const std::vector<std::pair<std::string, SourceLoc
 // defaults see them, as in Python): a name bound to a constant is a
 // compile-time parameter with that default (`-D NAME=...` overrides it)
 // unless the kernel has a parameter of that name; other values
-// (`T.dynamic("m")`, tuples) are bound as an assignment in the kernel binds
-// them.
+// (`T.dynamic("m")`, tuples, strings that name no dtype) are bound as an
+// assignment in the kernel binds them.
 void Sema::bindGlobals(const ast::FuncDef& def, bool factory, ModuleInfo& m, ir::PrimFunc& fn) {
   std::set<std::string> own;
   for (const ast::CompileParam& cp : def.compileParams) own.insert(cp.name);
   if (factory)
     for (const ast::Param& p : def.params) own.insert(p.name);
   for (const ast::StmtPtr& s : m.ast->globals) {
-    if (!s || s->kind != ast::StmtKind::Assign || !s->target) continue;
+    // One that failed for an earlier kernel is reported once: it is skipped.
+    if (!s || s->kind != ast::StmtKind::Assign || !s->target || failedGlobals_.count(s.get())) continue;
     const ast::Expr& target = *s->target;
-    if (target.kind == ast::ExprKind::Name && !own.count(target.name) && s->value->kind != ast::ExprKind::Call) {
+    int errors = diags_.errorCount();
+    struct Failed {
+      Sema& sema;
+      const ast::Stmt* stmt;
+      int errors;
+      ~Failed() {
+        if (sema.diags_.errorCount() > errors) sema.failedGlobals_.insert(stmt);
+      }
+    } failed{*this, s.get(), errors};
+    // A string that names no dtype is a plain string, not a parameter.
+    const ast::Expr& v = *s->value;
+    bool constant = v.kind != ast::ExprKind::Call && (v.kind != ast::ExprKind::String || parseDTypeSpelling(v.name));
+    if (target.kind == ast::ExprKind::Name && !own.count(target.name) && constant) {
       scope_->erase(target.name);  // Python rebinds
       bindCompileParam(target.name, s->value.get(), target.loc, fn);
       continue;

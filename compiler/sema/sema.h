@@ -259,6 +259,7 @@ class Sema {
   std::map<const ast::FuncDef*, DefInfo> defForms_;
   FrontendTuning* tuning_ = nullptr;  // compileSource's `tuning` (null: not tuning)
   std::string onlyKernel_;            // compileSource's `onlyKernel` (empty: every kernel)
+  std::set<const ast::Stmt*> failedGlobals_;  // module-level assignments that reported errors
 
   // Per kernel.
   ir::PrimFunc* currentFunc_ = nullptr;
