@@ -460,4 +460,19 @@ def k[M, N](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float32]):
   CHECK(even.tile("X_f").layout.group == 128);
   CHECK(even.tile("X_f").layout.vector == 1);
   CHECK_FALSE(even.tile("X_f").layout.paddedRows());
+  CHECK(even.plan.unfit.empty());
+}
+
+TEST_CASE("a group whose uses fit registers but no layout does is listed for the warning") {
+  auto r = infer(R"(
+def k[M, N](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(M, 128), threads=128) as bx:
+        X_f = T.alloc_fragment((128, 300), float32)
+        T.copy(X[bx * 128, 0], X_f)
+        T.copy(X_f, Y[bx * 128, 0])
+)");
+  CHECK_FALSE(r.inRegisters("X_f"));
+  REQUIRE(r.plan.unfit.size() == 1);
+  CHECK(r.plan.unfit[0].first == r.buffers.at("X_f"));
+  CHECK(r.plan.unfit[0].second.find("use more threads or a smaller tile") != std::string::npos);
 }

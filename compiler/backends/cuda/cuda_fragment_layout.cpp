@@ -640,6 +640,17 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
     if (!why.empty()) {
       for (auto* b : list)
         plan.fallback[b] = b == culprit || !culprit ? why : "shares a loop nest with `" + culprit->name + "`: " + why;
+      if (!culprit) {  // every use fits registers, but no layout does
+        const BufferNode* tile = list[0];
+        for (auto* b : list)
+          if (uses.cands[b].role == Role::Tile) {
+            tile = b;
+            break;
+          }
+        std::string fix = threads % 32 ? "run the kernel with a multiple of 32 threads"
+                                       : "use more threads or a smaller tile";
+        plan.unfit.push_back({tile, why + "; " + fix});
+      }
       continue;
     }
     addGroup(plan, uses, groups, root, list, layout);

@@ -51,7 +51,8 @@
 // them. Then a wider G (up to W) that still tiles the group is taken when
 // the group's registers per thread are fewer with it (column vectors take
 // C / G registers, row vectors R * G / T). Groups needing
-// more than kMaxRegisterElems registers per thread fall back to shared memory.
+// more than kMaxRegisterElems registers per thread fall back to shared memory
+// (listed in FragmentLayoutPlan::unfit, for a warning).
 // A group that no such layout tiles evenly takes a padded one: V as above,
 // and the G (a power of two, at most T) with the fewest registers per
 // thread for the group, padding counted; among equals, rows within a warp
@@ -206,6 +207,11 @@ struct FragmentLayoutPlan {
   std::vector<RegisterLayout> groups;
   // Fragments left in shared memory, with the reason (for tests and --verbose output).
   std::unordered_map<const ir::BufferNode*, std::string> fallback;
+  // Groups whose every use fits registers but that no register layout
+  // holds (too many registers per thread, threads not whole warps): one
+  // member (a tile where there is one) and why, with what to change; they
+  // are in `fallback` too, and the layout inference pass warns about them.
+  std::vector<std::pair<const ir::BufferNode*, std::string>> unfit;
   // Annotations that no layout satisfies; the plan is not usable when there are any.
   std::vector<LayoutConflict> conflicts;
   // Accumulators whose group does not fit although a use needs it (a row
