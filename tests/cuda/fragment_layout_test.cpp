@@ -389,3 +389,90 @@ def k[M, N=8192, block_M=4](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float3
   CHECK_FALSE(r.inRegisters("X_f"));
   CHECK(r.why("X_f").find("registers per thread") != std::string::npos);
 }
+
+TEST_CASE("padded row-group layouts place every element once, and only the slots in range hold one") {
+  for (auto l : std::vector<RegisterLayout>{{4, 1000, 128, 32, 4}, {7, 33, 128, 16, 1}, {1, 1000, 128, 128, 4},
+                                            {1000, 1, 128, 1, 1}, {100, 24, 128, 1, 8}, {7, 33, 128, 64, 1},
+                                            {3, 40, 64, 16, 4}}) {
+    CAPTURE(l.rows);
+    CAPTURE(l.cols);
+    CAPTURE(l.group);
+    CHECK((l.paddedRows() || l.paddedColumns()));
+    checkCoverage(l.tile());
+    checkCoverage(l.rowVector());
+    checkCoverage(l.columnVector());
+    // Every (thread, register row, run) slot: in range exactly when its
+    // position is inside the tile, and then the tile puts that element there.
+    int64_t inside = 0;
+    for (int64_t t = 0; t < l.threads; ++t)
+      for (int64_t ri = 0; ri < l.rowsPerThread(); ++ri)
+        for (int64_t ch = 0; ch < l.chunksPerRow(); ++ch) {
+          std::vector<std::pair<ir::Var, int64_t>> env;
+          int64_t i = layout::evalIndex(l.rowOf(ir::makeInt(ri), ir::makeInt(t)), env);
+          int64_t j = layout::evalIndex(l.colOf(ir::makeInt(ch), ir::makeInt(0), ir::makeInt(t)), env);
+          bool rowIn = layout::evalIndex(l.rowInRange(ir::makeInt(ri), ir::makeInt(t)), env) != 0;
+          bool chunkIn = layout::evalIndex(l.chunkInRange(ir::makeInt(ch), ir::makeInt(t)), env) != 0;
+          CHECK(rowIn == (i < l.rows));
+          CHECK(chunkIn == (j < l.cols));
+          if (!rowIn || !chunkIn) continue;
+          inside += l.vector;
+          CHECK(l.tile().threadOf({i, j}) == t);
+          CHECK(l.tile().registerOf({i, j}) ==
+                layout::evalIndex(l.tileRegister(ir::makeInt(ri), ir::makeInt(ch), ir::makeInt(0)), env));
+        }
+    CHECK(inside == l.rows * l.cols);
+  }
+}
+
+TEST_CASE("tiles the threads do not divide take the padded layout with the fewest registers") {
+  const char* kTile = R"(
+def k[M, N](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(M, BM), threads=128) as bx:
+        X_f = T.alloc_fragment((BM, BN), float32)
+        T.copy(X[bx * BM, 0], X_f)
+        for i, j in T.Parallel(BM, BN):
+            X_f[i, j] = X_f[i, j] * 2.0
+        T.copy(X_f, Y[bx * BM, 0])
+)";
+  auto withShape = [&](int rows, int cols) {
+    std::string text = kTile;
+    for (size_t at; (at = text.find("BM")) != std::string::npos;) text.replace(at, 2, std::to_string(rows));
+    for (size_t at; (at = text.find("BN")) != std::string::npos;) text.replace(at, 2, std::to_string(cols));
+    return text;
+  };
+  struct Expect {
+    int rows, cols;
+    int64_t group, vector, registers;
+  };
+  for (Expect e : std::vector<Expect>{{4, 1000, 32, 4, 32}, {7, 33, 16, 1, 3}, {1, 1000, 128, 4, 8}, {100, 24, 1, 4, 24}}) {
+    CAPTURE(e.rows);
+    CAPTURE(e.cols);
+    auto r = infer(withShape(e.rows, e.cols));
+    REQUIRE(r.inRegisters("X_f"));
+    const RegisterLayout& l = r.tile("X_f").layout;
+    CHECK(l.group == e.group);
+    CHECK(l.vector == e.vector);
+    CHECK(r.tile("X_f").registers() == e.registers);
+  }
+  // A tile some layout divides keeps it (no padding).
+  auto even = infer(withShape(3, 128));
+  REQUIRE(even.inRegisters("X_f"));
+  CHECK(even.tile("X_f").layout.group == 128);
+  CHECK(even.tile("X_f").layout.vector == 1);
+  CHECK_FALSE(even.tile("X_f").layout.paddedRows());
+  CHECK(even.plan.unfit.empty());
+}
+
+TEST_CASE("a group whose uses fit registers but no layout does is listed for the warning") {
+  auto r = infer(R"(
+def k[M, N](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(M, 128), threads=128) as bx:
+        X_f = T.alloc_fragment((128, 300), float32)
+        T.copy(X[bx * 128, 0], X_f)
+        T.copy(X_f, Y[bx * 128, 0])
+)");
+  CHECK_FALSE(r.inRegisters("X_f"));
+  REQUIRE(r.plan.unfit.size() == 1);
+  CHECK(r.plan.unfit[0].first == r.buffers.at("X_f"));
+  CHECK(r.plan.unfit[0].second.find("use more threads or a smaller tile") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "compiler/backends/cuda/cuda_fragment_uses.h"
 #include "compiler/ir/functor.h"
@@ -74,6 +75,25 @@ bool chooseLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes
     }
   }
   return false;
+}
+
+// A padded row-group layout (see the header) for a group that no layout
+// tiles evenly: V as the cost rule takes it, and the G with the fewest
+// registers per thread for the group (`registers`, padding counted), rows
+// within a warp before rows spanning warps, then the narrowest G (the
+// widest for `columnsWide`); false when the threads are not whole warps.
+bool choosePaddedLayout(int64_t rows, int64_t cols, int64_t threads, int64_t elemBytes, bool columnsWide, int64_t warp,
+                        const std::function<int64_t(const RegisterLayout&)>& registers, RegisterLayout* out) {
+  if (threads % 32 != 0) return false;
+  int64_t vector = std::max<int64_t>(1, 16 / elemBytes);
+  while (cols % vector) vector /= 2;
+  auto cost = [&](const RegisterLayout& l) {
+    return std::tuple{registers(l), l.group > warp, columnsWide ? -l.group : l.group};
+  };
+  *out = RegisterLayout{rows, cols, threads, 1, vector};
+  for (int64_t group = 2; group <= threads; group *= 2)
+    if (RegisterLayout l{rows, cols, threads, group, vector}; cost(l) < cost(*out)) *out = l;
+  return true;
 }
 
 // The cost rule's layout `l`, or one with more threads per row (up to a
@@ -508,6 +528,27 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         }
     }
 
+    // The layout the cost rule gives the group (padded where no layout
+    // tiles it evenly); false when none fits.
+    auto ownLayout = [&](RegisterLayout* out) {
+      const BufferNode* any = nullptr;
+      for (auto* b : list)
+        if (uses.cands[b].role == Role::Tile) any = b;
+      int64_t elemBytes = bytes ? bytes : dtypeBytes((any ? any : list[0])->dtype);
+      bool columns = false, rowsReduced = false;
+      for (auto* b : list) {
+        columns |= uses.cands[b].columnReduced;
+        rowsReduced |= uses.cands[b].reduced;
+      }
+      auto regs = [&](const RegisterLayout& l) { return registersOf(uses, list, l); };
+      if (chooseLayout(tileShape[0], tileShape[1], threads, elemBytes, columns && !rowsReduced, warp, out)) {
+        *out = fewestRegisters(*out, warp, regs);
+        return true;
+      }
+      return choosePaddedLayout(tileShape[0], tileShape[1], threads, elemBytes, columns && !rowsReduced, warp, regs,
+                                out);
+    };
+
     // Annotations: every annotated member of a group has the same one, and
     // the group's uses must allow it.
     const AnnotateLayoutStmt* annotated = nullptr;
@@ -558,7 +599,12 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
         continue;
       }
       RegisterLayout layout{tileShape[0], tileShape[1], threads, annotated->layout.threadsPerRow, annotated->layout.vector};
+      // A padded layout holds where it is the plan's own (the annotation the
+      // inference pass wrote); a user's annotation tiles the group evenly.
+      RegisterLayout own;
       std::string mismatch = rowGroupMismatch(layout);
+      if (!mismatch.empty() && ownLayout(&own) && own == layout && (own.paddedRows() || own.paddedColumns()))
+        mismatch.clear();
       std::string fix = "; choose threads per row and a run length that divide the tile over the threads, or remove "
                         "the annotation";
       if (threads % 32) fix = "; run the kernel with a multiple of 32 threads, or remove the annotation";
@@ -583,22 +629,9 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
     }
 
     RegisterLayout layout;
-    if (why.empty()) {
-      const BufferNode* any = nullptr;
-      for (auto* b : list)
-        if (uses.cands[b].role == Role::Tile) any = b;
-      if (!bytes) bytes = dtypeBytes((any ? any : list[0])->dtype);
-      bool columns = false, rowsReduced = false;
-      for (auto* b : list) {
-        columns |= uses.cands[b].columnReduced;
-        rowsReduced |= uses.cands[b].reduced;
-      }
-      if (!chooseLayout(tileShape[0], tileShape[1], threads, bytes, columns && !rowsReduced, warp, &layout))
-        why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
-              " threads";
-      else
-        layout = fewestRegisters(layout, warp, [&](const RegisterLayout& l) { return registersOf(uses, list, l); });
-    }
+    if (why.empty() && !ownLayout(&layout))
+      why = "no row-group layout of [" + num(tileShape[0]) + ", " + num(tileShape[1]) + "] over " + num(threads) +
+            " threads: register layouts need whole warps";
     if (why.empty()) {
       int64_t regs = registersOf(uses, list, layout);
       if (regs > kMaxRegisterElems)
@@ -607,6 +640,17 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
     if (!why.empty()) {
       for (auto* b : list)
         plan.fallback[b] = b == culprit || !culprit ? why : "shares a loop nest with `" + culprit->name + "`: " + why;
+      if (!culprit) {  // every use fits registers, but no layout does
+        const BufferNode* tile = list[0];
+        for (auto* b : list)
+          if (uses.cands[b].role == Role::Tile) {
+            tile = b;
+            break;
+          }
+        std::string fix = threads % 32 ? "run the kernel with a multiple of 32 threads"
+                                       : "use more threads or a smaller tile";
+        plan.unfit.push_back({tile, why + "; " + fix});
+      }
       continue;
     }
     addGroup(plan, uses, groups, root, list, layout);

@@ -19,6 +19,13 @@
 // tile's columns is replicated over the P row slots (register
 // (j / (G * V)) * V + j % V).
 //
+// Tiles the threads do not divide are padded: each thread holds
+// ceil(R / P) register rows of ceil(C / (G * V)) runs, and the slots past
+// the tile (rows from R, columns from C) hold no element. V always divides
+// C, so a run is wholly inside the tile or wholly padding; every loop over
+// a thread's registers (Parallel nests, copies, reductions) skips the
+// padding slots (RegisterLayout::rowInRange, chunkInRange).
+//
 // Buffers are grouped by their uses: a Parallel nest over (i, j) that indexes
 // X[i, j], m[i] and w[j] puts X (tile), m (rows) and w (columns) in one group;
 // reduce(X, m, dim=1) makes m a row vector of X's group; a copy between two
@@ -44,7 +51,13 @@
 // them. Then a wider G (up to W) that still tiles the group is taken when
 // the group's registers per thread are fewer with it (column vectors take
 // C / G registers, row vectors R * G / T). Groups needing
-// more than kMaxRegisterElems registers per thread fall back to shared memory.
+// more than kMaxRegisterElems registers per thread fall back to shared memory
+// (listed in FragmentLayoutPlan::unfit, for a warning).
+// A group that no such layout tiles evenly takes a padded one: V as above,
+// and the G (a power of two, at most T) with the fewest registers per
+// thread for the group, padding counted; among equals, rows within a warp
+// (G <= W) before rows spanning warps, then the narrowest G (the widest
+// for a group reduced along columns only).
 //
 // Mma groups: a group with an accumulator is laid out like it. Its tiles
 // are [R, C_k] with the accumulators' R rows and warp grid (every
@@ -121,6 +134,14 @@ struct RegisterLayout {
   int64_t rowSlots() const { return threads / group; }  // RowGroups, P: rows handled at once
   int64_t rowsPerThread() const;
   int64_t chunksPerRow() const;
+  // RowGroups: whether the threads leave padding slots past the tile's rows
+  // or columns (see the header), which loops over the registers skip.
+  bool paddedRows() const;
+  bool paddedColumns() const;
+  // Whether register row `ri` (run `chunk`) of thread `tid` holds a row
+  // (runs of columns) of the tile: true where nothing is padded.
+  ir::Expr rowInRange(const ir::Expr& ri, const ir::Expr& tid) const;
+  ir::Expr chunkInRange(const ir::Expr& chunk, const ir::Expr& tid) const;
   int64_t colsPerThread() const { return chunksPerRow() * vector; }
   // Threads sharing one row: consecutive lanes of a warp (rowLanes), in
   // rowWarps warps; the row-vector replicas. A row group counts warps of
@@ -186,6 +207,11 @@ struct FragmentLayoutPlan {
   std::vector<RegisterLayout> groups;
   // Fragments left in shared memory, with the reason (for tests and --verbose output).
   std::unordered_map<const ir::BufferNode*, std::string> fallback;
+  // Groups whose every use fits registers but that no register layout
+  // holds (too many registers per thread, threads not whole warps): one
+  // member (a tile where there is one) and why, with what to change; they
+  // are in `fallback` too, and the layout inference pass warns about them.
+  std::vector<std::pair<const ir::BufferNode*, std::string>> unfit;
   // Annotations that no layout satisfies; the plan is not usable when there are any.
   std::vector<LayoutConflict> conflicts;
   // Accumulators whose group does not fit although a use needs it (a row

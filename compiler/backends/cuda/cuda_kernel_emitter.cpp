@@ -190,8 +190,12 @@ std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferIn
     if (l.isMma())
       return s + "registers, " + roles[(int)info.tile->role] + " of an mma accumulator layout (" +
              std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps)";
+    std::string padding = l.paddedRows() || l.paddedColumns()
+                              ? ", padded to " + std::to_string(l.rowsPerThread() * l.rowSlots()) + " x " +
+                                    std::to_string(l.chunksPerRow() * l.group * l.vector)
+                              : "";
     return s + "registers, " + roles[(int)info.tile->role] + " of a row-group layout (" + std::to_string(l.group) +
-           " threads per row, runs of " + std::to_string(l.vector) + ")";
+           " threads per row, runs of " + std::to_string(l.vector) + padding + ")";
   }
   auto it = tiles_.fallback.find(b);
   return s + "shared memory" + (it != tiles_.fallback.end() ? " (" + it->second + ")" : "");

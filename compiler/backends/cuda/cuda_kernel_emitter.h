@@ -344,6 +344,8 @@ class KernelEmitter : public backend::CEmitter {
   void emitColumnReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // The destination element of row slot `ri` of a row reduction of a register tile (see cuda_register_tiles.cpp).
   std::string reduceTarget(const ir::ReduceStmt* r, const RegisterLayout& l, const ir::Expr& ri, std::string* guard);
+  // `if (...) ` that skips the padding (column register `c` past the tile) in a combine; empty when none.
+  std::string columnGuard(const RegisterLayout& l, const ir::Expr& c);
   // The accumulating register reductions of loop `f` whose combine across
   // threads can wait until after the loop: reduce(..., clear=False) of a
   // register tile into a register vector that nothing else in the body

@@ -42,6 +42,10 @@ class Annotator : public IRMutator {
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelLayoutPlan plan = planKernelLayouts(*k, options_);
     if (reportLayoutConflicts(plan, ctx_.diags)) return self;
+    for (auto& [b, why] : plan.fragments.unfit)
+      ctx_.diags.report(DiagKind::CudaFragmentShared, b->loc,
+                        "`" + b->name + "` lives in shared memory, not in registers: " + why +
+                            " (or annotate it `T.shared_fallback()` to keep it there without this warning)");
     std::vector<Stmt> out;
     bool changed = false;
     for (const Stmt& s : seqStmts(k->body)) {

@@ -212,6 +212,9 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
       else if (t.role == FragmentRole::Tile)
         out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +
                " threads: " + std::to_string(l.group) + " threads per row, runs of " + std::to_string(l.vector) + "; ";
+      if (!l.isMma() && (l.paddedRows() || l.paddedColumns()))
+        out += "padded to " + std::to_string(l.rowsPerThread() * l.rowSlots()) + " x " +
+               std::to_string(l.chunksPerRow() * l.group * l.vector) + "; ";
       out += std::to_string(t.registers()) + " registers)";
     } else {
       auto why = frags.fallback.find(b);

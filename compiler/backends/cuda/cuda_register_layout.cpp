@@ -49,11 +49,19 @@ Expr RegisterLayout::warpCol(const Expr& tid) const {
 // of block row ri / R; column chunk c is column lane % S of block column c.
 int64_t RegisterLayout::rowsPerThread() const {
   if (mfma) return rows / warpsM / mfma * (mfma * mfma / 64);
-  return isMma() ? 2 * (rows / warpsM / 16) : rows / rowSlots();
+  return isMma() ? 2 * (rows / warpsM / 16) : (rows + rowSlots() - 1) / rowSlots();
 }
 int64_t RegisterLayout::chunksPerRow() const {
   if (mfma) return cols / warpsN / mfma;
-  return isMma() ? cols / warpsN / 8 : cols / (group * vector);
+  return isMma() ? cols / warpsN / 8 : (cols + group * vector - 1) / (group * vector);
+}
+bool RegisterLayout::paddedRows() const { return !isMma() && rows % rowSlots() != 0; }
+bool RegisterLayout::paddedColumns() const { return !isMma() && cols % (group * vector) != 0; }
+Expr RegisterLayout::rowInRange(const Expr& ri, const Expr& tid) const {
+  return paddedRows() ? lt(rowOf(ri, tid), makeInt(rows)) : makeBool(true);
+}
+Expr RegisterLayout::chunkInRange(const Expr& chunk, const Expr& tid) const {
+  return paddedColumns() ? lt(colOf(chunk, makeInt(0), tid), makeInt(cols)) : makeBool(true);
 }
 int64_t RegisterLayout::rowLanes(int64_t warp) const { return isMma() ? (mfma ? mfma : 4) : std::min(group, warp); }
 int64_t RegisterLayout::rowWarps(int64_t warp) const { return isMma() ? warpsN : group > warp ? group / warp : 1; }

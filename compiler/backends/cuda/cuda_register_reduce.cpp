@@ -2,6 +2,7 @@
 // warp or several, columns, and the deferral of an accumulating reduction's
 // combine across threads to the end of its loop.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/backends/cuda/cuda_region_index.h"
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/loop_jumps.h"
 
@@ -67,7 +68,8 @@ void KernelEmitter::emitRowReduce(const ReduceStmt* r, const ReduceOps& o, Reduc
     line("#pragma unroll");
     open("for (int " + varName(c) + " = 0; " + varName(c) + " < " + std::to_string(l.colsPerThread()) + "; ++" +
          varName(c) + ")");
-    line(a + " = " + o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
+    line(columnGuard(l, makeVarRef(c)) + a + " = " +
+         o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
     close();
   }
   // The threads of a row are consecutive lanes of one warp (or wavefront).
@@ -125,7 +127,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   } else {
     line(A + " " + a + " = " + o.identity + ";");
     line("#pragma unroll");
-    line("for (int c = 0; c < " + cols + "; ++c) " + a + " = " +
+    line("for (int c = 0; c < " + cols + "; ++c) " + columnGuard(l, makeVarRef(c)) + a + " = " +
          o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
   }
   line(a + " = tlc::group_allreduce<" + lanes + ">(" + a + ", " + o.op + ");");
@@ -244,7 +246,12 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
   } else {
     line(acc + "[c] = " + o.identity + ";");
     line("#pragma unroll");
-    line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + acc + "[c] = " +
+    Var ri = makeVar("ri");
+    bindName(ri.get(), "ri");
+    markNonNegative(ri);
+    Expr rowInRange = l.rowInRange(makeVarRef(ri), threadIdx());
+    std::string skip = regions::isAlwaysTrue(rowInRange) ? "" : "if (" + expr(rowInRange) + ") ";
+    line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + skip + acc + "[c] = " +
          o.combine(acc + "[c]", o.value("ri * " + C + " + c")) + ";");
   }
   // Lanes l and l + G of a warp (G = the threads of a row, below W) hold
@@ -294,7 +301,15 @@ std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayou
     return di.name + "[" + expr(ri) + "]";
   }
   *guard = "tid % " + std::to_string(l.group) + " == 0";
+  if (l.paddedRows()) *guard += " && " + expr(l.rowInRange(ri, threadIdx()));
   return access(r->dst.buffer, {add(r->dst.ranges[0].min, l.rowOf(ri, threadIdx()))});
+}
+
+// `if (...) ` before a combine of the thread's column register `c`, which
+// skips the padding of a tile the threads do not divide; empty otherwise.
+std::string KernelEmitter::columnGuard(const RegisterLayout& l, const Expr& c) {
+  Expr in = l.chunkInRange(floorDiv(c, makeInt(l.vector)), threadIdx());
+  return regions::isAlwaysTrue(in) ? "" : "if (" + expr(in) + ") ";
 }
 
 // ---------------------------------------------------------------------------

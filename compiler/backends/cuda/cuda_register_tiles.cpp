@@ -50,9 +50,17 @@ KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, F
     return makeVarRef(v);
   };
   Expr ri = makeInt(0), chunk = makeInt(0), lane = makeInt(0);
+  Expr tid = threadIdx();
   if (kind != FragmentRole::Columns) ri = loop("ri", l.rowsPerThread());
+  if (kind != FragmentRole::Rows) chunk = loop("chunk", l.chunksPerRow());
+  // The padding slots of a tile the threads do not divide hold no element.
+  Expr inRange = logicalAnd(kind != FragmentRole::Columns ? l.rowInRange(ri, tid) : makeBool(true),
+                            kind != FragmentRole::Rows ? l.chunkInRange(chunk, tid) : makeBool(true));
+  if (!isAlwaysTrue(inRange)) {
+    open("if (" + expr(inRange) + ")");
+    ++loops.opened;
+  }
   if (kind != FragmentRole::Rows) {
-    chunk = loop("chunk", l.chunksPerRow());
     if (pairs) {
       loops.pairLane = makeVar("v");
       markNonNegative(loops.pairLane);
@@ -61,7 +69,6 @@ KernelEmitter::TileLoops KernelEmitter::openTileLoops(const RegisterLayout& l, F
       lane = loop("v", l.vector);
     }
   }
-  Expr tid = threadIdx();
   loops.row = l.rowOf(ri, tid);
   loops.col = l.colOf(chunk, lane, tid);
   loops.reg[(int)FragmentRole::Tile] = l.tileRegister(ri, chunk, lane);
