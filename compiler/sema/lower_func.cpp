@@ -66,9 +66,9 @@ std::optional<ir::Module> Sema::run(uint32_t file) {
   }
   // A definition that failed to classify may be the one a -D names, and so
   // may a kernel not lowered.
-  bool allClassified = !chosen;
-  for (const auto& [def, info] : defForms_) allClassified = allClassified && info.form != DefForm::Invalid;
-  for (size_t i = 0; i < defines_.size() && allClassified; ++i)
+  bool everyDefinitionSeen = !chosen;
+  for (const auto& [def, info] : defForms_) everyDefinitionSeen = everyDefinitionSeen && info.form != DefForm::Invalid;
+  for (size_t i = 0; i < defines_.size() && everyDefinitionSeen; ++i)
     if (!defineUsed_[i])
       diags_.report(DiagKind::BadDefine, defineLocs_[i],
                     "no kernel in this file has a compile-time parameter `" + defines_[i].name + "`");
@@ -505,24 +505,15 @@ void Sema::bindGlobals(const ast::FuncDef& def, bool factory, ModuleInfo& m, ir:
     if (!s || s->kind != ast::StmtKind::Assign || !s->target || failedGlobals_.count(s.get())) continue;
     const ast::Expr& target = *s->target;
     int errors = diags_.errorCount();
-    struct Failed {
-      Sema& sema;
-      const ast::Stmt* stmt;
-      int errors;
-      ~Failed() {
-        if (sema.diags_.errorCount() > errors) sema.failedGlobals_.insert(stmt);
-      }
-    } failed{*this, s.get(), errors};
+    if (target.kind == ast::ExprKind::Name) scope_->erase(target.name);  // Python rebinds
     // A string that names no dtype is a plain string, not a parameter.
     const ast::Expr& v = *s->value;
     bool constant = v.kind != ast::ExprKind::Call && (v.kind != ast::ExprKind::String || parseDTypeSpelling(v.name));
-    if (target.kind == ast::ExprKind::Name && !own.count(target.name) && constant) {
-      scope_->erase(target.name);  // Python rebinds
-      bindCompileParam(target.name, s->value.get(), target.loc, fn);
-      continue;
-    }
-    if (target.kind == ast::ExprKind::Name) scope_->erase(target.name);
-    lowerAssign(*s);
+    if (target.kind == ast::ExprKind::Name && !own.count(target.name) && constant)
+      bindCompileParam(target.name, &v, target.loc, fn);
+    else
+      lowerAssign(*s);
+    if (diags_.errorCount() > errors) failedGlobals_.insert(s.get());
   }
 }
 
