@@ -167,6 +167,9 @@ class EmitCommand : public Subcommand {
                      "tokens | ast | tir | cuda | ptx (for --target=cuda:sm_XX, default sm_80) | hip | amdgcn (for "
                      "--target=hip:gfxNNN, default gfx942) | llvm | asm (cpu)")
         ->default_val("tir");
+    cmd_->add_option("--passes", passes_,
+                     "with --stage=tir: run these registered tile-IR passes, in order, before printing "
+                     "(comma-separated: --passes=pipeline-planning,expand-pipelines)");
     target_.attach(cmd_, "cpu");
   }
   int run() override {
@@ -190,7 +193,23 @@ class EmitCommand : public Subcommand {
     }
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
+    if (!passes_.empty() && stage_ != "tir") {
+      std::cerr << "tlc: error: --passes applies to --stage=tir\n";
+      return kExitUsage;
+    }
     if (stage_ == "tir") {
+      if (!passes_.empty()) {
+        std::string error;
+        auto pipeline = passes::pipelineFromNames(passes_, error);
+        if (!pipeline) {
+          std::cerr << "tlc: error: " << error << "\n";
+          return kExitUsage;
+        }
+        passes::PassContext ctx(c.diags());
+        module = pipeline->run(*module, ctx);
+        c.flush();
+        if (!module) return kExitUserError;
+      }
       std::cout << ir::printModule(*module);
       return kExitOk;
     }
@@ -202,7 +221,7 @@ class EmitCommand : public Subcommand {
  private:
   ProgramOptions program_;
   TargetOptions target_;
-  std::string stage_;
+  std::string stage_, passes_;
 };
 
 class RunCommand : public Subcommand {

@@ -68,7 +68,10 @@ void Machine::warnUninitialized(BufferState& b, const BufferNode* node, int64_t 
 }
 
 Value Machine::loadElement(BufferState& b, const BufferNode* node, int64_t flat, SourceLoc loc) {
-  if (b.tracked && !b.written[static_cast<size_t>(flat)] && !b.warned) warnUninitialized(b, node, flat, loc);
+  if (b.tracked && b.written[static_cast<size_t>(flat)] != kWritten) {
+    if (b.written[static_cast<size_t>(flat)] == kPending) failPending(node, b, flat, loc);
+    if (!b.warned) warnUninitialized(b, node, flat, loc);
+  }
   return readElement(*b.tensor, flat);
 }
 
@@ -311,6 +314,12 @@ void Machine::exec(const CStmt& s) {
     // The enclosing statements return up to the loop, which consumes the jump.
     case StmtKind::Break: jump_ = Jump::Break; return;
     case StmtKind::Continue: jump_ = Jump::Continue; return;
+    case StmtKind::Version: execVersion(s); return;
+    case StmtKind::AsyncCommit:
+      groups_.push_back(std::move(openGroup_));
+      openGroup_.clear();
+      return;
+    case StmtKind::AsyncWait: execAsyncWait(s); return;
   }
 }
 
@@ -336,6 +345,7 @@ void Machine::execKernel(const CStmt& s) {
       vars_[s.vars[d]] = intValue(wrapToIntDType(block_[d], prog_.vars[s.vars[d]].var->dtype));
     }
     exec(*s.body[0]);
+    checkNoPendingCopies();
   }
   kernel_ = nullptr;
   block_.clear();
@@ -375,9 +385,10 @@ void Machine::execAlloc(const CStmt& s) {
   b.tensor = &t;
   b.shape = t.shape;
   b.strides = t.strides();
-  b.written.assign(static_cast<size_t>(t.numel()), 0);
+  b.written.assign(static_cast<size_t>(t.numel()), kUnwritten);
   b.tracked = true;
   b.live = true;
+  if (slot.versions > 1) allocVersions(s.slot);
 }
 
 void Machine::execFor(const CStmt& s) {

@@ -31,6 +31,24 @@ struct BufferState {
   bool tracked = false;          // true for allocations
   bool warned = false;           // an uninitialized read was reported for this buffer
   bool live = false;
+  // Allocations with several versions (AllocStmt::versions): `tensor` and
+  // `written` are those of version `current`; the others' are kept here
+  // (versionWritten[current] is empty while its flags are in `written`).
+  std::vector<std::unique_ptr<HostTensor>> versions;
+  std::vector<std::vector<uint8_t>> versionWritten;
+  int64_t current = 0;
+};
+
+// `written` flags: kUnwritten, kWritten, or kPending (an asynchronous copy
+// not yet waited for will write the element).
+constexpr uint8_t kUnwritten = 0, kWritten = 1, kPending = 2;
+
+// An issued asynchronous copy: the values it will write, read when it was issued.
+struct PendingCopy {
+  int slot;
+  int64_t version;
+  std::vector<std::pair<int64_t, Value>> writes;  // flat offset, value
+  SourceLoc loc;
 };
 
 // A region with its bounds evaluated.
@@ -68,6 +86,10 @@ class Machine {
   const ir::KernelStmt* kernel_ = nullptr;
   std::FILE* printTo_ = nullptr;
   std::vector<int64_t> block_;
+  // Asynchronous copies issued since the last commit_group, and the
+  // committed groups not yet completed, oldest first.
+  std::vector<PendingCopy> openGroup_;
+  std::vector<std::vector<PendingCopy>> groups_;
 
   void addBlockNote(Diagnostic& d);
   Value evalBinary(const CExpr& e);
@@ -78,8 +100,9 @@ class Machine {
   Value loadElement(BufferState& b, const ir::BufferNode* node, int64_t flat, SourceLoc loc);
   void storeElement(BufferState& b, int64_t flat, Value v) {
     writeElement(*b.tensor, flat, v);
-    if (b.tracked) b.written[static_cast<size_t>(flat)] = 1;
+    if (b.tracked) b.written[static_cast<size_t>(flat)] = kWritten;
   }
+  [[noreturn]] void failPending(const ir::BufferNode* node, const BufferState& b, int64_t flat, SourceLoc loc);
   void warnUninitialized(BufferState& b, const ir::BufferNode* node, int64_t flat, SourceLoc loc);
 
   void execKernel(const CStmt& s);
@@ -88,6 +111,15 @@ class Machine {
   void execStore(const CStmt& s);
   void execAtomic(const CStmt& s);
   void execPrint(const CStmt& s);  // print.cpp
+
+  // Asynchronous pipelines (async_copies.cpp).
+  void allocVersions(int slot);
+  void selectVersion(BufferState& b, int64_t v);
+  void execVersion(const CStmt& s);
+  void execAsyncCopy(const CStmt& s);
+  void execAsyncWait(const CStmt& s);
+  void complete(const PendingCopy& c);
+  void checkNoPendingCopies();
 
   // Tile operations (tile_ops.cpp).
   RegionVal evalRegion(const CRegion& r);

@@ -1,5 +1,6 @@
 #include "compiler/interp/program.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -247,6 +248,7 @@ class Compiler {
         std::vector<const CExpr*> shape;
         for (const Expr& e : a->buffer->shape) shape.push_back(expr(e));
         prog_.buffers[c->slot].shape = std::move(shape);
+        prog_.buffers[c->slot].versions = std::max<int64_t>(a->versions, 1);
         liveBuffers_.insert(a->buffer.get());
         break;
       }
@@ -331,6 +333,15 @@ class Compiler {
         // Layouts place elements in memory; they change no value.
         useBuffer(static_cast<const AnnotateLayoutStmt*>(s.get())->buffer, s->loc);
         break;
+      case StmtKind::Version: {
+        auto* v = static_cast<const VersionStmt*>(s.get());
+        c->exprs = {expr(v->version)};
+        for (const Buffer& b : v->buffers) c->vars.push_back(useBuffer(b, s->loc));
+        c->body.push_back(body(v->body));
+        break;
+      }
+      case StmtKind::AsyncCommit:
+      case StmtKind::AsyncWait: break;
     }
     return c;
   }

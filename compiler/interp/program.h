@@ -48,8 +48,9 @@ struct CStmt {
   std::vector<const CStmt*> body;   // Seq: children; For/Let/Kernel: {body}; If: {then, else-or-null}
   std::vector<const CExpr*> exprs;  // Kernel: grid; For: {min, extent}; Store/Atomic: indices then value;
                                     // Let: {value}; If: {cond}; Evaluate: {value}; Fill: {value};
-                                    // Print: value (if any), iteration values, element indices
-  std::vector<int> vars;            // Kernel: block variables; For/Let: {var}
+                                    // Print: value (if any), iteration values, element indices;
+                                    // Version: {version}
+  std::vector<int> vars;            // Kernel: block variables; For/Let: {var}; Version: buffer slots
   int slot = -1;                    // Alloc/Store/Atomic/Print of a buffer: buffer slot
   std::vector<CRegion> regions;     // Copy: {src, dst}; Gemm: {a, b, c}; Fill: {dst}; Reduce: {src, dst}
 };
@@ -58,6 +59,7 @@ struct BufferSlot {
   const ir::BufferNode* buffer;
   int paramIndex = -1;                 // >= 0 for tensor parameters
   std::vector<const CExpr*> shape;     // compiled shape expressions
+  int64_t versions = 1;                // allocations: AllocStmt::versions
 };
 
 struct VarSlot {

@@ -63,6 +63,7 @@ Value Machine::regionLoad(const RegionVal& r, int64_t offset, SourceLoc loc) {
 }
 
 void Machine::execCopy(const CStmt& s) {
+  if (static_cast<const CopyStmt*>(s.node)->async) return execAsyncCopy(s);
   RegionVal src = evalRegion(s.regions[0]);
   RegionVal dst = evalRegion(s.regions[1]);
   if (src.numel != dst.numel)

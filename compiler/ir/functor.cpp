@@ -109,6 +109,12 @@ void IRVisitor::visitPrint(const PrintStmt* n) {
   for (const PrintTag& t : n->iteration) visit(t.value);
   for (const Expr& i : n->index) visit(i);
 }
+void IRVisitor::visitVersion(const VersionStmt* n) {
+  visit(n->version);
+  visit(n->body);
+}
+void IRVisitor::visitAsyncCommit(const AsyncCommitStmt*) {}
+void IRVisitor::visitAsyncWait(const AsyncWaitStmt*) {}
 
 // ---------------------------------------------------------------- mutator
 
@@ -245,7 +251,7 @@ Stmt IRMutator::mutateEvaluate(const EvaluateStmt* n, const Stmt& self) {
 Stmt IRMutator::mutateCopy(const CopyStmt* n, const Stmt& self) {
   Region s = mutateRegion(n->src), d = mutateRegion(n->dst);
   if (sameRegion(s, n->src) && sameRegion(d, n->dst)) return self;
-  return std::make_shared<const CopyStmt>(s, d, n->loc);
+  return std::make_shared<const CopyStmt>(s, d, n->loc, n->async);
 }
 Stmt IRMutator::mutateGemm(const GemmStmt* n, const Stmt& self) {
   Region a = mutateRegion(n->a), b = mutateRegion(n->b), c = mutateRegion(n->c);
@@ -290,5 +296,13 @@ Stmt IRMutator::mutatePrint(const PrintStmt* n, const Stmt& self) {
   p->index = std::move(index);
   return p;
 }
+Stmt IRMutator::mutateVersion(const VersionStmt* n, const Stmt& self) {
+  Expr v = mutate(n->version);
+  Stmt b = mutate(n->body);
+  if (v == n->version && b == n->body) return self;
+  return std::make_shared<const VersionStmt>(n->buffers, v, b, n->loc);
+}
+Stmt IRMutator::mutateAsyncCommit(const AsyncCommitStmt*, const Stmt& self) { return self; }
+Stmt IRMutator::mutateAsyncWait(const AsyncWaitStmt*, const Stmt& self) { return self; }
 
 }  // namespace tlc::ir

@@ -37,6 +37,9 @@ class IRVisitor {
   virtual void visitBreak(const BreakStmt* node);
   virtual void visitContinue(const ContinueStmt* node);
   virtual void visitPrint(const PrintStmt* node);
+  virtual void visitVersion(const VersionStmt* node);
+  virtual void visitAsyncCommit(const AsyncCommitStmt* node);
+  virtual void visitAsyncWait(const AsyncWaitStmt* node);
 };
 
 class IRMutator {
@@ -69,6 +72,9 @@ class IRMutator {
   virtual Stmt mutateBreak(const BreakStmt* node, const Stmt& self);
   virtual Stmt mutateContinue(const ContinueStmt* node, const Stmt& self);
   virtual Stmt mutatePrint(const PrintStmt* node, const Stmt& self);
+  virtual Stmt mutateVersion(const VersionStmt* node, const Stmt& self);
+  virtual Stmt mutateAsyncCommit(const AsyncCommitStmt* node, const Stmt& self);
+  virtual Stmt mutateAsyncWait(const AsyncWaitStmt* node, const Stmt& self);
 };
 
 }  // namespace tlc::ir

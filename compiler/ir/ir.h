@@ -267,10 +267,14 @@ struct KernelStmt : StmtNode {
       : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)), swizzle(swz) {}
 };
 
+// `versions` > 1 (shared buffers only): the buffer has that many versions
+// (the stages of a software pipeline), each of its shape; every access names
+// one of them through an enclosing VersionStmt (expand-pipelines writes these).
 struct AllocStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Alloc;
   Buffer buffer;
-  AllocStmt(Buffer b, SourceLoc l) : StmtNode(kKind, l), buffer(std::move(b)) {}
+  int64_t versions = 1;
+  AllocStmt(Buffer b, SourceLoc l, int64_t v = 1) : StmtNode(kKind, l), buffer(std::move(b)), versions(v) {}
 };
 
 enum class ForKind { Serial, Parallel, Pipelined, Unroll, Vectorized };
@@ -360,10 +364,17 @@ struct ContinueStmt : StmtNode {
   explicit ContinueStmt(SourceLoc l) : StmtNode(kKind, l) {}
 };
 
+// `async` (global -> shared only): the copy is issued, not finished. It
+// reads its source when issued, joins the block's open group of
+// asynchronous copies, and writes its destination when an AsyncWaitStmt
+// completes that group; until then its destination elements must be
+// neither read nor written.
 struct CopyStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Copy;
   Region src, dst;
-  CopyStmt(Region s, Region d, SourceLoc l) : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)) {}
+  bool async = false;
+  CopyStmt(Region s, Region d, SourceLoc l, bool a = false)
+      : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)), async(a) {}
 };
 
 struct GemmStmt : StmtNode {
@@ -472,6 +483,33 @@ struct PrintStmt : StmtNode {
   std::vector<Expr> index;
   PrintStmt(Expr v, Buffer b, std::string msg, std::string where, SourceLoc l)
       : StmtNode(kKind, l), value(std::move(v)), buffer(std::move(b)), message(std::move(msg)), at(std::move(where)) {}
+};
+
+// Every access of `buffers` (allocated with versions > 1) in `body` means
+// version `version` of it (an integer in [0, versions)).
+struct VersionStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Version;
+  std::vector<Buffer> buffers;
+  Expr version;
+  Stmt body;
+  VersionStmt(std::vector<Buffer> b, Expr v, Stmt bd, SourceLoc l)
+      : StmtNode(kKind, l), buffers(std::move(b)), version(std::move(v)), body(std::move(bd)) {}
+};
+
+// Closes the block's open group of asynchronous copies (those issued since
+// the last commit); an empty group is a group too.
+struct AsyncCommitStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AsyncCommit;
+  explicit AsyncCommitStmt(SourceLoc l) : StmtNode(kKind, l) {}
+};
+
+// Waits until at most `pending` of the block's committed groups are
+// unfinished: the older ones complete, their copies' destinations written
+// and visible to every thread of the block.
+struct AsyncWaitStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AsyncWait;
+  int64_t pending;
+  AsyncWaitStmt(int64_t n, SourceLoc l) : StmtNode(kKind, l), pending(n) {}
 };
 
 template <class T>

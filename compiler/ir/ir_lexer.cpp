@@ -15,7 +15,8 @@ constexpr std::string_view kKeywords[] = {
     "copy", "gemm", "fill", "reduce_sum", "reduce_max", "reduce_min", "reduce_abssum", "reduce_absmax",
     "atomic_add", "atomic_max", "atomic_min", "cast", "select", "min", "max", "floordiv", "not", "and", "or",
     "true", "false", "loc", "serial", "parallel", "pipelined", "unroll", "vectorized", "global", "shared",
-    "fragment", "local", "var", "inf", "nan", "tensor", "annotate_layout", "break", "continue", "print"};
+    "fragment", "local", "var", "inf", "nan", "tensor", "annotate_layout", "break", "continue", "print",
+    "copy_async", "version", "commit_group", "wait_group"};
 
 }  // namespace
 

@@ -233,7 +233,8 @@ std::vector<Stmt> IRParser::parseStmtsUntilBrace() {
 }
 
 // stmt := kernel | alloc | for | if | let | evaluate | copy | gemm | fill | reduce | atomic
-//         | annotate | print | break | continue | store
+//         | annotate | print | break | continue | store | version | commit_group | wait_group
+//         (the last three: ir_parser_async.cpp)
 Stmt IRParser::parseStmt() {
   DepthGuard depth(*this);
   const Token& t = cur();
@@ -252,6 +253,9 @@ Stmt IRParser::parseStmt() {
   if (w == "annotate_layout") return parseAnnotateLayout();
   if (w == "print") return parsePrint();
   if (w == "break" || w == "continue") return parseLoopJump();
+  if (w == "copy_async") return parseCopy();
+  if (w == "version") return parseVersion();
+  if (w == "commit_group" || w == "wait_group") return parseAsyncGroup();
   if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
   fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
 }
@@ -288,7 +292,7 @@ Stmt IRParser::parseKernel() {
   return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc, swizzle);
 }
 
-// alloc := 'alloc' IDENT ':' scope dtype shape loc-suffix?
+// alloc := 'alloc' IDENT ':' scope dtype shape ('versions' '(' NUMBER ')')? loc-suffix?
 Stmt IRParser::parseAlloc() {
   SourceLoc loc = take().loc;
   Token name = expectName("a buffer name");
@@ -300,9 +304,15 @@ Stmt IRParser::parseAlloc() {
          "expected a memory scope (global, shared, fragment, local, var), found " + describe(scopeTok));
   DType t = parseDType();
   Buffer b = makeBuffer(name.text, t, parseShape(), *scope, name.loc);
+  int64_t versions = 1;
+  if (acceptWord("versions")) {
+    expectPunct("(");
+    versions = parseSmallInt("the number of versions");
+    expectPunct(")");
+  }
   parseOptLoc(loc);
   declare(name.text, Symbol{nullptr, b, name.loc});
-  return std::make_shared<const AllocStmt>(b, loc);
+  return std::make_shared<const AllocStmt>(b, loc, versions);
 }
 
 // for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
@@ -440,8 +450,9 @@ Stmt IRParser::parseEvaluate() {
   return std::make_shared<const EvaluateStmt>(v, loc);
 }
 
-// copy := 'copy' '(' region ',' region ')' loc-suffix?
+// copy := ('copy' | 'copy_async') '(' region ',' region ')' loc-suffix?
 Stmt IRParser::parseCopy() {
+  bool async = cur().text == "copy_async";
   SourceLoc loc = take().loc;
   expectPunct("(");
   Region src = parseRegion();
@@ -449,7 +460,7 @@ Stmt IRParser::parseCopy() {
   Region dst = parseRegion();
   expectPunct(")");
   parseOptLoc(loc);
-  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc);
+  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc, async);
 }
 
 bool IRParser::parseBoolValue() {

@@ -132,6 +132,8 @@ class IRParser {
   Stmt parseLoopJump();
   Stmt parseEvaluate();
   Stmt parseCopy();
+  Stmt parseVersion();     // ir_parser_async.cpp
+  Stmt parseAsyncGroup();  // ir_parser_async.cpp
   bool parseBoolValue();
   Stmt parseGemm();
   Stmt parseFill();

@@ -410,6 +410,7 @@ class Printer {
         std::string type = std::string(memScopeName(a->buffer->scope)) + " " + bufferType(*a->buffer);
         std::string name = names_.bind(a->buffer.get(), a->buffer->name);
         blockScope.push_back(a->buffer.get());
+        if (a->versions != 1) type += " versions(" + std::to_string(a->versions) + ")";
         line("alloc " + name + ": " + type + locSuffix(s->loc));
         return;
       }
@@ -475,7 +476,7 @@ class Printer {
         return;
       case StmtKind::Copy: {
         auto* c = as<CopyStmt>(s);
-        line(cat({"copy(", region(c->src), ", ", region(c->dst), ")", locSuffix(s->loc)}));
+        line(cat({c->async ? "copy_async(" : "copy(", region(c->src), ", ", region(c->dst), ")", locSuffix(s->loc)}));
         return;
       }
       case StmtKind::Gemm: {
@@ -528,6 +529,19 @@ class Printer {
       }
       case StmtKind::Break: line("break" + locSuffix(s->loc)); return;
       case StmtKind::Continue: line("continue" + locSuffix(s->loc)); return;
+      case StmtKind::Version: {
+        auto* v = as<VersionStmt>(s);
+        std::string head = "version(";
+        for (size_t i = 0; i < v->buffers.size(); ++i) head += (i ? ", " : "") + bufferName(v->buffers[i]);
+        line(head + ") = " + expr(v->version) + locSuffix(s->loc) + " {");
+        block(v->body);
+        line("}");
+        return;
+      }
+      case StmtKind::AsyncCommit: line("commit_group" + locSuffix(s->loc)); return;
+      case StmtKind::AsyncWait:
+        line("wait_group(" + std::to_string(as<AsyncWaitStmt>(s)->pending) + ")" + locSuffix(s->loc));
+        return;
     }
   }
 };

@@ -54,13 +54,13 @@ class Substituter : public IRMutator {
 
   Stmt mutateAlloc(const AllocStmt* n, const Stmt& self) override {
     if (auto it = buffers_.find(n->buffer.get()); it != buffers_.end())
-      return std::make_shared<const AllocStmt>(it->second, n->loc);
+      return std::make_shared<const AllocStmt>(it->second, n->loc, n->versions);
     std::vector<Expr> shape;
     if (!mutateExprs(n->buffer->shape, shape)) return self;
     const BufferNode& old = *n->buffer;
     Buffer b = makeBuffer(old.name, old.dtype, std::move(shape), old.scope, old.loc);
     buffers_[n->buffer.get()] = b;
-    return std::make_shared<const AllocStmt>(b, n->loc);
+    return std::make_shared<const AllocStmt>(b, n->loc, n->versions);
   }
 
   Stmt mutateStore(const StoreStmt* n, const Stmt& self) override {
@@ -90,10 +90,23 @@ class Substituter : public IRMutator {
     return p;
   }
 
+  Stmt mutateVersion(const VersionStmt* n, const Stmt& self) override {
+    Stmt out = IRMutator::mutateVersion(n, self);
+    std::vector<Buffer> bufs;
+    bool changed = false;
+    for (const Buffer& b : n->buffers) {
+      bufs.push_back(buffer(b));
+      changed |= bufs.back() != b;
+    }
+    if (!changed) return out;
+    auto* v = as<VersionStmt>(out);
+    return std::make_shared<const VersionStmt>(std::move(bufs), v->version, v->body, v->loc);
+  }
+
   Stmt mutateCopy(const CopyStmt* n, const Stmt& self) override {
     Region s = region(n->src), d = region(n->dst);
     if (same(s, n->src) && same(d, n->dst)) return self;
-    return std::make_shared<const CopyStmt>(s, d, n->loc);
+    return std::make_shared<const CopyStmt>(s, d, n->loc, n->async);
   }
   Stmt mutateGemm(const GemmStmt* n, const Stmt& self) override {
     Region a = region(n->a), b = region(n->b), c = region(n->c);

@@ -76,6 +76,10 @@ class Verifier {
   bool reportedDeep_ = false;
   // The layout annotation of each annotated buffer (one per buffer).
   std::unordered_map<const BufferNode*, SourceLoc> annotated_;
+  // Buffers allocated with several versions, and how many VersionStmts
+  // around the statement name each.
+  std::unordered_map<const BufferNode*, int64_t> versions_;
+  std::unordered_map<const BufferNode*, int> selected_;
 
   void report(DiagKind k, SourceLoc loc, const std::string& msg) { diags_.report(k, loc, msg); }
 
@@ -93,12 +97,43 @@ class Verifier {
     frames_.pop_back();
   }
 
-  void useBuffer(const Buffer& b, SourceLoc loc) {
+  // `access`: the statement reads or writes elements (a layout annotation does not).
+  void useBuffer(const Buffer& b, SourceLoc loc, bool access = true) {
     TLC_CHECK(b != nullptr, "null buffer");
     auto it = buffers_.find(b.get());
     if ((it == buffers_.end() || it->second == 0) && reportedUnbound_.insert(b.get()).second)
       report(DiagKind::IrUnboundName, loc.known() ? loc : b->loc,
              "buffer `" + b->name + "` is used where it is not declared (outside its parameter list or allocation scope)");
+    auto v = versions_.find(b.get());
+    if (access && v != versions_.end() && !selected_[b.get()] && reportedUnbound_.insert(b.get()).second)
+      report(DiagKind::IrInvalidAsync, loc.known() ? loc : b->loc,
+             "`" + b->name + "` has " + std::to_string(v->second) + " versions; access it inside a `version(" + b->name +
+                 ") = ...` block that says which");
+  }
+
+  // copy_async, commit_group and wait_group are block-level statements of a kernel.
+  void asyncStatement(const Stmt& s, const char* what) {
+    if (kernelDepth_ == 0)
+      report(DiagKind::IrInvalidAsync, s->loc, std::string(what) + " is outside a kernel");
+    for (ForKind k : loopKinds_)
+      if (k == ForKind::Parallel || k == ForKind::Vectorized)
+        return report(DiagKind::IrInvalidAsync, s->loc,
+                      std::string(what) + " is inside a " + forKindName(k) + " loop; it is a statement of the whole block");
+  }
+
+  void version(const VersionStmt* v) {
+    integer(v->version, "a version");
+    for (const Buffer& b : v->buffers) {
+      TLC_CHECK(b != nullptr, "null versioned buffer");
+      ++selected_[b.get()];
+      useBuffer(b, v->loc, false);
+      if (!versions_.count(b.get()))
+        report(DiagKind::IrInvalidAsync, v->loc,
+               "`" + b->name + "` has one version; only buffers allocated with `versions(N)` take a version");
+    }
+    TLC_CHECK(v->body != nullptr, "version without a body");
+    body(v->body);
+    for (const Buffer& b : v->buffers) --selected_[b.get()];
   }
 
   // ------------------------------------------------------------ expressions
@@ -431,7 +466,7 @@ class Verifier {
     const BufferNode& b = *a->buffer;
     const LayoutSpec& l = a->layout;
     std::string what = "`annotate_layout(" + b.name + ", " + layoutSpecText(l) + ")`";
-    useBuffer(a->buffer, a->loc);
+    useBuffer(a->buffer, a->loc, false);
     if (kernelDepth_ == 0 || loopDepth_ > 0) {
       report(DiagKind::IrInvalidLayout, a->loc, what + " must be in a kernel body, outside every loop");
       return;
@@ -564,6 +599,14 @@ class Verifier {
                  "buffer `" + b->name + "` cannot be allocated in global memory; global tensors are parameters");
         for (const Expr& d : b->shape) dimension(d, b->name);
         bindBuffer(b);
+        if (int64_t n = as<AllocStmt>(s)->versions; n != 1) {
+          if (n < 1 || b->scope != MemScope::Shared)
+            report(DiagKind::IrInvalidAsync, s->loc,
+                   "`" + b->name + "` cannot have " + std::to_string(n) +
+                       " versions; shared buffers may have several (a positive number)");
+          else
+            versions_[b.get()] = n;
+        }
         return;
       }
       case StmtKind::For: {
@@ -640,6 +683,13 @@ class Verifier {
         auto* c = as<CopyStmt>(s);
         region(c->src, "source");
         region(c->dst, "destination");
+        if (c->async) {
+          asyncStatement(s, "copy_async");
+          if (c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared)
+            report(DiagKind::IrInvalidAsync, s->loc,
+                   std::string("copy_async copies global memory into shared memory, not ") +
+                       memScopeName(c->src.buffer->scope) + " into " + memScopeName(c->dst.buffer->scope));
+        }
         auto a = constExtents(c->src), b = constExtents(c->dst);
         if (a && b) {
           int64_t na = 1, nb = 1;
@@ -714,6 +764,13 @@ class Verifier {
       }
       case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;
       case StmtKind::Print: print(as<PrintStmt>(s)); return;
+      case StmtKind::Version: version(as<VersionStmt>(s)); return;
+      case StmtKind::AsyncCommit: asyncStatement(s, "commit_group"); return;
+      case StmtKind::AsyncWait:
+        asyncStatement(s, "wait_group");
+        if (as<AsyncWaitStmt>(s)->pending < 0)
+          report(DiagKind::IrInvalidAsync, s->loc, "wait_group leaves a number of groups pending, not a negative one");
+        return;
       case StmtKind::Break:
       case StmtKind::Continue: {
         const char* what = s->kind == StmtKind::Break ? "`break`" : "`continue`";

@@ -1,5 +1,7 @@
 #include "compiler/passes/cpu_pipeline.h"
 
+#include "compiler/passes/expand_pipelines.h"
+
 #include "compiler/passes/cpu_block_local_storage.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/lower_buffer_prints.h"
@@ -67,6 +69,7 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
 }
 
 std::optional<ir::Module> lowerForCpu(const ir::Module& m, PassContext& ctx, const CpuLoweringOptions& options) {
+  if (!passes::rejectAsyncStatements(m, ctx.diags, "CPU")) return std::nullopt;
   return cpuPipeline(options).run(m, ctx);
 }
 

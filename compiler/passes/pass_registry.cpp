@@ -3,6 +3,7 @@
 #include "compiler/passes/accumulate_reductions.h"
 #include "compiler/passes/inline_loop_lets.h"
 #include "compiler/passes/drop_layout_annotations.h"
+#include "compiler/passes/expand_pipelines.h"
 #include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
@@ -20,6 +21,9 @@ std::vector<Pass> registeredPasses() {
       {"inline-loop-lets", "substitute the pure scalar lets of Pipelined loop bodies into their statements",
        inlineLoopLets},
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
+      {"expand-pipelines",
+       "a planned Pipelined loop -> versioned tiles, asynchronous copies, prologue, steady state and drain",
+       expandPipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},
       {"stage-transposed-stores",

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "compiler/backends/cuda/cuda_codegen.h"
+#include "compiler/ir/ir_parser.h"
 #include "compiler/sema/frontend.h"
 
 using namespace tlc;
@@ -74,4 +75,25 @@ TEST_CASE("a plan the backend cannot run is a warning and runs unpipelined") {
                            "must all share one stage") != std::string::npos);
   CHECK(g.diagnostics.find("k.tl:7:") != std::string::npos);
   CHECK(g.module->source.find("cp_async_wait") == std::string::npos);
+}
+
+TEST_CASE("the GPU emitter rejects expanded pipelines with a located error") {
+  std::string text =
+      "func @f(A: float32[64, 8], out: float32[64]) {\n"
+      "  kernel grid(1) threads(64) as (b) {\n"
+      "    alloc S: shared float32[64]\n"
+      "    copy_async(A[0 : +64, 0 : +1], S)\n"
+      "    commit_group\n"
+      "    wait_group(0)\n"
+      "    copy(S, out)\n"
+      "  }\n"
+      "}\n";
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("async.tir", text);
+  auto module = ir::parseIRModule(sources, diags, file);
+  REQUIRE(module.has_value());
+  CHECK(!cuda::generateCuda(*module, cuda::CudaOptions{}, diags).has_value());
+  CHECK(diags.renderAll().find("async.tir:4:5: error: `copy_async` in `@f`: the CUDA target compiles Pipelined loops") !=
+        std::string::npos);
 }

@@ -145,6 +145,21 @@ TEST_CASE("emit --stage=tokens and --stage=ast print the front end's stages") {
   CHECK(ast.out.find("gemm") != std::string::npos);
 }
 
+TEST_CASE("emit --passes prints the tile IR after the registered passes named") {
+  Result r = tlc("emit --passes=pipeline-planning,expand-pipelines " + example("gemm/gemm.tl"));
+  CHECK(r.code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("versions(") != std::string::npos);
+  CHECK(r.out.find("copy_async(") != std::string::npos);
+  CHECK(r.out.find("wait_group(") != std::string::npos);
+  Result unknown = tlc("emit --passes=pipeline-planing " + example("gemm/gemm.tl"));
+  CHECK(unknown.code == 2);
+  CHECK(unknown.out.find("unknown pass `pipeline-planing` (known passes: simplify,") != std::string::npos);
+  Result stage = tlc("emit --stage=cuda --passes=simplify " + example("gemm/gemm.tl"));
+  CHECK(stage.code == 2);
+  CHECK(stage.out.find("--passes applies to --stage=tir") != std::string::npos);
+}
+
 TEST_CASE("command-line mistakes exit with code 2 and say what to do") {
   CHECK(tlc("frobnicate").code == 2);
   CHECK(tlc("check").code == 2);

@@ -407,3 +407,28 @@ TEST_CASE("prints of values, elements and whole buffers round-trip with their te
     CHECK(text.find(s) != std::string::npos);
   }
 }
+
+TEST_CASE("asynchronous pipeline statements round-trip") {
+  Var bx = makeVar("bx"), k = makeVar("k");
+  Buffer A = makeBuffer("A", DType::Float16, {makeInt(64), makeInt(32)}, MemScope::Global);
+  Buffer S = makeBuffer("S", DType::Float16, {makeInt(64)}, MemScope::Shared);
+  Buffer T = makeBuffer("T", DType::Float16, {makeInt(64)}, MemScope::Shared);
+  Stmt copies = seq({std::make_shared<const CopyStmt>(region(A, {{makeInt(0), makeInt(64)}, {vref(k), makeInt(1)}}),
+                                                      fullRegion(S), SourceLoc{}, true),
+                     std::make_shared<const CopyStmt>(region(A, {{makeInt(0), makeInt(64)}, {vref(k), makeInt(1)}}),
+                                                      fullRegion(T), SourceLoc{}, true)});
+  Stmt body = seq({std::make_shared<const AsyncWaitStmt>(1, SourceLoc{}),
+                   std::make_shared<const VersionStmt>(std::vector<Buffer>{S, T}, floorMod(vref(k), makeInt(3)), copies,
+                                                       SourceLoc{}),
+                   std::make_shared<const AsyncCommitStmt>(SourceLoc{})});
+  Stmt kernelBody = seq({std::make_shared<const AllocStmt>(S, SourceLoc{}, 3), std::make_shared<const AllocStmt>(T, SourceLoc{}, 3),
+                         loop(k, makeInt(0), makeInt(32), ForKind::Serial, body),
+                         std::make_shared<const AsyncWaitStmt>(0, SourceLoc{})});
+  auto f = funcWithBody(kernel({makeInt(1)}, {bx}, 64, kernelBody), {{"A", A, nullptr, {}}});
+  std::string text = checkRoundTrip(moduleOf(f), /*verify=*/true);
+  for (const char* s : {"alloc S: shared float16[64] versions(3)", "wait_group(1)", "version(S, T) = k % 3 {",
+                        "copy_async(A[0 : +64, k : +1], S)", "commit_group", "wait_group(0)"}) {
+    INFO(s);
+    CHECK(text.find(s) != std::string::npos);
+  }
+}

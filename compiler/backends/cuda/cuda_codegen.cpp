@@ -2,6 +2,8 @@
 // KernelEmitter per Kernel statement, and the source prelude.
 #include "compiler/backends/cuda/cuda_codegen.h"
 
+#include "compiler/passes/expand_pipelines.h"
+
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
 #include "compiler/passes/pass_registry.h"
 
@@ -76,6 +78,8 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
   passes::PassOptions po;
   po.target = std::string(options.dialect().targetPrefix) + ":" + options.arch;
   passes::PassContext ctx(diags, po);
+  if (!passes::rejectAsyncStatements(input, diags, options.language == GpuLanguage::Cuda ? "CUDA" : "HIP"))
+    return std::nullopt;
   std::optional<Module> planned = cudaPasses(options).run(input, ctx);
   if (!planned) return std::nullopt;
   const Module& module = *planned;

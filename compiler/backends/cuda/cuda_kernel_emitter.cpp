@@ -512,8 +512,12 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Reduce: emitReduce(as<ReduceStmt>(s), false); return;
     case StmtKind::Gemm: emitGemmScalar(as<GemmStmt>(s), false); return;
     case StmtKind::AnnotateLayout: return;  // kernel-level only (the verifier keeps it out of loops)
+    case StmtKind::Version:
+    case StmtKind::AsyncCommit:
+    case StmtKind::AsyncWait:  // block-level only (the verifier keeps them out of Parallel loops)
     case StmtKind::Kernel:
-      diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
+      diags_.report(DiagKind::CudaUnsupported, s->loc,
+                    std::string("a `") + stmtKindName(s->kind) + "` statement inside a Parallel loop");
       failed_ = true;
       return;
   }

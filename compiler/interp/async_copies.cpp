@@ -1,0 +1,128 @@
+// The interpreter's asynchronous pipelines (ir.h: AllocStmt::versions,
+// VersionStmt, CopyStmt::async, AsyncCommitStmt, AsyncWaitStmt).
+//
+// A buffer with several versions keeps one tensor and one set of `written`
+// flags per version; a VersionStmt selects which one its body's accesses
+// reach. An asynchronous copy reads its source when issued and marks its
+// destination elements pending; its writes land when an AsyncWaitStmt
+// completes its group. Reading a pending element is an error (on a GPU it
+// would race with the copy), and so is a block that ends with copies no
+// wait completed: a wrong expansion of a pipeline cannot pass unnoticed.
+#include "compiler/interp/machine.h"
+
+namespace tlc::interp {
+
+using namespace tlc::ir;
+
+void Machine::failPending(const BufferNode* node, const BufferState& b, int64_t flat, SourceLoc loc) {
+  std::vector<int64_t> idx(b.shape.size());
+  for (size_t d = 0; d < idx.size(); ++d) idx[d] = b.strides[d] ? (flat / b.strides[d]) % (b.shape[d] ? b.shape[d] : 1) : 0;
+  std::string which = b.versions.empty() ? "" : " (version " + std::to_string(b.current) + ")";
+  fail(DiagKind::InterpInvalidProgram, loc,
+       "`" + node->name + "`" + which + " is read at " + formatIndex(idx) +
+           " while an asynchronous copy to it is in flight; a wait_group that completes the copy's group must come "
+           "first",
+       node);
+}
+
+// `first` (the Alloc's tensor) is version 0; the others start as its copies
+// (poisoned, unwritten).
+void Machine::allocVersions(int slot) {
+  BufferState& b = bufs_[slot];
+  const HostTensor& first = *b.owned;
+  size_t n = static_cast<size_t>(prog_.buffers[slot].versions);
+  b.versions.resize(n);
+  for (size_t v = 1; v < n; ++v)
+    if (!b.versions[v] || b.versions[v]->shape != first.shape) b.versions[v] = std::make_unique<HostTensor>(first);
+  b.versionWritten.assign(n, std::vector<uint8_t>(b.written.size(), kUnwritten));
+  b.versionWritten[0].clear();
+  b.current = 0;
+}
+
+void Machine::selectVersion(BufferState& b, int64_t v) {
+  if (v == b.current) return;
+  std::swap(b.written, b.versionWritten[static_cast<size_t>(b.current)]);
+  std::swap(b.written, b.versionWritten[static_cast<size_t>(v)]);
+  b.current = v;
+  b.tensor = v == 0 ? b.owned.get() : b.versions[static_cast<size_t>(v)].get();
+}
+
+void Machine::execVersion(const CStmt& s) {
+  int64_t v = evalInt(*s.exprs[0]);
+  std::vector<int64_t> before;
+  for (int slot : s.vars) {
+    BufferState& b = bufs_[slot];
+    const BufferNode* node = prog_.buffers[slot].buffer;
+    if (!b.live) fail(DiagKind::InterpInvalidProgram, s.node->loc, "buffer `" + node->name + "` is used before it is allocated", node);
+    if (v < 0 || v >= static_cast<int64_t>(b.versions.size()))
+      fail(DiagKind::InterpOutOfBounds, s.node->loc,
+           "version " + std::to_string(v) + " of `" + node->name + "`, which has " + std::to_string(b.versions.size()) +
+               " versions",
+           node);
+    before.push_back(b.current);
+    selectVersion(b, v);
+  }
+  exec(*s.body[0]);
+  for (size_t i = 0; i < s.vars.size(); ++i) selectVersion(bufs_[s.vars[i]], before[i]);
+}
+
+void Machine::execAsyncCopy(const CStmt& s) {
+  RegionVal src = evalRegion(s.regions[0]);
+  RegionVal dst = evalRegion(s.regions[1]);
+  if (src.numel != dst.numel)
+    fail(DiagKind::InterpShapeMismatch, s.node->loc,
+         "copy_async from a region of `" + src.node->name + "` of shape " + formatIndex(src.extents) +
+             " to a region of `" + dst.node->name + "` of shape " + formatIndex(dst.extents));
+  PendingCopy c{s.regions[1].slot, dst.buf->versions.empty() ? -1 : dst.buf->current, {}, s.node->loc};
+  std::vector<int64_t> si(src.extents.size(), 0), di(dst.extents.size(), 0);
+  auto step = [](std::vector<int64_t>& idx, const std::vector<int64_t>& ext) {
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < ext[d]) return;
+      idx[d] = 0;
+    }
+  };
+  for (int64_t n = 0; n < src.numel; ++n) {
+    int64_t doff = dst.offset(di.data());
+    if (doff >= 0) {
+      Value v = castValue(regionLoad(src, src.offset(si.data()), s.node->loc), src.node->dtype, dst.node->dtype);
+      c.writes.emplace_back(doff, v);
+      if (dst.buf->tracked) dst.buf->written[static_cast<size_t>(doff)] = kPending;
+    }
+    step(si, src.extents);
+    step(di, dst.extents);
+  }
+  openGroup_.push_back(std::move(c));
+}
+
+void Machine::complete(const PendingCopy& c) {
+  BufferState& b = bufs_[c.slot];
+  bool current = c.version < 0 || c.version == b.current;
+  HostTensor& t = current ? *b.tensor : *(c.version == 0 ? b.owned.get() : b.versions[size_t(c.version)].get());
+  std::vector<uint8_t>& written = current ? b.written : b.versionWritten[size_t(c.version)];
+  for (const auto& [off, v] : c.writes) {
+    writeElement(t, off, v);
+    if (b.tracked) written[static_cast<size_t>(off)] = kWritten;
+  }
+}
+
+void Machine::execAsyncWait(const CStmt& s) {
+  size_t keep = static_cast<size_t>(static_cast<const AsyncWaitStmt*>(s.node)->pending);
+  if (groups_.size() <= keep) return;
+  size_t done = groups_.size() - keep;
+  for (size_t g = 0; g < done; ++g)
+    for (const PendingCopy& c : groups_[g]) complete(c);
+  groups_.erase(groups_.begin(), groups_.begin() + static_cast<std::ptrdiff_t>(done));
+}
+
+void Machine::checkNoPendingCopies() {
+  for (const auto& g : groups_)
+    if (!g.empty())
+      fail(DiagKind::InterpInvalidProgram, g.front().loc,
+           "this asynchronous copy is never completed: the block ends before a wait_group completes its group");
+  if (!openGroup_.empty())
+    fail(DiagKind::InterpInvalidProgram, openGroup_.front().loc,
+         "this asynchronous copy is never committed: a commit_group and then a wait_group must follow it");
+  groups_.clear();
+}
+
+}  // namespace tlc::interp

@@ -1,0 +1,230 @@
+#include "compiler/passes/expand_pipelines.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/ir/buffer_access.h"
+#include "compiler/ir/buffer_writes.h"
+#include "compiler/ir/loop_jumps.h"
+#include "compiler/ir/module_rewrite.h"
+#include "compiler/ir/substitute.h"
+#include "compiler/ir/var_uses.h"
+
+namespace tlc::passes {
+
+using namespace ir;
+
+namespace {
+
+bool accesses(const Stmt& s, const BufferNode* b) {
+  return collectBufferReads(s).count(b) || collectBufferWrites(s).buffers.count(b);
+}
+
+}  // namespace
+
+PipelineExpansion pipelineExpansion(const ForStmt* loop) {
+  PipelineExpansion x;
+  auto fail = [&](std::string why) {
+    x = PipelineExpansion{};
+    x.why = std::move(why);
+    return x;
+  };
+  std::vector<Stmt> body = seqStmts(loop->body);
+  if (loop->forKind != ForKind::Pipelined || loop->numStages < 2) return fail("it is not a pipelined loop of 2 or more stages");
+  if (loop->stage.size() != body.size() || loop->order.size() != body.size())
+    return fail("it has no plan with one entry per statement (pipeline-planning makes one)");
+  if (jumpsOutOf(loop->body)) return fail("its body leaves the loop early (break or continue)");
+  size_t ahead = static_cast<size_t>(std::count(loop->stage.begin(), loop->stage.end(), 0));
+  if (ahead == 0 || ahead == body.size()) return fail("its plan loads nothing ahead");
+  int64_t later = -1, lastOrder = -1;
+  BoundVars bound;
+  bound.visit(loop->body);
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (loop->stage[i] != 0) {
+      if (later >= 0 && loop->stage[i] != later) return fail("its later statements do not share one stage");
+      if (loop->order[i] <= lastOrder) return fail("its later statements do not keep program order");
+      later = loop->stage[i];
+      lastOrder = loop->order[i];
+      x.consumers.push_back(body[i]);
+      continue;
+    }
+    if (loop->order[i] >= static_cast<int64_t>(ahead)) return fail("its stage-0 statements are not first in `order`");
+    auto* c = as<CopyStmt>(body[i]);
+    if (!c || c->async || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared)
+      return fail("a stage-0 statement is not a copy from global to shared memory");
+    if (!isFullRegion(c->dst)) return fail("a stage-0 copy fills part of its tile");
+    UsesVars uses(bound.vars);
+    uses.visitRegion(c->src);
+    uses.visitRegion(c->dst);
+    if (uses.found || !uses.loadsOnlyTablesOf(loop->body))
+      return fail("a stage-0 copy's region depends on a value computed in the loop");
+    for (const Buffer& t : x.tiles)
+      if (t == c->dst.buffer) return fail("two stage-0 copies fill `" + t->name + "`");
+    for (const Stmt& before : x.consumers)
+      if (accesses(before, c->dst.buffer.get()))
+        return fail("a statement before the copy into `" + c->dst.buffer->name + "` uses it");
+    x.producers.push_back(body[i]);
+    x.tiles.push_back(c->dst.buffer);
+  }
+  x.depth = later + 1;
+  return x;
+}
+
+namespace {
+
+// The loops to expand, and the tiles' depths: candidates whose tiles no
+// statement outside them touches.
+class ChooseLoops : public BufferAccessVisitor {
+ public:
+  std::map<const ForStmt*, PipelineExpansion> loops;
+  std::map<const BufferNode*, const ForStmt*> owner;  // tile -> its candidate loop
+  std::set<const ForStmt*> rejected;
+  std::set<const BufferNode*> allocated;
+
+ protected:
+  std::vector<const ForStmt*> open_;
+
+  void visitAlloc(const AllocStmt* a) override {
+    if (a->versions == 1) allocated.insert(a->buffer.get());
+  }
+  void visitFor(const ForStmt* f) override {
+    if (f->forKind == ForKind::Pipelined) {
+      PipelineExpansion x = pipelineExpansion(f);
+      if (x.why.empty()) {
+        for (const Buffer& t : x.tiles) {
+          auto [it, fresh] = owner.emplace(t.get(), f);
+          if (!fresh) {  // one tile, two pipelines: neither can version it alone
+            rejected.insert(it->second);
+            rejected.insert(f);
+          }
+        }
+        loops.emplace(f, std::move(x));
+      }
+    }
+    open_.push_back(f);
+    BufferAccessVisitor::visitFor(f);
+    open_.pop_back();
+  }
+  void access(const Buffer& b) {
+    auto it = owner.find(b.get());
+    if (it != owner.end() && std::find(open_.begin(), open_.end(), it->second) == open_.end())
+      rejected.insert(it->second);
+  }
+  void read(const Buffer& b) override { access(b); }
+  void write(const Buffer& b) override { access(b); }
+};
+
+class Expand : public IRMutator {
+ public:
+  explicit Expand(const ChooseLoops& chosen) : chosen_(chosen) {
+    for (const auto& [loop, x] : chosen.loops) {
+      bool ok = !chosen.rejected.count(loop);
+      for (const Buffer& t : x.tiles) ok &= chosen.allocated.count(t.get()) > 0;
+      if (!ok) continue;
+      expand_.insert(loop);
+      for (const Buffer& t : x.tiles) depth_[t.get()] = x.depth;
+    }
+  }
+  bool empty() const { return expand_.empty(); }
+
+ protected:
+  const ChooseLoops& chosen_;
+  std::set<const ForStmt*> expand_;
+  std::map<const BufferNode*, int64_t> depth_;
+
+  Stmt mutateAlloc(const AllocStmt* a, const Stmt& self) override {
+    auto it = depth_.find(a->buffer.get());
+    if (it == depth_.end()) return self;
+    return std::make_shared<const AllocStmt>(a->buffer, a->loc, it->second);
+  }
+
+  Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
+    if (!expand_.count(f)) return IRMutator::mutateFor(f, self);
+    const PipelineExpansion& x = chosen_.loops.at(f);
+    SourceLoc loc = f->loc;
+    DType t = f->var->dtype;
+    Expr n = f->extent;
+    int64_t d = x.depth;
+    // The producers of iteration `k := at`, issued asynchronously into the tiles' version `version`.
+    auto issue = [&](const Expr& at, const Expr& version) {
+      std::vector<Stmt> copies;
+      for (const Stmt& p : x.producers) {
+        Stmt at_k = substitute(p, f->var, at);
+        auto* c = as<CopyStmt>(at_k);
+        copies.push_back(std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, true));
+      }
+      return std::make_shared<const VersionStmt>(x.tiles, version, makeSeq(std::move(copies), loc), loc);
+    };
+    Stmt commit = std::make_shared<const AsyncCommitStmt>(loc);
+    Var p = makeVar(f->var->name + "_pre", t, f->var->loc);
+    Expr pe = makeVarRef(p);
+    Stmt prologue = std::make_shared<const ForStmt>(
+        p, makeInt(0, t), makeInt(d - 1, t), ForKind::Serial,
+        makeSeq({std::make_shared<const IfStmt>(lt(pe, n), issue(add(f->min, pe), pe), nullptr, loc), commit}, loc),
+        loc);
+    Expr k = makeVarRef(f->var);
+    Expr iter = sub(k, f->min);
+    Expr aheadIter = add(iter, makeInt(d - 1, t));
+    std::vector<Stmt> rest;
+    for (const Stmt& c : x.consumers) rest.push_back(mutate(c));
+    Stmt steady = std::make_shared<const ForStmt>(
+        f->var, f->min, n, ForKind::Serial,
+        makeSeq({std::make_shared<const AsyncWaitStmt>(d - 2, loc),
+                 std::make_shared<const IfStmt>(lt(aheadIter, n),
+                                                issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))),
+                                                nullptr, loc),
+                 commit,
+                 std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)),
+                                                     makeSeq(std::move(rest), loc), loc)},
+                loc),
+        loc);
+    return makeSeq({prologue, steady, std::make_shared<const AsyncWaitStmt>(0, loc)}, loc);
+  }
+};
+
+}  // namespace
+
+Module expandPipelines(const Module& m, PassContext&) {
+  return rewriteBodies(m, [](const PrimFunc& f) {
+    ChooseLoops chosen;
+    chosen.visit(f.body);
+    Expand expand(chosen);
+    return expand.empty() ? f.body : expand.mutate(f.body);
+  });
+}
+
+bool rejectAsyncStatements(const Module& m, DiagnosticEngine& diags, const std::string& target) {
+  struct FirstAsync : IRVisitor {
+    const StmtNode* found = nullptr;
+    std::string what;
+    void visit(const Stmt& s) override {
+      if (found || !s) return;
+      auto* a = as<AllocStmt>(s);
+      auto* c = as<CopyStmt>(s);
+      if ((a && a->versions != 1) || (c && c->async) || s->kind == StmtKind::Version ||
+          s->kind == StmtKind::AsyncCommit || s->kind == StmtKind::AsyncWait) {
+        found = s.get();
+        what = a ? "a versioned allocation" : c ? "`copy_async`" : s->kind == StmtKind::Version ? "a `version` block"
+               : s->kind == StmtKind::AsyncCommit                                               ? "`commit_group`"
+                                                                                                : "`wait_group`";
+        return;
+      }
+      IRVisitor::visit(s);
+    }
+  };
+  bool ok = true;
+  for (const Func& f : m.funcs) {
+    FirstAsync first;
+    first.visit(f->body);
+    if (!first.found) continue;
+    ok = false;
+    diags.report(DiagKind::AsyncUnsupported, first.found->loc,
+                 first.what + " in `@" + f->name + "`: the " + target +
+                     " target compiles Pipelined loops itself and does not take expanded pipelines (expand-pipelines "
+                     "output); give it the module before that pass");
+  }
+  return ok;
+}
+
+}  // namespace tlc::passes

@@ -1,0 +1,70 @@
+// expand-pipelines: a Pipelined loop whose plan loads tiles ahead becomes
+// explicit asynchronous code in the tile IR: versioned shared tiles, a
+// prologue, a steady state and a drain (ir.h: AllocStmt::versions,
+// VersionStmt, CopyStmt::async, AsyncCommitStmt, AsyncWaitStmt).
+//
+// Assumes: pipeline-planning ran (every Pipelined loop with num_stages >= 2
+// carries `stage` and `order`).
+//
+// A loop is expanded when its plan has this shape (pipelineExpansion):
+// the stage-0 statements are copies from global to shared memory, first in
+// `order`, each filling a whole tile that only this loop touches (besides
+// its allocation and layout annotations) and that nothing in the loop
+// writes otherwise, with regions that depend on no value the body computes
+// and read no memory but tables the loop does not write; the other
+// statements share one stage D - 1 (D, the depth, is at least 2) and keep
+// program order; the body has no break or continue. With P the producers
+// (stage 0), C the rest, k in [min, min + n):
+//
+//   alloc T: shared ... versions(D)                  (each tile)
+//   for p in serial(0 : +D-1) {                      prologue
+//     if p < n { version(T...) = p { copy_async P[k := min + p] } }
+//     commit_group
+//   }
+//   for k in serial(min : +n) {                      steady state
+//     wait_group(D-2)                                (iteration k's tiles are complete)
+//     if k - min + D-1 < n {
+//       version(T...) = (k - min + D-1) % D { copy_async P[k := k + D-1] }
+//     }
+//     commit_group
+//     version(T...) = (k - min) % D { C }
+//   }
+//   wait_group(0)                                    drain
+//
+// Every iteration reads its tiles after they completed and before the copies
+// of D - 1 iterations later overwrite them, so the result equals the
+// loop's: the interpreter runs both (it completes copies at waits and
+// rejects reading a tile an unfinished copy writes). Loops of another shape
+// stay as they are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace tlc::passes {
+
+ir::Module expandPipelines(const ir::Module& m, PassContext& ctx);
+
+// For targets that compile Pipelined loops themselves (the CPU, and the GPU
+// emitter for now): reports `async-unsupported` at the first asynchronous
+// pipeline statement of each function of `m` (a versioned allocation, a
+// version block, copy_async, commit_group, wait_group) and returns false,
+// or returns true when there is none.
+bool rejectAsyncStatements(const ir::Module& m, DiagnosticEngine& diags, const std::string& target);
+
+// The expansion of one planned Pipelined loop: its producers (stage 0, in
+// program order), the rest of its body, the tiles the producers fill, and
+// the depth; or `why` it has not the shape above (the tile conditions that
+// look outside the loop are the pass's).
+struct PipelineExpansion {
+  std::vector<ir::Stmt> producers, consumers;
+  std::vector<ir::Buffer> tiles;
+  int64_t depth = 0;
+  std::string why;
+};
+PipelineExpansion pipelineExpansion(const ir::ForStmt* loop);
+
+}  // namespace tlc::passes
