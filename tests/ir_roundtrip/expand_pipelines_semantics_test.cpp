@@ -157,6 +157,7 @@ TEST_CASE("a version outside the buffer's versions is an error") {
   CHECK(runText(text).find("version 2 of `S`, which has 2 versions") != std::string::npos);
 }
 
+// expected-error: async-unsupported (at the first asynchronous statement)
 TEST_CASE("the CPU target rejects expanded pipelines with a located error") {
   SourceManager sources;
   DiagnosticEngine diags(sources);

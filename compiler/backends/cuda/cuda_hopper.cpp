@@ -479,9 +479,13 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // accumulator) is bound by latency: it takes as many blocks per SM, up to
   // 2048 threads, as leave its consumers the registers of its tiles and 32
   // more.
+  // setmaxnreg.dec must lower the count (ptxas rejects a producer count
+  // above the kernel's: C7406), so a block count whose entry count is
+  // below the producer's is out.
   if (!plan->gemm)
     for (int64_t blocks = 2048 / (threads + 128); blocks > plan->blocksPerSM; --blocks)
-      if (fits(blocks) && consumerRegs(blocks) >= tileRegisters + 32) {
+      if (fits(blocks) && hopperEntryRegisters(blocks, threads) >= plan->producerRegs &&
+          consumerRegs(blocks) >= tileRegisters + 32) {
         plan->blocksPerSM = blocks;
         break;
       }
