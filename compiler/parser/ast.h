@@ -44,6 +44,7 @@ enum class ExprKind {
   Unary,      // -a, not a, ~a
   IfElse,     // a if cond else b
   Dict,       // {k: v, ...} (the argument of `T.annotate_layout({buf: layout})`)
+  Lambda,     // lambda i, j: body (only in TileLang's index-map layouts, which sema ignores)
 };
 
 enum class BinaryOp {
@@ -82,7 +83,7 @@ struct Expr {
   // then positional arguments. Subscript: operands[0] is the value, then
   // indices. Tuple: the elements. Binary: lhs, rhs. Unary: operand.
   // Slice: lo, hi (either may be null). IfElse: then, cond, else.
-  // Dict: key0, value0, key1, value1, ...
+  // Dict: key0, value0, key1, value1, ... Lambda: the parameters (Names), then the body.
   std::vector<ExprPtr> operands;
   // Call only.
   std::vector<Keyword> keywords;

@@ -78,6 +78,7 @@ class AstDumper {
       case ExprKind::Unary: line(depth, e->loc, std::string("Unary ") + unaryOpSpelling(e->unaryOp)); break;
       case ExprKind::IfElse: line(depth, e->loc, "IfElse"); break;
       case ExprKind::Dict: line(depth, e->loc, "Dict"); break;
+      case ExprKind::Lambda: line(depth, e->loc, "Lambda"); break;
     }
     for (const ExprPtr& op : e->operands) expr(op.get(), depth + 1);
     for (const Keyword& k : e->keywords) {

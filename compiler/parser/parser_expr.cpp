@@ -361,6 +361,26 @@ ExprPtr Parser::parseSubscript() {
   return slice;
 }
 
+// lambda = "lambda" [ NAME { "," NAME } ] ":" expr
+// (kept for TileLang's index-map layouts, `T.Fragment(shape, forward_thread_fn=lambda i: i)`,
+// which sema accepts inside `T.annotate_layout` and ignores; anywhere else it is an error there)
+ExprPtr Parser::parseLambda() {
+  size_t start = pos_;
+  SourceLoc loc = advance().loc;
+  auto e = std::make_unique<Expr>(ExprKind::Lambda, loc);
+  while (!at(TokenKind::Colon)) {
+    const Token& name = expect(TokenKind::Identifier, "as a parameter of `lambda`");
+    auto param = std::make_unique<Expr>(ExprKind::Name, name.loc);
+    param->name = name.text;
+    e->operands.push_back(std::move(param));
+    if (!accept(TokenKind::Comma)) break;
+  }
+  expect(TokenKind::Colon, "after the parameters of `lambda`");
+  e->operands.push_back(parseExpr());
+  e->loc = spanFrom(start);
+  return e;
+}
+
 // atom = NAME | INT | FLOAT | STRING { STRING } | "True" | "False" | "None"
 //      | "(" [ exprlist ] ")" | "[" [ exprlist ] "]"
 ExprPtr Parser::parseAtom() {
@@ -368,10 +388,7 @@ ExprPtr Parser::parseAtom() {
   switch (t.kind) {
     case TokenKind::Identifier: {
       if (t.text == "lambda" && (peekKind(1) == TokenKind::Identifier || peekKind(1) == TokenKind::Colon))
-        fail(DiagKind::UnsupportedSyntax, t.loc,
-             "`lambda` is not supported: tlc has no index-map layouts (`T.Fragment(..., forward_fn=lambda ...)`, "
-             "`T.Layout`); drop the layout annotation and let tlc choose the layout, or use `T.row_groups` / "
-             "`T.swizzled_layout` (docs/language.md, Layout annotations)");
+        return parseLambda();
       advance();
       auto e = std::make_unique<Expr>(ExprKind::Name, t.loc);
       e->name = t.text;

@@ -126,6 +126,7 @@ class Parser {
   ast::ExprPtr parsePower();
   ast::ExprPtr parsePrimary();
   ast::ExprPtr parseAtom();
+  ast::ExprPtr parseLambda();
   ast::ExprPtr parseParenthesized();
   ast::ExprPtr parseListDisplay();
   ast::ExprPtr parseDictDisplay();

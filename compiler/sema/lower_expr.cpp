@@ -82,6 +82,12 @@ Value Sema::evalNode(const ast::Expr& e) {
       report(DiagKind::TypeMismatch, e.loc,
              "a dict `{...}` is only allowed as the argument of `T.annotate_layout({buffer: layout, ...})`");
       return Value::error(e.loc);
+    case ast::ExprKind::Lambda:
+      report(DiagKind::UnsupportedSyntax, e.loc,
+             "`lambda` is only accepted as the index map of a `T.Fragment(...)` or `T.Layout(...)` layout in "
+             "`T.annotate_layout`, which tlc ignores (it infers layouts itself); elsewhere write the function out "
+             "with `def` or `@T.macro`");
+      return Value::error(e.loc);
     case ast::ExprKind::Binary: {
       if (e.operands.size() != 2 || !e.operands[0] || !e.operands[1]) return Value::error(e.loc);
       Value a = eval(*e.operands[0]);

@@ -129,8 +129,27 @@ void Sema::lowerAnnotateLayout(const ast::Expr& call, const CallArgs& args) {
   annotateLayout(first, *args.slots[1], loc);
 }
 
+// TileLang's index-map layouts, `T.Fragment(shape, forward_thread_fn=lambda i: ...)`
+// and `T.Layout(shape, lambda i, j: ...)`: their name, or empty.
+static std::string indexMapLayout(const ast::Expr& e) {
+  if (e.kind != ast::ExprKind::Call || e.operands.empty() || !e.operands[0]) return "";
+  const ast::Expr& callee = *e.operands[0];
+  if (callee.kind != ast::ExprKind::Attribute && callee.kind != ast::ExprKind::Name) return "";
+  return callee.name == "Fragment" || callee.name == "Layout" ? callee.name : "";
+}
+
 void Sema::annotateLayout(const ast::Expr& bufferExpr, const ast::Expr& layoutExpr, SourceLoc loc) {
   Value target = evalTileArg(bufferExpr, "annotate_layout");
+  if (std::string map = indexMapLayout(layoutExpr); !map.empty()) {
+    // A layout changes where elements live, never their values: without the
+    // index map the buffer takes the layout tlc infers, and computes the same.
+    if (!target.isError())
+      diags_.report(DiagKind::IgnoredLayout, layoutExpr.loc,
+                    "`T." + map + "(...)` is ignored: tlc does not take index-map layouts and infers the layout of " +
+                        (target.kind == ValueKind::Buffer ? quoted(target.buffer->name) : std::string("the buffer")) +
+                        " itself (the values are the same)");
+    return;
+  }
   Value layout = eval(layoutExpr);
   if (target.isError() || layout.isError()) return;
   if (target.kind == ValueKind::Region) {

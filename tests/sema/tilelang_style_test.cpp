@@ -177,3 +177,25 @@ TEST_CASE("names assigned at the top of the file are every kernel's: constants a
     checkClose(Y, want, 2e-3, 2e-3);
   }
 }
+
+TEST_CASE("an index-map layout (`T.Fragment(..., lambda)`) is ignored with a warning and the kernel computes the same") {
+  const int64_t H = 5, S = 3, D = 100;
+  Compiled c = compileStyle("lse_combine.tl", {{"H", "5"}, {"splits", "3"}, {"dim", "100"}});
+  size_t ignored = 0;
+  for (const Diagnostic& d : c.diags->diagnostics()) ignored += d.kind == DiagKind::IgnoredLayout;
+  CHECK(ignored == 1);
+  HostTensor L(DType::Float32, {H, S}), P(DType::Float32, {H, S, D}), O(DType::Float32, {H, D});
+  interp::fillRandom(L, 12);
+  interp::fillRandom(P, 13);
+  run(c, {&L, &P, &O});
+  std::vector<double> want(H * D, 0.0);
+  for (int64_t r = 0; r < H; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t s = 0; s < S; ++s) mx = std::max(mx, L.get(r * S + s));
+    for (int64_t s = 0; s < S; ++s) sum += std::exp2(L.get(r * S + s) - mx);
+    double lse = std::log2(sum) + mx;
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t i = 0; i < D; ++i) want[r * D + i] += std::exp2(L.get(r * S + s) - lse) * P.get((r * S + s) * D + i);
+  }
+  checkClose(O, want, 1e-5, 1e-5);
+}
