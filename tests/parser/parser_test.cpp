@@ -62,6 +62,8 @@ std::string sexpr(const Expr* e) {
     case ExprKind::Binary: return std::string("(") + binaryOpSpelling(e->binaryOp) + all(0) + ")";
     case ExprKind::Unary: return std::string("(") + unaryOpSpelling(e->unaryOp) + all(0) + ")";
     case ExprKind::IfElse: return "(ifelse" + all(0) + ")";
+    case ExprKind::Dict: return "(dict" + all(0) + ")";
+    case ExprKind::Lambda: return "(lambda" + all(0) + ")";
   }
   return "?";
 }
@@ -352,6 +354,7 @@ TEST_CASE("unsupported Python syntax is named") {
   // lambda parses (sema takes it only as the index map of a layout it ignores).
   CHECK(kindOf("x = f(lambda i: i)").empty());
   CHECK(kindOf("x = f(lambda: 0, lambda i, j: i + j)").empty());
+  CHECK(expr("f(lambda i, j: i + j, k=lambda: 0)") == "(call f (lambda i j (+ i j)) k=(lambda 0))");
   CHECK(kindOf("x = a < b < c") == unsupported);
   CHECK(kindOf("x = a[1:2:3]") == unsupported);
   CHECK(kindOf("x = {1, 2}") == unsupported);
