@@ -1,6 +1,7 @@
 #include "compiler/passes/expand_pipelines.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -69,6 +70,48 @@ PipelineExpansion pipelineExpansion(const ForStmt* loop) {
   }
   x.depth = later + 1;
   return x;
+}
+
+Stmt expandLoop(const ForStmt* f, const PipelineExpansion& x, const std::function<Stmt(const Stmt&)>& consumer,
+                std::vector<std::pair<const CopyStmt*, size_t>>* issued) {
+  SourceLoc loc = f->loc;
+  DType t = f->var->dtype;
+  Expr n = f->extent;
+  int64_t d = x.depth;
+  // The producers of iteration `k := at`, issued asynchronously into the tiles' version `version`.
+  auto issue = [&](const Expr& at, const Expr& version) {
+    std::vector<Stmt> copies;
+    for (size_t i = 0; i < x.producers.size(); ++i) {
+      Stmt atK = substitute(x.producers[i], f->var, at);
+      auto* c = as<CopyStmt>(atK);
+      auto async = std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, true);
+      if (issued) issued->emplace_back(async.get(), i);
+      copies.push_back(std::move(async));
+    }
+    return std::make_shared<const VersionStmt>(x.tiles, version, makeSeq(std::move(copies), loc), loc);
+  };
+  Stmt commit = std::make_shared<const AsyncCommitStmt>(loc);
+  Var p = makeVar(f->var->name + "_pre", t, f->var->loc);
+  Expr pe = makeVarRef(p);
+  Stmt prologue = std::make_shared<const ForStmt>(
+      p, makeInt(0, t), makeInt(d - 1, t), ForKind::Serial,
+      makeSeq({std::make_shared<const IfStmt>(lt(pe, n), issue(add(f->min, pe), pe), nullptr, loc), commit}, loc), loc);
+  Expr k = makeVarRef(f->var);
+  Expr iter = sub(k, f->min);
+  Expr aheadIter = add(iter, makeInt(d - 1, t));
+  std::vector<Stmt> rest;
+  for (const Stmt& c : x.consumers) rest.push_back(consumer(c));
+  Stmt steady = std::make_shared<const ForStmt>(
+      f->var, f->min, n, ForKind::Serial,
+      makeSeq({std::make_shared<const AsyncWaitStmt>(d - 2, loc),
+               std::make_shared<const IfStmt>(
+                   lt(aheadIter, n), issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))), nullptr, loc),
+               commit,
+               std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)), makeSeq(std::move(rest), loc),
+                                                   loc)},
+              loc),
+      loc);
+  return makeSeq({prologue, steady, std::make_shared<const AsyncWaitStmt>(0, loc)}, loc);
 }
 
 namespace {
@@ -141,45 +184,7 @@ class Expand : public IRMutator {
 
   Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
     if (!expand_.count(f)) return IRMutator::mutateFor(f, self);
-    const PipelineExpansion& x = chosen_.loops.at(f);
-    SourceLoc loc = f->loc;
-    DType t = f->var->dtype;
-    Expr n = f->extent;
-    int64_t d = x.depth;
-    // The producers of iteration `k := at`, issued asynchronously into the tiles' version `version`.
-    auto issue = [&](const Expr& at, const Expr& version) {
-      std::vector<Stmt> copies;
-      for (const Stmt& p : x.producers) {
-        Stmt at_k = substitute(p, f->var, at);
-        auto* c = as<CopyStmt>(at_k);
-        copies.push_back(std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, true));
-      }
-      return std::make_shared<const VersionStmt>(x.tiles, version, makeSeq(std::move(copies), loc), loc);
-    };
-    Stmt commit = std::make_shared<const AsyncCommitStmt>(loc);
-    Var p = makeVar(f->var->name + "_pre", t, f->var->loc);
-    Expr pe = makeVarRef(p);
-    Stmt prologue = std::make_shared<const ForStmt>(
-        p, makeInt(0, t), makeInt(d - 1, t), ForKind::Serial,
-        makeSeq({std::make_shared<const IfStmt>(lt(pe, n), issue(add(f->min, pe), pe), nullptr, loc), commit}, loc),
-        loc);
-    Expr k = makeVarRef(f->var);
-    Expr iter = sub(k, f->min);
-    Expr aheadIter = add(iter, makeInt(d - 1, t));
-    std::vector<Stmt> rest;
-    for (const Stmt& c : x.consumers) rest.push_back(mutate(c));
-    Stmt steady = std::make_shared<const ForStmt>(
-        f->var, f->min, n, ForKind::Serial,
-        makeSeq({std::make_shared<const AsyncWaitStmt>(d - 2, loc),
-                 std::make_shared<const IfStmt>(lt(aheadIter, n),
-                                                issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))),
-                                                nullptr, loc),
-                 commit,
-                 std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)),
-                                                     makeSeq(std::move(rest), loc), loc)},
-                loc),
-        loc);
-    return makeSeq({prologue, steady, std::make_shared<const AsyncWaitStmt>(0, loc)}, loc);
+    return expandLoop(f, chosen_.loops.at(f), [this](const Stmt& c) { return mutate(c); });
   }
 };
 

@@ -38,7 +38,9 @@
 // stay as they are.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -66,5 +68,13 @@ struct PipelineExpansion {
   std::string why;
 };
 PipelineExpansion pipelineExpansion(const ir::ForStmt* loop);
+
+// The prologue, steady state and drain above for `loop` and its expansion
+// `x` (the tiles' allocations are the caller's), with `consumer` applied to
+// each of the later statements. `issued`, when given, receives each
+// copy_async written and the index in x.producers of the copy it issues.
+ir::Stmt expandLoop(const ir::ForStmt* loop, const PipelineExpansion& x,
+                    const std::function<ir::Stmt(const ir::Stmt&)>& consumer,
+                    std::vector<std::pair<const ir::CopyStmt*, size_t>>* issued = nullptr);
 
 }  // namespace tlc::passes

@@ -58,6 +58,16 @@ class AccessScan : public BufferAccessVisitor {
   void write(const Buffer& b) override {
     if (visible_(b)) acc.writes.insert(b.get());
   }
+  // A copy_async (an expanded pipeline's, emitExpandedPipeline) writes its
+  // stage when a wait_group completes it, and the barrier after that wait
+  // orders the writes before every later read; the stage's earlier readers
+  // finished before the barrier ahead of its issue (the steady state's wait,
+  // or the one before the prologue). So no other barrier is its.
+  void visitCopy(const CopyStmt* n) override {
+    if (!n->async) return BufferAccessVisitor::visitCopy(n);
+    read(n->src.buffer);
+    IRVisitor::visitCopy(n);
+  }
 
  private:
   const std::function<bool(const Buffer&)>& visible_;

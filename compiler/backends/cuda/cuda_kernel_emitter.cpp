@@ -251,6 +251,15 @@ void KernelEmitter::emitBlock(const Stmt& s, Accesses& pending) {
     }
     case StmtKind::Alloc: emitAlloc(as<AllocStmt>(s), true); return;
     case StmtKind::AnnotateLayout: return;  // honoured by the layout plan (planBuffers)
+    case StmtKind::Version: emitVersion(as<VersionStmt>(s), pending); return;
+    case StmtKind::AsyncCommit: line("tlc::cp_async_commit();"); return;
+    case StmtKind::AsyncWait:
+      line("tlc::cp_async_wait<" + std::to_string(as<AsyncWaitStmt>(s)->pending) + ">();");
+      barrier(pending);
+      return;
+    case StmtKind::Copy:
+      if (as<CopyStmt>(s)->async) return emitAsyncCopy(as<CopyStmt>(s), pending);
+      break;
     case StmtKind::Kernel:
       diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
       failed_ = true;

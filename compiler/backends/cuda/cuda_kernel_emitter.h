@@ -12,6 +12,7 @@
 #include "compiler/backends/cuda/cuda_fragment_layout.h"
 #include "compiler/backends/cuda/cuda_hopper.h"
 #include "compiler/backends/cuda/cuda_mma.h"
+#include "compiler/passes/expand_pipelines.h"
 #include "compiler/passes/layout.h"
 
 namespace tlc::cuda {
@@ -120,6 +121,9 @@ class KernelEmitter : public backend::CEmitter {
   // two or more stages, every tile given that many versions.
   bool runsPipelined(const ir::ForStmt* f, PipelineSchedule* sched);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
+  void emitExpandedPipeline(const ir::ForStmt* f, const passes::PipelineExpansion& x, Accesses& pending);
+  void emitVersion(const ir::VersionStmt* v, Accesses& pending);
+  void emitAsyncCopy(const ir::CopyStmt* c, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
   // An element-wise producer copy split into loads issued ahead and stores
   // after the iteration's consumers (cuda_deferred_copies.cpp).

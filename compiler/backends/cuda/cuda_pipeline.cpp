@@ -7,6 +7,7 @@
 // registers, stored into their stage after the consumers. The tensor-core mainloop (cuda_mma_mainloop.cpp) and the
 // Hopper mainloop (cuda_hopper_mainloop.cpp) build on the producer side here.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
+#include "compiler/passes/expand_pipelines.h"
 
 namespace tlc::cuda {
 
@@ -132,6 +133,16 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   const GemmStmt* overlapped = nullptr;
   if (consumers.size() == 1)
     if (auto* g = as<GemmStmt>(consumers[0]); g && isWgmmaGemm(g)) overlapped = g;
+  // The plain form: the tile IR's own expansion (expand-pipelines), emitted
+  // statement by statement.
+  // (Copies that move no whole vectors may be split around the iteration,
+  // cuda_deferred_copies.cpp: those loops keep the form below.)
+  bool vectorCopies = std::all_of(sched.producers.begin(), sched.producers.end(),
+                                  [&](const CopyStmt* c) { return vectorWidth(c) != 0; });
+  if (!overlapped && options_.dialect().asyncCopies && sched.gathers.empty() && vectorCopies &&
+      !registerPrefetch(f, consumers))
+    if (passes::PipelineExpansion x = passes::pipelineExpansion(f); x.why.empty() && x.depth == sched.depth)
+      return emitExpandedPipeline(f, x, pending);
   PipelineExpansion px = openPipeline(f, sched, pending, !overlapped);
   // A register tile loaded from global memory first in each iteration is
   // loaded one iteration ahead, beside the shared-memory stages.
@@ -181,6 +192,54 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   if (options_.dialect().asyncCopies) line("tlc::cp_async_wait<0>();");
   close();
   pending = accessesOf(f->body);
+}
+
+// A pipelined loop as expand-pipelines writes it out (prologue, steady
+// state, drain: passes::expandLoop), emitted by emitBlock: `version` blocks
+// select the tiles' stages, copy_async issues cp.async runs, commit_group
+// and wait_group are cp.async's, and a wait is followed by the block
+// barrier that makes the completed copies visible to every thread.
+void KernelEmitter::emitExpandedPipeline(const ForStmt* f, const passes::PipelineExpansion& x, Accesses& pending) {
+  barrier(pending);  // everything before the loop is complete before its first copies land
+  open("");
+  // Each copy's per-thread offsets are the same in every iteration: declared
+  // once, for every copy_async that issues it.
+  for (const Stmt& p : x.producers) declareCopyThreadOffsets(as<CopyStmt>(p));
+  std::vector<std::pair<const CopyStmt*, size_t>> issued;
+  Stmt expanded = passes::expandLoop(f, x, [](const Stmt& c) { return c; }, &issued);
+  for (auto [copy, producer] : issued)
+    if (auto it = hoistedCopyOffsets_.find(as<CopyStmt>(x.producers[producer])); it != hoistedCopyOffsets_.end())
+      hoistedCopyOffsets_[copy] = it->second;
+  emitBlock(expanded, pending);
+  close();
+  pending = accessesOf(f->body);
+}
+
+// The statements of an expanded pipeline (emitBlock).
+void KernelEmitter::emitVersion(const VersionStmt* v, Accesses& pending) {
+  std::vector<Expr> before;
+  for (const Buffer& b : v->buffers) {
+    before.push_back(bufs_[b.get()].version);
+    bufs_[b.get()].version = v->version;
+  }
+  // The consumers' block (the one without copies) loads what it can ahead, as a pipelined iteration does.
+  std::vector<Stmt> body = seqStmts(v->body);
+  bool consumers = std::none_of(body.begin(), body.end(), [](const Stmt& s) {
+    auto* c = as<CopyStmt>(s);
+    return c && c->async;
+  });
+  if (consumers) preloadInvariantLoads(body);
+  emitBlock(v->body, pending);
+  if (consumers) preloaded_.clear();
+  for (size_t i = 0; i < v->buffers.size(); ++i) bufs_[v->buffers[i].get()].version = before[i];
+}
+
+// (Its accesses, accessesOf, are its source's alone: see AccessScan.)
+void KernelEmitter::emitAsyncCopy(const CopyStmt* c, Accesses& pending) {
+  noUnroll_ = true;  // edge tiles' checked loops stay rolled, as every pipeline producer's
+  emitCopy(c, true, true);
+  noUnroll_ = false;
+  pending.merge(accessesOf(std::make_shared<CopyStmt>(*c)));
 }
 
 }  // namespace tlc::cuda
