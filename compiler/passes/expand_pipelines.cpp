@@ -117,13 +117,16 @@ Stmt expandLoop(const ForStmt* f, const PipelineExpansion& x, const std::functio
 namespace {
 
 // The loops to expand, and the tiles' depths: candidates whose tiles no
-// statement outside them touches.
+// statement outside them touches. Run twice over a body: the first walk
+// finds the candidates, the second (`checking`) rejects those whose tiles
+// something else accesses, before or after them.
 class ChooseLoops : public BufferAccessVisitor {
  public:
   std::map<const ForStmt*, PipelineExpansion> loops;
   std::map<const BufferNode*, const ForStmt*> owner;  // tile -> its candidate loop
   std::set<const ForStmt*> rejected;
   std::set<const BufferNode*> allocated;
+  bool checking = false;
 
  protected:
   std::vector<const ForStmt*> open_;
@@ -132,7 +135,7 @@ class ChooseLoops : public BufferAccessVisitor {
     if (a->versions == 1) allocated.insert(a->buffer.get());
   }
   void visitFor(const ForStmt* f) override {
-    if (f->forKind == ForKind::Pipelined) {
+    if (!checking && f->forKind == ForKind::Pipelined) {
       PipelineExpansion x = pipelineExpansion(f);
       if (x.why.empty()) {
         for (const Buffer& t : x.tiles) {
@@ -150,6 +153,7 @@ class ChooseLoops : public BufferAccessVisitor {
     open_.pop_back();
   }
   void access(const Buffer& b) {
+    if (!checking) return;
     auto it = owner.find(b.get());
     if (it != owner.end() && std::find(open_.begin(), open_.end(), it->second) == open_.end())
       rejected.insert(it->second);
@@ -193,6 +197,8 @@ class Expand : public IRMutator {
 Module expandPipelines(const Module& m, PassContext&) {
   return rewriteBodies(m, [](const PrimFunc& f) {
     ChooseLoops chosen;
+    chosen.visit(f.body);
+    chosen.checking = true;
     chosen.visit(f.body);
     Expand expand(chosen);
     return expand.empty() ? f.body : expand.mutate(f.body);

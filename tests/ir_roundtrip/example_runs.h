@@ -16,6 +16,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/int_arith.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/sema/frontend.h"
 
 namespace tlc::testing {
 
@@ -26,6 +27,15 @@ inline std::vector<std::filesystem::path> exampleFiles() {
     if (entry.path().extension() == ".tl") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// The module of the .tl file at `path` (a test failure when it does not compile).
+inline ir::Module compileExample(const std::filesystem::path& path, SourceManager& sources, DiagnosticEngine& diags) {
+  std::string error;
+  uint32_t file = sources.addFile(path.string(), error);
+  auto module = compileSource(sources, diags, file, {});
+  REQUIRE_MESSAGE(module.has_value(), (diags.renderAll() + error));
+  return std::move(*module);
 }
 
 // Seeded random tensors for `f`'s tensor parameters. Every dynamic dimension

@@ -39,11 +39,8 @@ TEST_CASE("expanded pipelines compute exactly what the planned loops compute") {
     INFO("example: " << path.string());
     SourceManager sources;
     DiagnosticEngine diags(sources);
-    std::string error;
-    uint32_t file = sources.addFile(path.string(), error);
-    auto module = compileSource(sources, diags, file, {});
-    REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-    auto planned = runPasses(*module, "inline-loop-lets,pipeline-planning", diags);
+    ir::Module module = compileExample(path, sources, diags);
+    auto planned = runPasses(module, "inline-loop-lets,pipeline-planning", diags);
     REQUIRE_MESSAGE(planned.has_value(), diags.renderAll());
     auto expanded = runPasses(*planned, "expand-pipelines", diags);
     REQUIRE_MESSAGE(expanded.has_value(), diags.renderAll());
@@ -161,11 +158,8 @@ TEST_CASE("a version outside the buffer's versions is an error") {
 TEST_CASE("the CPU target rejects expanded pipelines with a located error") {
   SourceManager sources;
   DiagnosticEngine diags(sources);
-  std::string error;
-  uint32_t file = sources.addFile((std::filesystem::path(TLC_SOURCE_DIR) / "examples/gemm/gemm.tl").string(), error);
-  auto module = compileSource(sources, diags, file, {});
-  REQUIRE(module.has_value());
-  auto expanded = runPasses(*module, "inline-loop-lets,pipeline-planning,expand-pipelines", diags);
+  ir::Module module = compileExample(std::filesystem::path(TLC_SOURCE_DIR) / "examples/gemm/gemm.tl", sources, diags);
+  auto expanded = runPasses(module, "inline-loop-lets,pipeline-planning,expand-pipelines", diags);
   REQUIRE(expanded.has_value());
   passes::PassContext ctx(diags);
   CHECK(!cpu::lowerForCpu(*expanded, ctx, cpu::CpuLoweringOptions{}).has_value());

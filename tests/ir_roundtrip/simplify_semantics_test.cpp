@@ -18,10 +18,7 @@ TEST_CASE("simplified kernels compute exactly what the originals compute") {
     INFO("example: " << path.string());
     SourceManager sources;
     DiagnosticEngine diags(sources);
-    std::string error;
-    uint32_t file = sources.addFile(path.string(), error);
-    auto module = compileSource(sources, diags, file, {});
-    REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+    std::optional<ir::Module> module = compileExample(path, sources, diags);
     passes::PassContext ctx(diags);
     auto lowered = cpu::lowerForCpu(*module, ctx, cpu::CpuLoweringOptions{});
     REQUIRE(lowered.has_value());
