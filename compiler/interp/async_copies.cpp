@@ -3,7 +3,7 @@
 //
 // A buffer with several versions keeps one tensor and one set of `written`
 // flags per version; a VersionStmt selects which one its body's accesses
-// reach. An asynchronous copy reads its source when issued and marks its
+// reach. An asynchronous copy (execCopy) reads its source when issued and marks its
 // destination elements pending; its writes land when an AsyncWaitStmt
 // completes its group. Reading a pending element is an error (on a GPU it
 // would race with the copy), and so is a block that ends with copies no
@@ -15,8 +15,7 @@ namespace tlc::interp {
 using namespace tlc::ir;
 
 void Machine::failPending(const BufferNode* node, const BufferState& b, int64_t flat, SourceLoc loc) {
-  std::vector<int64_t> idx(b.shape.size());
-  for (size_t d = 0; d < idx.size(); ++d) idx[d] = b.strides[d] ? (flat / b.strides[d]) % (b.shape[d] ? b.shape[d] : 1) : 0;
+  std::vector<int64_t> idx = b.indexOf(flat);
   std::string which = b.versions.empty() ? "" : " (version " + std::to_string(b.current) + ")";
   fail(DiagKind::InterpInvalidProgram, loc,
        "`" + node->name + "`" + which + " is read at " + formatIndex(idx) +
@@ -44,7 +43,7 @@ void Machine::selectVersion(BufferState& b, int64_t v) {
   std::swap(b.written, b.versionWritten[static_cast<size_t>(b.current)]);
   std::swap(b.written, b.versionWritten[static_cast<size_t>(v)]);
   b.current = v;
-  b.tensor = v == 0 ? b.owned.get() : b.versions[static_cast<size_t>(v)].get();
+  b.tensor = &b.versionTensor(v);
 }
 
 void Machine::execVersion(const CStmt& s) {
@@ -66,38 +65,16 @@ void Machine::execVersion(const CStmt& s) {
   for (size_t i = 0; i < s.vars.size(); ++i) selectVersion(bufs_[s.vars[i]], before[i]);
 }
 
-void Machine::execAsyncCopy(const CStmt& s) {
-  RegionVal src = evalRegion(s.regions[0]);
-  RegionVal dst = evalRegion(s.regions[1]);
-  if (src.numel != dst.numel)
-    fail(DiagKind::InterpShapeMismatch, s.node->loc,
-         "copy_async from a region of `" + src.node->name + "` of shape " + formatIndex(src.extents) +
-             " to a region of `" + dst.node->name + "` of shape " + formatIndex(dst.extents));
-  PendingCopy c{s.regions[1].slot, dst.buf->versions.empty() ? -1 : dst.buf->current, {}, s.node->loc};
-  std::vector<int64_t> si(src.extents.size(), 0), di(dst.extents.size(), 0);
-  auto step = [](std::vector<int64_t>& idx, const std::vector<int64_t>& ext) {
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < ext[d]) return;
-      idx[d] = 0;
-    }
-  };
-  for (int64_t n = 0; n < src.numel; ++n) {
-    int64_t doff = dst.offset(di.data());
-    if (doff >= 0) {
-      Value v = castValue(regionLoad(src, src.offset(si.data()), s.node->loc), src.node->dtype, dst.node->dtype);
-      c.writes.emplace_back(doff, v);
-      if (dst.buf->tracked) dst.buf->written[static_cast<size_t>(doff)] = kPending;
-    }
-    step(si, src.extents);
-    step(di, dst.extents);
-  }
-  openGroup_.push_back(std::move(c));
+// An issued copy's element: written when its group completes, pending until then.
+void Machine::issueWrite(PendingCopy& c, BufferState& dst, int64_t flat, Value v) {
+  c.writes.emplace_back(flat, v);
+  if (dst.tracked) dst.written[static_cast<size_t>(flat)] = kPending;
 }
 
 void Machine::complete(const PendingCopy& c) {
   BufferState& b = bufs_[c.slot];
   bool current = c.version < 0 || c.version == b.current;
-  HostTensor& t = current ? *b.tensor : *(c.version == 0 ? b.owned.get() : b.versions[size_t(c.version)].get());
+  HostTensor& t = current ? *b.tensor : b.versionTensor(c.version);
   std::vector<uint8_t>& written = current ? b.written : b.versionWritten[size_t(c.version)];
   for (const auto& [off, v] : c.writes) {
     writeElement(t, off, v);

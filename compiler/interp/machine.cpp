@@ -54,12 +54,15 @@ void Machine::fail(DiagKind kind, SourceLoc loc, std::string message, const Buff
   throw Abort{};
 }
 
+std::vector<int64_t> BufferState::indexOf(int64_t flat) const {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = 0; d < idx.size(); ++d) idx[d] = strides[d] ? (flat / strides[d]) % (shape[d] ? shape[d] : 1) : 0;
+  return idx;
+}
+
 void Machine::warnUninitialized(BufferState& b, const BufferNode* node, int64_t flat, SourceLoc loc) {
   b.warned = true;
-  std::vector<int64_t> idx(b.shape.size());
-  for (size_t d = 0; d < idx.size(); ++d) {
-    idx[d] = b.strides[d] ? (flat / b.strides[d]) % (b.shape[d] ? b.shape[d] : 1) : 0;
-  }
+  std::vector<int64_t> idx = b.indexOf(flat);
   Diagnostic& d = diags_.report(DiagKind::InterpUninitializedRead, loc,
                                 "`" + node->name + "` is read at " + formatIndex(idx) +
                                     " before any value was written there; the value is undefined");

@@ -37,6 +37,10 @@ struct BufferState {
   std::vector<std::unique_ptr<HostTensor>> versions;
   std::vector<std::vector<uint8_t>> versionWritten;
   int64_t current = 0;
+  // Version `v`'s tensor (version 0 is the allocation's own).
+  HostTensor& versionTensor(int64_t v) { return v == 0 ? *owned : *versions[static_cast<size_t>(v)]; }
+  // The multi-index of flat element `flat`.
+  std::vector<int64_t> indexOf(int64_t flat) const;
 };
 
 // `written` flags: kUnwritten, kWritten, or kPending (an asynchronous copy
@@ -116,7 +120,7 @@ class Machine {
   void allocVersions(int slot);
   void selectVersion(BufferState& b, int64_t v);
   void execVersion(const CStmt& s);
-  void execAsyncCopy(const CStmt& s);
+  void issueWrite(PendingCopy& c, BufferState& dst, int64_t flat, Value v);
   void execAsyncWait(const CStmt& s);
   void complete(const PendingCopy& c);
   void checkNoPendingCopies();

@@ -62,26 +62,34 @@ Value Machine::regionLoad(const RegionVal& r, int64_t offset, SourceLoc loc) {
   return loadElement(*r.buf, r.node, offset, loc);
 }
 
+// A copy_async (async_copies.cpp) reads its source here too, and records
+// its writes for the wait_group that completes it instead of storing them.
 void Machine::execCopy(const CStmt& s) {
-  if (static_cast<const CopyStmt*>(s.node)->async) return execAsyncCopy(s);
+  const bool async = static_cast<const CopyStmt*>(s.node)->async;
   RegionVal src = evalRegion(s.regions[0]);
   RegionVal dst = evalRegion(s.regions[1]);
   if (src.numel != dst.numel)
     fail(DiagKind::InterpShapeMismatch, s.node->loc,
-         "copy from a region of `" + src.node->name + "` of shape " + formatIndex(src.extents) + " (" +
-             std::to_string(src.numel) + " elements) to a region of `" + dst.node->name + "` of shape " +
-             formatIndex(dst.extents) + " (" + std::to_string(dst.numel) + " elements)");
+         std::string(async ? "copy_async" : "copy") + " from a region of `" + src.node->name + "` of shape " +
+             formatIndex(src.extents) + " (" + std::to_string(src.numel) + " elements) to a region of `" +
+             dst.node->name + "` of shape " + formatIndex(dst.extents) + " (" + std::to_string(dst.numel) +
+             " elements)");
+  PendingCopy pending{s.regions[1].slot, dst.buf->versions.empty() ? -1 : dst.buf->current, {}, s.node->loc};
   std::vector<int64_t> si(src.extents.size(), 0), di(dst.extents.size(), 0);
   const DType st = src.node->dtype, dt = dst.node->dtype;
   for (int64_t n = 0; n < src.numel; ++n) {
     int64_t doff = dst.offset(di.data());
     if (doff >= 0) {
-      Value v = regionLoad(src, src.offset(si.data()), s.node->loc);
-      storeElement(*dst.buf, doff, castValue(v, st, dt));
+      Value v = castValue(regionLoad(src, src.offset(si.data()), s.node->loc), st, dt);
+      if (async)
+        issueWrite(pending, *dst.buf, doff, v);
+      else
+        storeElement(*dst.buf, doff, v);
     }
     step(si, src.extents);
     step(di, dst.extents);
   }
+  if (async) openGroup_.push_back(std::move(pending));
 }
 
 namespace {

@@ -69,4 +69,16 @@ std::set<const BufferNode*> readsOf(const Node& node) {
 std::set<const BufferNode*> collectBufferReads(const Stmt& s) { return readsOf(s); }
 std::set<const BufferNode*> collectBufferReads(const Expr& e) { return readsOf(e); }
 
+bool accessesBuffer(const Stmt& s, const BufferNode* b) {
+  struct Scan : BufferAccessVisitor {
+    const BufferNode* target;
+    bool found = false;
+    void read(const Buffer& x) override { found |= x.get() == target; }
+    void write(const Buffer& x) override { found |= x.get() == target; }
+  } scan;
+  scan.target = b;
+  scan.visit(s);
+  return scan.found;
+}
+
 }  // namespace tlc::ir

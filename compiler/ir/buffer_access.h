@@ -34,4 +34,7 @@ class BufferAccessVisitor : public IRVisitor {
 std::set<const BufferNode*> collectBufferReads(const Stmt& s);
 std::set<const BufferNode*> collectBufferReads(const Expr& e);
 
+// Whether `s` reads or writes buffer `b`.
+bool accessesBuffer(const Stmt& s, const BufferNode* b);
+
 }  // namespace tlc::ir

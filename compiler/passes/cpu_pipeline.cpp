@@ -1,7 +1,6 @@
 #include "compiler/passes/cpu_pipeline.h"
 
 #include "compiler/passes/expand_pipelines.h"
-
 #include "compiler/passes/cpu_block_local_storage.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/lower_buffer_prints.h"

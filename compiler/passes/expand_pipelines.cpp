@@ -6,7 +6,6 @@
 #include <set>
 
 #include "compiler/ir/buffer_access.h"
-#include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/loop_jumps.h"
 #include "compiler/ir/module_rewrite.h"
 #include "compiler/ir/substitute.h"
@@ -15,14 +14,6 @@
 namespace tlc::passes {
 
 using namespace ir;
-
-namespace {
-
-bool accesses(const Stmt& s, const BufferNode* b) {
-  return collectBufferReads(s).count(b) || collectBufferWrites(s).buffers.count(b);
-}
-
-}  // namespace
 
 PipelineExpansion pipelineExpansion(const ForStmt* loop) {
   PipelineExpansion x;
@@ -63,7 +54,7 @@ PipelineExpansion pipelineExpansion(const ForStmt* loop) {
     for (const Buffer& t : x.tiles)
       if (t == c->dst.buffer) return fail("two stage-0 copies fill `" + t->name + "`");
     for (const Stmt& before : x.consumers)
-      if (accesses(before, c->dst.buffer.get()))
+      if (accessesBuffer(before, c->dst.buffer.get()))
         return fail("a statement before the copy into `" + c->dst.buffer->name + "` uses it");
     x.producers.push_back(body[i]);
     x.tiles.push_back(c->dst.buffer);

@@ -2,9 +2,8 @@
 // KernelEmitter per Kernel statement, and the source prelude.
 #include "compiler/backends/cuda/cuda_codegen.h"
 
-#include "compiler/passes/expand_pipelines.h"
-
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
+#include "compiler/passes/expand_pipelines.h"
 #include "compiler/passes/pass_registry.h"
 
 #include <regex>

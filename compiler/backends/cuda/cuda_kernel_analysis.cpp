@@ -212,19 +212,6 @@ int64_t contiguousRun(const layout::Layout& l, int elemBytes) {
   return 1;
 }
 
-// Whether `s` reads or writes buffer `b`.
-bool accessesBuffer(const Stmt& s, const BufferNode* b) {
-  struct Scan : BufferAccessVisitor {
-    const BufferNode* target;
-    bool found = false;
-    void read(const Buffer& x) override { found |= x.get() == target; }
-    void write(const Buffer& x) override { found |= x.get() == target; }
-  } scan;
-  scan.target = b;
-  scan.visit(s);
-  return scan.found;
-}
-
 }  // namespace
 
 // The plan's stage-0 statements must be global->shared copies whose regions

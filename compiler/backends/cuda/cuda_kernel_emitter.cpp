@@ -524,9 +524,12 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Version:
     case StmtKind::AsyncCommit:
     case StmtKind::AsyncWait:  // block-level only (the verifier keeps them out of Parallel loops)
-    case StmtKind::Kernel:
       diags_.report(DiagKind::CudaUnsupported, s->loc,
                     std::string("a `") + stmtKindName(s->kind) + "` statement inside a Parallel loop");
+      failed_ = true;
+      return;
+    case StmtKind::Kernel:
+      diags_.report(DiagKind::CudaUnsupported, s->loc, "a kernel cannot be launched inside another kernel");
       failed_ = true;
       return;
   }

@@ -7,7 +7,6 @@
 // registers, stored into their stage after the consumers. The tensor-core mainloop (cuda_mma_mainloop.cpp) and the
 // Hopper mainloop (cuda_hopper_mainloop.cpp) build on the producer side here.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
-#include "compiler/passes/expand_pipelines.h"
 
 namespace tlc::cuda {
 
