@@ -63,8 +63,8 @@ PipelineExpansion pipelineExpansion(const ForStmt* loop) {
   return x;
 }
 
-Stmt expandLoop(const ForStmt* f, const PipelineExpansion& x, const std::function<Stmt(const Stmt&)>& consumer,
-                std::vector<std::pair<const CopyStmt*, size_t>>* issued) {
+ExpandedLoop expandLoop(const ForStmt* f, const PipelineExpansion& x, const std::function<Stmt(const Stmt&)>& consumer,
+                        std::vector<std::pair<const CopyStmt*, size_t>>* issued) {
   SourceLoc loc = f->loc;
   DType t = f->var->dtype;
   Expr n = f->extent;
@@ -81,28 +81,30 @@ Stmt expandLoop(const ForStmt* f, const PipelineExpansion& x, const std::functio
     }
     return std::make_shared<const VersionStmt>(x.tiles, version, makeSeq(std::move(copies), loc), loc);
   };
-  Stmt commit = std::make_shared<const AsyncCommitStmt>(loc);
+  ExpandedLoop out;
+  out.commit = std::make_shared<const AsyncCommitStmt>(loc);
   Var p = makeVar(f->var->name + "_pre", t, f->var->loc);
   Expr pe = makeVarRef(p);
-  Stmt prologue = std::make_shared<const ForStmt>(
+  out.prologue = std::make_shared<const ForStmt>(
       p, makeInt(0, t), makeInt(d - 1, t), ForKind::Serial,
-      makeSeq({std::make_shared<const IfStmt>(lt(pe, n), issue(add(f->min, pe), pe), nullptr, loc), commit}, loc), loc);
+      makeSeq({std::make_shared<const IfStmt>(lt(pe, n), issue(add(f->min, pe), pe), nullptr, loc), out.commit}, loc),
+      loc);
   Expr k = makeVarRef(f->var);
   Expr iter = sub(k, f->min);
   Expr aheadIter = add(iter, makeInt(d - 1, t));
   std::vector<Stmt> rest;
   for (const Stmt& c : x.consumers) rest.push_back(consumer(c));
-  Stmt steady = std::make_shared<const ForStmt>(
-      f->var, f->min, n, ForKind::Serial,
-      makeSeq({std::make_shared<const AsyncWaitStmt>(d - 2, loc),
-               std::make_shared<const IfStmt>(
-                   lt(aheadIter, n), issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))), nullptr, loc),
-               commit,
-               std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)), makeSeq(std::move(rest), loc),
-                                                   loc)},
-              loc),
-      loc);
-  return makeSeq({prologue, steady, std::make_shared<const AsyncWaitStmt>(0, loc)}, loc);
+  out.wait = std::make_shared<const AsyncWaitStmt>(d - 2, loc);
+  out.issue = std::make_shared<const IfStmt>(lt(aheadIter, n), issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))),
+                                             nullptr, loc);
+  out.consumers =
+      std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)), makeSeq(std::move(rest), loc), loc);
+  auto steady = std::make_shared<const ForStmt>(f->var, f->min, n, ForKind::Serial,
+                                                makeSeq({out.wait, out.issue, out.commit, out.consumers}, loc), loc);
+  out.steady = steady.get();
+  out.drain = std::make_shared<const AsyncWaitStmt>(0, loc);
+  out.stmt = makeSeq({out.prologue, steady, out.drain}, loc);
+  return out;
 }
 
 namespace {
@@ -179,7 +181,7 @@ class Expand : public IRMutator {
 
   Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
     if (!expand_.count(f)) return IRMutator::mutateFor(f, self);
-    return expandLoop(f, chosen_.loops.at(f), [this](const Stmt& c) { return mutate(c); });
+    return expandLoop(f, chosen_.loops.at(f), [this](const Stmt& c) { return mutate(c); }).stmt;
   }
 };
 

@@ -73,8 +73,20 @@ PipelineExpansion pipelineExpansion(const ir::ForStmt* loop);
 // `x` (the tiles' allocations are the caller's), with `consumer` applied to
 // each of the later statements. `issued`, when given, receives each
 // copy_async written and the index in x.producers of the copy it issues.
-ir::Stmt expandLoop(const ir::ForStmt* loop, const PipelineExpansion& x,
-                    const std::function<ir::Stmt(const ir::Stmt&)>& consumer,
-                    std::vector<std::pair<const ir::CopyStmt*, size_t>>* issued = nullptr);
+// `stmt` is the whole; the other fields name its parts, for emitters that
+// arrange the steady state's statements themselves (the CUDA tensor-core
+// mainloop moves each iteration's wait to the end of the iteration before).
+struct ExpandedLoop {
+  ir::Stmt stmt;
+  ir::Stmt prologue;       // for p in serial(0 : +D-1) { ... }
+  const ir::ForStmt* steady = nullptr;
+  ir::Stmt wait;           // wait_group(D-2), first in the steady state
+  ir::Stmt issue, commit;  // if k - min + D-1 < n { version ... { copy_async ... } }; commit_group
+  ir::Stmt consumers;      // version(T...) = (k - min) % D { C }
+  ir::Stmt drain;          // wait_group(0)
+};
+ExpandedLoop expandLoop(const ir::ForStmt* loop, const PipelineExpansion& x,
+                        const std::function<ir::Stmt(const ir::Stmt&)>& consumer,
+                        std::vector<std::pair<const ir::CopyStmt*, size_t>>* issued = nullptr);
 
 }  // namespace tlc::passes

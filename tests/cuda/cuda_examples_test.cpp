@@ -110,8 +110,10 @@ TEST_CASE("the gemm example's pipelined loop prefetches operand fragments") {
   for (size_t p = body.find("__syncthreads();"); p != std::string::npos; p = body.find("__syncthreads();", p + 1))
     ++barriers;
   CHECK(barriers == 1);
-  // The barrier precedes the next stage's first fragment load and the last k-step's mma.
+  // The barrier (after the next iteration's wait) precedes the next stage's
+  // first fragment load and the last k-step's mma.
   size_t sync = body.find("__syncthreads();");
+  CHECK(body.rfind("tlc::cp_async_wait<1>();", sync) != std::string::npos);
   CHECK(body.find("stage_next", sync) != std::string::npos);
   CHECK(body.find("tlc::mma_m16n8k16_f16", body.find("stage_next", sync)) != std::string::npos);
 }

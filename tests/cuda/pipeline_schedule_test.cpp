@@ -51,8 +51,10 @@ TEST_CASE("the default plan runs the copies num_stages - 1 iterations ahead") {
   REQUIRE_MESSAGE(g.module, g.diagnostics);
   CHECK_FALSE(g.warned);
   CHECK(g.module->source.find("cp_async_wait<2>") != std::string::npos);
-  // The stage counter cycles through 4 stages; the copies write 3 stages ahead.
+  // Four stages; the copies write 3 iterations ahead, into the stage before the iteration's.
+  CHECK(g.module->source.find("for (int k_pre = 0; k_pre < 3; ++k_pre)") != std::string::npos);
   CHECK(g.module->source.find("stage_of_iter = stage_of_iter == 3 ? 0 : stage_of_iter + 1;") != std::string::npos);
+  CHECK(g.module->source.find("if (((k_2 + 3) < ((K + 31) >> 5)))") != std::string::npos);
   CHECK(g.module->source.find("(stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 3)") != std::string::npos);
 }
 
@@ -61,7 +63,8 @@ TEST_CASE("a user plan with the consumers in stage 1 prefetches one iteration ah
   REQUIRE_MESSAGE(g.module, g.diagnostics);
   CHECK_FALSE(g.warned);
   CHECK(g.module->source.find("cp_async_wait<0>();\n    __syncthreads();") != std::string::npos);
-  // Two stages: the counter cycles through 0 and 1.
+  // Two stages, the copies one iteration ahead.
+  CHECK(g.module->source.find("for (int k_pre = 0; k_pre < 1; ++k_pre)") != std::string::npos);
   CHECK(g.module->source.find("stage_of_iter = stage_of_iter == 1 ? 0 : stage_of_iter + 1;") != std::string::npos);
   CHECK(g.module->source.find("stage_of_iter == 3") == std::string::npos);
 }

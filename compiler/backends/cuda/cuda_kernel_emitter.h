@@ -122,6 +122,8 @@ class KernelEmitter : public backend::CEmitter {
   bool runsPipelined(const ir::ForStmt* f, PipelineSchedule* sched);
   void emitPipelined(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending);
   void emitExpandedPipeline(const ir::ForStmt* f, const passes::PipelineExpansion& x, Accesses& pending);
+  passes::ExpandedLoop openExpandedPipeline(const ir::ForStmt* f, const passes::PipelineExpansion& x,
+                                            Accesses& pending);
   void emitVersion(const ir::VersionStmt* v, Accesses& pending);
   void emitAsyncCopy(const ir::CopyStmt* c, Accesses& pending);
   static std::vector<ir::Stmt> nonProducers(const ir::ForStmt* f, const PipelineSchedule& sched);
@@ -156,7 +158,7 @@ class KernelEmitter : public backend::CEmitter {
   PipelineExpansion openPipeline(const ir::ForStmt* f, const PipelineSchedule& sched, Accesses& pending,
                                  bool splitElementCopies = false);
   void advanceStage(const PipelineExpansion& px);
-  std::string stagePlus(const PipelineExpansion& px, const std::string& stage, int64_t by);
+  std::string stagePlus(int64_t depth, const std::string& stage, int64_t by);
   void defineProducerIteration(const PipelineExpansion& px, const std::string& iter, const std::string& stage);
   void issueProducers(const PipelineExpansion& px, const std::string& iter, const std::string& stage, bool prologue);
   std::vector<DeferredCopy> deferredCopies(const ir::ForStmt* f, const PipelineSchedule& sched);
@@ -244,6 +246,12 @@ class KernelEmitter : public backend::CEmitter {
   bool mmaMainloopEligible(const ir::GemmStmt* g, const PipelineSchedule& sched);
   void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,
                         Accesses& pending);
+  void emitExpandedMma(const ir::ForStmt* f, const passes::PipelineExpansion& x, const ir::GemmStmt* g,
+                       Accesses& pending);
+  void openMmaMainloop(const ir::GemmStmt* g, const MmaShape& s);
+  void emitMmaIteration(const MmaShape& s, const std::function<void()>& current,
+                        const std::function<void(int buf)>& nextStage);
+  void setTileVersion(const ir::Expr& v);
   void emitMmaFragmentLoads(const MmaShape& s, const ir::Expr& kk, int buf);
   void emitMmaSteps(const MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);
@@ -460,6 +468,7 @@ class KernelEmitter : public backend::CEmitter {
     const ir::GemmStmt* gemm = nullptr;
     ir::Var lane, warpM, warpN;
     std::string aFrag, bFrag;
+    std::vector<const ir::BufferNode*> tiles;  // the pipeline's tiles, whose stage setTileVersion selects
   } mmaMainloop_;
   // Shared buffers placed over each other's bytes (disjoint lifetimes) -> one
   // representative, so that the barrier analysis orders their accesses.

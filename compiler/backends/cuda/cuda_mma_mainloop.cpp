@@ -80,17 +80,10 @@ void KernelEmitter::emitMmaSteps(const MmaShape& s, int buf) {
            "], " + ml.bFrag + B + "[" + std::to_string(b) + "]);");
 }
 
-void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& sched, const GemmStmt* g,
-                                     Accesses& pending) {
-  MmaShape s;
-  mmaShapeOf(g, threads_, options_, &s);
-  int64_t stages = sched.depth, steps = s.k / s.kStep;
+// Declares the mainloop's lane and warp coordinates and its double-buffered
+// operand fragments.
+void KernelEmitter::openMmaMainloop(const GemmStmt* g, const MmaShape& s) {
   int64_t am = s.m / s.warpsM / 16, an = s.n / s.warpsN / 8;
-  PipelineExpansion px = openPipeline(f, sched, pending);
-  const std::string& n = px.iterations;
-  Var version = px.version;
-  auto setVersion = [&](const Var* v) { setProducerVersion(px, v); };
-
   MmaMainloop& ml = mmaMainloop_;
   ml = MmaMainloop{};
   ml.gemm = g;
@@ -105,14 +98,121 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
   ml.bFrag = fresh("b_frag");
   line("unsigned " + ml.aFrag + "[2][" + std::to_string(am) + "][4];");
   line("unsigned " + ml.bFrag + "[2][" + std::to_string(an) + "][2];");
+}
+
+// One iteration's mma steps, step k's mma issued after step k + 1's
+// fragment loads; before the last step's mma, `nextStage` waits for the next
+// iteration's stage and loads its first fragments (into buffer `buf`).
+// `current` selects the iteration's stage for the operand loads.
+void KernelEmitter::emitMmaIteration(const MmaShape& s, const std::function<void()>& current,
+                                     const std::function<void(int buf)>& nextStage) {
+  int64_t steps = s.k / s.kStep;
+  for (int64_t k = 0; k < steps; ++k) {
+    int cur = (int)(k % 2), nxt = 1 - cur;
+    if (k + 1 < steps) {
+      current();
+      emitMmaFragmentLoads(s, makeInt((k + 1) * s.kStep), nxt);
+    } else {
+      nextStage(nxt);
+    }
+    setTileVersion(nullptr);
+    emitMmaSteps(s, cur);
+  }
+}
+
+// Which stage the pipeline's tiles name in the accesses emitted next
+// (null: none).
+void KernelEmitter::setTileVersion(const Expr& v) {
+  for (const BufferNode* b : mmaMainloop_.tiles) bufs_[b].version = v;
+}
+
+// The mainloop from the tile IR's expansion of the loop (passes::expandLoop):
+// its prologue and its copies issued ahead are the expansion's statements;
+// each iteration's leading wait_group (and the barrier after it) runs at the
+// end of the iteration before, where the next stage's first fragments are
+// loaded before the last mma step. The expansion's stages, (k - min) % D for
+// the consumers and (k - min + D - 1) % D for the copies, come from a
+// counter advanced each iteration (a compare and select, not a division).
+void KernelEmitter::emitExpandedMma(const ForStmt* f, const passes::PipelineExpansion& x, const GemmStmt* g,
+                                    Accesses& pending) {
+  MmaShape s;
+  mmaShapeOf(g, threads_, options_, &s);
+  passes::ExpandedLoop e = openExpandedPipeline(f, x, pending);
+  emitBlock(e.prologue, pending);
+  openMmaMainloop(g, s);
+  MmaMainloop& ml = mmaMainloop_;
+  for (const Buffer& t : x.tiles) ml.tiles.push_back(t.get());
+  std::string n = fresh("n_iter"), it = fresh("iter"), counter = fresh("stage_of_iter");
+  int64_t d = x.depth;
+  line("const int " + n + " = " + expr(f->extent) + ";");
+  line("int " + counter + " = " + std::to_string(d - 1) + ";");
+  Var k = f->var;
+  if (isNonNegative(f->min)) markNonNegative(k);
+  auto defineK = [&](const std::string& iter) {
+    line("const " + typeName(k->dtype) + " " + varName(k) + " = " + expr(f->min) + " + " + iter + ";");
+  };
+  // The stage `stage` (C), its first fragments loaded into buffer `buf`, after iteration `i`'s wait.
+  auto firstFragments = [&](const std::string& i, const std::string& stage, int buf) {
+    emitBlock(e.wait, pending);
+    open("if (" + i + " < " + n + ")");
+    Var st = makeVar(i == "0" ? "stage" : "stage_next");
+    markNonNegative(st);
+    line("const int " + varName(st) + " = " + stage + ";");
+    setTileVersion(makeVarRef(st));
+    emitMmaFragmentLoads(s, makeInt(0), buf);
+    setTileVersion(nullptr);
+    close();
+  };
+  firstFragments("0", "0", 0);
+  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+  line(counter + " = " + counter + " == " + std::to_string(d - 1) + " ? 0 : " + counter + " + 1;");
+  defineK(it);
+  // The copies D - 1 iterations ahead, into the stage before this one.
+  Var ahead = makeVar("stage_ahead");
+  markNonNegative(ahead);
+  line("const int " + varName(ahead) + " = " + stagePlus(d, counter, d - 1) + ";");
+  auto* cond = as<IfStmt>(e.issue);
+  auto* copies = as<VersionStmt>(cond->thenBody);
+  Stmt issue = std::make_shared<const IfStmt>(
+      cond->cond, std::make_shared<const VersionStmt>(copies->buffers, makeVarRef(ahead), copies->body, copies->loc),
+      nullptr, cond->loc);
+  Accesses issued;
+  emitBlock(issue, issued);
+  emitBlock(e.commit, issued);
+  Var st = makeVar("stage");
+  markNonNegative(st);
+  line("const int " + varName(st) + " = " + counter + ";");
+  emitMmaIteration(
+      s, [&] { setTileVersion(makeVarRef(st)); },
+      [&](int buf) { firstFragments(it + " + 1", stagePlus(d, counter, 1), buf); });
+  close();
+  emitBlock(e.drain, pending);
+  close();
+  ml = MmaMainloop{};
+  pending = accessesOf(f->body);
+}
+
+// The same loop from the emitter's own schedule (loops whose copies the
+// expansion does not take: gathers, split element copies).
+void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& sched, const GemmStmt* g,
+                                     Accesses& pending) {
+  MmaShape s;
+  mmaShapeOf(g, threads_, options_, &s);
+  int64_t stages = sched.depth;
+  PipelineExpansion px = openPipeline(f, sched, pending);
+  const std::string& n = px.iterations;
+  Var version = px.version;
+  openMmaMainloop(g, s);
+  MmaMainloop& ml = mmaMainloop_;
+  ml.tiles = sched.tiles();
   // The first stage's first fragments.
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line(syncThreads());
   open("if (0 < " + n + ")");
   line("const int " + varName(version) + " = 0;");
-  setVersion(&version);
+  setTileVersion(makeVarRef(version));
   emitMmaFragmentLoads(s, makeInt(0), 0);
-  setVersion(nullptr);
+  setTileVersion(nullptr);
   close();
 
   std::string it = fresh("iter");
@@ -130,23 +230,17 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
     line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(f->min) + " + " + it + ";");
   Var next = makeVar("stage_next");
   markNonNegative(next);
-  for (int64_t k = 0; k < steps; ++k) {
-    int cur = (int)(k % 2), nxt = 1 - cur;
-    if (k + 1 < steps) {
-      setVersion(&version);
-      emitMmaFragmentLoads(s, makeInt((k + 1) * s.kStep), nxt);
-    } else {
-      line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
-      line(syncThreads());
-      open("if (" + it + " + 1 < " + n + ")");
-      line("const int " + varName(next) + " = " + stagePlus(px, px.stageCounter, 1) + ";");
-      setVersion(&next);
-      emitMmaFragmentLoads(s, makeInt(0), nxt);
-      close();
-    }
-    setVersion(nullptr);
-    emitMmaSteps(s, cur);
-  }
+  emitMmaIteration(
+      s, [&] { setTileVersion(makeVarRef(version)); },
+      [&](int buf) {
+        line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
+        line(syncThreads());
+        open("if (" + it + " + 1 < " + n + ")");
+        line("const int " + varName(next) + " = " + stagePlus(px.schedule->depth, px.stageCounter, 1) + ";");
+        setTileVersion(makeVarRef(next));
+        emitMmaFragmentLoads(s, makeInt(0), buf);
+        close();
+      });
   close();
   close();
   line("tlc::cp_async_wait<0>();");

@@ -56,8 +56,7 @@ void KernelEmitter::advanceStage(const PipelineExpansion& px) {
 }
 
 // `stage` + `by` modulo the pipeline depth, for 0 <= by < depth, as C.
-std::string KernelEmitter::stagePlus(const PipelineExpansion& px, const std::string& stage, int64_t by) {
-  int64_t d = px.schedule->depth;
+std::string KernelEmitter::stagePlus(int64_t d, const std::string& stage, int64_t by) {
   by %= d;
   if (by == 0) return stage;
   return "(" + stage + " >= " + std::to_string(d - by) + " ? " + stage + " - " + std::to_string(d - by) + " : " + stage +
@@ -100,7 +99,7 @@ void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& i
   int64_t ahead = px.schedule->depth - 1;
   open("");
   open("if (" + iter + " + " + std::to_string(ahead) + " < " + px.iterations + ")");
-  issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px, px.stageCounter, ahead), false);
+  issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px.schedule->depth, px.stageCounter, ahead), false);
   close();
   if (options_.dialect().asyncCopies) line("tlc::cp_async_commit();");
   close();
@@ -123,25 +122,25 @@ std::vector<Stmt> KernelEmitter::nonProducers(const ForStmt* f, const PipelineSc
 void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sched, Accesses& pending) {
   std::vector<Stmt> consumers = nonProducers(f, sched);
   int64_t stages = sched.depth;
+  // The tile IR's own expansion (expand-pipelines), where it takes the loop.
+  // (Copies that move no whole vectors may be split around the iteration,
+  // cuda_deferred_copies.cpp: those loops keep the emitter's schedule.)
+  bool vectorCopies = std::all_of(sched.producers.begin(), sched.producers.end(),
+                                  [&](const CopyStmt* c) { return vectorWidth(c) != 0; });
+  passes::PipelineExpansion x;
+  if (options_.dialect().asyncCopies && sched.gathers.empty() && vectorCopies && !registerPrefetch(f, consumers))
+    if (x = passes::pipelineExpansion(f); !x.why.empty() || x.depth != sched.depth) x.depth = 0;
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, sched))
-      return emitPipelinedMma(f, sched, g, pending);
+      return x.depth ? emitExpandedMma(f, x, g, pending) : emitPipelinedMma(f, sched, g, pending);
   // A body of one gemm run as wgmma in place: its wgmmas are issued first
   // and the next stages' copies run while they do (they write a stage the
   // last iteration's wgmmas, waited for before the barrier, read).
   const GemmStmt* overlapped = nullptr;
   if (consumers.size() == 1)
     if (auto* g = as<GemmStmt>(consumers[0]); g && isWgmmaGemm(g)) overlapped = g;
-  // The plain form: the tile IR's own expansion (expand-pipelines), emitted
-  // statement by statement.
-  // (Copies that move no whole vectors may be split around the iteration,
-  // cuda_deferred_copies.cpp: those loops keep the form below.)
-  bool vectorCopies = std::all_of(sched.producers.begin(), sched.producers.end(),
-                                  [&](const CopyStmt* c) { return vectorWidth(c) != 0; });
-  if (!overlapped && options_.dialect().asyncCopies && sched.gathers.empty() && vectorCopies &&
-      !registerPrefetch(f, consumers))
-    if (passes::PipelineExpansion x = passes::pipelineExpansion(f); x.why.empty() && x.depth == sched.depth)
-      return emitExpandedPipeline(f, x, pending);
+  // The plain form: the expansion emitted statement by statement.
+  if (!overlapped && x.depth) return emitExpandedPipeline(f, x, pending);
   PipelineExpansion px = openPipeline(f, sched, pending, !overlapped);
   // A register tile loaded from global memory first in each iteration is
   // loaded one iteration ahead, beside the shared-memory stages.
@@ -199,19 +198,27 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
 // and wait_group are cp.async's, and a wait is followed by the block
 // barrier that makes the completed copies visible to every thread.
 void KernelEmitter::emitExpandedPipeline(const ForStmt* f, const passes::PipelineExpansion& x, Accesses& pending) {
-  barrier(pending);  // everything before the loop is complete before its first copies land
+  passes::ExpandedLoop e = openExpandedPipeline(f, x, pending);
+  emitBlock(e.stmt, pending);
+  close();
+  pending = accessesOf(f->body);
+}
+
+// Opens the scope of an expanded pipeline (after a barrier: everything before
+// the loop is complete before its first copies land) and expands it. Each
+// copy's per-thread offsets are the same in every iteration: declared once,
+// for every copy_async that issues it.
+passes::ExpandedLoop KernelEmitter::openExpandedPipeline(const ForStmt* f, const passes::PipelineExpansion& x,
+                                                         Accesses& pending) {
+  barrier(pending);
   open("");
-  // Each copy's per-thread offsets are the same in every iteration: declared
-  // once, for every copy_async that issues it.
   for (const Stmt& p : x.producers) declareCopyThreadOffsets(as<CopyStmt>(p));
   std::vector<std::pair<const CopyStmt*, size_t>> issued;
-  Stmt expanded = passes::expandLoop(f, x, [](const Stmt& c) { return c; }, &issued);
+  passes::ExpandedLoop e = passes::expandLoop(f, x, [](const Stmt& c) { return c; }, &issued);
   for (auto [copy, producer] : issued)
     if (auto it = hoistedCopyOffsets_.find(as<CopyStmt>(x.producers[producer])); it != hoistedCopyOffsets_.end())
       hoistedCopyOffsets_[copy] = it->second;
-  emitBlock(expanded, pending);
-  close();
-  pending = accessesOf(f->body);
+  return e;
 }
 
 // The statements of an expanded pipeline (emitBlock).

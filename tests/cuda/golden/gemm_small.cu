@@ -24,26 +24,23 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
   }
   __syncthreads();
   {
-    const int n_iter = ((K + 31) >> 5);
     const long long src_off = ((((long long)(unsigned)(((tid * 8) >> 5))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((tid * 8) & 31))));
     const int dst_off = (((((tid * 8) >> 5) * 32) + (((((tid * 8) & 31) >> 3) ^ ((((tid * 8) >> 5) >> 1) & 3)) * 8)) + (((tid * 8) & 31) & 7));
     const long long src_off_1 = ((((long long)(unsigned)(((tid * 8) >> 5))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((tid * 8) & 31))));
     const int dst_off_1 = (((((tid * 8) >> 5) * 32) + (((((tid * 8) & 31) >> 3) ^ ((((tid * 8) >> 5) >> 1) & 3)) * 8)) + (((tid * 8) & 31) & 7));
-    for (int pre = 0; pre < 1; ++pre) {
-      if (pre < n_iter) {
-        const int stage = pre;
-        const int k = 0 + (pre);
+    for (int k_pre = 0; k_pre < 1; ++k_pre) {
+      if ((k_pre < ((K + 31) >> 5))) {
         {
-          if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
-            const __half* src_base = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-            __half* dst_base = A_s + (stage * 1024);
+          if ((((((by * 32) < M) && ((k_pre * 32) < K)) && ((((by * 32) + 31) < M) && (((k_pre * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
+            const __half* src_base = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k_pre * 32))));
+            __half* dst_base = A_s + (k_pre * 1024);
             tlc::cp_async16(dst_base + dst_off, src_base + src_off, true);
             tlc::cp_async16(dst_base + (dst_off + 256), src_base + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base + (dst_off + 512), src_base + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base + (dst_off + 768), src_base + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-          } else if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-            const __half* src_base_1 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-            __half* dst_base_1 = A_s + (stage * 1024);
+          } else if ((((((by * 32) < M) && ((k_pre * 32) < K)) && ((((by * 32) + 31) < M) && (((k_pre * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+            const __half* src_base_1 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k_pre * 32))));
+            __half* dst_base_1 = A_s + (k_pre * 1024);
             __align__(16) __half shifted_v[32];
             tlc::load_shifted<16>(&shifted_v[0], src_base_1 + src_off);
             tlc::load_shifted<16>(&shifted_v[8], src_base_1 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
@@ -56,76 +53,76 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           } else {
             if (((K & 7) == 0) && tlc::aligned(A, 16)) {
               #pragma unroll 1
-              for (int k_1 = 0; k_1 < 4; ++k_1) {
-                const int chunk = k_1 * 32 + tid;
-                const __half* src_ptr = A + ((((long long)(unsigned)(((by * 32) + ((chunk * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + ((chunk * 8) & 31)))));
-                __half* dst_ptr = A_s + ((((((chunk * 8) >> 5) * 32) + (((((chunk * 8) & 31) >> 3) ^ ((((chunk * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk * 8) & 31) & 7)) + (stage * 1024));
-                if ((((((by * 32) + ((chunk * 8) >> 5)) < M) && (((k * 32) + ((chunk * 8) & 31)) < K)) && ((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k * 32) + ((chunk * 8) & 31)) + 7) < K))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr, 16) && tlc::aligned(dst_ptr, 16)) {
+              for (int k = 0; k < 4; ++k) {
+                const int chunk = k * 32 + tid;
+                const __half* src_ptr = A + ((((long long)(unsigned)(((by * 32) + ((chunk * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + ((chunk * 8) & 31)))));
+                __half* dst_ptr = A_s + ((((((chunk * 8) >> 5) * 32) + (((((chunk * 8) & 31) >> 3) ^ ((((chunk * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk * 8) & 31) & 7)) + (k_pre * 1024));
+                if ((((((by * 32) + ((chunk * 8) >> 5)) < M) && (((k_pre * 32) + ((chunk * 8) & 31)) < K)) && ((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k_pre * 32) + ((chunk * 8) & 31)) + 7) < K))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr, 16) && tlc::aligned(dst_ptr, 16)) {
                   tlc::cp_async16(dst_ptr, src_ptr, true);
-                } else if (((!((((by * 32) + ((chunk * 8) >> 5)) < M) && (0 < K))) || ((!(((k * 32) + ((chunk * 8) & 31)) < K)) || ((((k * 32) + ((chunk * 8) & 31)) + 7) < 0))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
+                } else if (((!((((by * 32) + ((chunk * 8) >> 5)) < M) && (0 < K))) || ((!(((k_pre * 32) + ((chunk * 8) & 31)) < K)) || ((((k_pre * 32) + ((chunk * 8) & 31)) + 7) < 0))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
                   tlc::cp_async16(dst_ptr, A, false);
-                } else if ((((((by * 32) + ((chunk * 8) >> 5)) < M) && (((k * 32) + ((chunk * 8) & 31)) < K)) && ((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k * 32) + ((chunk * 8) & 31)) + 7) < K))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
+                } else if ((((((by * 32) + ((chunk * 8) >> 5)) < M) && (((k_pre * 32) + ((chunk * 8) & 31)) < K)) && ((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k_pre * 32) + ((chunk * 8) & 31)) + 7) < K))) && (((((chunk * 8) >> 5) < 32) && (((chunk * 8) & 31) < 32)) && ((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr, 16)) {
                   __align__(16) __half row_v[8];
                   #pragma unroll
                   for (int v = 0; v < 8; ++v) row_v[v] = src_ptr[v];
                   tlc::copy_vec<__half, 8>(dst_ptr, row_v);
                 } else {
                   for (int v = 0; v < 8; ++v) {
-                    if (((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + v) < 32))) A_s[((((((chunk * 8) >> 5) * 32) + ((((((chunk * 8) & 31) + v) >> 3) ^ ((((chunk * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk * 8) & 31) + v) & 7)) + (stage * 1024))] = (((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k * 32) + ((chunk * 8) & 31)) + v) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((chunk * 8) & 31)) + v))))] : tlc::cvt<__half>(0));
+                    if (((((chunk * 8) >> 5) < 32) && ((((chunk * 8) & 31) + v) < 32))) A_s[((((((chunk * 8) >> 5) * 32) + ((((((chunk * 8) & 31) + v) >> 3) ^ ((((chunk * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk * 8) & 31) + v) & 7)) + (k_pre * 1024))] = (((((by * 32) + ((chunk * 8) >> 5)) < M) && ((((k_pre * 32) + ((chunk * 8) & 31)) + v) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((chunk * 8) & 31)) + v))))] : tlc::cvt<__half>(0));
                   }
                 }
               }
             } else {
-              const __half* src_base_2 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-              __half* dst_base_2 = A_s + (stage * 1024);
+              const __half* src_base_2 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k_pre * 32))));
+              __half* dst_base_2 = A_s + (k_pre * 1024);
               __align__(16) __half edge_v[32];
-              if (((((((by * 32) + ((tid * 8) >> 5)) < M) && (((k * 32) + ((tid * 8) & 31)) < K)) && ((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+              if (((((((by * 32) + ((tid * 8) >> 5)) < M) && (((k_pre * 32) + ((tid * 8) & 31)) < K)) && ((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
                 tlc::load_shifted<16>(&edge_v[0], src_base_2 + src_off);
               } else {
-                edge_v[0] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((k * 32) + ((tid * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v[1] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v[2] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v[3] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v[4] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v[5] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v[6] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v[7] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v[0] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((k_pre * 32) + ((tid * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v[1] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v[2] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v[3] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v[4] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v[5] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v[6] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v[7] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_pre * 32) + ((tid * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k * 32) + (((tid + 32) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+              if (((((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 32) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
                 tlc::load_shifted<16>(&edge_v[8], src_base_2 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v[8] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k * 32) + (((tid + 32) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v[9] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v[10] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v[11] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v[12] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v[13] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v[14] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v[15] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v[8] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 32) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v[9] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v[10] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v[11] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v[12] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v[13] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v[14] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v[15] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 32) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k * 32) + (((tid + 64) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+              if (((((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 64) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
                 tlc::load_shifted<16>(&edge_v[16], src_base_2 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v[16] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k * 32) + (((tid + 64) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v[17] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v[18] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v[19] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v[20] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v[21] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v[22] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v[23] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v[16] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 64) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v[17] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v[18] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v[19] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v[20] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v[21] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v[22] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v[23] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 64) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k * 32) + (((tid + 96) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+              if (((((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 96) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
                 tlc::load_shifted<16>(&edge_v[24], src_base_2 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v[24] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k * 32) + (((tid + 96) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v[25] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v[26] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v[27] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v[28] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v[29] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v[30] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v[31] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v[24] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k_pre * 32) + (((tid + 96) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v[25] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v[26] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v[27] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v[28] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v[29] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v[30] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v[31] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_pre * 32) + (((tid + 96) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_pre * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
               tlc::copy_vec<__half, 8>(dst_base_2 + dst_off, &edge_v[0]);
               tlc::copy_vec<__half, 8>(dst_base_2 + (dst_off + 256), &edge_v[8]);
@@ -135,16 +132,16 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           }
         }
         {
-          if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
-            const __half* src_base_3 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-            __half* dst_base_3 = B_s + (stage * 1024);
+          if ((((((k_pre * 32) < K) && ((bx * 32) < N)) && ((((k_pre * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
+            const __half* src_base_3 = B + ((((long long)(unsigned)((k_pre * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_3 = B_s + (k_pre * 1024);
             tlc::cp_async16(dst_base_3 + dst_off_1, src_base_3 + src_off_1, true);
             tlc::cp_async16(dst_base_3 + (dst_off_1 + 256), src_base_3 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base_3 + (dst_off_1 + 512), src_base_3 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
             tlc::cp_async16(dst_base_3 + (dst_off_1 + 768), src_base_3 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-          } else if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)(((k * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-            const __half* src_base_4 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-            __half* dst_base_4 = B_s + (stage * 1024);
+          } else if ((((((k_pre * 32) < K) && ((bx * 32) < N)) && ((((k_pre * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)(((k_pre * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+            const __half* src_base_4 = B + ((((long long)(unsigned)((k_pre * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_4 = B_s + (k_pre * 1024);
             __align__(16) __half shifted_v_1[32];
             tlc::load_shifted<16>(&shifted_v_1[0], src_base_4 + src_off_1);
             tlc::load_shifted<16>(&shifted_v_1[8], src_base_4 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
@@ -157,76 +154,76 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
           } else {
             if (((N & 7) == 0) && tlc::aligned(B, 16)) {
               #pragma unroll 1
-              for (int k_2 = 0; k_2 < 4; ++k_2) {
-                const int chunk_1 = k_2 * 32 + tid;
-                const __half* src_ptr_1 = B + ((((long long)(unsigned)(((k * 32) + ((chunk_1 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_1 * 8) & 31)))));
-                __half* dst_ptr_1 = B_s + ((((((chunk_1 * 8) >> 5) * 32) + (((((chunk_1 * 8) & 31) >> 3) ^ ((((chunk_1 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_1 * 8) & 31) & 7)) + (stage * 1024));
-                if ((((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_1 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < N))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_1, 16) && tlc::aligned(dst_ptr_1, 16)) {
+              for (int k_1 = 0; k_1 < 4; ++k_1) {
+                const int chunk_1 = k_1 * 32 + tid;
+                const __half* src_ptr_1 = B + ((((long long)(unsigned)(((k_pre * 32) + ((chunk_1 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_1 * 8) & 31)))));
+                __half* dst_ptr_1 = B_s + ((((((chunk_1 * 8) >> 5) * 32) + (((((chunk_1 * 8) & 31) >> 3) ^ ((((chunk_1 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_1 * 8) & 31) & 7)) + (k_pre * 1024));
+                if ((((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_1 * 8) & 31)) < N)) && ((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < N))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_1, 16) && tlc::aligned(dst_ptr_1, 16)) {
                   tlc::cp_async16(dst_ptr_1, src_ptr_1, true);
-                } else if (((!((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_1 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < 0))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
+                } else if (((!((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_1 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < 0))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
                   tlc::cp_async16(dst_ptr_1, B, false);
-                } else if ((((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_1 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < N))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
+                } else if ((((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_1 * 8) & 31)) < N)) && ((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + 7) < N))) && (((((chunk_1 * 8) >> 5) < 32) && (((chunk_1 * 8) & 31) < 32)) && ((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_1, 16)) {
                   __align__(16) __half row_v[8];
                   #pragma unroll
                   for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_1[v];
                   tlc::copy_vec<__half, 8>(dst_ptr_1, row_v);
                 } else {
                   for (int v_1 = 0; v_1 < 8; ++v_1) {
-                    if (((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + v_1) < 32))) B_s[((((((chunk_1 * 8) >> 5) * 32) + ((((((chunk_1 * 8) & 31) + v_1) >> 3) ^ ((((chunk_1 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_1 * 8) & 31) + v_1) & 7)) + (stage * 1024))] = (((((k * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((chunk_1 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1))))] : tlc::cvt<__half>(0));
+                    if (((((chunk_1 * 8) >> 5) < 32) && ((((chunk_1 * 8) & 31) + v_1) < 32))) B_s[((((((chunk_1 * 8) >> 5) * 32) + ((((((chunk_1 * 8) & 31) + v_1) >> 3) ^ ((((chunk_1 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_1 * 8) & 31) + v_1) & 7)) + (k_pre * 1024))] = (((((k_pre * 32) + ((chunk_1 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((chunk_1 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_1 * 8) & 31)) + v_1))))] : tlc::cvt<__half>(0));
                   }
                 }
               }
             } else {
-              const __half* src_base_5 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-              __half* dst_base_5 = B_s + (stage * 1024);
+              const __half* src_base_5 = B + ((((long long)(unsigned)((k_pre * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+              __half* dst_base_5 = B_s + (k_pre * 1024);
               __align__(16) __half edge_v_1[32];
-              if (((((((k * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) && ((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+              if (((((((k_pre * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) && ((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
                 tlc::load_shifted<16>(&edge_v_1[0], src_base_5 + src_off_1);
               } else {
-                edge_v_1[0] = (((((k * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v_1[1] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v_1[2] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v_1[3] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v_1[4] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v_1[5] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v_1[6] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v_1[7] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v_1[0] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_1[1] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_1[2] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_1[3] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_1[4] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_1[5] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_1[6] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_1[7] = (((((k_pre * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+              if (((((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) && ((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k_pre * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
                 tlc::load_shifted<16>(&edge_v_1[8], src_base_5 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v_1[8] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v_1[9] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v_1[10] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v_1[11] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v_1[12] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v_1[13] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v_1[14] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v_1[15] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v_1[8] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_1[9] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_1[10] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_1[11] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_1[12] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_1[13] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_1[14] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_1[15] = (((((k_pre * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+              if (((((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) && ((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k_pre * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
                 tlc::load_shifted<16>(&edge_v_1[16], src_base_5 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v_1[16] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v_1[17] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v_1[18] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v_1[19] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v_1[20] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v_1[21] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v_1[22] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v_1[23] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v_1[16] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_1[17] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_1[18] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_1[19] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_1[20] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_1[21] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_1[22] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_1[23] = (((((k_pre * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
-              if (((((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+              if (((((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) && ((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k_pre * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
                 tlc::load_shifted<16>(&edge_v_1[24], src_base_5 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
               } else {
-                edge_v_1[24] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                edge_v_1[25] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                edge_v_1[26] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                edge_v_1[27] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                edge_v_1[28] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                edge_v_1[29] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                edge_v_1[30] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                edge_v_1[31] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+                edge_v_1[24] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_1[25] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_1[26] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_1[27] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_1[28] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_1[29] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_1[30] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_1[31] = (((((k_pre * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k_pre * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
               tlc::copy_vec<__half, 8>(dst_base_5 + dst_off_1, &edge_v_1[0]);
               tlc::copy_vec<__half, 8>(dst_base_5 + (dst_off_1 + 256), &edge_v_1[8]);
@@ -238,12 +235,13 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
       }
       tlc::cp_async_commit();
     }
-    int stage_of_iter = 1;
     const int lane = tid % 32;
     const int warp_m = (tid / 32) / 1;
     const int warp_n = (tid / 32) % 1;
     unsigned a_frag[2][2][4];
     unsigned b_frag[2][4][2];
+    const int n_iter = ((K + 31) >> 5);
+    int stage_of_iter = 1;
     tlc::cp_async_wait<0>();
     __syncthreads();
     if (0 < n_iter) {
@@ -259,257 +257,254 @@ extern "C" __global__ void __launch_bounds__(32) gemm_small_kernel0(__half* __re
     }
     for (int iter = 0; iter < n_iter; ++iter) {
       stage_of_iter = stage_of_iter == 1 ? 0 : stage_of_iter + 1;
-      {
-        if (iter + 1 < n_iter) {
-          const int stage = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
-          const int k = 0 + (iter + 1);
-          {
-            if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
-              const __half* src_base_6 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-              __half* dst_base_6 = A_s + (stage * 1024);
-              tlc::cp_async16(dst_base_6 + dst_off, src_base_6 + src_off, true);
-              tlc::cp_async16(dst_base_6 + (dst_off + 256), src_base_6 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_6 + (dst_off + 512), src_base_6 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_6 + (dst_off + 768), src_base_6 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
-            } else if ((((((by * 32) < M) && ((k * 32) < K)) && ((((by * 32) + 31) < M) && (((k * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-              const __half* src_base_7 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-              __half* dst_base_7 = A_s + (stage * 1024);
-              __align__(16) __half shifted_v_2[32];
-              tlc::load_shifted<16>(&shifted_v_2[0], src_base_7 + src_off);
-              tlc::load_shifted<16>(&shifted_v_2[8], src_base_7 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-              tlc::load_shifted<16>(&shifted_v_2[16], src_base_7 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-              tlc::load_shifted<16>(&shifted_v_2[24], src_base_7 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-              tlc::copy_vec<__half, 8>(dst_base_7 + dst_off, &shifted_v_2[0]);
-              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 256), &shifted_v_2[8]);
-              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 512), &shifted_v_2[16]);
-              tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 768), &shifted_v_2[24]);
-            } else {
-              if (((K & 7) == 0) && tlc::aligned(A, 16)) {
-                #pragma unroll 1
-                for (int k_3 = 0; k_3 < 4; ++k_3) {
-                  const int chunk_2 = k_3 * 32 + tid;
-                  const __half* src_ptr_2 = A + ((((long long)(unsigned)(((by * 32) + ((chunk_2 * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + ((chunk_2 * 8) & 31)))));
-                  __half* dst_ptr_2 = A_s + ((((((chunk_2 * 8) >> 5) * 32) + (((((chunk_2 * 8) & 31) >> 3) ^ ((((chunk_2 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_2 * 8) & 31) & 7)) + (stage * 1024));
-                  if ((((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((k * 32) + ((chunk_2 * 8) & 31)) < K)) && ((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k * 32) + ((chunk_2 * 8) & 31)) + 7) < K))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_2, 16) && tlc::aligned(dst_ptr_2, 16)) {
-                    tlc::cp_async16(dst_ptr_2, src_ptr_2, true);
-                  } else if (((!((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (0 < K))) || ((!(((k * 32) + ((chunk_2 * 8) & 31)) < K)) || ((((k * 32) + ((chunk_2 * 8) & 31)) + 7) < 0))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
-                    tlc::cp_async16(dst_ptr_2, A, false);
-                  } else if ((((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((k * 32) + ((chunk_2 * 8) & 31)) < K)) && ((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k * 32) + ((chunk_2 * 8) & 31)) + 7) < K))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
-                    __align__(16) __half row_v[8];
-                    #pragma unroll
-                    for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_2[v];
-                    tlc::copy_vec<__half, 8>(dst_ptr_2, row_v);
-                  } else {
-                    for (int v_2 = 0; v_2 < 8; ++v_2) {
-                      if (((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + v_2) < 32))) A_s[((((((chunk_2 * 8) >> 5) * 32) + ((((((chunk_2 * 8) & 31) + v_2) >> 3) ^ ((((chunk_2 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_2 * 8) & 31) + v_2) & 7)) + (stage * 1024))] = (((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k * 32) + ((chunk_2 * 8) & 31)) + v_2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk_2 * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((chunk_2 * 8) & 31)) + v_2))))] : tlc::cvt<__half>(0));
-                    }
+      const int k_2 = 0 + iter;
+      const int stage_ahead = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
+      if (((k_2 + 1) < ((K + 31) >> 5))) {
+        {
+          if ((((((by * 32) < M) && (((k_2 + 1) * 32) < K)) && ((((by * 32) + 31) < M) && ((((k_2 + 1) * 32) + 31) < K))) && ((K & 7) == 0)) && tlc::aligned(A, 16)) {
+            const __half* src_base_6 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_2 + 1) * 32))));
+            __half* dst_base_6 = A_s + (stage_ahead * 1024);
+            tlc::cp_async16(dst_base_6 + dst_off, src_base_6 + src_off, true);
+            tlc::cp_async16(dst_base_6 + (dst_off + 256), src_base_6 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_6 + (dst_off + 512), src_base_6 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_6 + (dst_off + 768), src_base_6 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))), true);
+          } else if ((((((by * 32) < M) && (((k_2 + 1) * 32) < K)) && ((((by * 32) + 31) < M) && ((((k_2 + 1) * 32) + 31) < K))) && ((((((long long)(unsigned)(((by * 32) + 31))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + 31)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+            const __half* src_base_7 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_2 + 1) * 32))));
+            __half* dst_base_7 = A_s + (stage_ahead * 1024);
+            __align__(16) __half shifted_v_2[32];
+            tlc::load_shifted<16>(&shifted_v_2[0], src_base_7 + src_off);
+            tlc::load_shifted<16>(&shifted_v_2[8], src_base_7 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_2[16], src_base_7 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_2[24], src_base_7 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+            tlc::copy_vec<__half, 8>(dst_base_7 + dst_off, &shifted_v_2[0]);
+            tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 256), &shifted_v_2[8]);
+            tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 512), &shifted_v_2[16]);
+            tlc::copy_vec<__half, 8>(dst_base_7 + (dst_off + 768), &shifted_v_2[24]);
+          } else {
+            if (((K & 7) == 0) && tlc::aligned(A, 16)) {
+              #pragma unroll 1
+              for (int k_3 = 0; k_3 < 4; ++k_3) {
+                const int chunk_2 = k_3 * 32 + tid;
+                const __half* src_ptr_2 = A + ((((long long)(unsigned)(((by * 32) + ((chunk_2 * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)))));
+                __half* dst_ptr_2 = A_s + ((((((chunk_2 * 8) >> 5) * 32) + (((((chunk_2 * 8) & 31) >> 3) ^ ((((chunk_2 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_2 * 8) & 31) & 7)) + (stage_ahead * 1024));
+                if ((((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) < K)) && ((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) + 7) < K))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_2, 16) && tlc::aligned(dst_ptr_2, 16)) {
+                  tlc::cp_async16(dst_ptr_2, src_ptr_2, true);
+                } else if (((!((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (0 < K))) || ((!((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) < K)) || (((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) + 7) < 0))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
+                  tlc::cp_async16(dst_ptr_2, A, false);
+                } else if ((((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) < K)) && ((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) + 7) < K))) && (((((chunk_2 * 8) >> 5) < 32) && (((chunk_2 * 8) & 31) < 32)) && ((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_2, 16)) {
+                  __align__(16) __half row_v[8];
+                  #pragma unroll
+                  for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_2[v];
+                  tlc::copy_vec<__half, 8>(dst_ptr_2, row_v);
+                } else {
+                  for (int v_2 = 0; v_2 < 8; ++v_2) {
+                    if (((((chunk_2 * 8) >> 5) < 32) && ((((chunk_2 * 8) & 31) + v_2) < 32))) A_s[((((((chunk_2 * 8) >> 5) * 32) + ((((((chunk_2 * 8) & 31) + v_2) >> 3) ^ ((((chunk_2 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_2 * 8) & 31) + v_2) & 7)) + (stage_ahead * 1024))] = (((((by * 32) + ((chunk_2 * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) + v_2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((chunk_2 * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((chunk_2 * 8) & 31)) + v_2))))] : tlc::cvt<__half>(0));
                   }
                 }
-              } else {
-                const __half* src_base_8 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((k * 32))));
-                __half* dst_base_8 = A_s + (stage * 1024);
-                __align__(16) __half edge_v_2[32];
-                if (((((((by * 32) + ((tid * 8) >> 5)) < M) && (((k * 32) + ((tid * 8) & 31)) < K)) && ((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-                  tlc::load_shifted<16>(&edge_v_2[0], src_base_8 + src_off);
-                } else {
-                  edge_v_2[0] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((k * 32) + ((tid * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_2[1] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_2[2] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_2[3] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_2[4] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_2[5] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_2[6] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_2[7] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k * 32) + ((tid * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k * 32) + (((tid + 32) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-                  tlc::load_shifted<16>(&edge_v_2[8], src_base_8 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_2[8] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((k * 32) + (((tid + 32) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_2[9] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_2[10] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_2[11] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_2[12] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_2[13] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_2[14] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_2[15] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 32) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k * 32) + (((tid + 64) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-                  tlc::load_shifted<16>(&edge_v_2[16], src_base_8 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_2[16] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((k * 32) + (((tid + 64) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_2[17] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_2[18] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_2[19] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_2[20] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_2[21] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_2[22] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_2[23] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 64) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k * 32) + (((tid + 96) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
-                  tlc::load_shifted<16>(&edge_v_2[24], src_base_8 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_2[24] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((k * 32) + (((tid + 96) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_2[25] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_2[26] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_2[27] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_2[28] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_2[29] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_2[30] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_2[31] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k * 32) + (((tid + 96) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                tlc::copy_vec<__half, 8>(dst_base_8 + dst_off, &edge_v_2[0]);
-                tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 256), &edge_v_2[8]);
-                tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 512), &edge_v_2[16]);
-                tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 768), &edge_v_2[24]);
               }
-            }
-          }
-          {
-            if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
-              const __half* src_base_9 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-              __half* dst_base_9 = B_s + (stage * 1024);
-              tlc::cp_async16(dst_base_9 + dst_off_1, src_base_9 + src_off_1, true);
-              tlc::cp_async16(dst_base_9 + (dst_off_1 + 256), src_base_9 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_9 + (dst_off_1 + 512), src_base_9 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-              tlc::cp_async16(dst_base_9 + (dst_off_1 + 768), src_base_9 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
-            } else if ((((((k * 32) < K) && ((bx * 32) < N)) && ((((k * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)(((k * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-              const __half* src_base_10 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-              __half* dst_base_10 = B_s + (stage * 1024);
-              __align__(16) __half shifted_v_3[32];
-              tlc::load_shifted<16>(&shifted_v_3[0], src_base_10 + src_off_1);
-              tlc::load_shifted<16>(&shifted_v_3[8], src_base_10 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-              tlc::load_shifted<16>(&shifted_v_3[16], src_base_10 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-              tlc::load_shifted<16>(&shifted_v_3[24], src_base_10 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-              tlc::copy_vec<__half, 8>(dst_base_10 + dst_off_1, &shifted_v_3[0]);
-              tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 256), &shifted_v_3[8]);
-              tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 512), &shifted_v_3[16]);
-              tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 768), &shifted_v_3[24]);
             } else {
-              if (((N & 7) == 0) && tlc::aligned(B, 16)) {
-                #pragma unroll 1
-                for (int k_4 = 0; k_4 < 4; ++k_4) {
-                  const int chunk_3 = k_4 * 32 + tid;
-                  const __half* src_ptr_3 = B + ((((long long)(unsigned)(((k * 32) + ((chunk_3 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_3 * 8) & 31)))));
-                  __half* dst_ptr_3 = B_s + ((((((chunk_3 * 8) >> 5) * 32) + (((((chunk_3 * 8) & 31) >> 3) ^ ((((chunk_3 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_3 * 8) & 31) & 7)) + (stage * 1024));
-                  if ((((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_3 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < N))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_3, 16) && tlc::aligned(dst_ptr_3, 16)) {
-                    tlc::cp_async16(dst_ptr_3, src_ptr_3, true);
-                  } else if (((!((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_3 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < 0))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
-                    tlc::cp_async16(dst_ptr_3, B, false);
-                  } else if ((((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_3 * 8) & 31)) < N)) && ((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < N))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
-                    __align__(16) __half row_v[8];
-                    #pragma unroll
-                    for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_3[v];
-                    tlc::copy_vec<__half, 8>(dst_ptr_3, row_v);
-                  } else {
-                    for (int v_3 = 0; v_3 < 8; ++v_3) {
-                      if (((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + v_3) < 32))) B_s[((((((chunk_3 * 8) >> 5) * 32) + ((((((chunk_3 * 8) & 31) + v_3) >> 3) ^ ((((chunk_3 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_3 * 8) & 31) + v_3) & 7)) + (stage * 1024))] = (((((k * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((chunk_3 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3))))] : tlc::cvt<__half>(0));
-                    }
-                  }
-                }
+              const __half* src_base_8 = A + ((((long long)(unsigned)((by * 32))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((k_2 + 1) * 32))));
+              __half* dst_base_8 = A_s + (stage_ahead * 1024);
+              __align__(16) __half edge_v_2[32];
+              if (((((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + ((tid * 8) & 31)) < K)) && ((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+                tlc::load_shifted<16>(&edge_v_2[0], src_base_8 + src_off);
               } else {
-                const __half* src_base_11 = B + ((((long long)(unsigned)((k * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
-                __half* dst_base_11 = B_s + (stage * 1024);
-                __align__(16) __half edge_v_3[32];
-                if (((((((k * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) && ((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-                  tlc::load_shifted<16>(&edge_v_3[0], src_base_11 + src_off_1);
-                } else {
-                  edge_v_3[0] = (((((k * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_3[1] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_3[2] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_3[3] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_3[4] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_3[5] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_3[6] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_3[7] = (((((k * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-                  tlc::load_shifted<16>(&edge_v_3[8], src_base_11 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_3[8] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_3[9] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_3[10] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_3[11] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_3[12] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_3[13] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_3[14] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_3[15] = (((((k * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-                  tlc::load_shifted<16>(&edge_v_3[16], src_base_11 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_3[16] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_3[17] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_3[18] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_3[19] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_3[20] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_3[21] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_3[22] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_3[23] = (((((k * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                if (((((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) && ((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)(((k * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
-                  tlc::load_shifted<16>(&edge_v_3[24], src_base_11 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
-                } else {
-                  edge_v_3[24] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
-                  edge_v_3[25] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
-                  edge_v_3[26] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
-                  edge_v_3[27] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
-                  edge_v_3[28] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
-                  edge_v_3[29] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
-                  edge_v_3[30] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
-                  edge_v_3[31] = (((((k * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)(((k * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
-                }
-                tlc::copy_vec<__half, 8>(dst_base_11 + dst_off_1, &edge_v_3[0]);
-                tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 256), &edge_v_3[8]);
-                tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 512), &edge_v_3[16]);
-                tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 768), &edge_v_3[24]);
+                edge_v_2[0] = (((((by * 32) + ((tid * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + ((tid * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_2[1] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_2[2] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_2[3] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_2[4] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_2[5] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_2[6] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_2[7] = (((((by * 32) + ((tid * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
               }
+              if (((((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+                tlc::load_shifted<16>(&edge_v_2[8], src_base_8 + (src_off + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_2[8] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_2[9] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_2[10] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_2[11] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_2[12] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_2[13] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_2[14] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_2[15] = (((((by * 32) + (((tid + 32) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              if (((((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+                tlc::load_shifted<16>(&edge_v_2[16], src_base_8 + (src_off + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_2[16] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_2[17] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_2[18] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_2[19] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_2[20] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_2[21] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_2[22] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_2[23] = (((((by * 32) + (((tid + 64) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              if (((((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) < K)) && ((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 7) < K))) && ((((((long long)(unsigned)(((by * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(M)) * ((long long)(unsigned)(K)))))) {
+                tlc::load_shifted<16>(&edge_v_2[24], src_base_8 + (src_off + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_2[24] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && ((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_2[25] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 1) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_2[26] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 2) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_2[27] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 3) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_2[28] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 4) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_2[29] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 5) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_2[30] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 6) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_2[31] = (((((by * 32) + (((tid + 96) * 8) >> 5)) < M) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) & 31)) + 7) < K)) ? A[((((long long)(unsigned)(((by * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(K))) + ((long long)(unsigned)(((((k_2 + 1) * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              tlc::copy_vec<__half, 8>(dst_base_8 + dst_off, &edge_v_2[0]);
+              tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 256), &edge_v_2[8]);
+              tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 512), &edge_v_2[16]);
+              tlc::copy_vec<__half, 8>(dst_base_8 + (dst_off + 768), &edge_v_2[24]);
             }
           }
         }
-        tlc::cp_async_commit();
-      }
-      {
-        const int stage = stage_of_iter;
-        tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage * 1024))]);
-        tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage * 1024))]);
-        unsigned b4_2[4];
-        tlc::ldmatrix_x4_trans(b4_2, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
-        b_frag[1][0][0] = b4_2[0]; b_frag[1][0][1] = b4_2[1]; b_frag[1][1][0] = b4_2[2]; b_frag[1][1][1] = b4_2[3];
-        unsigned b4_3[4];
-        tlc::ldmatrix_x4_trans(b4_3, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage * 1024))]);
-        b_frag[1][2][0] = b4_3[0]; b_frag[1][2][1] = b4_3[1]; b_frag[1][3][0] = b4_3[2]; b_frag[1][3][1] = b4_3[3];
-        tlc::mma_m16n8k16_f16(&C_f[0], a_frag[0][0], b_frag[0][0]);
-        tlc::mma_m16n8k16_f16(&C_f[16], a_frag[0][1], b_frag[0][0]);
-        tlc::mma_m16n8k16_f16(&C_f[4], a_frag[0][0], b_frag[0][1]);
-        tlc::mma_m16n8k16_f16(&C_f[20], a_frag[0][1], b_frag[0][1]);
-        tlc::mma_m16n8k16_f16(&C_f[8], a_frag[0][0], b_frag[0][2]);
-        tlc::mma_m16n8k16_f16(&C_f[24], a_frag[0][1], b_frag[0][2]);
-        tlc::mma_m16n8k16_f16(&C_f[12], a_frag[0][0], b_frag[0][3]);
-        tlc::mma_m16n8k16_f16(&C_f[28], a_frag[0][1], b_frag[0][3]);
-        tlc::cp_async_wait<0>();
-        __syncthreads();
-        if (iter + 1 < n_iter) {
-          const int stage_next = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
-          tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
-          tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
-          unsigned b4_4[4];
-          tlc::ldmatrix_x4_trans(b4_4, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
-          b_frag[0][0][0] = b4_4[0]; b_frag[0][0][1] = b4_4[1]; b_frag[0][1][0] = b4_4[2]; b_frag[0][1][1] = b4_4[3];
-          unsigned b4_5[4];
-          tlc::ldmatrix_x4_trans(b4_5, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
-          b_frag[0][2][0] = b4_5[0]; b_frag[0][2][1] = b4_5[1]; b_frag[0][3][0] = b4_5[2]; b_frag[0][3][1] = b4_5[3];
+        {
+          if (((((((k_2 + 1) * 32) < K) && ((bx * 32) < N)) && (((((k_2 + 1) * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((N & 7) == 0)) && tlc::aligned(B, 16)) {
+            const __half* src_base_9 = B + ((((long long)(unsigned)(((k_2 + 1) * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_9 = B_s + (stage_ahead * 1024);
+            tlc::cp_async16(dst_base_9 + dst_off_1, src_base_9 + src_off_1, true);
+            tlc::cp_async16(dst_base_9 + (dst_off_1 + 256), src_base_9 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_9 + (dst_off_1 + 512), src_base_9 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+            tlc::cp_async16(dst_base_9 + (dst_off_1 + 768), src_base_9 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))), true);
+          } else if (((((((k_2 + 1) * 32) < K) && ((bx * 32) < N)) && (((((k_2 + 1) * 32) + 31) < K) && (((bx * 32) + 31) < N))) && ((((((long long)(unsigned)((((k_2 + 1) * 32) + 31))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + 31)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+            const __half* src_base_10 = B + ((((long long)(unsigned)(((k_2 + 1) * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+            __half* dst_base_10 = B_s + (stage_ahead * 1024);
+            __align__(16) __half shifted_v_3[32];
+            tlc::load_shifted<16>(&shifted_v_3[0], src_base_10 + src_off_1);
+            tlc::load_shifted<16>(&shifted_v_3[8], src_base_10 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_3[16], src_base_10 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::load_shifted<16>(&shifted_v_3[24], src_base_10 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+            tlc::copy_vec<__half, 8>(dst_base_10 + dst_off_1, &shifted_v_3[0]);
+            tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 256), &shifted_v_3[8]);
+            tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 512), &shifted_v_3[16]);
+            tlc::copy_vec<__half, 8>(dst_base_10 + (dst_off_1 + 768), &shifted_v_3[24]);
+          } else {
+            if (((N & 7) == 0) && tlc::aligned(B, 16)) {
+              #pragma unroll 1
+              for (int k_4 = 0; k_4 < 4; ++k_4) {
+                const int chunk_3 = k_4 * 32 + tid;
+                const __half* src_ptr_3 = B + ((((long long)(unsigned)((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((chunk_3 * 8) & 31)))));
+                __half* dst_ptr_3 = B_s + ((((((chunk_3 * 8) >> 5) * 32) + (((((chunk_3 * 8) & 31) >> 3) ^ ((((chunk_3 * 8) >> 5) >> 1) & 3)) * 8)) + (((chunk_3 * 8) & 31) & 7)) + (stage_ahead * 1024));
+                if (((((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_3 * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < N))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(src_ptr_3, 16) && tlc::aligned(dst_ptr_3, 16)) {
+                  tlc::cp_async16(dst_ptr_3, src_ptr_3, true);
+                } else if (((!(((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && (0 < N))) || ((!(((bx * 32) + ((chunk_3 * 8) & 31)) < N)) || ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < 0))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
+                  tlc::cp_async16(dst_ptr_3, B, false);
+                } else if (((((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && (((bx * 32) + ((chunk_3 * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + 7) < N))) && (((((chunk_3 * 8) >> 5) < 32) && (((chunk_3 * 8) & 31) < 32)) && ((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + 7) < 32))) && tlc::aligned(dst_ptr_3, 16)) {
+                  __align__(16) __half row_v[8];
+                  #pragma unroll
+                  for (int v = 0; v < 8; ++v) row_v[v] = src_ptr_3[v];
+                  tlc::copy_vec<__half, 8>(dst_ptr_3, row_v);
+                } else {
+                  for (int v_3 = 0; v_3 < 8; ++v_3) {
+                    if (((((chunk_3 * 8) >> 5) < 32) && ((((chunk_3 * 8) & 31) + v_3) < 32))) B_s[((((((chunk_3 * 8) >> 5) * 32) + ((((((chunk_3 * 8) & 31) + v_3) >> 3) ^ ((((chunk_3 * 8) >> 5) >> 1) & 3)) * 8)) + ((((chunk_3 * 8) & 31) + v_3) & 7)) + (stage_ahead * 1024))] = ((((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)) < K) && ((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((chunk_3 * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((chunk_3 * 8) & 31)) + v_3))))] : tlc::cvt<__half>(0));
+                  }
+                }
+              }
+            } else {
+              const __half* src_base_11 = B + ((((long long)(unsigned)(((k_2 + 1) * 32))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((bx * 32))));
+              __half* dst_base_11 = B_s + (stage_ahead * 1024);
+              __align__(16) __half edge_v_3[32];
+              if ((((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+                tlc::load_shifted<16>(&edge_v_3[0], src_base_11 + src_off_1);
+              } else {
+                edge_v_3[0] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && (((bx * 32) + ((tid * 8) & 31)) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + ((tid * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_3[1] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_3[2] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_3[3] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_3[4] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_3[5] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_3[6] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_3[7] = ((((((k_2 + 1) * 32) + ((tid * 8) >> 5)) < K) && ((((bx * 32) + ((tid * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + ((tid * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + ((tid * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              if ((((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 32) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+                tlc::load_shifted<16>(&edge_v_3[8], src_base_11 + (src_off_1 + ((((long long)(unsigned)(8)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_3[8] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 32) * 8) & 31)) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((32 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_3[9] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_3[10] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_3[11] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_3[12] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_3[13] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_3[14] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_3[15] = ((((((k_2 + 1) * 32) + (((tid + 32) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 32) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((32 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((32 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              if ((((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 64) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+                tlc::load_shifted<16>(&edge_v_3[16], src_base_11 + (src_off_1 + ((((long long)(unsigned)(16)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_3[16] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 64) * 8) & 31)) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((64 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_3[17] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_3[18] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_3[19] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_3[20] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_3[21] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_3[22] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_3[23] = ((((((k_2 + 1) * 32) + (((tid + 64) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 64) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((64 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((64 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              if ((((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) && (((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N))) && ((((((long long)(unsigned)((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((tid + 96) * 8) & 31)) + 7)))) + 8ll) < (((long long)(unsigned)(K)) * ((long long)(unsigned)(N)))))) {
+                tlc::load_shifted<16>(&edge_v_3[24], src_base_11 + (src_off_1 + ((((long long)(unsigned)(24)) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(0)))));
+              } else {
+                edge_v_3[24] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && (((bx * 32) + (((tid + 96) * 8) & 31)) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)(((bx * 32) + (((96 + tid) * 8) & 31)))))] : tlc::cvt<__half>(0));
+                edge_v_3[25] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 1) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 1))))] : tlc::cvt<__half>(0));
+                edge_v_3[26] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 2) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 2))))] : tlc::cvt<__half>(0));
+                edge_v_3[27] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 3) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 3))))] : tlc::cvt<__half>(0));
+                edge_v_3[28] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 4) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 4))))] : tlc::cvt<__half>(0));
+                edge_v_3[29] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 5) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 5))))] : tlc::cvt<__half>(0));
+                edge_v_3[30] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 6) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 6))))] : tlc::cvt<__half>(0));
+                edge_v_3[31] = ((((((k_2 + 1) * 32) + (((tid + 96) * 8) >> 5)) < K) && ((((bx * 32) + (((tid + 96) * 8) & 31)) + 7) < N)) ? B[((((long long)(unsigned)((((k_2 + 1) * 32) + (((96 + tid) * 8) >> 5)))) * ((long long)(unsigned)(N))) + ((long long)(unsigned)((((bx * 32) + (((96 + tid) * 8) & 31)) + 7))))] : tlc::cvt<__half>(0));
+              }
+              tlc::copy_vec<__half, 8>(dst_base_11 + dst_off_1, &edge_v_3[0]);
+              tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 256), &edge_v_3[8]);
+              tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 512), &edge_v_3[16]);
+              tlc::copy_vec<__half, 8>(dst_base_11 + (dst_off_1 + 768), &edge_v_3[24]);
+            }
+          }
         }
-        tlc::mma_m16n8k16_f16(&C_f[0], a_frag[1][0], b_frag[1][0]);
-        tlc::mma_m16n8k16_f16(&C_f[16], a_frag[1][1], b_frag[1][0]);
-        tlc::mma_m16n8k16_f16(&C_f[4], a_frag[1][0], b_frag[1][1]);
-        tlc::mma_m16n8k16_f16(&C_f[20], a_frag[1][1], b_frag[1][1]);
-        tlc::mma_m16n8k16_f16(&C_f[8], a_frag[1][0], b_frag[1][2]);
-        tlc::mma_m16n8k16_f16(&C_f[24], a_frag[1][1], b_frag[1][2]);
-        tlc::mma_m16n8k16_f16(&C_f[12], a_frag[1][0], b_frag[1][3]);
-        tlc::mma_m16n8k16_f16(&C_f[28], a_frag[1][1], b_frag[1][3]);
       }
+      tlc::cp_async_commit();
+      const int stage_1 = stage_of_iter;
+      tlc::ldmatrix_x4(a_frag[1][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage_1 * 1024))]);
+      tlc::ldmatrix_x4(a_frag[1][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + ((((16 + ((lane >> 4) * 8)) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + ((16 + ((lane >> 4) * 8)) & 7)) + (stage_1 * 1024))]);
+      unsigned b4_2[4];
+      tlc::ldmatrix_x4_trans(b4_2, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_1 * 1024))]);
+      b_frag[1][0][0] = b4_2[0]; b_frag[1][0][1] = b4_2[1]; b_frag[1][1][0] = b4_2[2]; b_frag[1][1][1] = b4_2[3];
+      unsigned b4_3[4];
+      tlc::ldmatrix_x4_trans(b4_3, &B_s[(((((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ (((16 + ((((lane >> 3) & 1) * 8) + (lane & 7))) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_1 * 1024))]);
+      b_frag[1][2][0] = b4_3[0]; b_frag[1][2][1] = b4_3[1]; b_frag[1][3][0] = b4_3[2]; b_frag[1][3][1] = b4_3[3];
+      tlc::mma_m16n8k16_f16(&C_f[0], a_frag[0][0], b_frag[0][0]);
+      tlc::mma_m16n8k16_f16(&C_f[16], a_frag[0][1], b_frag[0][0]);
+      tlc::mma_m16n8k16_f16(&C_f[4], a_frag[0][0], b_frag[0][1]);
+      tlc::mma_m16n8k16_f16(&C_f[20], a_frag[0][1], b_frag[0][1]);
+      tlc::mma_m16n8k16_f16(&C_f[8], a_frag[0][0], b_frag[0][2]);
+      tlc::mma_m16n8k16_f16(&C_f[24], a_frag[0][1], b_frag[0][2]);
+      tlc::mma_m16n8k16_f16(&C_f[12], a_frag[0][0], b_frag[0][3]);
+      tlc::mma_m16n8k16_f16(&C_f[28], a_frag[0][1], b_frag[0][3]);
+      tlc::cp_async_wait<0>();
+      __syncthreads();
+      if (iter + 1 < n_iter) {
+        const int stage_next = (stage_of_iter >= 1 ? stage_of_iter - 1 : stage_of_iter + 1);
+        tlc::ldmatrix_x4(a_frag[0][0], &A_s[((((((warp_m * 32) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ ((((warp_m * 32) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
+        tlc::ldmatrix_x4(a_frag[0][1], &A_s[(((((((warp_m * 32) + 16) + (lane & 15)) * 32) + (((((lane >> 4) * 8) >> 3) ^ (((((warp_m * 32) + 16) + (lane & 15)) >> 1) & 3)) * 8)) + (((lane >> 4) * 8) & 7)) + (stage_next * 1024))]);
+        unsigned b4_4[4];
+        tlc::ldmatrix_x4_trans(b4_4, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + (((((warp_n * 32) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + (((warp_n * 32) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
+        b_frag[0][0][0] = b4_4[0]; b_frag[0][0][1] = b4_4[1]; b_frag[0][1][0] = b4_4[2]; b_frag[0][1][1] = b4_4[3];
+        unsigned b4_5[4];
+        tlc::ldmatrix_x4_trans(b4_5, &B_s[((((((((lane >> 3) & 1) * 8) + (lane & 7)) * 32) + ((((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) >> 3) ^ ((((((lane >> 3) & 1) * 8) + (lane & 7)) >> 1) & 3)) * 8)) + ((((warp_n * 32) + 16) + (((lane >> 3) >> 1) * 8)) & 7)) + (stage_next * 1024))]);
+        b_frag[0][2][0] = b4_5[0]; b_frag[0][2][1] = b4_5[1]; b_frag[0][3][0] = b4_5[2]; b_frag[0][3][1] = b4_5[3];
+      }
+      tlc::mma_m16n8k16_f16(&C_f[0], a_frag[1][0], b_frag[1][0]);
+      tlc::mma_m16n8k16_f16(&C_f[16], a_frag[1][1], b_frag[1][0]);
+      tlc::mma_m16n8k16_f16(&C_f[4], a_frag[1][0], b_frag[1][1]);
+      tlc::mma_m16n8k16_f16(&C_f[20], a_frag[1][1], b_frag[1][1]);
+      tlc::mma_m16n8k16_f16(&C_f[8], a_frag[1][0], b_frag[1][2]);
+      tlc::mma_m16n8k16_f16(&C_f[24], a_frag[1][1], b_frag[1][2]);
+      tlc::mma_m16n8k16_f16(&C_f[12], a_frag[1][0], b_frag[1][3]);
+      tlc::mma_m16n8k16_f16(&C_f[28], a_frag[1][1], b_frag[1][3]);
     }
     tlc::cp_async_wait<0>();
+    __syncthreads();
   }
   float* C_f_stage = reinterpret_cast<float*>(tlc_smem + 0);
   __syncthreads();
