@@ -291,6 +291,12 @@ void Lexer::lexBackslash() {
 
 void Lexer::lexToken() {
   char c = text_[pos_];
+  // Python's f-string (an `assert`'s message in TileLang scripts): its text,
+  // with `{...}` kept as written.
+  if ((c == 'f' || c == 'F') && (peek(1) == '"' || peek(1) == '\'')) {
+    ++pos_;
+    return lexString();
+  }
   if (isIdentStart(c)) return lexName();
   if (isDigit(c) || (c == '.' && isDigit(peek(1)))) return lexNumber();
   if (c == '"' || c == '\'') return lexString();

@@ -49,8 +49,12 @@ class Interchange : public IRMutator {
   std::optional<Stmt> distribute(const ForStmt& loop, const Stmt& body) {
     std::vector<Stmt> stmts = seqStmts(body);
     bool any = false;
-    for (const Stmt& s : stmts)
+    for (const Stmt& s : stmts) {
       if (auto* f = as<ForStmt>(s)) any |= movable(*f, loop.var.get());
+      // A buffer allocated per iteration (a running sum's variable) is one per
+      // iteration: distributed, its uses would leave its scope.
+      if (s->kind == StmtKind::Alloc) return std::nullopt;
+    }
     if (!any || jumpsOutOf(body)) return std::nullopt;
     std::vector<Stmt> out;
     for (const Stmt& s : stmts) {

@@ -15,7 +15,8 @@
 // loop in it becomes one Vectorized loop per statement, each serial loop
 // among them with the Vectorized loop moved inside it (and again, inside,
 // until no serial loop is left directly in its body). Left alone: bodies
-// that bind a value around the list (a let), that break out of or continue
+// that bind a value around the list (a let) or allocate a buffer in it (one
+// per iteration, such as a running sum's variable), that break out of or continue
 // the vector loop, serial loops whose bounds use the vector variable or read
 // memory, and serial loops whose body jumps out of them (a break would then
 // leave the vector loop) or allocates.

@@ -14,7 +14,7 @@ enum class BuiltinId {
   Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
-  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout,
+  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout, SyncThreads, Cumsum,
   Print,
   // layout values (the second argument of T.annotate_layout)
   SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback, MakeSwizzledLayout,
@@ -26,6 +26,11 @@ enum class BuiltinId {
   MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
   // TileLang's `T.Cast(dtype, x)`; `T.dynamic("M")` / `T.symbolic("M")`, a dynamic dimension
   CastDTypeFirst, Dynamic,
+  // TileLang's (TVM's) spellings of operators and functions built from others:
+  // T.floordiv(a, b) is a // b, T.bitwise_and(a, b) is a & b, T.log10(x) is
+  // log(x) / ln(10), ...
+  FloorDivFn, FloorModFn, BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft, ShiftRight,
+  Log10, Exp10, Tan, Sinh, Cosh, Trunc,
   // type annotations
   Tensor, SharedBuffer, FragmentBuffer, LocalBuffer,
   // TileLang's decorators (docs/language.md, TileLang spellings)

@@ -103,7 +103,7 @@ Value Sema::evalNode(const ast::Expr& e) {
       Value t = eval(*e.operands[0]);
       Value c = eval(*e.operands[1]);
       Value f = eval(*e.operands[2]);
-      ir::Expr cond = expectBool(c, "the condition of `... if ... else ...`");
+      ir::Expr cond = expectCondition(c, "the condition of `... if ... else ...`");
       if (!cond || t.isError() || f.isError()) return Value::error(e.loc);
       if (auto k = constIntValue(cond)) return *k ? t : f;
       if (!t.isExpr() || !f.isExpr()) {
@@ -191,8 +191,8 @@ Value Sema::evalAttribute(const ast::Expr& e) {
         return Value::error(e.loc);
       }
       const Symbol* sym = obj.module->scope->lookupLocal(attr);
-      if (!sym || (sym->value.kind != ValueKind::Macro && sym->value.kind != ValueKind::Module)) {
-        report(DiagKind::UndefinedName, e.loc, "module `" + obj.module->name + "` has no macro `" + attr + "`");
+      if (!sym || sym->value.kind == ValueKind::Buffer || sym->value.kind == ValueKind::Error) {
+        report(DiagKind::UndefinedName, e.loc, "module `" + obj.module->name + "` has no macro or constant `" + attr + "`");
         return Value::error(e.loc);
       }
       return relocate(sym->value, e.loc);
@@ -482,7 +482,27 @@ bool Sema::matchArgs(const ast::Expr& call, const std::string& callee, const std
 
 Value Sema::evalCall(const ast::Expr& e) {
   if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
-  return applyCall(eval(*e.operands[0]), e);
+  const ast::Expr& callee = *e.operands[0];
+  // TileLang's `x.astype(dtype)` on a scalar converts like `T.cast(x, dtype)`.
+  if (callee.kind == ast::ExprKind::Attribute && callee.name == "astype" && !callee.operands.empty() &&
+      callee.operands[0]) {
+    Value obj = eval(*callee.operands[0]);
+    if (obj.isError()) return obj;
+    if (!obj.isExpr()) {
+      report(DiagKind::UndefinedName, callee.loc,
+             describeValue(obj) + " has no attribute `astype`: it converts a scalar (`x.astype(\"float32\")`); "
+                                  "a tile converts element by element in a `T.Parallel` loop, or by `T.copy`");
+      return Value::error(e.loc);
+    }
+    if (e.operands.size() != 2 || !e.keywords.empty()) {
+      report(DiagKind::WrongArgumentCount, e.loc, "`astype` takes one argument, the dtype: `x.astype(\"float32\")`");
+      return Value::error(e.loc);
+    }
+    auto t = evalDType(*e.operands[1], "the dtype of `astype`");
+    if (!t) return Value::error(e.loc);
+    return Value::ofExpr(foldCast(*t, obj.expr, e.loc), e.loc);
+  }
+  return applyCall(eval(callee), e);
 }
 
 Value Sema::applyCall(const Value& callee, const ast::Expr& e) {

@@ -6,6 +6,7 @@
 // name in the same kernel or macro is an error unless it is a `T.alloc_var`
 // scalar, whose assignments are stores to its single element.
 #include "compiler/ir/limits.h"
+#include "compiler/ir/var_uses.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -89,7 +90,9 @@ void Sema::lowerExprStmt(const ast::Stmt& s) {
 void Sema::lowerAssign(const ast::Stmt& s) {
   if (!s.target || !s.value) return;
   const ast::Expr& value = *s.value;
-  if (value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0]) {
+  bool method = value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0] &&
+                value.operands[0]->kind == ast::ExprKind::Attribute && value.operands[0]->name == "astype";
+  if (value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0] && !method) {
     Value callee = eval(*value.operands[0]);
     if (callee.kind == ValueKind::Builtin && callee.builtin->category == BuiltinCategory::Alloc) {
       if (s.target->kind != ast::ExprKind::Name) {
@@ -146,6 +149,18 @@ void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* va
       }
       // A dynamic dimension (`M = T.dynamic("M")`) keeps its variable, which tensor shapes name.
       auto* dim = v.isExpr() ? ir::as<ir::VarRef>(v.expr) : nullptr;
+      // Outside a kernel (a factory's or a prim_func's prelude), a value
+      // computed from dynamic dimensions (`half = M // 2`) names that
+      // expression, which tensor shapes in the signature may use.
+      if (v.isExpr() && !isConstant(v.expr) && !inKernel_) {
+        static const std::unordered_set<const ir::VarNode*> none;
+        ir::UsesVars uses(none);
+        uses.visit(v.expr);
+        if (!uses.loads) {
+          bindName(name, target.loc, v);
+          return;
+        }
+      }
       if (v.isExpr() && !isConstant(v.expr) && !(dim && symbolic_.count(dim->var.get()))) {
         ir::Var var = freshVar(name, v.expr->dtype, target.loc);
         bindLet(var, v.expr, loc);
@@ -241,7 +256,7 @@ void Sema::lowerAugAssign(const ast::Stmt& s) {
 
 void Sema::lowerIf(const ast::Stmt& s) {
   if (!s.value) return;
-  ir::Expr cond = expectBool(eval(*s.value), "the condition of `if`");
+  ir::Expr cond = expectCondition(eval(*s.value), "the condition of `if`");
   if (!cond) {
     // Still check both branches.
     lowerScopedBlock(s.body, s.loc);

@@ -230,6 +230,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       return;
     }
     case BuiltinId::Gemm: lowerGemm(b, call, args); return;
+    case BuiltinId::Cumsum: lowerCumsum(call, args); return;
     case BuiltinId::AnnotateLayout: lowerAnnotateLayout(call, args); return;
     case BuiltinId::Print: lowerPrint(call, args); return;
     case BuiltinId::UseSwizzle: {
@@ -251,10 +252,29 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
         if (!e) return;
         enable = *e;
       }
+      if (args.slots[2]) {
+        Value o = eval(*args.slots[2]);
+        if (o.isError()) return;
+        if (o.kind != ValueKind::String || (o.str != "row" && o.str != "column")) {
+          report(DiagKind::TypeMismatch, args.slots[2]->loc, "`order` is \"row\" or \"column\"");
+          return;
+        }
+        if (o.str == "column")
+          report(DiagKind::IgnoredHint, args.slots[2]->loc,
+                 "`order=\"column\"` is ignored: blocks are grouped in panels of rows (the rasterization changes "
+                 "the order blocks run in, not the result)");
+      }
       kernelSwizzleLoc_ = loc;
       kernelSwizzle_ = enable ? *panel : 0;
       return;
     }
+    case BuiltinId::SyncThreads:
+      // Barriers are derived from the block's accesses (every statement
+      // outside a Parallel loop sees the effects of the ones before it).
+      report(DiagKind::IgnoredHint, loc,
+             "`T.sync_threads()` is ignored: tlc places the block's barriers itself, where one statement reads what "
+             "another thread wrote");
+      return;
     case BuiltinId::Fill:
     case BuiltinId::Clear: {
       Value dst = evalTileArg(*args.slots[0], b.name);
@@ -347,6 +367,19 @@ void Sema::lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs
   }
   if (!ok || !outsideParallel("T.gemm", call.loc)) return;
   if (!checkWarpPolicy(args.slots[6])) return;
+  // TileLang's `k_pack` (operand packing of AMD's MFMA) and `wg_wait` (how
+  // many wgmma groups stay in flight after the call) are the compiler's own
+  // choices here: the defaults are accepted, other values noted.
+  for (int k : {7, 8}) {
+    if (!args.slots[k]) continue;
+    auto v = constInt(*args.slots[k], std::string("`") + b.params[k] + "`");
+    if (!v) return;
+    if (*v != (k == 7 ? 1 : 0))
+      report(DiagKind::IgnoredHint, args.slots[k]->loc,
+             std::string("`") + b.params[k] + "=" + std::to_string(*v) +
+                 "` is ignored: tlc chooses the tensor-core instructions' operand packing and keeps wgmma groups in "
+                 "flight as far as the code after the gemm allows");
+  }
   bool tA = false, tB = false, clear = false;
   for (int k = 3; k < 6; ++k) {
     if (!args.slots[k]) continue;
@@ -473,7 +506,7 @@ void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallAr
     }
   }
   std::vector<ir::Expr> se = extentsOf(src), de = extentsOf(dst);
-  int64_t dim = 1;
+  int64_t dim = -1;  // the last dimension, as in TileLang
   if (args.slots[2]) {
     auto d = constInt(*args.slots[2], "`dim`");
     if (!d) return;
@@ -513,6 +546,88 @@ void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallAr
   builder_->emit(std::make_shared<const ir::ReduceStmt>(k, makeRegion(src, se, args.slots[0]->loc),
                                                         makeRegion(dst, de, args.slots[1]->loc), static_cast<int>(dim),
                                                         clear, call.loc));
+}
+
+// TileLang's `T.cumsum(src, dst=None, dim=0, reverse=False)`: the running
+// sums of a shared or fragment tile along `dim` (from the end with
+// `reverse`), into `dst` or in place. Written out as a Parallel loop over the
+// other dimensions around a serial walk along `dim`:
+//   dst[.., 0, ..] = src[.., 0, ..];  dst[.., j, ..] = dst[.., j - 1, ..] + src[.., j, ..]
+void Sema::lowerCumsum(const ast::Expr& call, const CallArgs& args) {
+  SourceLoc loc = call.loc;
+  Value src = evalTileArg(*args.slots[0], "cumsum");
+  Value dst = args.slots[1] ? evalTileArg(*args.slots[1], "cumsum") : src;
+  if (src.isError() || dst.isError() || !outsideParallel("T.cumsum", loc)) return;
+  for (const Value* v : {&src, &dst}) {
+    if (v->kind != ValueKind::Buffer || v->buffer->scope == ir::MemScope::Global ||
+        v->buffer->scope == ir::MemScope::Var) {
+      report(DiagKind::ScopeViolation, v->loc,
+             "`T.cumsum` works on whole shared, fragment or local buffers; copy a tensor's tile into one first");
+      return;
+    }
+  }
+  const ir::Buffer &sb = src.buffer, &db = dst.buffer;
+  if (!shapesAgree(sb->shape, db->shape) || sb->shape.size() != db->shape.size()) {
+    report(DiagKind::ShapeMismatch, loc,
+           "`T.cumsum` writes a tile of its source's shape " + formatShape(sb->shape) + ", but " + quoted(db->name) +
+               " has shape " + formatShape(db->shape));
+    return;
+  }
+  int64_t rank = static_cast<int64_t>(sb->shape.size()), dim = 0;
+  if (args.slots[2]) {
+    auto d = constInt(*args.slots[2], "`dim`");
+    if (!d) return;
+    dim = *d < 0 ? *d + rank : *d;
+    if (dim < 0 || dim >= rank) {
+      report(DiagKind::ShapeMismatch, args.slots[2]->loc,
+             "`dim` is out of range: " + quoted(sb->name) + " has " + std::to_string(rank) + " dimension" +
+                 (rank == 1 ? "" : "s"));
+      return;
+    }
+  }
+  bool reverse = false;
+  if (args.slots[3]) {
+    auto r = constBool(*args.slots[3], "`reverse`");
+    if (!r) return;
+    reverse = *r;
+  }
+  // Loop variables: the other dimensions' (Parallel), then the walk's.
+  std::vector<ir::Var> vars;
+  std::vector<ir::Expr> idx;
+  for (int64_t d = 0; d < rank; ++d) {
+    vars.push_back(freshVar(d == dim ? "j" : "i", DType::Int32, loc));
+    idx.push_back(ir::makeVarRef(vars.back(), loc));
+  }
+  ir::Expr n = sb->shape[dim];
+  auto at = [&](ir::Expr j) {
+    std::vector<ir::Expr> v = idx;
+    v[dim] = std::move(j);
+    return v;
+  };
+  auto load = [&](const ir::Buffer& b, ir::Expr j) { return ir::makeLoad(b, at(std::move(j)), loc); };
+  auto store = [&](ir::Expr j, ir::Expr value) {
+    return std::make_shared<const ir::StoreStmt>(db, at(j), foldCast(db->dtype, std::move(value), loc), loc);
+  };
+  ir::Expr one = ir::makeInt(1, DType::Int32, loc);
+  ir::Expr first = reverse ? foldBinary(ir::BinaryOp::Sub, n, one, loc) : ir::makeInt(0, DType::Int32, loc);
+  // Step t of the walk writes j = t + 1 (or n - 2 - t) from its neighbour toward `first`.
+  ir::Expr t = idx[dim];
+  ir::Expr j = reverse ? foldBinary(ir::BinaryOp::Sub, foldBinary(ir::BinaryOp::Sub, n, one, loc),
+                                    foldBinary(ir::BinaryOp::Add, t, one, loc), loc)
+                       : foldBinary(ir::BinaryOp::Add, t, one, loc);
+  ir::Expr prev = reverse ? foldBinary(ir::BinaryOp::Add, j, one, loc) : t;
+  ir::Expr sum = foldBinary(ir::BinaryOp::Add, load(db, prev), foldCast(db->dtype, load(sb, j), loc), loc);
+  std::vector<ir::Stmt> body;
+  if (sb.get() != db.get()) body.push_back(store(first, load(sb, first)));
+  body.push_back(std::make_shared<const ir::ForStmt>(vars[dim], ir::makeInt(0, DType::Int32, loc),
+                                                     foldBinary(ir::BinaryOp::Sub, n, one, loc), ir::ForKind::Serial,
+                                                     store(j, sum), loc));
+  ir::Stmt nest = ir::makeSeq(std::move(body), loc);
+  for (int64_t d = rank - 1; d >= 0; --d)
+    if (d != dim)
+      nest = std::make_shared<const ir::ForStmt>(vars[d], ir::makeInt(0, DType::Int32, loc), sb->shape[d],
+                                                 ir::ForKind::Parallel, nest, loc);
+  builder_->emit(nest);
 }
 
 }  // namespace tlc::sema

@@ -168,6 +168,21 @@ void Sema::declareModule(ModuleInfo& m) {
       }
     }
   }
+  // An imported module's numeric constants (`pi = 3.14159...`) are its
+  // attributes (`math.pi`); the compiled file's globals are bound per kernel
+  // (bindGlobals).
+  if (!m.name.empty())
+    for (const ast::StmtPtr& g : m.ast->globals) {
+      if (!g || g->kind != ast::StmtKind::Assign || !g->target || g->target->kind != ast::ExprKind::Name ||
+          !g->value)
+        continue;
+      const ast::Expr* v = g->value.get();
+      bool negative = v->kind == ast::ExprKind::Unary && v->unaryOp == ast::UnaryOp::Neg && !v->operands.empty();
+      if (negative) v = v->operands[0].get();
+      if (!v || (v->kind != ast::ExprKind::Int && v->kind != ast::ExprKind::Float)) continue;
+      Value c = eval(*g->value);
+      if (!c.isError()) bind(g->target->name, c, g->target->loc);
+    }
   classifyDefinitions(m);
   for (const auto& f : m.ast->funcs) {
     Value v;

@@ -33,12 +33,16 @@ Value Sema::callPackedBuiltin(const BuiltinInfo& b, const ast::Expr& call, CallA
   std::string name = std::string("T.") + b.name;
   SourceLoc loc = call.loc;
   if (b.id == BuiltinId::Reinterpret) {
-    Value v = eval(*args.slots[0]);
+    // TileLang (TVM) writes the dtype first: `T.reinterpret("float32", x)`.
+    Value first = eval(*args.slots[0]);
+    bool dtypeFirst = first.kind == ValueKind::DType || (first.kind == ValueKind::String && parseDTypeSpelling(first.str));
+    Value v = dtypeFirst ? eval(*args.slots[1]) : first;
+    const ast::Expr& dtypeArg = *args.slots[dtypeFirst ? 0 : 1];
     ir::Expr x = expectScalar(v, "the value of `T.reinterpret`");
-    auto t = evalDType(*args.slots[1], "the dtype of `T.reinterpret`");
+    auto t = evalDType(dtypeArg, "the dtype of `T.reinterpret`");
     if (!x || !t) return Value::error(loc);
     if (*t == DType::Bool) {
-      report(DiagKind::BadDType, args.slots[1]->loc, "`T.reinterpret` cannot make a bool: compare with 0 instead");
+      report(DiagKind::BadDType, dtypeArg.loc, "`T.reinterpret` cannot make a bool: compare with 0 instead");
       return Value::error(loc);
     }
     if (x->dtype == DType::Bool) {

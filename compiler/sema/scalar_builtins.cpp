@@ -71,6 +71,37 @@ Value Sema::minMax(BuiltinId id, const Value& a, const Value& c, const std::stri
   return Value::ofExpr(foldBinary(id == BuiltinId::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min, x, y, loc), loc, weak);
 }
 
+// The math functions built from others, in the argument's float type:
+// log10(x) = log(x) / ln(10), exp10(x) = exp2(x log2(10)), tan = sin / cos,
+// sinh and cosh from expm1 (exact near 0), trunc rounds toward zero.
+Value Sema::composedMath(const BuiltinInfo& b, const Value& a, SourceLoc loc) {
+  std::string name = std::string("T.") + b.name;
+  ir::Expr x = expectScalar(a, "the argument of `" + name + "`");
+  if (!x || !(x = floatOperand(a, x, name))) return Value::error(loc);
+  DType t = x->dtype;
+  auto call = [&](const char* f, ir::Expr y) { return foldMathCall(f, {std::move(y)}, t, loc); };
+  auto c = [&](double v) { return ir::makeFloat(v, t, loc); };
+  auto op = [&](ir::BinaryOp o, ir::Expr p, ir::Expr q) { return foldBinary(o, std::move(p), std::move(q), loc); };
+  ir::Expr r;
+  switch (b.id) {
+    case BuiltinId::Log10: r = op(ir::BinaryOp::Mul, call("log", x), c(1.0 / std::log(10.0))); break;
+    case BuiltinId::Exp10: r = call("exp2", op(ir::BinaryOp::Mul, x, c(std::log2(10.0)))); break;
+    case BuiltinId::Tan: r = op(ir::BinaryOp::Div, call("sin", x), call("cos", x)); break;
+    case BuiltinId::Sinh:
+    case BuiltinId::Cosh: {
+      // (expm1(x) -/+ expm1(-x)) / 2 (+ 1 for cosh).
+      ir::Expr p = call("expm1", x), m = call("expm1", op(ir::BinaryOp::Sub, c(0.0), x));
+      r = b.id == BuiltinId::Sinh ? op(ir::BinaryOp::Mul, op(ir::BinaryOp::Sub, p, m), c(0.5))
+                                  : op(ir::BinaryOp::Add, op(ir::BinaryOp::Mul, op(ir::BinaryOp::Add, p, m), c(0.5)), c(1.0));
+      break;
+    }
+    default:  // Trunc
+      r = foldSelect(op(ir::BinaryOp::Lt, x, c(0.0)), call("ceil", x), call("floor", x), loc);
+      break;
+  }
+  return Value::ofExpr(r, loc, a.weak && isConstant(r));
+}
+
 Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
   std::string name = std::string("T.") + b.name;
   CallArgs args;
@@ -232,6 +263,16 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       return Value::ofExpr(foldCast(*t, x, loc), loc);
     }
     case BuiltinId::Dynamic: return dynamicDimensions(*args.slots[0], args.slots[1], loc);
+    case BuiltinId::FloorDivFn: return binary(ast::BinaryOp::FloorDiv, arg(0), arg(1), loc);
+    case BuiltinId::FloorModFn: return binary(ast::BinaryOp::Mod, arg(0), arg(1), loc);
+    case BuiltinId::BitwiseAnd: return binary(ast::BinaryOp::BitAnd, arg(0), arg(1), loc);
+    case BuiltinId::BitwiseOr: return binary(ast::BinaryOp::BitOr, arg(0), arg(1), loc);
+    case BuiltinId::BitwiseXor: return binary(ast::BinaryOp::BitXor, arg(0), arg(1), loc);
+    case BuiltinId::ShiftLeft: return binary(ast::BinaryOp::Shl, arg(0), arg(1), loc);
+    case BuiltinId::ShiftRight: return binary(ast::BinaryOp::Shr, arg(0), arg(1), loc);
+    case BuiltinId::BitwiseNot: return unary(ast::UnaryOp::Invert, arg(0), loc);
+    case BuiltinId::Log10: case BuiltinId::Exp10: case BuiltinId::Tan: case BuiltinId::Sinh:
+    case BuiltinId::Cosh: case BuiltinId::Trunc: return composedMath(b, arg(0), loc);
     default: break;
   }
   report(DiagKind::MisusedBuiltin, loc, "`" + name + "` has no value");

@@ -164,6 +164,9 @@ class Sema {
 
   // ---- type rules (type_rules.cpp)
   Value binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc loc);
+  Value composedMath(const BuiltinInfo& b, const Value& a, SourceLoc loc);
+  ir::Expr expectCondition(const Value& v, const std::string& what);
+  void lowerCumsum(const ast::Expr& call, const CallArgs& args);
   Value unary(ast::UnaryOp op, const Value& a, SourceLoc loc);
   // `v` converted to dtype `t` (weak literals adapt; others are cast).
   ir::Expr convert(const Value& v, DType t, SourceLoc loc);

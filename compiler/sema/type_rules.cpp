@@ -74,6 +74,15 @@ ir::Expr Sema::expectBool(const Value& v, const std::string& what) {
   return e;
 }
 
+// The condition of an `if` or a `... if ... else ...`: a bool, or, as in
+// Python, a compile-time integer (nonzero is true: `if trans:` on a
+// parameter given as 0 or 1).
+ir::Expr Sema::expectCondition(const Value& v, const std::string& what) {
+  if (v.isExpr() && v.expr && isInteger(v.expr->dtype))
+    if (auto c = constIntValue(v.expr)) return ir::makeBool(*c != 0, v.loc);
+  return expectBool(v, what);
+}
+
 std::optional<int64_t> Sema::constInt(const ast::Expr& e, const std::string& what) {
   Value v = eval(e);
   ir::Expr x = expectInt(v, what);

@@ -91,6 +91,32 @@ func @f(X: float32[8, 16], N: int32[1], Y: float32[8, 16]) {
 )");
 }
 
+TEST_CASE("a vector loop whose body allocates a buffer per iteration is not distributed") {
+  // The running sum `acc` is one variable per iteration of i: its statements
+  // stay in one vector loop (distributed, its uses would leave its scope).
+  checkInterchange(R"(
+func @f(X: float32[64, 8], Y: float32[64]) {
+  kernel grid(1) threads(64) as (bx) {
+    for i in vectorized(0 : +64) {
+      alloc acc: var float32[1]
+      acc[0] = 0.0
+      for k in serial(0 : +8) {
+        acc[0] = acc[0] + X[i, k]
+      }
+      Y[i] = acc[0]
+    }
+  }
+}
+// CHECK: for i in vectorized(0 : +64) {
+// CHECK-NEXT: alloc acc: var float32[1]
+// CHECK-NEXT: acc[0] = 0.0
+// CHECK-NEXT: for k in serial(0 : +8) {
+// CHECK-NEXT: acc[0] = acc[0] + X[i, k]
+// CHECK-NEXT: }
+// CHECK-NEXT: Y[i] = acc[0]
+)");
+}
+
 TEST_CASE("a tile read down its columns by the vector loops is stored transposed; copies do not vote") {
   checkLayouts(R"(
 func @f(X: float32[64, 32], Y: float32[64, 32]) {
@@ -207,6 +233,37 @@ TEST_CASE("row recurrences on the CPU agree with the interpreter and with plain 
           for (int64_t j = k * 48; j < std::min(cols, (k + 1) * 48); ++j) CHECK(P.get(i * cols + j) == float(best));
         }
         CHECK(Q.get(i) == float(best));
+      }
+    });
+    CHECK_MESSAGE(r.pass, r.log);
+  }
+}
+
+// A GEMV as TileLang users write it: a variable per thread, allocated in the
+// Parallel loop, summing along its row in a serial loop.
+TEST_CASE("a running sum in a variable allocated per Parallel iteration agrees with plain loops") {
+  const char* gemv = R"(
+def gemv[N, K, block_N=64](A: Tensor[(K,), float32], B: Tensor[(N, K), float32], C: Tensor[(N,), float32]):
+    with T.Kernel(T.ceildiv(N, block_N), threads=block_N) as bn:
+        for tn in T.Parallel(block_N):
+            acc = T.alloc_var(float32, 0.0)
+            for k in T.serial(K):
+                if bn * block_N + tn < N:
+                    acc += A[k] * B[bn * block_N + tn, k]
+            if bn * block_N + tn < N:
+                C[bn * block_N + tn] = acc
+)";
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{100, 37}, {64, 8}, {1, 5}}) {
+    CpuCompiled c = compileTl(gemv);
+    REQUIRE_MESSAGE(c.module, c.rendered());
+    auto r = runAgainstOracle(c, {{"N", n}, {"K", k}}, 5, {}, [&](driver::RunArgs& args) {
+      const auto& A = *args.tensors[0];
+      const auto& B = *args.tensors[1];
+      const auto& C = *args.tensors[2];
+      for (int64_t i = 0; i < n; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < k; ++j) sum += double(A.get(j)) * B.get(i * k + j);
+        CHECK(std::fabs(C.get(i) - sum) <= 1e-4 * (1 + std::fabs(sum)));
       }
     });
     CHECK_MESSAGE(r.pass, r.log);

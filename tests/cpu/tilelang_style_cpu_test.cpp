@@ -41,6 +41,11 @@ TEST_CASE("TileLang-style flash attention with a grouped pipeline plan on the CP
   checkStyle("flash_attention.tl", {{"dim", "32"}, {"seq_len", "70"}, {"block_N", "32"}}, {{"batch", 1}, {"heads", 2}});
 }
 
+TEST_CASE("TVM spellings of operators, T.cumsum and ignored hints on the CPU") {
+  checkStyle("tvm_spellings.tl", {}, {{"M", 21}});
+  checkStyle("tvm_spellings.tl", {{"M", "8"}, {"N", "5"}});
+}
+
 TEST_CASE("TileLang-style batched gemm: T.dynamic, T.use_swizzle on a 3-D grid, T.Cast") {
   checkStyle("batched_gemm.tl", {{"N", "70"}, {"K", "50"}}, {{"batch", 3}, {"M", 150}});
   // -D binds the `T.dynamic` dimension as it binds a factory parameter.

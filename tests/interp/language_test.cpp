@@ -147,6 +147,59 @@ def row_stats[M, N, bm=8, bn=16](X: Tensor[(M, N), float32], mx: Tensor[(M,), fl
   }
 }
 
+TEST_CASE("reductions without dim reduce the last dimension, as in TileLang; a 1-D tile reduces to one element") {
+  Program p(R"(
+def last_axis[G, R](X: Tensor[(G, R, R), float32], S: Tensor[(G, R), float32], total: Tensor[(1,), float32]):
+    with T.Kernel(1, threads=64) as bx:
+        x = T.alloc_fragment((G, R, R), float32)
+        s = T.alloc_fragment((G, R), float32)
+        row = T.alloc_fragment((R,), float32)
+        t = T.alloc_fragment((1,), float32)
+        T.copy(X, x)
+        T.reduce_sum(x, s)
+        for j in T.Parallel(R):
+            row[j] = x[G - 1, R - 1, j]
+        T.reduce_max(row, t)
+        T.copy(s, S)
+        T.copy(t, total)
+)",
+            {{"G", "3"}, {"R", "5"}});
+  RunArgs a = p.run({});
+  const HostTensor &X = *a.tensors[0], &S = *a.tensors[1], &T = *a.tensors[2];
+  for (int64_t g = 0; g < 3; ++g)
+    for (int64_t i = 0; i < 5; ++i) {
+      double sum = 0;
+      for (int64_t j = 0; j < 5; ++j) sum += X.get((g * 5 + i) * 5 + j);
+      CHECK(std::fabs(S.get(g * 5 + i) - sum) <= 1e-5 * (1 + std::fabs(sum)));
+    }
+  double mx = -INFINITY;
+  for (int64_t j = 0; j < 5; ++j) mx = std::max(mx, X.get((2 * 5 + 4) * 5 + j));
+  CHECK(T.get(0) == mx);
+}
+
+TEST_CASE("a factory's value computed from a dynamic dimension names its expression in tensor shapes") {
+  Program p(R"(
+import tilelang.language as T
+
+def half_rows(M, N=8):
+    half = M // 2
+
+    @T.prim_func
+    def main(X: T.Tensor((M, N), "float32"), Y: T.Tensor((half, N), "float32")):
+        with T.Kernel(T.ceildiv(half, 4), threads=32) as bx:
+            for i, j in T.Parallel(4, N):
+                if bx * 4 + i < half:
+                    Y[bx * 4 + i, j] = X[2 * (bx * 4 + i), j]
+
+    return main
+)");
+  RunArgs a = p.run({{"M", 11}});
+  const HostTensor &X = *a.tensors[0], &Y = *a.tensors[1];
+  REQUIRE(Y.shape == std::vector<int64_t>{5, 8});
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 8; ++j) CHECK(Y.get(i * 8 + j) == X.get(2 * i * 8 + j));
+}
+
 TEST_CASE("integer kernels: floor division and modulo of negative values, int8 wrap-around") {
   Program p(R"(
 def ints[N](X: Tensor[(N,), int32], Q: Tensor[(N,), int32], R: Tensor[(N,), int32], W: Tensor[(N,), int8]):

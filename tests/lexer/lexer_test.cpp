@@ -124,6 +124,14 @@ TEST_CASE("strings: both quotes, escapes, adjacent text, triple quotes") {
   CHECK_FALSE(l.diags.hasErrors());
 }
 
+TEST_CASE("an f-string is a string with its braces as written; f alone is a name") {
+  Lexed l("f\"n={n}\" F'x' f g\n");
+  CHECK(l.kindString() == "STRING STRING NAME NAME NEWLINE EOF");
+  CHECK(l.tokens[0].stringValue == "n={n}");
+  CHECK(l.tokens[1].stringValue == "x");
+  CHECK_FALSE(l.diags.hasErrors());
+}
+
 TEST_CASE("an unterminated string ends at its line and lexing continues") {
   Lexed l("a = 'abc\nb = 1\n");
   CHECK(l.errorKinds() == std::vector<DiagKind>{DiagKind::UnterminatedString});

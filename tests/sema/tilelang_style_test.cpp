@@ -199,3 +199,46 @@ TEST_CASE("an index-map layout (`T.Fragment(..., lambda)`) is ignored with a war
   }
   checkClose(O, want, 1e-5, 1e-5);
 }
+
+TEST_CASE("TVM spellings of operators and conversions, T.cumsum, and ignored hints compute what TileLang's do") {
+  const int64_t M = 21, N = 16, BM = 8;
+  Compiled c = compileStyle("tvm_spellings.tl", {{"M", "21"}});
+  size_t hints = 0;
+  for (const Diagnostic& d : c.diags->diagnostics()) hints += d.kind == DiagKind::IgnoredHint;
+  CHECK(hints == 2);
+  HostTensor X(DType::Float32, {M, N}), U(DType::UInt32, {M, N}), F(DType::Float32, {M, N}),
+      Z(DType::UInt32, {M, N}), C(DType::Float32, {M, N}), R(DType::Float32, {M, N});
+  interp::fillRandom(X, 21);
+  interp::fillRandom(U, 22);
+  run(c, {&X, &U, &F, &Z, &C, &R});
+  std::vector<double> f(M * N), z(M * N), cs(M * N), rs(M * N);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float x = float(X.get(i * N + j));
+      int64_t q = int64_t(std::floor(x * 4.0f));
+      int64_t fd = q >= 0 ? q / 3 : -((-q + 2) / 3), fm = q - fd * 3;
+      f[i * N + j] = double(fd * 10 + fm) + std::log10(std::fabs(x) + 1.0) + std::pow(10.0, x * 0.5) +
+                     std::tan(x * 0.5) + std::sinh(x) * std::cosh(x) + std::trunc(x * 3.0) + x +
+                     (std::sqrt(double(N)) / std::log2(std::exp(1.0)) + 2.0 + M_PI);
+      uint32_t u = uint32_t(U.get(i * N + j));
+      z[i * N + j] = double(((u >> 3) & 255u) ^ ((u << 1) | ~u));
+    }
+  // Running sums along rows; reverse running sums down the columns of each 8-row tile.
+  for (int64_t i = 0; i < M; ++i) {
+    double run = 0;
+    for (int64_t j = 0; j < N; ++j) cs[i * N + j] = run += X.get(i * N + j);
+  }
+  for (int64_t t = 0; t < M; t += BM)
+    for (int64_t j = 0; j < N; ++j) {
+      double run = 0;
+      // Rows of the last tile past M read as zeros (the copy's fill).
+      for (int64_t i = t + BM - 1; i >= t; --i) {
+        run += i < M ? X.get(i * N + j) : 0.0;
+        if (i < M) rs[i * N + j] = run;
+      }
+    }
+  checkClose(F, f, 1e-4, 1e-4);
+  checkClose(Z, z, 0, 0);
+  checkClose(C, cs, 1e-5, 1e-5);
+  checkClose(R, rs, 1e-5, 1e-5);
+}
