@@ -35,6 +35,7 @@ const char* unaryOpSpelling(UnaryOp op) {
     case UnaryOp::Pos: return "+";
     case UnaryOp::Not: return "not";
     case UnaryOp::Invert: return "~";
+    case UnaryOp::Star: return "*";
   }
   return "?";
 }

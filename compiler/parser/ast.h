@@ -55,7 +55,7 @@ enum class BinaryOp {
 };
 const char* binaryOpSpelling(BinaryOp op);
 
-enum class UnaryOp { Neg, Pos, Not, Invert };
+enum class UnaryOp { Neg, Pos, Not, Invert, Star };  // Star: `*t` unpacked in a list or tuple display
 const char* unaryOpSpelling(UnaryOp op);
 
 struct Keyword {

@@ -457,6 +457,17 @@ ExprPtr Parser::parseParenthesized() {
   return tuple;
 }
 
+// An element of a list display: an expression, or `*t` (t's elements in its place).
+ExprPtr Parser::parseDisplayElement() {
+  if (!at(TokenKind::Star)) return parseExpr();
+  SourceLoc loc = cur().loc;
+  advance();
+  auto e = std::make_unique<Expr>(ExprKind::Unary, loc);
+  e->unaryOp = UnaryOp::Star;
+  e->operands.push_back(parseExpr());
+  return e;
+}
+
 // A list display `[a, b]` is a tuple (TileLang code writes shapes either way).
 ExprPtr Parser::parseListDisplay() {
   DepthGuard guard(*this, cur().loc);
@@ -465,7 +476,7 @@ ExprPtr Parser::parseListDisplay() {
   auto tuple = std::make_unique<Expr>(ExprKind::Tuple, toks_[start].loc);
   while (!at(TokenKind::RBracket)) {
     if (tuple->operands.size() >= kMaxChain) fail(DiagKind::NestingTooDeep, cur().loc, "too many elements in one list");
-    tuple->operands.push_back(parseExpr());
+    tuple->operands.push_back(parseDisplayElement());
     if (!accept(TokenKind::Comma)) break;
   }
   expect(TokenKind::RBracket, "to close the list");

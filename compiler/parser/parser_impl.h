@@ -129,6 +129,7 @@ class Parser {
   ast::ExprPtr parseLambda();
   ast::ExprPtr parseParenthesized();
   ast::ExprPtr parseListDisplay();
+  ast::ExprPtr parseDisplayElement();
   ast::ExprPtr parseDictDisplay();
   void parseCallArguments(ast::Expr& call);
   void parseSubscripts(ast::Expr& subscript);

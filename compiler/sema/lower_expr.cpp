@@ -311,9 +311,24 @@ Value Sema::evalSubscript(const ast::Expr& e) {
         report(DiagKind::WrongIndexCount, e.loc, "a tuple takes one index");
         return Value::error(e.loc);
       }
+      int64_t n = static_cast<int64_t>(base.elems.size());
+      // `shape[:-1]`, `shape[1:]`: a compile-time slice of the tuple, as Python's.
+      if (const ast::Expr& s = *e.operands[1]; s.kind == ast::ExprKind::Slice) {
+        int64_t bound[2] = {0, n};
+        for (int b = 0; b < 2; ++b) {
+          if (s.operands.size() <= size_t(b) || !s.operands[b]) continue;
+          auto v = constInt(*s.operands[b], "a tuple slice bound");
+          if (!v) return Value::error(e.loc);
+          bound[b] = std::clamp<int64_t>(*v < 0 ? *v + n : *v, 0, n);
+        }
+        Value t;
+        t.kind = ValueKind::Tuple;
+        t.loc = e.loc;
+        for (int64_t k = bound[0]; k < bound[1]; ++k) t.elems.push_back(relocate(base.elems[k], e.loc));
+        return t;
+      }
       auto i = constInt(*e.operands[1], "a tuple index");
       if (!i) return Value::error(e.loc);
-      int64_t n = static_cast<int64_t>(base.elems.size());
       int64_t k = *i < 0 ? *i + n : *i;
       if (k < 0 || k >= n) {
         report(DiagKind::IndexOutOfBounds, e.operands[1]->loc,
@@ -427,9 +442,18 @@ Value Sema::evalTuple(const ast::Expr& e) {
   t.kind = ValueKind::Tuple;
   t.loc = e.loc;
   for (const auto& x : e.operands) {
-    Value v = eval(*x);
+    bool star = x->kind == ast::ExprKind::Unary && x->unaryOp == ast::UnaryOp::Star && !x->operands.empty();
+    Value v = eval(star ? *x->operands[0] : *x);
     if (v.isError()) return v;
-    t.elems.push_back(v);
+    if (!star) {
+      t.elems.push_back(v);
+      continue;
+    }
+    if (v.kind != ValueKind::Tuple) {
+      report(DiagKind::TypeMismatch, x->loc, "`*` unpacks a tuple or list, but this is " + describeValue(v));
+      return Value::error(e.loc);
+    }
+    t.elems.insert(t.elems.end(), v.elems.begin(), v.elems.end());
   }
   return t;
 }

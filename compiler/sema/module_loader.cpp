@@ -14,9 +14,11 @@
 namespace tlc::sema {
 
 // `tilelang` and its submodules (`tilelang.language`, `tilelang.autotuner`,
-// ...) name the builtin namespace.
+// ...) name the builtin namespace; so do TVM's `tvm` and `tvm.tir`, whose
+// `tir.const`, `tir.reinterpret` and `tir.Select` TileLang's helpers call.
 static bool isTileLangModule(const std::string& name) {
-  return name == "tilelang" || name.rfind("tilelang.", 0) == 0 || name == "T";
+  return name == "tilelang" || name.rfind("tilelang.", 0) == 0 || name == "T" || name == "tvm" ||
+         name.rfind("tvm.", 0) == 0;
 }
 
 ModuleInfo* Sema::loadModule(const std::string& name, uint32_t file, std::unique_ptr<ast::Module> ast) {
@@ -152,6 +154,11 @@ void Sema::declareModule(ModuleInfo& m) {
       }
     } else if (isTileLangModule(imp.module)) {
       for (const std::string& n : imp.names) {
+        // `from tvm import tir`, `from tilelang import language`: the namespace itself.
+        if (n == "tir" || n == "language" || n == "tl") {
+          bind(n, modValue, imp.loc);
+          continue;
+        }
         const BuiltinInfo* b = findBuiltin(n);
         if (!b) {
           std::vector<std::string> builtins;

@@ -14,6 +14,8 @@
 //     `@tilelang.autotune(...)`: tlc's tuning space is `@T.tune`.
 // The same file reads TileLang's dtype strings and checks macro parameters
 // typed `T.SharedBuffer(shape, dtype)` and the like.
+#include <functional>
+
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -96,6 +98,21 @@ std::optional<BuiltinId> Sema::evalDecorator(const ast::Expr& d) {
   return id;
 }
 
+// Whether a body returns a value and launches no kernel (no `with` at any depth).
+static bool isPythonHelper(const ast::Block& body) {
+  bool returns = false;
+  std::function<bool(const ast::Block&)> walk = [&](const ast::Block& b) {
+    for (const ast::StmtPtr& s : b) {
+      if (!s) continue;
+      if (s->kind == ast::StmtKind::With) return false;
+      if (s->kind == ast::StmtKind::Return && s->value) returns = true;
+      if (!walk(s->body) || !walk(s->orelse)) return false;
+    }
+    return true;
+  };
+  return walk(body) && returns;
+}
+
 void Sema::classifyDefinitions(ModuleInfo& m) {
   Scope* saved = scope_;
   scope_ = m.scope.get();
@@ -137,6 +154,12 @@ void Sema::classifyDefinitions(ModuleInfo& m) {
       }
       info.form = want;
     }
+    // A plain Python helper (`def _u8_to_f16(val, pos, dtype): ... return
+    // expr`): no decorator, no compile-time parameters, no kernel, a value
+    // returned; kernel code calls it, so it is a macro.
+    if (info.form == DefForm::Kernel && decorators.empty() && !bad && !hasDefs && def.compileParams.empty() &&
+        isPythonHelper(def.body))
+      info.form = DefForm::Macro;
     if (info.form == DefForm::Macro) def.isMacro = true;
     if (hasDefs && info.form != DefForm::Kernel) {
       report(DiagKind::BadKernelFactory, def.loc,

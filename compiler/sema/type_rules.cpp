@@ -205,10 +205,26 @@ static std::optional<int64_t> ipow(int64_t base, int64_t exp, DType t) {
 
 Value Sema::binary(ast::BinaryOp op, const Value& a, const Value& b, SourceLoc loc) {
   if (a.isError() || b.isError()) return Value::error(loc);
-  if ((op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) && a.kind == ValueKind::DType &&
-      b.kind == ValueKind::DType) {
-    bool eq = a.dtype == b.dtype;
+  // Dtypes and strings compare at compile time (`dtype == "float16"`, a
+  // string naming a dtype equal to that dtype: `"float"` is float32).
+  auto asDType = [](const Value& v) -> std::optional<DType> {
+    if (v.kind == ValueKind::DType) return v.dtype;
+    if (v.kind == ValueKind::String) return parseDTypeSpelling(v.str);
+    return std::nullopt;
+  };
+  bool textual = (a.kind == ValueKind::DType || a.kind == ValueKind::String) &&
+                 (b.kind == ValueKind::DType || b.kind == ValueKind::String);
+  if ((op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) && textual) {
+    std::optional<DType> da = asDType(a), db = asDType(b);
+    bool eq = da && db ? *da == *db : a.kind == ValueKind::String && b.kind == ValueKind::String && a.str == b.str;
     return Value::ofExpr(ir::makeBool(op == ast::BinaryOp::Eq ? eq : !eq, loc), loc);
+  }
+  // `shape[:-1] + [d]`: tuples (and lists) concatenate.
+  if (op == ast::BinaryOp::Add && a.kind == ValueKind::Tuple && b.kind == ValueKind::Tuple) {
+    Value t = a;
+    t.loc = loc;
+    t.elems.insert(t.elems.end(), b.elems.begin(), b.elems.end());
+    return t;
   }
   // `x is None` / `x == None` (a factory's `scale=None` default): only None equals None.
   if ((op == ast::BinaryOp::Eq || op == ast::BinaryOp::Ne) &&
@@ -325,6 +341,9 @@ Value Sema::unary(ast::UnaryOp op, const Value& a, SourceLoc loc) {
     case ast::UnaryOp::Invert:
       if (!isInteger(t)) break;
       return Value::ofExpr(foldUnary(ir::UnaryOp::BitNot, x, loc), loc, a.weak);
+    case ast::UnaryOp::Star:
+      report(DiagKind::UnsupportedSyntax, loc, "`*x` unpacks a tuple only inside a list display: `[*shape[:-1], d]`");
+      return Value::error(loc);
   }
   report(DiagKind::TypeMismatch, loc,
          std::string("`") + ast::unaryOpSpelling(op) + "` does not apply to " + std::string(dtypeName(t)));

@@ -70,6 +70,14 @@ struct __attribute__((__may_alias__)) __align__(2) Bits2 { unsigned short w[1]; 
 struct __attribute__((__may_alias__)) __align__(4) Bits4 { unsigned w[1]; };
 struct __attribute__((__may_alias__)) __align__(8) Bits8 { unsigned w[2]; };
 struct __attribute__((__may_alias__)) __align__(16) Bits16 { unsigned w[4]; };
+#ifdef TLC_EMU_HOOK
+// The CUDA emulator's host build: 8 and 16 bytes as one vector (unaligned
+// moves: a misaligned address is the emulator's finding, not a host fault).
+typedef unsigned TlcEmuWords2 __attribute__((vector_size(8), aligned(1), __may_alias__));
+typedef unsigned TlcEmuWords4 __attribute__((vector_size(16), aligned(1), __may_alias__));
+template <int Bytes> struct EmuVec { typedef TlcEmuWords2 type; };
+template <> struct EmuVec<16> { typedef TlcEmuWords4 type; };
+#endif
 template <int Bytes> struct VecBits;
 template <> struct VecBits<2> { typedef Bits2 type; };
 template <> struct VecBits<4> { typedef Bits4 type; };
@@ -78,6 +86,16 @@ template <> struct VecBits<16> { typedef Bits16 type; };
 // Copies N elements of T with one access of N * sizeof(T) bytes (aligned by the caller).
 template <class T, int N> __device__ __forceinline__ void copy_vec(T* dst, const T* src) {
   typedef typename VecBits<sizeof(T) * N>::type V;
+#ifdef TLC_EMU_HOOK
+  // The emulator's host build: a volatile vector each way, which the host
+  // compiler keeps one access (it splits a plain one into the elements their
+  // uses read) and its instrumentation records as the GPU's one access.
+  if constexpr (sizeof(T) * N >= 8) {
+    typedef typename EmuVec<sizeof(T) * N>::type E;
+    *reinterpret_cast<volatile E*>(dst) = *reinterpret_cast<const volatile E*>(src);
+    return;
+  }
+#endif
   *reinterpret_cast<V*>(dst) = *reinterpret_cast<const V*>(src);
 }
 // The 4 bytes at `p` (aligned by the caller) as one 32-bit word, the first in the low byte.

@@ -44,6 +44,7 @@ TEST_CASE("TileLang-style flash attention with a grouped pipeline plan on the CP
 TEST_CASE("TVM spellings of operators, T.cumsum and ignored hints on the CPU") {
   checkStyle("tvm_spellings.tl", {}, {{"M", 21}});
   checkStyle("tvm_spellings.tl", {{"M", "8"}, {"N", "5"}});
+  checkStyle("python_helper.tl", {}, {{"N", 37}});
 }
 
 TEST_CASE("TileLang-style batched gemm: T.dynamic, T.use_swizzle on a 3-D grid, T.Cast") {

@@ -288,6 +288,33 @@ extern "C" __global__ void k(const float* in, float* out, int n) {
   CHECK(r.r.idealSharedWavefronts == 2);
 }
 
+TEST_CASE("a 16-byte copy_vec is one access, into registers too; a misaligned one is a finding, not a fault") {
+  // The host compiler splits a plain vector copy into the elements their uses
+  // read; the emulator's copy_vec keeps it whole, as the GPU's ld.shared.v4.
+  const char* src = R"(
+#include "tlc_cuda.h"
+extern "C" __global__ void k(const float* in, float* out, int n) {
+  __shared__ __align__(16) float s[32 * 4 + 4];
+  for (int i = threadIdx.x; i < 32 * 4; i += 32) s[i] = in[i];
+  __syncthreads();
+  __align__(16) float v[4];
+  tlc::copy_vec<float, 4>(v, &s[4 * threadIdx.x + OFFSET]);
+  out[threadIdx.x] = v[0] + v[1] + v[2] + v[3];
+}
+)";
+  std::string aligned = std::string("#define OFFSET 0\n") + src;
+  Run r = run(aligned, 1, 32, 128);
+  INFO(r.r.render());
+  CHECK(r.r.clean());
+  CHECK_FALSE(r.r.has(FindingKind::BankConflict));
+  CHECK(r.r.sharedWavefronts == 8);  // 4 word stores, and 4 phases of 8 lanes for the 16-byte loads
+  CHECK(r.r.idealSharedWavefronts == 8);
+  CHECK(r.out[1] == 4.f + 5.f + 6.f + 7.f);
+  Run m = run(std::string("#define OFFSET 1\n") + src, 1, 32, 128);
+  INFO(m.r.render());
+  CHECK(m.r.has(FindingKind::Misaligned));
+}
+
 TEST_CASE("__syncthreads_count, _and and _or reduce over the block") {
   const char* src = R"(
 extern "C" __global__ void k(const float* in, float* out, int n) {

@@ -75,6 +75,7 @@ TEST_CASE("every example runs clean in the CUDA emulator and matches the interpr
       {"tests/tilelang/softmax.tl", {{"N", "100"}}, {{"M", 11}}},
       {"tests/tilelang/bias_relu.tl", {{"M", "45"}, {"N", "100"}, {"block_M", "16"}, {"block_N", "32"}}, {}},
       {"tests/tilelang/tvm_spellings.tl", {}, {{"M", 21}}},
+      {"tests/tilelang/python_helper.tl", {}, {{"N", 37}}},
       {"examples/gemm/gemm.tl", {{"M", "128"}, {"N", "128"}, {"K", "64"}}, {}},
       {"examples/gemm/gemm.tl", {{"block_M", "64"}, {"block_N", "64"}}, {{"M", 72}, {"N", 80}, {"K", 40}}},
       {"examples/gemm/gemm.tl", {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}},

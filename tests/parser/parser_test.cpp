@@ -126,6 +126,8 @@ TEST_CASE("tuples: parenthesized, bare, empty, single, list displays") {
   CHECK(expr("()") == "(tuple)");
   CHECK(expr("(a)") == "a");
   CHECK(expr("[M, K]") == "(tuple M K)");
+  // A list display may unpack a tuple: `[*shape[:-1], d]`.
+  CHECK(expr("[*s, d]") == "(tuple (* s) d)");
   CHECK(expr("Tensor[(M, K), float16]") == "([] Tensor (tuple M K) float16)");
 }
 

@@ -242,3 +242,39 @@ TEST_CASE("TVM spellings of operators and conversions, T.cumsum, and ignored hin
   checkClose(C, cs, 1e-5, 1e-5);
   checkClose(R, rs, 1e-5, 1e-5);
 }
+
+TEST_CASE("a plain Python helper with tvm.tir calls expands where kernel code calls it") {
+  const int64_t N = 37, K = 64;
+  Compiled c = compileStyle("python_helper.tl", {{"N", "37"}});
+  HostTensor B(DType::UInt8, {N, K / 2}), W(DType::Float16, {N, K});
+  interp::fillRandom(B, 31);
+  run(c, {&B, &W});
+  std::vector<double> want(N * K);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k) {
+      unsigned byte = unsigned(B.get(n * (K / 2) + k / 2)), f4 = (byte >> (4 * (k % 2))) & 15u;
+      unsigned s = f4 >> 3, e = f4 & 7u, bits = (((e | 8u) | (s << 5)) << 10) & 0xffffu;
+      // The float16 with these bits: sign, 5 exponent bits, 10 mantissa bits.
+      int exponent = int((bits >> 10) & 31u);
+      double mant = double(bits & 1023u) / 1024.0;
+      double v = exponent == 0 ? std::ldexp(mant, -14) : std::ldexp(1.0 + mant, exponent - 15);
+      want[n * K + k] = e == 0 ? 0.0 : ((bits >> 15) ? -v : v);
+    }
+  checkClose(W, want, 0, 0);
+}
+
+TEST_CASE("shapes sliced, concatenated and unpacked from lists") {
+  const int64_t B = 2, S = 37, D = 32;
+  Compiled c = compileStyle("shape_lists.tl");
+  HostTensor X(DType::Float32, {B, S, D}), Y(DType::Float32, {B, S, D / 2}), Z(DType::Float32, {B, S});
+  interp::fillRandom(X, 41);
+  run(c, {&X, &Y, &Z});
+  std::vector<double> y(B * S * D / 2), z(B * S);
+  for (int64_t r = 0; r < B * S; ++r) {
+    for (int64_t j = 0; j < D / 2; ++j)
+      y[r * D / 2 + j] = double(float(X.get(r * D + 2 * j)) + float(X.get(r * D + 2 * j + 1)));
+    z[r] = double(float(X.get(r * D)) + float(X.get(r * D + 1)));
+  }
+  checkClose(Y, y, 0, 0);
+  checkClose(Z, z, 0, 0);
+}
