@@ -22,7 +22,8 @@ constexpr unsigned kX = 1, kY = 2;  // block-dependence bits
 
 // Which block indices (kX, kY) expressions and statements depend on, through
 // the variables they use, the lets and loops that bind those, and the
-// conditions and loop bounds around them.
+// conditions and loop bounds around them. A value read from a block-local
+// buffer depends on both.
 class BlockDependence : public IRVisitor {
  public:
   std::unordered_map<const VarNode*, unsigned> varBits;
@@ -52,6 +53,9 @@ class BlockDependence : public IRVisitor {
       }
       void visitLoad(const Load* l) override {
         loads = true;
+        // A block's own buffers (a mask copied into a local or shared
+        // buffer, a count in a var) may hold other values in each block.
+        if (l->buffer->scope != MemScope::Global) out |= kX | kY;
         IRVisitor::visitLoad(l);
       }
     } refs;

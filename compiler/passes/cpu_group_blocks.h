@@ -17,7 +17,8 @@
 //   - a serial or pipelined loop whose bounds do not depend on the block and
 //     whose body neither breaks nor continues is one loop over the jammed
 //     bodies; likewise an `if` whose condition does not depend on the block,
-//     and a `let` whose value does not;
+//     and a `let` whose value does not (a value read from a block-local
+//     buffer, such as a mask copied into a local one, depends on the block);
 //   - a `let` whose value depends on the block binds one fresh variable per
 //     block of the group;
 //   - any other statement runs once per block of the group, with that

@@ -100,12 +100,15 @@ Value Sema::evalNode(const ast::Expr& e) {
     }
     case ast::ExprKind::IfElse: {
       if (e.operands.size() != 3) return Value::error(e.loc);
-      Value t = eval(*e.operands[0]);
       Value c = eval(*e.operands[1]);
-      Value f = eval(*e.operands[2]);
       ir::Expr cond = expectCondition(c, "the condition of `... if ... else ...`");
-      if (!cond || t.isError() || f.isError()) return Value::error(e.loc);
-      if (auto k = constIntValue(cond)) return *k ? t : f;
+      if (!cond) return Value::error(e.loc);
+      // A compile-time condition evaluates its arm alone; otherwise each arm
+      // sees the loop ranges its side of the condition narrows.
+      if (auto k = constIntValue(cond)) return eval(*e.operands[*k ? 0 : 2]);
+      Value t = evalGuarded(*e.operands[0], cond, false);
+      Value f = evalGuarded(*e.operands[2], cond, true);
+      if (t.isError() || f.isError()) return Value::error(e.loc);
       if (!t.isExpr() || !f.isExpr()) {
         report(DiagKind::TypeMismatch, e.loc,
                "`... if ... else ...` with a runtime condition needs scalar arms, got " + describeValue(t) + " and " +

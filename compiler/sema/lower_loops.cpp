@@ -343,7 +343,22 @@ void Sema::lowerWith(const ast::Stmt& s) {
   }
   int64_t threads = 128;
   if (args.slots[0]) {
-    auto t = constInt(*args.slots[0], "`threads`");
+    // TileLang's `threads=(32, 4)` (a thread block of several dimensions):
+    // the product; tlc numbers a block's threads in one dimension.
+    std::optional<int64_t> t;
+    if (const ast::Expr& a = *args.slots[0]; a.kind == ast::ExprKind::Tuple && !a.operands.empty()) {
+      t = 1;
+      for (const ast::ExprPtr& d : a.operands) {
+        auto v = d ? constInt(*d, "`threads`") : std::nullopt;
+        if (!v) {
+          t.reset();
+          break;
+        }
+        *t = *v < 1 || *t > 1024 ? 0 : *t * *v;
+      }
+    } else {
+      t = constInt(a, "`threads`");
+    }
     if (!t) {
       ok = false;
     } else if (*t < 1 || *t > 1024) {

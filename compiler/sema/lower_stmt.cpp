@@ -274,28 +274,36 @@ void Sema::lowerIf(const ast::Stmt& s) {
   auto outer = loopRanges_;
   narrowLoopRanges(cond);
   ir::Stmt thenBody = lowerScopedBlock(s.body, s.loc);
-  loopRanges_ = std::move(outer);
+  loopRanges_ = outer;
+  // The else-branch (an `elif` is one) sees the ranges the negated condition narrows.
+  narrowLoopRanges(cond, true);
   ir::Stmt elseBody = s.orelse.empty() ? nullptr : lowerScopedBlock(s.orelse, s.loc);
+  loopRanges_ = std::move(outer);
   if (auto* seq = ir::as<ir::SeqStmt>(elseBody); seq && seq->stmts.empty()) elseBody = nullptr;
   builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, s.loc));
 }
 
-// Narrows the ranges of loop variables by the conjuncts of `cond` that bound
-// one with a constant (`i < 4`, `i + 1 <= n` with n constant, `2 <= i`). A
-// range left empty leaves the bounds check off for that variable: the
-// branch never runs with it.
-void Sema::narrowLoopRanges(const ir::Expr& cond) {
+// Narrows the ranges of loop variables by the conjuncts of `cond` (of `not
+// cond` when `negated`) that bound one with a constant (`i < 4`, `i + 1 <= n`
+// with n constant, `2 <= i`). A range left empty leaves the bounds check off
+// for that variable: the branch never runs with it.
+void Sema::narrowLoopRanges(const ir::Expr& cond, bool negated) {
+  if (auto* u = ir::as<ir::Unary>(cond); u && u->op == ir::UnaryOp::Not) return narrowLoopRanges(u->a, !negated);
   auto* bin = ir::as<ir::Binary>(cond);
   if (!bin) return;
-  if (bin->op == ir::BinaryOp::And) {
-    narrowLoopRanges(bin->a);
-    narrowLoopRanges(bin->b);
+  // a and b; not (a or b) = not a and not b.
+  if (bin->op == (negated ? ir::BinaryOp::Or : ir::BinaryOp::And)) {
+    narrowLoopRanges(bin->a, negated);
+    narrowLoopRanges(bin->b, negated);
     return;
   }
   if (!ir::isComparison(bin->op) || bin->op == ir::BinaryOp::Eq || bin->op == ir::BinaryOp::Ne) return;
-  // var + offset OP c, or c OP var + offset (turned around).
+  // var + offset OP c, or c OP var + offset (turned around); `not (x < c)` is `x >= c`.
   ir::Expr lhs = bin->a, rhs = bin->b;
   ir::BinaryOp op = bin->op;
+  if (negated)
+    op = op == ir::BinaryOp::Lt ? ir::BinaryOp::Ge : op == ir::BinaryOp::Le ? ir::BinaryOp::Gt
+       : op == ir::BinaryOp::Gt ? ir::BinaryOp::Le : ir::BinaryOp::Lt;
   if (!constIntValue(rhs)) {
     std::swap(lhs, rhs);
     op = op == ir::BinaryOp::Lt ? ir::BinaryOp::Gt : op == ir::BinaryOp::Le ? ir::BinaryOp::Ge
@@ -325,6 +333,16 @@ void Sema::narrowLoopRanges(const ir::Expr& cond) {
   }
   it->second.min = lo;
   it->second.extent = hi - lo + 1;
+}
+
+// `e` evaluated with the loop ranges that `cond` (or `not cond`) narrows: an
+// arm of `a if c else b` or of `T.if_then_else`.
+Value Sema::evalGuarded(const ast::Expr& e, const ir::Expr& cond, bool negated) {
+  auto outer = loopRanges_;
+  narrowLoopRanges(cond, negated);
+  Value v = eval(e);
+  loopRanges_ = std::move(outer);
+  return v;
 }
 
 }  // namespace tlc::sema

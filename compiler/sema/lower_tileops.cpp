@@ -114,9 +114,14 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
   }
   auto dt = evalDType(*args.slots[1], "the dtype of " + quoted(name));
   if (!dt) return Value::error(nameLoc);
-  ir::MemScope scope = b.id == BuiltinId::AllocShared     ? ir::MemScope::Shared
-                       : b.id == BuiltinId::AllocFragment ? ir::MemScope::Fragment
-                                                          : ir::MemScope::Local;
+  bool localFragment = false;  // `T.alloc_fragment(shape, dtype, "local")`: T.alloc_local
+  if (b.id == BuiltinId::AllocFragment && args.slots[2]) {
+    Value s = eval(*args.slots[2]);
+    localFragment = s.kind == ValueKind::String && s.str == "local";
+  }
+  ir::MemScope scope = b.id == BuiltinId::AllocShared                       ? ir::MemScope::Shared
+                       : b.id == BuiltinId::AllocFragment && !localFragment ? ir::MemScope::Fragment
+                                                                            : ir::MemScope::Local;
   ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, shape, scope, nameLoc);
   builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
   return Value::ofBuffer(buf, nameLoc);

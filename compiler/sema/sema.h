@@ -330,7 +330,8 @@ class Sema {
     SourceLoc loopLoc;
   };
   std::map<const ir::VarNode*, LoopRange> loopRanges_;
-  void narrowLoopRanges(const ir::Expr& cond);
+  void narrowLoopRanges(const ir::Expr& cond, bool negated = false);
+  Value evalGuarded(const ast::Expr& e, const ir::Expr& cond, bool negated);
 
   // Pushes a scope for the lifetime of the guard.
   struct ScopeGuard {

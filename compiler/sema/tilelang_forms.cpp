@@ -465,7 +465,8 @@ bool Sema::checkAllocScope(const BuiltinInfo& alloc, const ast::Expr* scope) {
   std::vector<std::string> allowed;
   switch (alloc.id) {
     case BuiltinId::AllocShared: allowed = {"shared", "shared.dyn"}; break;
-    case BuiltinId::AllocFragment: allowed = {"local.fragment"}; break;
+    // TileLang's `T.alloc_fragment(shape, dtype, "local")` is a thread's own buffer (`T.alloc_local`).
+    case BuiltinId::AllocFragment: allowed = {"local.fragment", "local"}; break;
     default: allowed = {"local"}; break;
   }
   for (const std::string& a : allowed)

@@ -50,7 +50,8 @@ struct OracleComparison {
 // computed in the test).
 inline OracleComparison runAgainstOracle(CpuCompiled& c, const std::map<std::string, int64_t>& dims = {},
                                          uint64_t seed = 1, const driver::CpuOptions& options = {},
-                                         const std::function<void(driver::RunArgs&)>& onResults = {}) {
+                                         const std::function<void(driver::RunArgs&)>& onResults = {},
+                                         const std::map<std::string, std::pair<double, double>>& fills = {}) {
   OracleComparison r;
   if (!c.module) {
     r.log = c.rendered();
@@ -65,6 +66,7 @@ inline OracleComparison runAgainstOracle(CpuCompiled& c, const std::map<std::str
   driver::RunSettings settings;
   settings.dims = dims;
   settings.seed = seed;
+  settings.fills = fills;
   settings.check = true;
   std::ostringstream out;
   settings.out = &out;

@@ -200,6 +200,33 @@ def half_rows(M, N=8):
     for (int64_t j = 0; j < 8; ++j) CHECK(Y.get(i * 8 + j) == X.get(2 * i * 8 + j));
 }
 
+TEST_CASE("an else branch and the arms of a conditional see the loop ranges their side of the condition bounds") {
+  // The rotate-half of RoPE: each index is in bounds under its own side of
+  // `j < 32` (the static bounds check narrows j in both arms).
+  Program p(R"(
+def rotate[M](X: Tensor[(M, 64), float32], Y: Tensor[(M, 64), float32], Z: Tensor[(M, 64), float32],
+              W: Tensor[(M, 64), float32]):
+    with T.Kernel(T.ceildiv(M, 8), threads=64) as bx:
+        for i, j in T.Parallel(8, 64):
+            r = T.min(bx * 8 + i, M - 1)
+            if j < 32:
+                Y[r, j] = -X[r, j + 32]
+            else:
+                Y[r, j] = X[r, j - 32]
+            Z[r, j] = X[r, j + 32] if j < 32 else X[r, j - 32]
+            W[r, j] = T.if_then_else(not (j >= 32), X[r, j + 32], X[r, j - 32])
+)");
+  RunArgs a = p.run({{"M", 13}});
+  const HostTensor &X = *a.tensors[0], &Y = *a.tensors[1], &Z = *a.tensors[2], &W = *a.tensors[3];
+  for (int64_t r = 0; r < 13; ++r)
+    for (int64_t j = 0; j < 64; ++j) {
+      double other = X.get(r * 64 + (j < 32 ? j + 32 : j - 32));
+      CHECK(Y.get(r * 64 + j) == (j < 32 ? -other : other));
+      CHECK(Z.get(r * 64 + j) == other);
+      CHECK(W.get(r * 64 + j) == other);
+    }
+}
+
 TEST_CASE("integer kernels: floor division and modulo of negative values, int8 wrap-around") {
   Program p(R"(
 def ints[N](X: Tensor[(N,), int32], Q: Tensor[(N,), int32], R: Tensor[(N,), int32], W: Tensor[(N,), int8]):
