@@ -97,11 +97,10 @@ ExpandedLoop expandLoop(const ForStmt* f, const PipelineExpansion& x, const std:
   out.wait = std::make_shared<const AsyncWaitStmt>(d - 2, loc);
   out.issue = std::make_shared<const IfStmt>(lt(aheadIter, n), issue(add(k, makeInt(d - 1, t)), floorMod(aheadIter, makeInt(d, t))),
                                              nullptr, loc);
-  out.consumers =
+  Stmt consumers =
       std::make_shared<const VersionStmt>(x.tiles, floorMod(iter, makeInt(d, t)), makeSeq(std::move(rest), loc), loc);
-  auto steady = std::make_shared<const ForStmt>(f->var, f->min, n, ForKind::Serial,
-                                                makeSeq({out.wait, out.issue, out.commit, out.consumers}, loc), loc);
-  out.steady = steady.get();
+  Stmt steady = std::make_shared<const ForStmt>(f->var, f->min, n, ForKind::Serial,
+                                                makeSeq({out.wait, out.issue, out.commit, consumers}, loc), loc);
   out.drain = std::make_shared<const AsyncWaitStmt>(0, loc);
   out.stmt = makeSeq({out.prologue, steady, out.drain}, loc);
   return out;

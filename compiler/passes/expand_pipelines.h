@@ -79,10 +79,8 @@ PipelineExpansion pipelineExpansion(const ir::ForStmt* loop);
 struct ExpandedLoop {
   ir::Stmt stmt;
   ir::Stmt prologue;       // for p in serial(0 : +D-1) { ... }
-  const ir::ForStmt* steady = nullptr;
   ir::Stmt wait;           // wait_group(D-2), first in the steady state
   ir::Stmt issue, commit;  // if k - min + D-1 < n { version ... { copy_async ... } }; commit_group
-  ir::Stmt consumers;      // version(T...) = (k - min) % D { C }
   ir::Stmt drain;          // wait_group(0)
 };
 ExpandedLoop expandLoop(const ir::ForStmt* loop, const PipelineExpansion& x,

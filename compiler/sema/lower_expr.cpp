@@ -106,8 +106,8 @@ Value Sema::evalNode(const ast::Expr& e) {
       // A compile-time condition evaluates its arm alone; otherwise each arm
       // sees the loop ranges its side of the condition narrows.
       if (auto k = constIntValue(cond)) return eval(*e.operands[*k ? 0 : 2]);
-      Value t = evalGuarded(*e.operands[0], cond, false);
-      Value f = evalGuarded(*e.operands[2], cond, true);
+      Value t = underCondition(cond, false, [&] { return eval(*e.operands[0]); });
+      Value f = underCondition(cond, true, [&] { return eval(*e.operands[2]); });
       if (t.isError() || f.isError()) return Value::error(e.loc);
       if (!t.isExpr() || !f.isExpr()) {
         report(DiagKind::TypeMismatch, e.loc,
@@ -507,12 +507,18 @@ bool Sema::matchArgs(const ast::Expr& call, const std::string& callee, const std
   return ok;
 }
 
+bool isAstypeCall(const ast::Expr& e) {
+  if (e.kind != ast::ExprKind::Call || e.operands.empty() || !e.operands[0]) return false;
+  const ast::Expr& callee = *e.operands[0];
+  return callee.kind == ast::ExprKind::Attribute && callee.name == "astype" && !callee.operands.empty() &&
+         callee.operands[0];
+}
+
 Value Sema::evalCall(const ast::Expr& e) {
   if (e.operands.empty() || !e.operands[0]) return Value::error(e.loc);
   const ast::Expr& callee = *e.operands[0];
   // TileLang's `x.astype(dtype)` on a scalar converts like `T.cast(x, dtype)`.
-  if (callee.kind == ast::ExprKind::Attribute && callee.name == "astype" && !callee.operands.empty() &&
-      callee.operands[0]) {
+  if (isAstypeCall(e)) {
     Value obj = eval(*callee.operands[0]);
     if (obj.isError()) return obj;
     if (!obj.isExpr()) {

@@ -350,11 +350,11 @@ void Sema::lowerWith(const ast::Stmt& s) {
       t = 1;
       for (const ast::ExprPtr& d : a.operands) {
         auto v = d ? constInt(*d, "`threads`") : std::nullopt;
-        if (!v) {
-          t.reset();
+        if (!v || *v < 1) {  // an entry below 1 is the one reported
+          t = v;
           break;
         }
-        *t = *v < 1 || *t > 1024 ? 0 : *t * *v;
+        if (__builtin_mul_overflow(*t, *v, &*t)) t = INT64_MAX;
       }
     } else {
       t = constInt(a, "`threads`");

@@ -6,7 +6,7 @@
 // name in the same kernel or macro is an error unless it is a `T.alloc_var`
 // scalar, whose assignments are stores to its single element.
 #include "compiler/ir/limits.h"
-#include "compiler/ir/var_uses.h"
+#include "compiler/ir/buffer_access.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -90,9 +90,7 @@ void Sema::lowerExprStmt(const ast::Stmt& s) {
 void Sema::lowerAssign(const ast::Stmt& s) {
   if (!s.target || !s.value) return;
   const ast::Expr& value = *s.value;
-  bool method = value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0] &&
-                value.operands[0]->kind == ast::ExprKind::Attribute && value.operands[0]->name == "astype";
-  if (value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0] && !method) {
+  if (value.kind == ast::ExprKind::Call && !value.operands.empty() && value.operands[0] && !isAstypeCall(value)) {
     Value callee = eval(*value.operands[0]);
     if (callee.kind == ValueKind::Builtin && callee.builtin->category == BuiltinCategory::Alloc) {
       if (s.target->kind != ast::ExprKind::Name) {
@@ -152,14 +150,9 @@ void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* va
       // Outside a kernel (a factory's or a prim_func's prelude), a value
       // computed from dynamic dimensions (`half = M // 2`) names that
       // expression, which tensor shapes in the signature may use.
-      if (v.isExpr() && !isConstant(v.expr) && !inKernel_) {
-        static const std::unordered_set<const ir::VarNode*> none;
-        ir::UsesVars uses(none);
-        uses.visit(v.expr);
-        if (!uses.loads) {
-          bindName(name, target.loc, v);
-          return;
-        }
+      if (v.isExpr() && !isConstant(v.expr) && !inKernel_ && ir::collectBufferReads(v.expr).empty()) {
+        bindName(name, target.loc, v);
+        return;
       }
       if (v.isExpr() && !isConstant(v.expr) && !(dim && symbolic_.count(dim->var.get()))) {
         ir::Var var = freshVar(name, v.expr->dtype, target.loc);
@@ -271,14 +264,10 @@ void Sema::lowerIf(const ast::Stmt& s) {
   }
   // The then-branch sees the loop ranges its condition narrows (`if i < N:`
   // guards `S[i]` against the static bounds check).
-  auto outer = loopRanges_;
-  narrowLoopRanges(cond);
-  ir::Stmt thenBody = lowerScopedBlock(s.body, s.loc);
-  loopRanges_ = outer;
   // The else-branch (an `elif` is one) sees the ranges the negated condition narrows.
-  narrowLoopRanges(cond, true);
-  ir::Stmt elseBody = s.orelse.empty() ? nullptr : lowerScopedBlock(s.orelse, s.loc);
-  loopRanges_ = std::move(outer);
+  ir::Stmt thenBody = underCondition(cond, false, [&] { return lowerScopedBlock(s.body, s.loc); });
+  ir::Stmt elseBody =
+      s.orelse.empty() ? nullptr : underCondition(cond, true, [&] { return lowerScopedBlock(s.orelse, s.loc); });
   if (auto* seq = ir::as<ir::SeqStmt>(elseBody); seq && seq->stmts.empty()) elseBody = nullptr;
   builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, s.loc));
 }
@@ -333,16 +322,6 @@ void Sema::narrowLoopRanges(const ir::Expr& cond, bool negated) {
   }
   it->second.min = lo;
   it->second.extent = hi - lo + 1;
-}
-
-// `e` evaluated with the loop ranges that `cond` (or `not cond`) narrows: an
-// arm of `a if c else b` or of `T.if_then_else`.
-Value Sema::evalGuarded(const ast::Expr& e, const ir::Expr& cond, bool negated) {
-  auto outer = loopRanges_;
-  narrowLoopRanges(cond, negated);
-  Value v = eval(e);
-  loopRanges_ = std::move(outer);
-  return v;
 }
 
 }  // namespace tlc::sema

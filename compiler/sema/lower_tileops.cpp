@@ -511,21 +511,10 @@ void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallAr
     }
   }
   std::vector<ir::Expr> se = extentsOf(src), de = extentsOf(dst);
-  int64_t dim = -1;  // the last dimension, as in TileLang
-  if (args.slots[2]) {
-    auto d = constInt(*args.slots[2], "`dim`");
-    if (!d) return;
-    dim = *d;
-  }
-  int64_t rank = static_cast<int64_t>(se.size());
-  if (dim < 0) dim += rank;
-  if (dim < 0 || dim >= rank) {
-    Diagnostic& d = report(DiagKind::ShapeMismatch, args.slots[2] ? args.slots[2]->loc : call.loc,
-                           "`dim` is out of range: " + quoted(bufferOf(src)->name) + " has " + std::to_string(rank) +
-                               " dimension" + (rank == 1 ? "" : "s"));
-    declaredHere(d, bufferOf(src));
-    return;
-  }
+  // The last dimension by default, as in TileLang.
+  auto optDim = tileDim(args.slots[2], -1, bufferOf(src), static_cast<int64_t>(se.size()), call.loc);
+  if (!optDim) return;
+  int64_t dim = *optDim;
   bool clear = true;
   if (args.slots[3]) {
     auto c = constBool(*args.slots[3], "`clear`");
@@ -553,6 +542,28 @@ void Sema::lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallAr
                                                         clear, call.loc));
 }
 
+// The dimension a tile operation on `src` (of rank `rank`) works along: the
+// argument `arg` (counted from the end when negative) or `dflt`; nullopt
+// after reporting one that is not constant or out of range.
+std::optional<int64_t> Sema::tileDim(const ast::Expr* arg, int64_t dflt, const ir::Buffer& src, int64_t rank,
+                                     SourceLoc loc) {
+  int64_t dim = dflt;
+  if (arg) {
+    auto d = constInt(*arg, "`dim`");
+    if (!d) return std::nullopt;
+    dim = *d;
+  }
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) {
+    Diagnostic& d = report(DiagKind::ShapeMismatch, arg ? arg->loc : loc,
+                           "`dim` is out of range: " + quoted(src->name) + " has " + std::to_string(rank) +
+                               " dimension" + (rank == 1 ? "" : "s"));
+    declaredHere(d, src);
+    return std::nullopt;
+  }
+  return dim;
+}
+
 // TileLang's `T.cumsum(src, dst=None, dim=0, reverse=False)`: the running
 // sums of a shared or fragment tile along `dim` (from the end with
 // `reverse`), into `dst` or in place. Written out as a Parallel loop over the
@@ -578,18 +589,10 @@ void Sema::lowerCumsum(const ast::Expr& call, const CallArgs& args) {
                " has shape " + formatShape(db->shape));
     return;
   }
-  int64_t rank = static_cast<int64_t>(sb->shape.size()), dim = 0;
-  if (args.slots[2]) {
-    auto d = constInt(*args.slots[2], "`dim`");
-    if (!d) return;
-    dim = *d < 0 ? *d + rank : *d;
-    if (dim < 0 || dim >= rank) {
-      report(DiagKind::ShapeMismatch, args.slots[2]->loc,
-             "`dim` is out of range: " + quoted(sb->name) + " has " + std::to_string(rank) + " dimension" +
-                 (rank == 1 ? "" : "s"));
-      return;
-    }
-  }
+  int64_t rank = static_cast<int64_t>(sb->shape.size());
+  auto optDim = tileDim(args.slots[2], 0, sb, rank, loc);
+  if (!optDim) return;
+  int64_t dim = *optDim;
   bool reverse = false;
   if (args.slots[3]) {
     auto r = constBool(*args.slots[3], "`reverse`");

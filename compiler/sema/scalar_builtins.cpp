@@ -210,8 +210,8 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::IfThenElse: {
       Value c = arg(0);
       ir::Expr guard = c.isExpr() ? c.expr : nullptr;
-      Value t = guard ? evalGuarded(*args.slots[1], guard, false) : arg(1);
-      Value f = guard ? evalGuarded(*args.slots[2], guard, true) : arg(2);
+      Value t = guard ? underCondition(guard, false, [&] { return arg(1); }) : arg(1);
+      Value f = guard ? underCondition(guard, true, [&] { return arg(2); }) : arg(2);
       ir::Expr cond = expectBool(c, "the condition of `T.if_then_else`");
       ir::Expr x = expectScalar(t, "the value of `T.if_then_else`");
       ir::Expr y = expectScalar(f, "the value of `T.if_then_else`");

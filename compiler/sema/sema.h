@@ -85,6 +85,10 @@ struct DefInfo {
   const ast::Expr* tune = nullptr;         // `@T.tune(...)`, if any
 };
 
+// Whether `e` is a call of a scalar's `astype` method (`x.astype(dtype)`),
+// whose callee is evaluated with the call, not alone.
+bool isAstypeCall(const ast::Expr& e);
+
 class Sema {
  public:
   Sema(SourceManager& sources, DiagnosticEngine& diags, const std::vector<Define>& defines);
@@ -167,6 +171,8 @@ class Sema {
   Value composedMath(const BuiltinInfo& b, const Value& a, SourceLoc loc);
   ir::Expr expectCondition(const Value& v, const std::string& what);
   void lowerCumsum(const ast::Expr& call, const CallArgs& args);
+  std::optional<int64_t> tileDim(const ast::Expr* arg, int64_t dflt, const ir::Buffer& src, int64_t rank,
+                                 SourceLoc loc);
   Value unary(ast::UnaryOp op, const Value& a, SourceLoc loc);
   // `v` converted to dtype `t` (weak literals adapt; others are cast).
   ir::Expr convert(const Value& v, DType t, SourceLoc loc);
@@ -331,7 +337,16 @@ class Sema {
   };
   std::map<const ir::VarNode*, LoopRange> loopRanges_;
   void narrowLoopRanges(const ir::Expr& cond, bool negated = false);
-  Value evalGuarded(const ast::Expr& e, const ir::Expr& cond, bool negated);
+  // `f()` with the loop ranges that `cond` (or `not cond`) narrows, restored
+  // afterwards: a branch of an `if`, an arm of a conditional.
+  template <class F>
+  auto underCondition(const ir::Expr& cond, bool negated, F&& f) {
+    auto outer = loopRanges_;
+    narrowLoopRanges(cond, negated);
+    auto r = f();
+    loopRanges_ = std::move(outer);
+    return r;
+  }
 
   // Pushes a scope for the lifetime of the guard.
   struct ScopeGuard {

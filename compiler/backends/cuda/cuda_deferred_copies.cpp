@@ -274,7 +274,8 @@ void KernelEmitter::storeDeferred(const PipelineExpansion& px, const std::string
   if (px.deferred.empty()) return;
   int64_t ahead = px.schedule->depth - 1;
   open("if (" + iter + " + " + std::to_string(ahead) + " < " + px.iterations + ")");
-  defineProducerIteration(px, iter + " + " + std::to_string(ahead), stagePlus(px.schedule->depth, px.stageCounter, ahead));
+  defineProducerIteration(px, iter + " + " + std::to_string(ahead),
+                          stagePlus(px.schedule->depth, px.stageCounter, ahead));
   for (const DeferredCopy& d : px.deferred) emitDeferredStores(d, d.regs);
   setProducerVersion(px, nullptr);
   close();

@@ -252,6 +252,8 @@ class KernelEmitter : public backend::CEmitter {
   void emitMmaIteration(const MmaShape& s, const std::function<void()>& current,
                         const std::function<void(int buf)>& nextStage);
   void setTileVersion(const ir::Expr& v);
+  void emitStageFragments(const MmaShape& s, const std::string& cond, const ir::Var& stage, const std::string& value,
+                          int buf);
   void emitMmaFragmentLoads(const MmaShape& s, const ir::Expr& kk, int buf);
   void emitMmaSteps(const MmaShape& s, int buf);
   void emitFragmentCopy(const ir::CopyStmt* c);

@@ -120,6 +120,18 @@ void KernelEmitter::emitMmaIteration(const MmaShape& s, const std::function<void
   }
 }
 
+// `if (cond) { const int <stage> = value; }` around the first fragments of
+// that stage, loaded into buffer `buf` (after the wait for the stage).
+void KernelEmitter::emitStageFragments(const MmaShape& s, const std::string& cond, const Var& stage,
+                                       const std::string& value, int buf) {
+  open("if (" + cond + ")");
+  line("const int " + varName(stage) + " = " + value + ";");
+  setTileVersion(makeVarRef(stage));
+  emitMmaFragmentLoads(s, makeInt(0), buf);
+  setTileVersion(nullptr);
+  close();
+}
+
 // Which stage the pipeline's tiles name in the accesses emitted next
 // (null: none).
 void KernelEmitter::setTileVersion(const Expr& v) {
@@ -146,27 +158,15 @@ void KernelEmitter::emitExpandedMma(const ForStmt* f, const passes::PipelineExpa
   int64_t d = x.depth;
   line("const int " + n + " = " + expr(f->extent) + ";");
   line("int " + counter + " = " + std::to_string(d - 1) + ";");
-  Var k = f->var;
+  Var k = f->var, first = makeVar("stage"), next = makeVar("stage_next");
+  for (const Var& v : {first, next}) markNonNegative(v);
   if (isNonNegative(f->min)) markNonNegative(k);
-  auto defineK = [&](const std::string& iter) {
-    line("const " + typeName(k->dtype) + " " + varName(k) + " = " + expr(f->min) + " + " + iter + ";");
-  };
-  // The stage `stage` (C), its first fragments loaded into buffer `buf`, after iteration `i`'s wait.
-  auto firstFragments = [&](const std::string& i, const std::string& stage, int buf) {
-    emitBlock(e.wait, pending);
-    open("if (" + i + " < " + n + ")");
-    Var st = makeVar(i == "0" ? "stage" : "stage_next");
-    markNonNegative(st);
-    line("const int " + varName(st) + " = " + stage + ";");
-    setTileVersion(makeVarRef(st));
-    emitMmaFragmentLoads(s, makeInt(0), buf);
-    setTileVersion(nullptr);
-    close();
-  };
-  firstFragments("0", "0", 0);
+  // Iteration 0's wait, and its stage's first fragments.
+  emitBlock(e.wait, pending);
+  emitStageFragments(s, "0 < " + n, first, "0", 0);
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line(counter + " = " + counter + " == " + std::to_string(d - 1) + " ? 0 : " + counter + " + 1;");
-  defineK(it);
+  line("const " + typeName(k->dtype) + " " + varName(k) + " = " + expr(f->min) + " + " + it + ";");
   // The copies D - 1 iterations ahead, into the stage before this one.
   Var ahead = makeVar("stage_ahead");
   markNonNegative(ahead);
@@ -184,7 +184,10 @@ void KernelEmitter::emitExpandedMma(const ForStmt* f, const passes::PipelineExpa
   line("const int " + varName(st) + " = " + counter + ";");
   emitMmaIteration(
       s, [&] { setTileVersion(makeVarRef(st)); },
-      [&](int buf) { firstFragments(it + " + 1", stagePlus(d, counter, 1), buf); });
+      [&](int buf) {
+        emitBlock(e.wait, pending);  // iteration it + 1's
+        emitStageFragments(s, it + " + 1 < " + n, next, stagePlus(d, counter, 1), buf);
+      });
   close();
   emitBlock(e.drain, pending);
   close();
@@ -208,12 +211,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
   // The first stage's first fragments.
   line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
   line(syncThreads());
-  open("if (0 < " + n + ")");
-  line("const int " + varName(version) + " = 0;");
-  setTileVersion(makeVarRef(version));
-  emitMmaFragmentLoads(s, makeInt(0), 0);
-  setTileVersion(nullptr);
-  close();
+  emitStageFragments(s, "0 < " + n, version, "0", 0);
 
   std::string it = fresh("iter");
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
@@ -235,11 +233,7 @@ void KernelEmitter::emitPipelinedMma(const ForStmt* f, const PipelineSchedule& s
       [&](int buf) {
         line("tlc::cp_async_wait<" + std::to_string(stages - 2) + ">();");
         line(syncThreads());
-        open("if (" + it + " + 1 < " + n + ")");
-        line("const int " + varName(next) + " = " + stagePlus(px.schedule->depth, px.stageCounter, 1) + ";");
-        setTileVersion(makeVarRef(next));
-        emitMmaFragmentLoads(s, makeInt(0), buf);
-        close();
+        emitStageFragments(s, it + " + 1 < " + n, next, stagePlus(stages, px.stageCounter, 1), buf);
       });
   close();
   close();

@@ -99,7 +99,8 @@ void KernelEmitter::issueAhead(const PipelineExpansion& px, const std::string& i
   int64_t ahead = px.schedule->depth - 1;
   open("");
   open("if (" + iter + " + " + std::to_string(ahead) + " < " + px.iterations + ")");
-  issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px.schedule->depth, px.stageCounter, ahead), false);
+  issueProducers(px, iter + " + " + std::to_string(ahead), stagePlus(px.schedule->depth, px.stageCounter, ahead),
+                 false);
   close();
   if (options_.dialect().asyncCopies) line("tlc::cp_async_commit();");
   close();
@@ -128,11 +129,14 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   bool vectorCopies = std::all_of(sched.producers.begin(), sched.producers.end(),
                                   [&](const CopyStmt* c) { return vectorWidth(c) != 0; });
   passes::PipelineExpansion x;
-  if (options_.dialect().asyncCopies && sched.gathers.empty() && vectorCopies && !registerPrefetch(f, consumers))
-    if (x = passes::pipelineExpansion(f); !x.why.empty() || x.depth != sched.depth) x.depth = 0;
+  bool expanded = false;
+  if (options_.dialect().asyncCopies && sched.gathers.empty() && vectorCopies && !registerPrefetch(f, consumers)) {
+    x = passes::pipelineExpansion(f);
+    expanded = x.why.empty() && x.depth == sched.depth;
+  }
   if (consumers.size() == 1 && stages >= 2)
     if (auto* g = as<GemmStmt>(consumers[0]); g && mmaMainloopEligible(g, sched))
-      return x.depth ? emitExpandedMma(f, x, g, pending) : emitPipelinedMma(f, sched, g, pending);
+      return expanded ? emitExpandedMma(f, x, g, pending) : emitPipelinedMma(f, sched, g, pending);
   // A body of one gemm run as wgmma in place: its wgmmas are issued first
   // and the next stages' copies run while they do (they write a stage the
   // last iteration's wgmmas, waited for before the barrier, read).
@@ -140,7 +144,7 @@ void KernelEmitter::emitPipelined(const ForStmt* f, const PipelineSchedule& sche
   if (consumers.size() == 1)
     if (auto* g = as<GemmStmt>(consumers[0]); g && isWgmmaGemm(g)) overlapped = g;
   // The plain form: the expansion emitted statement by statement.
-  if (!overlapped && x.depth) return emitExpandedPipeline(f, x, pending);
+  if (!overlapped && expanded) return emitExpandedPipeline(f, x, pending);
   PipelineExpansion px = openPipeline(f, sched, pending, !overlapped);
   // A register tile loaded from global memory first in each iteration is
   // loaded one iteration ahead, beside the shared-memory stages.
