@@ -30,3 +30,6 @@ fit("(log(1 + f) - f + f^2/2) / f^3", at_zero(lambda f: (mp.log1p(f) - f + f**2 
     1 / sqrt2 - 1, sqrt2 - 1, 8)
 fit("erf(sqrt(t)) / sqrt(t) - 1", at_zero(lambda t: mp.erf(mp.sqrt(t)) / mp.sqrt(t) - 1, 2 / mp.sqrt(mp.pi) - 1), 0, 1, 6)
 fit("log(erfc(x))", lambda x: mp.log(mp.erfc(x)), 1, 4, 9)
+tan_pi8 = mp.tan(mp.pi / 8)
+fit("(atan(sqrt(u)) - sqrt(u)) / u^(3/2)",
+    at_zero(lambda u: (mp.atan(mp.sqrt(u)) - mp.sqrt(u)) / (u * mp.sqrt(u)), -mp.mpf(1) / 3), 0, tan_pi8**2, 4)

@@ -247,7 +247,7 @@ bool Lexer::restartAfterUnclosedBracket() {
   size_t wordEnd = p;
   while (wordEnd < text_.size() && isIdentChar(text_[wordEnd])) ++wordEnd;
   switch (keywordKind(text_.substr(p, wordEnd - p))) {
-    case TokenKind::KwDef: case TokenKind::KwMacro: case TokenKind::KwFor: case TokenKind::KwWith:
+    case TokenKind::KwDef: case TokenKind::KwMacro: case TokenKind::KwFor: case TokenKind::KwWhile: case TokenKind::KwWith:
     case TokenKind::KwElif: case TokenKind::KwPass: case TokenKind::KwReturn: case TokenKind::KwImport:
     case TokenKind::KwFrom: case TokenKind::KwBreak: case TokenKind::KwContinue:
       break;

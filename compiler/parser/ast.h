@@ -98,6 +98,7 @@ enum class StmtKind {
   Assign,     // targets = value (target: Name, Subscript or Tuple of them)
   AugAssign,  // target op= value
   For,        // for a, b in iter: body
+  While,      // while cond: body
   With,       // with T.Kernel(...) as (bx, by): body
   If,         // if cond: body [elif ...] [else: orelse]
   Pass,       // pass
@@ -113,7 +114,7 @@ struct Stmt {
   SourceLoc loc;
 
   // Expr: value. Assign: target, value. AugAssign: target, value (op in augOp).
-  // For: iter (targets in `names`). With: the context expression (names
+  // For: iter (targets in `names`). While: cond. With: the context expression (names
   // bound by `as` in `names`). If: cond. Return: value (may be null).
   // Assert: value (the condition), target (the message, may be null).
   ExprPtr target;

@@ -119,6 +119,12 @@ class AstDumper {
         label(depth + 1, "body:");
         block(s.body, depth + 2);
         return;
+      case StmtKind::While:
+        line(depth, s.loc, "While");
+        expr(s.value.get(), depth + 1);
+        label(depth + 1, "body:");
+        block(s.body, depth + 2);
+        return;
       case StmtKind::With:
         line(depth, s.loc, s.names.empty() ? std::string("With") : "With as (" + names(s) + ")");
         expr(s.value.get(), depth + 1);

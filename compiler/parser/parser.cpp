@@ -298,6 +298,7 @@ void Parser::parseStatements(Block& out) {
 void Parser::parseStatement(Block& out) {
   switch (cur().kind) {
     case TokenKind::KwFor: out.push_back(parseFor()); return;
+    case TokenKind::KwWhile: out.push_back(parseWhile()); return;
     case TokenKind::KwWith: out.push_back(parseWith()); return;
     case TokenKind::KwIf: out.push_back(parseIf()); return;
     case TokenKind::KwElif:
@@ -334,9 +335,7 @@ void Parser::rejectUnsupportedStatement() {
   if (!looksLikeStatement) return;
   const std::string& word = cur().text;
   const char* message = nullptr;
-  if (word == "while" && next != TokenKind::LParen)
-    message = "`while` loops are not supported; loop with `for i in T.serial(n)`";
-  else if (word == "class" || word == "lambda" || word == "try" || word == "raise" ||
+  if (word == "class" || word == "lambda" || word == "try" || word == "raise" ||
            word == "global" || word == "nonlocal" || word == "del" || word == "yield")
     if (next != TokenKind::LParen) message = "this Python statement is not part of the tile language";
   if (message) fail(DiagKind::UnsupportedSyntax, cur().loc, message);
@@ -514,6 +513,21 @@ StmtPtr Parser::parseFor() {
   expect(TokenKind::Colon, "after the `for` header");
   stmt->loc = spanFrom(start);
   parseBlock(stmt->body, "the `for` loop");
+  return stmt;
+}
+
+// while_stmt = "while" expr ":" block     (no `else` branch)
+StmtPtr Parser::parseWhile() {
+  size_t start = pos_;
+  advance();
+  auto stmt = std::make_unique<Stmt>(StmtKind::While, toks_[start].loc);
+  stmt->value = parseExpr();
+  expect(TokenKind::Colon, "after the `while` condition");
+  stmt->loc = spanFrom(start);
+  parseBlock(stmt->body, "the `while` loop");
+  if (at(TokenKind::KwElse))
+    fail(DiagKind::UnsupportedSyntax, cur().loc,
+         "a `while` loop has no `else` branch in the tile language; test the condition after the loop instead");
   return stmt;
 }
 

@@ -103,6 +103,7 @@ class Parser {
   void parseGlobalAssign(ast::Module& module);
   void parseSimpleStatement(ast::Block& out);
   ast::StmtPtr parseFor();
+  ast::StmtPtr parseWhile();
   ast::StmtPtr parseWith();
   ast::StmtPtr parseIf();
   void parseNameList(ast::Stmt& stmt, std::string_view context, TokenKind closer);

@@ -22,6 +22,7 @@ enum class BuiltinId {
   Parallel, Pipelined, Serial, Range, Unroll, Vectorized,
   // scalar functions
   CeilDiv, Exp, Exp2, Expm1, Log, Log2, Log1p, Sqrt, Rsqrt, Abs, Sin, Cos, Tanh, Erf, Sigmoid,
+  Asin, Acos, Atan, Atan2,
   Floor, Ceil, Round, Pow, Fma, Max, Min, Clamp, IsNan, IsInf, IsFinite, IfThenElse, Infinity,
   MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
   // TileLang's `T.Cast(dtype, x)`; `T.dynamic("M")` / `T.symbolic("M")`, a dynamic dimension

@@ -194,6 +194,10 @@ Expr foldMathCall(const std::string& callee, std::vector<Expr> args, DType t, So
     else if (callee == "sin") r = std::sin(x);
     else if (callee == "cos") r = std::cos(x);
     else if (callee == "tanh") r = std::tanh(x);
+    else if (callee == "asin") r = std::asin(x);
+    else if (callee == "acos") r = std::acos(x);
+    else if (callee == "atan") r = std::atan(x);
+    else if (callee == "atan2" && args.size() == 2) r = std::atan2(x, as<FloatImm>(args[1])->value);
     else if (callee == "erf") r = std::erf(x);
     else if (callee == "sigmoid") r = 1.0 / (1.0 + std::exp(-x));
     else if (callee == "log1p") r = std::log1p(x);

@@ -6,6 +6,7 @@
 // binds the user's variable as `start + counter * step`.
 #include <algorithm>
 
+#include "compiler/ir/loop_jumps.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
 
@@ -270,6 +271,53 @@ void Sema::lowerFor(const ast::Stmt& s) {
     stmt = loop;
   }
   builder_->emit(stmt);
+}
+
+// `while cond: body` is a serial loop that tests its condition before each
+// iteration; the tile IR writes it as a serial loop over a counter nothing
+// reads, which leaves when the condition fails:
+//   for w in serial(0, 2^63 - 1): if not cond: break; body
+// so every pass and target that handles `break` handles it. The condition is
+// evaluated in the loop's body, so it sees what the previous iteration
+// stored (`T.alloc_var` values, buffer elements). A condition that is false
+// at compile time makes no loop; one that is true needs a `break`.
+void Sema::lowerWhile(const ast::Stmt& s) {
+  if (!s.value || !requireKernel(s.loc, "a `while` loop")) return;
+  SourceLoc loc = s.loc;
+  ScopeGuard guard(*this, false);
+  StmtBuilder body;
+  StmtBuilder* saved = builder_;
+  builder_ = &body;
+  ++loopDepth_;
+  loops_.push_back(LoopFrame{ir::ForKind::Serial, "while", loc});
+  ir::Expr cond = expectCondition(eval(*s.value), "the condition of `while`");
+  std::optional<int64_t> constant = cond ? constIntValue(cond) : std::nullopt;
+  if (cond && !constant) {
+    ir::Stmt leave = std::make_shared<const ir::BreakStmt>(s.value->loc);
+    body.emit(std::make_shared<const ir::IfStmt>(ir::makeUnary(ir::UnaryOp::Not, cond, s.value->loc), leave,
+                                                  nullptr, s.value->loc));
+  }
+  ir::Stmt inner;
+  if (!cond || !constant)
+    inner = cond ? underCondition(cond, false, [&] { return lowerScopedBlock(s.body, loc); })
+                 : lowerScopedBlock(s.body, loc);
+  else if (*constant)
+    inner = lowerScopedBlock(s.body, loc);
+  if (inner) body.emit(inner);
+  loops_.pop_back();
+  --loopDepth_;
+  builder_ = saved;
+  if (!cond || (constant && !*constant)) return;
+  ir::Stmt loopBody = body.finish(loc);
+  if (constant && !ir::jumpsOutOf(loopBody)) {
+    report(DiagKind::BadLoop, s.value->loc,
+           "this `while` loop never ends: its condition is always true and its body has no `break`");
+    return;
+  }
+  ir::Var counter = freshVar("while_iter", DType::Int64, loc);
+  builder_->emit(std::make_shared<ir::ForStmt>(counter, ir::makeInt(0, DType::Int64, loc),
+                                               ir::makeInt(INT64_MAX, DType::Int64, loc), ir::ForKind::Serial,
+                                               loopBody, loc));
 }
 
 // `break` and `continue` leave or restart the innermost loop, which must be

@@ -47,6 +47,7 @@ void Sema::lowerStmt(const ast::Stmt& s) {
     case ast::StmtKind::Assign: lowerAssign(s); return;
     case ast::StmtKind::AugAssign: lowerAugAssign(s); return;
     case ast::StmtKind::For: lowerFor(s); return;
+    case ast::StmtKind::While: lowerWhile(s); return;
     case ast::StmtKind::With: lowerWith(s); return;
     case ast::StmtKind::If: lowerIf(s); return;
     case ast::StmtKind::Pass: return;

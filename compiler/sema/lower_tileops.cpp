@@ -310,41 +310,120 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::ReduceAbsMax: lowerReduce(b, call, args); return;
     case BuiltinId::AtomicAdd:
     case BuiltinId::AtomicMax:
-    case BuiltinId::AtomicMin: {
-      Value dst = evalTileArg(*args.slots[0], b.name);
-      if (dst.isError()) return;
-      if (!isPoint(dst)) {
-        report(DiagKind::TypeMismatch, dst.loc,
-               "`" + fname + "` updates one element: write its first argument as `dst[i, j]`");
-        return;
-      }
-      const ir::Buffer& buf = bufferOf(dst);
-      if (buf->scope != ir::MemScope::Global && buf->scope != ir::MemScope::Shared) {
-        Diagnostic& d = report(DiagKind::ScopeViolation, dst.loc,
-                               "`" + fname + "` works on global or shared memory, but " + quoted(buf->name) + " is a " +
-                                   ir::memScopeName(buf->scope) + " buffer");
-        declaredHere(d, buf);
-        return;
-      }
-      Value v = eval(*args.slots[1]);
-      if (!expectScalar(v, "the value of `" + fname + "`")) return;
-      if (args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
-      if (!atomicDType(buf->dtype)) {
-        Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
-                               "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "
-                               "float64 elements, but " + quoted(buf->name) + " is " + std::string(dtypeName(buf->dtype)));
-        declaredHere(d, buf);
-        return;
-      }
-      ir::AtomicKind k = b.id == BuiltinId::AtomicAdd   ? ir::AtomicKind::Add
-                         : b.id == BuiltinId::AtomicMax ? ir::AtomicKind::Max
-                                                        : ir::AtomicKind::Min;
-      builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins,
-                                                            convert(v, buf->dtype, args.slots[1]->loc), loc));
-      return;
-    }
+    case BuiltinId::AtomicMin: lowerAtomic(b, args, loc); return;
     default: break;
   }
+}
+
+// `T.atomic_add(dst[i, ...], value)` updates one element. With a tile as
+// the value (a buffer or a slice), `T.atomic_add(C[by * 64, bx * 64], C_s)`
+// or `T.atomic_add(C[a:b, c:d], C_s)`, it updates the region of the tile's
+// shape (a point takes its extents from the tile, as for `T.copy`) element
+// by element: a Parallel loop over the region, each element's update atomic
+// on its own, masked where the region runs past a global tensor's edge.
+void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc) {
+  std::string fname = std::string("T.") + b.name;
+  Value dst = evalTileArg(*args.slots[0], b.name);
+  if (dst.isError()) return;
+  const ast::Expr& valueArg = *args.slots[1];
+  bool sliced = false;
+  if (valueArg.kind == ast::ExprKind::Subscript)
+    for (size_t i = 1; i < valueArg.operands.size(); ++i) {
+      const ast::Expr* x = valueArg.operands[i].get();
+      if (x && x->kind == ast::ExprKind::Tuple)
+        for (const auto& y : x->operands) sliced |= y && y->kind == ast::ExprKind::Slice;
+      sliced |= x && x->kind == ast::ExprKind::Slice;
+    }
+  Value v = sliced ? evalTileArg(valueArg, b.name) : eval(valueArg);
+  if (v.isError()) return;
+  bool tile = v.kind == ValueKind::Buffer || (v.kind == ValueKind::Region && !isPoint(v));
+  if (!tile && !isPoint(dst)) {
+    report(DiagKind::TypeMismatch, dst.loc,
+           "`" + fname + "` with a single value updates one element: write its first argument as `dst[i, j]`, or "
+           "give a tile (a buffer or a slice) as the value to update a region");
+    return;
+  }
+  const ir::Buffer& buf = bufferOf(dst);
+  if (buf->scope != ir::MemScope::Global && buf->scope != ir::MemScope::Shared) {
+    Diagnostic& d = report(DiagKind::ScopeViolation, dst.loc,
+                           "`" + fname + "` works on global or shared memory, but " + quoted(buf->name) + " is a " +
+                               ir::memScopeName(buf->scope) + " buffer");
+    declaredHere(d, buf);
+    return;
+  }
+  if (args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
+  if (!atomicDType(buf->dtype)) {
+    Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
+                           "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "
+                           "float64 elements, but " + quoted(buf->name) + " is " + std::string(dtypeName(buf->dtype)));
+    declaredHere(d, buf);
+    return;
+  }
+  ir::AtomicKind k = b.id == BuiltinId::AtomicAdd   ? ir::AtomicKind::Add
+                     : b.id == BuiltinId::AtomicMax ? ir::AtomicKind::Max
+                                                    : ir::AtomicKind::Min;
+  if (!tile) {
+    if (!expectScalar(v, "the value of `" + fname + "`")) return;
+    builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins,
+                                                          convert(v, buf->dtype, valueArg.loc), loc));
+    return;
+  }
+  if (!outsideParallel(fname, loc)) return;
+  std::vector<ir::Expr> ve = extentsOf(v), de = extentsOf(dst);
+  if (isPoint(dst)) {
+    auto extents = pointExtents(dst, ve, loc);
+    if (!extents) return;
+    de = *extents;
+  }
+  if (!shapesAgree(de, ve)) {
+    Diagnostic& d = report(DiagKind::ShapeMismatch, loc,
+                           "`" + fname + "` adds a tile of shape " + formatShape(ve) + " into a region of shape " +
+                               formatShape(de) + " of " + quoted(buf->name) + "; the shapes must agree (unit "
+                               "dimensions aside)");
+    declaredHere(d, buf);
+    return;
+  }
+  ir::Region dr = makeRegion(dst, de, args.slots[0]->loc), vr = makeRegion(v, ve, valueArg.loc);
+  // One Parallel variable per non-unit dimension, shared by the two regions in order.
+  std::vector<ir::Var> vars;
+  std::vector<ir::Expr> extents;
+  for (const ir::Expr& e : dropUnitDims(de)) {
+    vars.push_back(freshVar("i", DType::Int32, loc));
+    extents.push_back(e);
+  }
+  // The element of `r` at the loop variables, and the conditions that keep it
+  // inside a global tensor.
+  std::vector<ir::Expr> inside;
+  auto element = [&](const ir::Region& r) {
+    std::vector<ir::Expr> idx;
+    size_t next = 0;
+    for (size_t d = 0; d < r.ranges.size(); ++d) {
+      const auto& [lo, ext] = r.ranges[d];
+      if (isUnit(ext)) {
+        idx.push_back(lo);
+        continue;
+      }
+      ir::Expr i = foldBinary(ir::BinaryOp::Add, lo, foldCast(lo->dtype, ir::makeVarRef(vars[next++], loc), loc), loc);
+      idx.push_back(i);
+      if (r.buffer->scope != ir::MemScope::Global) continue;
+      const ir::Expr& size = r.buffer->shape[d];
+      ir::Expr fits = foldBinary(ir::BinaryOp::Le, foldBinary(ir::BinaryOp::Add, lo, foldCast(lo->dtype, ext, loc), loc),
+                                 foldCast(lo->dtype, size, loc), loc);
+      if (auto c = constIntValue(fits); c && *c) continue;
+      inside.push_back(foldBinary(ir::BinaryOp::Lt, i, foldCast(i->dtype, size, loc), loc));
+    }
+    return idx;
+  };
+  std::vector<ir::Expr> di = element(dr), vi = element(vr);
+  ir::Expr value = convert(Value::ofExpr(ir::makeLoad(vr.buffer, vi, loc), loc), buf->dtype, loc);
+  ir::Stmt body = std::make_shared<const ir::AtomicStmt>(k, buf, di, value, loc);
+  ir::Expr guard;
+  for (const ir::Expr& c : inside) guard = guard ? foldBinary(ir::BinaryOp::And, guard, c, loc) : c;
+  if (guard) body = std::make_shared<const ir::IfStmt>(guard, body, nullptr, loc);
+  for (size_t d = vars.size(); d-- > 0;)
+    body = std::make_shared<const ir::ForStmt>(vars[d], ir::makeInt(0, DType::Int32, loc),
+                                               foldCast(DType::Int32, extents[d], loc), ir::ForKind::Parallel, body, loc);
+  builder_->emit(body);
 }
 
 // Two regions of one buffer that provably share no element: in some

@@ -144,12 +144,24 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::Exp: case BuiltinId::Exp2: case BuiltinId::Expm1: case BuiltinId::Log:
     case BuiltinId::Log2: case BuiltinId::Log1p: case BuiltinId::Sqrt: case BuiltinId::Rsqrt:
     case BuiltinId::Sin: case BuiltinId::Cos: case BuiltinId::Tanh: case BuiltinId::Erf:
-    case BuiltinId::Sigmoid: case BuiltinId::Floor: case BuiltinId::Ceil: case BuiltinId::Round: {
+    case BuiltinId::Asin: case BuiltinId::Acos: case BuiltinId::Atan: case BuiltinId::Sigmoid: case BuiltinId::Floor: case BuiltinId::Ceil: case BuiltinId::Round: {
       Value a = arg(0);
       ir::Expr x = expectScalar(a, "the argument of `" + name + "`");
       if (!x || !(x = floatOperand(a, x, name))) return Value::error(loc);
       ir::Expr r = foldMathCall(b.name, {x}, x->dtype, loc);
       return Value::ofExpr(r, loc, a.weak && isConstant(r));
+    }
+    case BuiltinId::Atan2: {
+      // The angle of the point (x, y): both operands float, literals adapting to the other's type.
+      Value vy = arg(0), vx = arg(1);
+      ir::Expr y = expectScalar(vy, "an argument of `T.atan2`");
+      ir::Expr x = expectScalar(vx, "an argument of `T.atan2`");
+      if (!y || !x || !(y = floatOperand(vy, y, name)) || !(x = floatOperand(vx, x, name))) return Value::error(loc);
+      DType t;
+      bool weak;
+      if (!unify(vy, vx, y, x, t, weak, loc)) return Value::error(loc);
+      ir::Expr r = foldMathCall("atan2", {y, x}, t, loc);
+      return Value::ofExpr(r, loc, weak && isConstant(r));
     }
     case BuiltinId::Fma: {
       Value va = arg(0), vb = arg(1), vc = arg(2);

@@ -223,6 +223,8 @@ class Sema {
 
   // ---- loops and kernels (lower_loops.cpp)
   void lowerFor(const ast::Stmt& s);
+  void lowerWhile(const ast::Stmt& s);
+  void lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc);
   void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
 

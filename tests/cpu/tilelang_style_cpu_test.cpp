@@ -10,10 +10,11 @@ using namespace tlc;
 using namespace tlc::test;
 
 static void checkStyle(const std::string& name, const std::vector<Define>& defines,
-                       const std::map<std::string, int64_t>& dims = {}) {
+                       const std::map<std::string, int64_t>& dims = {},
+                       const std::map<std::string, std::pair<double, double>>& fills = {}) {
   CpuCompiled c = compileTlFile(std::string(TLC_SOURCE_DIR) + "/tests/tilelang/" + name, defines);
   CAPTURE(name);
-  OracleComparison r = runAgainstOracle(c, dims);
+  OracleComparison r = runAgainstOracle(c, dims, 1, {}, {}, fills);
   INFO(r.log);
   CHECK(r.compiled);
   CHECK(r.ran);
@@ -51,4 +52,11 @@ TEST_CASE("TileLang-style batched gemm: T.dynamic, T.use_swizzle on a 3-D grid, 
   checkStyle("batched_gemm.tl", {{"N", "70"}, {"K", "50"}}, {{"batch", 3}, {"M", 150}});
   // -D binds the `T.dynamic` dimension as it binds a factory parameter.
   checkStyle("batched_gemm.tl", {{"M", "45"}, {"N", "33"}, {"K", "100"}, {"batch", "2"}});
+}
+
+TEST_CASE("TileLang-style split-K gemm with a tile-level T.atomic_add, and while loops, on the CPU") {
+  checkStyle("splitk_atomic.tl", {{"M", "70"}, {"N", "45"}, {"K", "96"}});
+  checkStyle("splitk_atomic.tl", {{"dtype", "bfloat16"}, {"split_k", "2"}, {"K", "128"}}, {{"M", 33}, {"N", 100}});
+  checkStyle("while_loops.tl", {}, {{"M", 11}}, {{"V", {1, 1000}}});
+  checkStyle("while_loops.tl", {{"per_block", "4"}, {"N", "32"}}, {{"M", 9}}, {{"V", {1, 100000}}});
 }

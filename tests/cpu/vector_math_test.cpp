@@ -104,6 +104,9 @@ TEST_CASE("float32 math of the CPU backend stays within its documented error aga
       {"tanh", [](double x) { return std::tanh(x); }, inputs({1e-6f, 0.5f, 0.55f, 9.0f, 9.1f}, -10, 10)},
       {"sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, inputs({20.0f, 87.0f, 88.8f, 104.0f}, -30, 30)},
       {"erf", [](double x) { return std::erf(x); }, inputs({0.999f, 1.0f, 3.9f, 4.0f, 1e-20f}, -5, 5)},
+      {"atan", [](double x) { return std::atan(x); }, inputs({0.41421354f, 0.41421357f, 1.0f, 2.4142134f, 1e20f}, -4, 4)},
+      {"asin", [](double x) { return std::asin(x); }, inputs({0.5f, 0.7071067f, 0.99999f, 1.0f, 1e-20f}, -1, 1)},
+      {"acos", [](double x) { return std::acos(x); }, inputs({0.5f, 0.7071067f, 0.99999f, 1.0f, 1e-20f}, -1, 1)},
   };
   for (Case& c : cases) {
     std::string name = c.name;
@@ -135,15 +138,69 @@ TEST_CASE("float32 math of the CPU backend stays within its documented error aga
   }
 }
 
+TEST_CASE("float32 atan2 of the CPU backend stays within its documented error against libm") {
+  // Pairs: the signed zeros, infinities and NaN against each other and
+  // against finite values, equal magnitudes, and random bits of every exponent.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> specials = {0.0f, -0.0f, inf, -inf, nan, 1.0f, -1.0f, 3e-39f, -3e-39f, 2.5f, -2.5f, 1e30f};
+  std::vector<float> ys, xs;
+  for (float y : specials)
+    for (float x : specials) ys.push_back(y), xs.push_back(x);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dense(-3, 3);
+  for (int i = 0; i < 200000; ++i) {
+    bool bits = i % 2 == 0;
+    ys.push_back(bits ? fromBits(static_cast<uint32_t>(rng())) : dense(rng));
+    xs.push_back(bits ? fromBits(static_cast<uint32_t>(rng())) : dense(rng));
+  }
+  CpuCompiled c = compileTl(
+      "def apply[N](Y: Tensor[(N,), float32], X: Tensor[(N,), float32], R: Tensor[(N,), float32]):\n"
+      "    with T.Kernel(T.ceildiv(N, 256), threads=128) as (bx):\n"
+      "        for i in T.Parallel(256):\n"
+      "            if bx * 256 + i < N:\n"
+      "                R[bx * 256 + i] = T.atan2(Y[bx * 256 + i], X[bx * 256 + i])\n");
+  REQUIRE_MESSAGE(c.module, c.rendered());
+  auto jit = driver::compileForCpu(*c.module, {}, *c.diags);
+  REQUIRE_MESSAGE(jit, c.rendered());
+  const ir::Func& f = c.module->funcs.at(0);
+  auto args = driver::makeArguments(*f, {{"N", static_cast<int64_t>(xs.size())}}, 1, *c.diags);
+  REQUIRE(args);
+  std::memcpy(args->tensors[0]->data(), ys.data(), ys.size() * sizeof(float));
+  std::memcpy(args->tensors[1]->data(), xs.data(), xs.size() * sizeof(float));
+  driver::callCpuKernel(jit->kernel(f->name), *f, *args);
+  std::vector<float> rs(xs.size());
+  std::memcpy(rs.data(), args->tensors[2]->data(), rs.size() * sizeof(float));
+  double worst = 0;
+  int64_t wrong = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double want = std::atan2(static_cast<double>(ys[i]), static_cast<double>(xs[i]));
+    float wantF = static_cast<float>(want);
+    bool ok;
+    if (std::isnan(want))
+      ok = std::isnan(rs[i]);
+    else if (wantF == 0)
+      ok = rs[i] == 0 && std::signbit(rs[i]) == std::signbit(wantF);
+    else {
+      double e = ulpError(rs[i], want);
+      worst = std::max(worst, e);
+      ok = e <= cpu::maxUlpError("atan2");
+    }
+    if (!ok && wrong++ < 5) MESSAGE("atan2(", ys[i], ", ", xs[i], ") = ", rs[i], ", want ", want);
+  }
+  MESSAGE("atan2: max error ", worst, " ulp over ", xs.size(), " pairs");
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("a T.Parallel loop of float32 math is vector code with no libm call") {
   for (const char* fn : {"exp", "exp2", "expm1", "log", "log2", "log1p", "tanh", "sigmoid", "erf", "sqrt", "rsqrt",
-                         "floor", "ceil", "round", "abs", "sin", "cos"}) {
+                         "floor", "ceil", "round", "abs", "sin", "cos", "atan", "asin", "acos", "atan2"}) {
     std::string name = fn;
     CAPTURE(name);
+    std::string call = name == "atan2" ? "T.atan2(X[bx * 256 + i], 0.5)" : "T." + name + "(X[bx * 256 + i])";
     CpuCompiled c = compileTl("def f(X: Tensor[(1024,), float32], Y: Tensor[(1024,), float32]):\n"
                               "    with T.Kernel(4, threads=128) as (bx):\n"
                               "        for i in T.Parallel(256):\n"
-                              "            Y[bx * 256 + i] = T." + name + "(X[bx * 256 + i])\n");
+                              "            Y[bx * 256 + i] = " + call + "\n");
     REQUIRE_MESSAGE(c.module, c.rendered());
     auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
     REQUIRE_MESSAGE(lowered, c.rendered());
@@ -158,7 +215,8 @@ TEST_CASE("a T.Parallel loop of float32 math is vector code with no libm call") 
     // No math library at all, scalar or vector: neither libm (`@tanhf(`), nor
     // libmvec (`@_ZGV...`), nor an LLVM intrinsic that lowers to a call. What
     // remains are instructions (fmuladd, rint, fabs, copysign, sqrt, ...).
-    for (std::string callee : {"expf", "exp2f", "expm1f", "logf", "log2f", "log1pf", "tanhf", "erff", "_ZGV",
+    for (std::string callee : {"expf", "exp2f", "expm1f", "logf", "log2f", "log1pf", "tanhf", "erff", "atanf",
+                               "asinf", "acosf", "atan2f", "_ZGV",
                                "llvm.exp.", "llvm.exp2.", "llvm.log.", "llvm.log2.", "llvm.pow.", "llvm.tanh."})
       CHECK_MESSAGE(llvm.find("@" + callee) == std::string::npos, "`@", callee, "` in the code");
   }

@@ -22,6 +22,8 @@ struct Case {
   // as in the emulator: only the emulator's own checks are required clean;
   // the float32 tolerance of the comparison is too tight for tf32.
   bool tf32 = false;
+  // Ranges of the random inputs (`--fill NAME=lo:hi`).
+  std::map<std::string, std::pair<double, double>> fills = {};
 };
 
 // Runs one example; returns the exit code and fills `log` with the summary
@@ -40,6 +42,7 @@ int runEmulated(const Case& c, const std::string& arch, std::string* log, bool* 
   RunSettings settings;
   settings.dims = c.dims;
   settings.seed = 7;
+  settings.fills = c.fills;
   settings.check = true;
   settings.out = &out;
   int rc = runCudaEmulated(*module, settings, arch, diags, options);
@@ -76,6 +79,8 @@ TEST_CASE("every example runs clean in the CUDA emulator and matches the interpr
       {"tests/tilelang/bias_relu.tl", {{"M", "45"}, {"N", "100"}, {"block_M", "16"}, {"block_N", "32"}}, {}},
       {"tests/tilelang/tvm_spellings.tl", {}, {{"M", 21}}},
       {"tests/tilelang/python_helper.tl", {}, {{"N", 37}}},
+      {"tests/tilelang/splitk_atomic.tl", {{"M", "70"}, {"N", "45"}, {"K", "96"}}, {}},
+      {"tests/tilelang/while_loops.tl", {}, {{"M", 11}}, false, {{"V", {1, 1000}}}},
       {"examples/gemm/gemm.tl", {{"M", "128"}, {"N", "128"}, {"K", "64"}}, {}},
       {"examples/gemm/gemm.tl", {{"block_M", "64"}, {"block_N", "64"}}, {{"M", 72}, {"N", 80}, {"K", 40}}},
       {"examples/gemm/gemm.tl", {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}},

@@ -278,3 +278,44 @@ TEST_CASE("shapes sliced, concatenated and unpacked from lists") {
   checkClose(Y, y, 0, 0);
   checkClose(Z, z, 0, 0);
 }
+
+TEST_CASE("a split-K gemm adds its accumulator tiles into C with a tile-level T.atomic_add") {
+  const int64_t M = 70, N = 45, K = 96;  // 32 x 32 tiles divide neither M nor N; 3 slices of 32
+  Compiled c = compileStyle("splitk_atomic.tl", {{"M", "70"}, {"N", "45"}, {"K", "96"}});
+  HostTensor A(DType::Float16, {M, K}), B(DType::Float16, {K, N}), C(DType::Float32, {M, N});
+  interp::fillRandom(A, 51);
+  interp::fillRandom(B, 52);
+  interp::fillRandom(C, 53);
+  std::vector<double> want(M * N);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = C.get(i * N + j);
+      for (int64_t k = 0; k < K; ++k) s += A.get(i * K + k) * B.get(k * N + j);
+      want[i * N + j] = s;
+    }
+  run(c, {&A, &B, &C});
+  checkClose(C, want, 1e-4, 1e-4);
+}
+
+TEST_CASE("while loops walk a block's rows and each element's 3n + 1 steps") {
+  const int64_t M = 11, N = 64, cap = 40;  // 3-row blocks: the last block has 2 rows
+  Compiled c = compileStyle("while_loops.tl", {{"M", "11"}});
+  HostTensor X(DType::Float32, {M, N}), V(DType::Int32, {M, N}), S(DType::Float32, {M}), C(DType::Int32, {M, N});
+  interp::fillRandom(X, 61);
+  interp::fillRandom(V, 62);
+  for (int64_t i = 0; i < M * N; ++i) V.set(i, 1 + std::abs(int64_t(V.get(i))) % 1000);
+  run(c, {&X, &V, &S, &C});
+  std::vector<double> s(M), steps(M * N);
+  for (int64_t r = 0; r < M; ++r) {
+    double sum = 0;
+    for (int64_t j = 0; j < N; ++j) sum += float(X.get(r * N + j));
+    s[r] = sum;
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t n = int64_t(V.get(r * N + j)), k = 0;
+      while (n != 1 && k < cap) n = n % 2 == 0 ? n / 2 : 3 * n + 1, ++k;
+      steps[r * N + j] = double(k);
+    }
+  }
+  checkClose(S, s, 1e-5, 1e-5);
+  checkClose(C, steps, 0, 0);
+}

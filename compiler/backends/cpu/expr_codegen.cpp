@@ -303,7 +303,7 @@ llvm::Value* ExprEmitter::emitCall(const Call* c) {
   DType ctd = ct->isDoubleTy() ? DType::Float64 : DType::Float32;
   for (size_t i = 0; i < args.size(); ++i) args[i] = castValue(b_, args[i], c->args[i]->dtype, ctd);
   // float32 math of vector_math.h (vectorizable, no libm call) first.
-  llvm::Value* r = ct->isFloatTy() && args.size() == 1 ? emitVectorMath(b_, n, args[0]) : nullptr;
+  llvm::Value* r = ct->isFloatTy() ? emitVectorMath(b_, n, args) : nullptr;
   if (r) return castValue(b_, r, ctd, rt);
   if (n == "rsqrt") {
     r = b_.CreateFDiv(llvm::ConstantFP::get(ct, 1.0), mathOp(b_, "sqrt", args));

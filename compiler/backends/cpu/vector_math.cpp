@@ -23,6 +23,8 @@ constexpr float kErfSmallMinusX[] = {1.283791658e-01f, -3.761262667e-01f, 1.1283
 constexpr float kLogErfc[] = {4.163292177e-04f,  -1.130675144e+00f, -6.309530298e-01f, -1.110550174e-01f,
                               2.709952329e-02f,  -5.064946920e-03f, 6.858366830e-04f,  -6.229835325e-05f,
                               3.321684591e-06f,  -7.582681970e-08f};
+constexpr float kAtanQ[] = {-3.333333176e-01f, 1.999954048e-01f, -1.426395560e-01f, 1.074373149e-01f,
+                            -6.451928208e-02f};
 
 // ln 2 = kLn2Hi + kLn2Lo, kLn2Hi with 9 significant bits: n * kLn2Hi is exact
 // for every |n| < 2^15.
@@ -31,6 +33,11 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2 = 0.693147180559945309f;
 constexpr float kInf = std::numeric_limits<float>::infinity();
+// pi / 4, pi / 2 and pi as float32 pairs hi + lo (lo the rounding error of hi).
+constexpr float kPi4Hi = 0.785398185f, kPi4Lo = -2.18556941e-8f;
+constexpr float kPi2Hi = 1.57079637f, kPi2Lo = -4.37113883e-8f;
+constexpr float kPiHi = 3.14159274f, kPiLo = -8.74227766e-8f;
+constexpr float kTanPi8 = 0.414213562f;
 
 class Math {
  public:
@@ -190,6 +197,49 @@ class Math {
     return b_.CreateFDiv(num, add(c(1.0f), e));
   }
 
+  // atan(r) for r in [0, 1] (or NaN): r itself up to tan(pi/8), beyond it
+  // pi/4 + atan((r - 1) / (r + 1)); then r + r^3 P(r^2).
+  llvm::Value* atanUnit(llvm::Value* r) {
+    llvm::Value* mid = b_.CreateFCmpOGT(r, c(kTanPi8));
+    llvm::Value* u = sel(mid, b_.CreateFDiv(sub(r, c(1.0f)), add(r, c(1.0f))), r);
+    llvm::Value* u2 = mul(u, u);
+    llvm::Value* p = fma(mul(u2, u), poly(u2, kAtanQ), u);
+    return sel(mid, add(add(p, c(kPi4Lo)), c(kPi4Hi)), p);
+  }
+  // hi + lo - p, with the small terms first.
+  llvm::Value* minus(float hi, float lo, llvm::Value* p) { return add(sub(c(lo), p), c(hi)); }
+
+  // atan(|x|) = pi/2 - atan(1 / |x|) above 1, with x's sign.
+  llvm::Value* atan(llvm::Value* x) {
+    llvm::Value* a = fabs(x);
+    llvm::Value* big = b_.CreateFCmpOGT(a, c(1.0f));
+    llvm::Value* p = atanUnit(sel(big, b_.CreateFDiv(c(1.0f), a), a));
+    return copySign(sel(big, minus(kPi2Hi, kPi2Lo, p), p), x);
+  }
+
+  // The angle of (x, y): atan of the smaller of |x|, |y| over the larger,
+  // turned by pi/2 when |y| is the larger and mirrored (pi - a) when x is
+  // negative (-0 too), with y's sign. Equal magnitudes, zeros and infinities
+  // included, give the ratio 1 or 0.
+  llvm::Value* atan2(llvm::Value* y, llvm::Value* x) {
+    llvm::Value *ax = fabs(x), *ay = fabs(y);
+    llvm::Value* swap = b_.CreateFCmpOGT(ay, ax);
+    llvm::Value* r = b_.CreateFDiv(sel(swap, ax, ay), sel(swap, ay, ax));
+    r = sel(b_.CreateFCmpOEQ(ax, ay), sel(b_.CreateFCmpOEQ(ax, c(0.0f)), c(0.0f), c(1.0f)), r);
+    llvm::Value* p = atanUnit(r);
+    p = sel(swap, minus(kPi2Hi, kPi2Lo, p), p);
+    p = sel(b_.CreateFCmpOLT(copySign(c(1.0f), x), c(0.0f)), minus(kPiHi, kPiLo, p), p);
+    return copySign(p, y);
+  }
+
+  // asin(x) = atan2(x, sqrt((1 - x)(1 + x))), acos(x) = atan2(sqrt(...), x);
+  // |x| > 1 makes the root NaN.
+  llvm::Value* cosOfAsin(llvm::Value* x) {
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, mul(sub(c(1.0f), x), add(c(1.0f), x)));
+  }
+  llvm::Value* asin(llvm::Value* x) { return atan2(x, cosOfAsin(x)); }
+  llvm::Value* acos(llvm::Value* x) { return atan2(cosOfAsin(x), x); }
+
   llvm::Value* erf(llvm::Value* x) {
     llvm::Value* a = fabs(x);
     // x + x (P(x^2) - 1): the leading 2/sqrt(pi) - 1 keeps its precision.
@@ -208,9 +258,12 @@ class Math {
 
 }  // namespace
 
-llvm::Value* emitVectorMath(llvm::IRBuilderBase& b, std::string_view name, llvm::Value* x) {
-  if (!x->getType()->getScalarType()->isFloatTy()) return nullptr;
+llvm::Value* emitVectorMath(llvm::IRBuilderBase& b, std::string_view name, llvm::ArrayRef<llvm::Value*> args) {
+  if (args.empty() || !args[0]->getType()->getScalarType()->isFloatTy()) return nullptr;
+  llvm::Value* x = args[0];
   Math m(b, x->getType());
+  if (args.size() == 2) return name == "atan2" ? m.atan2(args[0], args[1]) : nullptr;
+  if (args.size() != 1) return nullptr;
   if (name == "exp") return m.exp(x);
   if (name == "exp2") return m.exp2(x);
   if (name == "expm1") return m.expm1(x);
@@ -220,6 +273,9 @@ llvm::Value* emitVectorMath(llvm::IRBuilderBase& b, std::string_view name, llvm:
   if (name == "tanh") return m.tanh(x);
   if (name == "sigmoid") return m.sigmoid(x);
   if (name == "erf") return m.erf(x);
+  if (name == "atan") return m.atan(x);
+  if (name == "asin") return m.asin(x);
+  if (name == "acos") return m.acos(x);
   return nullptr;
 }
 
@@ -228,7 +284,8 @@ double maxUlpError(std::string_view name) {
     std::string_view name;
     double ulp;
   } bounds[] = {{"exp", 1.5}, {"exp2", 1.5}, {"expm1", 2.5}, {"log", 1.5}, {"log2", 2.5}, {"log1p", 2},
-                {"tanh", 3}, {"sigmoid", 2.5}, {"erf", 1.5}};
+                {"tanh", 3}, {"sigmoid", 2.5}, {"erf", 1.5}, {"atan", 2}, {"atan2", 2.5}, {"asin", 3},
+                {"acos", 3}};
   for (const auto& b : bounds)
     if (b.name == name) return b.ulp;
   return 0;
