@@ -102,3 +102,22 @@ TEST_CASE("a tile written in place by a later stage runs pipelined and agrees wi
     }
   }
 }
+
+// A tile too small for a TMA stage is copied by the producer threads, and
+// only B gets a tensor copy: before, the failed TMA plan left A's copy in
+// place and a TMA wrote A's stage while the threads did (a race the
+// emulator reports, and wrong results on the GPU).
+TEST_CASE("a tile copied by the producer threads gets no tensor copy beside them") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/pipelined_bodies.tl", sm, diags);
+  std::string body = kernelText(test::pipelinedModuleSource(module, "sm_90a", diags), "gemm_small_a_kernel0(");
+  size_t tma = 0;
+  for (size_t p = body.find("tlc::tma_load_2d("); p != std::string::npos; p = body.find("tlc::tma_load_2d(", p + 1)) ++tma;
+  CHECK(tma == 1);
+  CHECK(body.find("tlc::cp_async16(&A_s[") != std::string::npos);
+  std::string log;
+  int rc = test::runEmulatedCheck(module, diags, {{"M", 3}, {"N", 100}, {"K", 128}}, 3, &log, "gemm_small_a", "sm_90a");
+  INFO(log);
+  CHECK(rc == 0);
+}

@@ -120,11 +120,15 @@ bool planOperand(const CopyStmt* c, HopperOperand* out, std::string* why) {
                          " bytes: TMA tiles need rows of 32, 64 or a multiple of 128 bytes");
   if (rows > 256 || rows % 8) return fail(why, "`" + tile->name + "` has " + std::to_string(rows) +
                                                    " rows: TMA tiles need a multiple of 8, at most 256");
-  out->copy = c;
-  setPanelShape(tile.get(), rows, cols, span, out);
-  out->rowDim = d0;
-  out->colDim = d1;
-  if (out->stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
+  // `out` is left as it was when the copy is not a TMA operand: the caller
+  // may plan the copy for the producer threads in it instead.
+  HopperOperand op;
+  op.copy = c;
+  setPanelShape(tile.get(), rows, cols, span, &op);
+  op.rowDim = d0;
+  op.colDim = d1;
+  if (op.stageBytes % 1024) return fail(why, "a stage of `" + tile->name + "` is not a multiple of 1024 bytes");
+  *out = op;
   return true;
 }
 
