@@ -23,6 +23,8 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"atomic_add", B::AtomicAdd, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
       {"atomic_max", B::AtomicMax, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
       {"atomic_min", B::AtomicMin, C::TileOp, {"dst", "value", "memory_order"}, 2, false},
+      {"atomic_addx2", B::AtomicAddX2, C::TileOp, {"dst", "value"}, 2, false},
+      {"atomic_addx4", B::AtomicAddX4, C::TileOp, {"dst", "value"}, 2, false},
       {"use_swizzle", B::UseSwizzle, C::TileOp, {"panel_size", "enable", "order"}, 1, false},
       {"sync_threads", B::SyncThreads, C::TileOp, {}, 0, false},
       {"cumsum", B::Cumsum, C::TileOp, {"src", "dst", "dim", "reverse"}, 1, false},

@@ -14,7 +14,7 @@ enum class BuiltinId {
   Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
-  AtomicAdd, AtomicMax, AtomicMin, UseSwizzle, AnnotateLayout, SyncThreads, Cumsum,
+  AtomicAdd, AtomicMax, AtomicMin, AtomicAddX2, AtomicAddX4, UseSwizzle, AnnotateLayout, SyncThreads, Cumsum,
   Print,
   // layout values (the second argument of T.annotate_layout)
   SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback, MakeSwizzledLayout,

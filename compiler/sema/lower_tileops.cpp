@@ -310,7 +310,9 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::ReduceAbsMax: lowerReduce(b, call, args); return;
     case BuiltinId::AtomicAdd:
     case BuiltinId::AtomicMax:
-    case BuiltinId::AtomicMin: lowerAtomic(b, args, loc); return;
+    case BuiltinId::AtomicMin:
+    case BuiltinId::AtomicAddX2:
+    case BuiltinId::AtomicAddX4: lowerAtomic(b, args, loc); return;
     default: break;
   }
 }
@@ -334,7 +336,9 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
         for (const auto& y : x->operands) sliced |= y && y->kind == ast::ExprKind::Slice;
       sliced |= x && x->kind == ast::ExprKind::Slice;
     }
-  Value v = sliced ? evalTileArg(valueArg, b.name) : eval(valueArg);
+  bool paired = b.id == BuiltinId::AtomicAddX2 || b.id == BuiltinId::AtomicAddX4;
+  bool pairedElement = paired && valueArg.kind == ast::ExprKind::Subscript;
+  Value v = sliced || pairedElement ? evalTileArg(valueArg, b.name) : eval(valueArg);
   if (v.isError()) return;
   bool tile = v.kind == ValueKind::Buffer || (v.kind == ValueKind::Region && !isPoint(v));
   if (!tile && !isPoint(dst)) {
@@ -351,7 +355,7 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
     declaredHere(d, buf);
     return;
   }
-  if (args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
+  if (args.slots.size() > 2 && args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
   if (!atomicDType(buf->dtype)) {
     Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
                            "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "
@@ -359,9 +363,30 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
     declaredHere(d, buf);
     return;
   }
-  ir::AtomicKind k = b.id == BuiltinId::AtomicAdd   ? ir::AtomicKind::Add
-                     : b.id == BuiltinId::AtomicMax ? ir::AtomicKind::Max
-                                                    : ir::AtomicKind::Min;
+  ir::AtomicKind k = b.id == BuiltinId::AtomicMax   ? ir::AtomicKind::Max
+                     : b.id == BuiltinId::AtomicMin ? ir::AtomicKind::Min
+                                                    : ir::AtomicKind::Add;
+  if (paired) {
+    // TileLang's paired forms: `T.atomic_addx2(C[i, 2 * j], C_s[i, 2 * j])`
+    // adds the value's element and the next one (three more for x4) into
+    // the destination's, along the last dimension: one atomic update per
+    // element, as `T.atomic_add` of each.
+    int lanes = b.id == BuiltinId::AtomicAddX2 ? 2 : 4;
+    if (!isPoint(dst) || !isPoint(v)) {
+      report(DiagKind::TypeMismatch, isPoint(dst) ? v.loc : dst.loc,
+             "`" + fname + "` adds " + std::to_string(lanes) + " consecutive elements: write both arguments as "
+             "elements, `" + fname + "(C[i, j], C_s[i, j])`");
+      return;
+    }
+    for (int l = 0; l < lanes; ++l) {
+      std::vector<ir::Expr> di = dst.region.mins, vi = v.region.mins;
+      di.back() = foldBinary(ir::BinaryOp::Add, di.back(), ir::makeInt(l, di.back()->dtype, loc), loc);
+      vi.back() = foldBinary(ir::BinaryOp::Add, vi.back(), ir::makeInt(l, vi.back()->dtype, loc), loc);
+      ir::Expr value = convert(Value::ofExpr(ir::makeLoad(bufferOf(v), vi, loc), loc), buf->dtype, loc);
+      builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, di, value, loc));
+    }
+    return;
+  }
   if (!tile) {
     if (!expectScalar(v, "the value of `" + fname + "`")) return;
     builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins,

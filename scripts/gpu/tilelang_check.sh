@@ -27,6 +27,7 @@ checks=(
   "flash_attention.tl -D dim=64 --dim batch=2 --dim heads=3 --dim seq_len=100"
   "lse_combine.tl -D H=5 -D splits=3 -D dim=100"
   "splitk_atomic.tl -D M=70 -D N=45 -D K=96"
+  "splitk_atomic_x2.tl -D M=70 -D N=46 -D K=96"
   "splitk_atomic.tl -D M=1000 -D N=777 -D K=3072 -D block_M=128 -D block_N=128 -D block_K=64 -D split_k=4"
   "while_loops.tl --dim M=11 --fill V=1:1000"
   "while_loops.tl -D per_block=7 --dim M=1000 --fill V=1:100000"

@@ -57,6 +57,7 @@ TEST_CASE("TileLang-style batched gemm: T.dynamic, T.use_swizzle on a 3-D grid, 
 TEST_CASE("TileLang-style split-K gemm with a tile-level T.atomic_add, and while loops, on the CPU") {
   checkStyle("splitk_atomic.tl", {{"M", "70"}, {"N", "45"}, {"K", "96"}});
   checkStyle("splitk_atomic.tl", {{"dtype", "bfloat16"}, {"split_k", "2"}, {"K", "128"}}, {{"M", 33}, {"N", 100}});
+  checkStyle("splitk_atomic_x2.tl", {{"M", "70"}, {"N", "46"}, {"K", "96"}});
   checkStyle("while_loops.tl", {}, {{"M", 11}}, {{"V", {1, 1000}}});
   checkStyle("while_loops.tl", {{"per_block", "4"}, {"N", "32"}}, {{"M", 9}}, {{"V", {1, 100000}}});
 }

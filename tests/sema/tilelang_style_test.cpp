@@ -279,22 +279,25 @@ TEST_CASE("shapes sliced, concatenated and unpacked from lists") {
   checkClose(Z, z, 0, 0);
 }
 
-TEST_CASE("a split-K gemm adds its accumulator tiles into C with a tile-level T.atomic_add") {
-  const int64_t M = 70, N = 45, K = 96;  // 32 x 32 tiles divide neither M nor N; 3 slices of 32
-  Compiled c = compileStyle("splitk_atomic.tl", {{"M", "70"}, {"N", "45"}, {"K", "96"}});
-  HostTensor A(DType::Float16, {M, K}), B(DType::Float16, {K, N}), C(DType::Float32, {M, N});
-  interp::fillRandom(A, 51);
-  interp::fillRandom(B, 52);
-  interp::fillRandom(C, 53);
-  std::vector<double> want(M * N);
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      double s = C.get(i * N + j);
-      for (int64_t k = 0; k < K; ++k) s += A.get(i * K + k) * B.get(k * N + j);
-      want[i * N + j] = s;
-    }
-  run(c, {&A, &B, &C});
-  checkClose(C, want, 1e-4, 1e-4);
+TEST_CASE("a split-K gemm adds its accumulator tiles into C with a tile-level T.atomic_add or T.atomic_addx2") {
+  const int64_t M = 70, N = 46, K = 96;  // 32 x 32 tiles divide neither M nor N; 3 slices of 32
+  for (const char* file : {"splitk_atomic.tl", "splitk_atomic_x2.tl"}) {
+    CAPTURE(file);
+    Compiled c = compileStyle(file, {{"M", "70"}, {"N", "46"}, {"K", "96"}});
+    HostTensor A(DType::Float16, {M, K}), B(DType::Float16, {K, N}), C(DType::Float32, {M, N});
+    interp::fillRandom(A, 51);
+    interp::fillRandom(B, 52);
+    interp::fillRandom(C, 53);
+    std::vector<double> want(M * N);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = C.get(i * N + j);
+        for (int64_t k = 0; k < K; ++k) s += A.get(i * K + k) * B.get(k * N + j);
+        want[i * N + j] = s;
+      }
+    run(c, {&A, &B, &C});
+    checkClose(C, want, 1e-4, 1e-4);
+  }
 }
 
 TEST_CASE("while loops walk a block's rows and each element's 3n + 1 steps") {
