@@ -31,22 +31,29 @@ std::string kernelApplying(const std::string& fn) {
          "                Y[bx * 256 + i] = T." + fn + "(X[bx * 256 + i])\n";
 }
 
-std::vector<float> runOnCpu(const std::string& fn, const std::vector<float>& xs) {
-  CpuCompiled c = compileTl(kernelApplying(fn));
+// Compiles `source` (a kernel over tensors of N float32 elements, inputs
+// first, the output last), runs it on `inputs` and returns the output.
+std::vector<float> runKernel(const std::string& source, const std::vector<const std::vector<float>*>& inputs) {
+  CpuCompiled c = compileTl(source);
   REQUIRE_MESSAGE(c.module, c.rendered());
   auto jit = driver::compileForCpu(*c.module, {}, *c.diags);
   REQUIRE_MESSAGE(jit, c.rendered());
   const ir::Func& f = c.module->funcs.at(0);
-  auto args = driver::makeArguments(*f, {{"N", static_cast<int64_t>(xs.size())}}, 1, *c.diags);
+  size_t n = inputs.at(0)->size();
+  auto args = driver::makeArguments(*f, {{"N", static_cast<int64_t>(n)}}, 1, *c.diags);
   REQUIRE(args);
-  std::memcpy(args->tensors[0]->data(), xs.data(), xs.size() * sizeof(float));
+  for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(args->tensors[i]->data(), inputs[i]->data(), n * sizeof(float));
   cpu::CpuKernelFn kernel = jit->kernel(f->name);
   bool found = kernel != nullptr;
   REQUIRE(found);
   driver::callCpuKernel(kernel, *f, *args);
-  std::vector<float> ys(xs.size());
-  std::memcpy(ys.data(), args->tensors[1]->data(), ys.size() * sizeof(float));
-  return ys;
+  std::vector<float> out(n);
+  std::memcpy(out.data(), args->tensors[inputs.size()]->data(), n * sizeof(float));
+  return out;
+}
+
+std::vector<float> runOnCpu(const std::string& fn, const std::vector<float>& xs) {
+  return runKernel(kernelApplying(fn), {&xs});
 }
 
 float fromBits(uint32_t u) {
@@ -153,23 +160,13 @@ TEST_CASE("float32 atan2 of the CPU backend stays within its documented error ag
     ys.push_back(bits ? fromBits(static_cast<uint32_t>(rng())) : dense(rng));
     xs.push_back(bits ? fromBits(static_cast<uint32_t>(rng())) : dense(rng));
   }
-  CpuCompiled c = compileTl(
+  std::vector<float> rs = runKernel(
       "def apply[N](Y: Tensor[(N,), float32], X: Tensor[(N,), float32], R: Tensor[(N,), float32]):\n"
       "    with T.Kernel(T.ceildiv(N, 256), threads=128) as (bx):\n"
       "        for i in T.Parallel(256):\n"
       "            if bx * 256 + i < N:\n"
-      "                R[bx * 256 + i] = T.atan2(Y[bx * 256 + i], X[bx * 256 + i])\n");
-  REQUIRE_MESSAGE(c.module, c.rendered());
-  auto jit = driver::compileForCpu(*c.module, {}, *c.diags);
-  REQUIRE_MESSAGE(jit, c.rendered());
-  const ir::Func& f = c.module->funcs.at(0);
-  auto args = driver::makeArguments(*f, {{"N", static_cast<int64_t>(xs.size())}}, 1, *c.diags);
-  REQUIRE(args);
-  std::memcpy(args->tensors[0]->data(), ys.data(), ys.size() * sizeof(float));
-  std::memcpy(args->tensors[1]->data(), xs.data(), xs.size() * sizeof(float));
-  driver::callCpuKernel(jit->kernel(f->name), *f, *args);
-  std::vector<float> rs(xs.size());
-  std::memcpy(rs.data(), args->tensors[2]->data(), rs.size() * sizeof(float));
+      "                R[bx * 256 + i] = T.atan2(Y[bx * 256 + i], X[bx * 256 + i])\n",
+      {&ys, &xs});
   double worst = 0;
   int64_t wrong = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
