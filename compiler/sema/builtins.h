@@ -27,6 +27,8 @@ enum class BuiltinId {
   MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
   // TileLang's `T.Cast(dtype, x)`; `T.dynamic("M")` / `T.symbolic("M")`, a dynamic dimension
   CastDTypeFirst, Dynamic,
+  // TileLang's `T.get_thread_binding(dim)`: the thread index in per-thread code
+  GetThreadBinding,
   // TileLang's (TVM's) spellings of operators and functions built from others:
   // T.floordiv(a, b) is a // b, T.bitwise_and(a, b) is a & b, T.log10(x) is
   // log(x) / ln(10), ...

@@ -182,13 +182,6 @@ Value Sema::evalAttribute(const ast::Expr& e) {
         if (attr == "language" || attr == "layout") return obj;
         if (auto t = parseDTypeSpelling(attr)) return Value::ofDType(*t, e.loc);
         if (const BuiltinInfo* b = findBuiltin(attr)) return builtinValue(b, e.loc);
-        if (attr == "get_thread_binding") {
-          report(DiagKind::UndefinedName, e.loc,
-                 "`T.get_thread_binding` has no tlc equivalent: tlc's statements outside a `T.Parallel` loop run once "
-                 "per block, not once per thread; write per-thread work as a `T.Parallel` loop over the tile's "
-                 "elements, whose variables take the thread index's place (docs/language.md, TileLang spellings)");
-          return Value::error(e.loc);
-        }
         report(DiagKind::UndefinedName, e.loc,
                "`T." + attr + "` is not a builtin (see docs/builtins.md)" + suggestBuiltin(attr));
         return Value::error(e.loc);

@@ -320,6 +320,90 @@ void Sema::lowerWhile(const ast::Stmt& s) {
                                                loopBody, loc));
 }
 
+// Whether `e` (or a statement's own expressions, not its bodies') calls
+// TileLang's `T.get_thread_binding`.
+static bool bindsThread(const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Attribute && e->name == "get_thread_binding") return true;
+  for (const ast::ExprPtr& x : e->operands)
+    if (bindsThread(x.get())) return true;
+  return false;
+}
+static bool bindsThread(const ast::Stmt& s) { return bindsThread(s.target.get()) || bindsThread(s.value.get()); }
+
+// A kernel's body. TileLang's thread-level programs bind the thread index,
+// `tid = T.get_thread_binding()`, and write the rest of the kernel as code
+// every thread runs: from the first statement that binds it, the body is
+// the body of a Parallel loop over the block's threads (iteration t is
+// thread t's work), so such code keeps its meaning as long as its threads
+// do not exchange values through shared memory (which would need the
+// barriers a Parallel loop's independent iterations do not have:
+// `T.sync_threads()` there is an error) and it holds no tile operations.
+void Sema::lowerKernelBody(const ast::Block& block) {
+  size_t first = 0;
+  while (first < block.size() && !(block[first] && bindsThread(*block[first]))) ++first;
+  for (size_t i = 0; i < first; ++i)
+    if (block[i]) lowerStmt(*block[i]);
+  if (first == block.size()) return;
+  SourceLoc loc = block[first]->loc;
+  ScopeGuard guard(*this, false);
+  ir::Var thread = freshVar("thread", DType::Int32, loc);
+  threadVar_ = thread;
+  perThreadLoc_ = loc;
+  StmtBuilder body;
+  StmtBuilder* saved = builder_;
+  builder_ = &body;
+  ++loopDepth_;
+  parallelLoc_ = loc;
+  loops_.push_back(LoopFrame{ir::ForKind::Parallel, "T.get_thread_binding", loc});
+  parallelIteration_.push_back({"thread", thread});
+  for (size_t i = first; i < block.size(); ++i)
+    if (block[i]) lowerStmt(*block[i]);
+  parallelIteration_.pop_back();
+  loops_.pop_back();
+  parallelLoc_ = {};
+  --loopDepth_;
+  builder_ = saved;
+  threadVar_ = nullptr;
+  perThreadLoc_ = {};
+  builder_->emit(std::make_shared<const ir::ForStmt>(thread, ir::makeInt(0, DType::Int32, loc),
+                                                     ir::makeInt(kernelThreads_, DType::Int32, loc),
+                                                     ir::ForKind::Parallel, body.finish(loc), loc));
+}
+
+// `T.get_thread_binding(dim=0)` in per-thread code: the index along `dim` of
+// the thread block TileLang's `threads=(x, y, z)` describes (x fastest), from
+// the thread's number in the block.
+Value Sema::threadBinding(const ast::Expr& call, const CallArgs& args) {
+  SourceLoc loc = call.loc;
+  if (!threadVar_) {
+    report(DiagKind::ScopeViolation, loc,
+           "`T.get_thread_binding` starts per-thread code only at the top level of a kernel's body (`tid = "
+           "T.get_thread_binding()` there, the statements after it run once per thread); elsewhere write "
+           "per-thread work as a `T.Parallel` loop, whose variables take the thread index's place");
+    return Value::error(loc);
+  }
+  int64_t dim = 0;
+  if (args.slots[0]) {
+    auto d = constInt(*args.slots[0], "the dimension of `T.get_thread_binding`");
+    if (!d) return Value::error(loc);
+    dim = *d;
+  }
+  const std::vector<int64_t>& dims = kernelThreadDims_;
+  if (dim < 0 || dim > 2) {
+    report(DiagKind::BadKernel, args.slots[0]->loc,
+           "`T.get_thread_binding` takes the dimension 0, 1 or 2 of the thread block, not " + std::to_string(dim));
+    return Value::error(loc);
+  }
+  int64_t below = 1;
+  for (int64_t d = 0; d < dim && d < (int64_t)dims.size(); ++d) below *= dims[d];
+  int64_t extent = dim < (int64_t)dims.size() ? dims[dim] : 1;
+  ir::Expr t = ir::makeVarRef(threadVar_, loc);
+  if (below > 1) t = foldBinary(ir::BinaryOp::FloorDiv, t, ir::makeInt(below, DType::Int32, loc), loc);
+  if (below * extent < kernelThreads_) t = foldBinary(ir::BinaryOp::FloorMod, t, ir::makeInt(extent, DType::Int32, loc), loc);
+  return Value::ofExpr(t, loc);
+}
+
 // `break` and `continue` leave or restart the innermost loop, which must be
 // a serial one (`T.serial`, `range`): the iterations of the other kinds are
 // independent, unrolled or scheduled by the compiler.
@@ -390,6 +474,7 @@ void Sema::lowerWith(const ast::Stmt& s) {
     grid.push_back(foldCast(DType::Int32, g, x->loc));
   }
   int64_t threads = 128;
+  std::vector<int64_t> threadDims;
   if (args.slots[0]) {
     // TileLang's `threads=(32, 4)` (a thread block of several dimensions):
     // the product; tlc numbers a block's threads in one dimension.
@@ -403,6 +488,7 @@ void Sema::lowerWith(const ast::Stmt& s) {
           break;
         }
         if (__builtin_mul_overflow(*t, *v, &*t)) t = INT64_MAX;
+        threadDims.push_back(*v);
       }
     } else {
       t = constInt(a, "`threads`");
@@ -417,6 +503,7 @@ void Sema::lowerWith(const ast::Stmt& s) {
       threads = *t;
     }
   }
+  if (threadDims.empty()) threadDims = {threads};
   if (ok && !s.names.empty() && s.names.size() != args.extra.size()) {
     report(DiagKind::BadKernel, s.loc,
            "`T.Kernel` with " + std::to_string(args.extra.size()) + " grid extent" + (args.extra.size() == 1 ? "" : "s") +
@@ -442,11 +529,12 @@ void Sema::lowerWith(const ast::Stmt& s) {
   kernelSwizzle_ = 0;
   kernelSwizzleLoc_ = {};
   kernelThreads_ = threads;
+  kernelThreadDims_ = threadDims;
   layoutAnnotations_.clear();
   StmtBuilder body;
   StmtBuilder* saved = builder_;
   builder_ = &body;
-  lowerBlockInto(s.body);
+  lowerKernelBody(s.body);
   builder_ = saved;
   inKernel_ = false;
   ir::Stmt lowered = body.finish(s.loc);

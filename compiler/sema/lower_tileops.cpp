@@ -131,6 +131,14 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
 // `T.Parallel` body runs once per element, so they cannot be inside one.
 bool Sema::outsideParallel(const std::string& op, SourceLoc loc) {
   if (!parallelLoc_.known()) return true;
+  if (threadVar_ && parallelLoc_.file == perThreadLoc_.file && parallelLoc_.line == perThreadLoc_.line &&
+      parallelLoc_.col == perThreadLoc_.col) {
+    report(DiagKind::ScopeViolation, loc,
+           "`" + op + "` works on whole tiles, but the statements after `T.get_thread_binding()` run once per "
+           "thread; move it before the binding")
+        .note(perThreadLoc_, "per-thread code starts here");
+    return false;
+  }
   report(DiagKind::ScopeViolation, loc,
          "`" + op + "` works on whole tiles and cannot be inside a `T.Parallel` loop, whose body runs once per "
          "element; move it out of the loop")
@@ -274,6 +282,14 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
       return;
     }
     case BuiltinId::SyncThreads:
+      if (threadVar_) {
+        report(DiagKind::ScopeViolation, loc,
+               "`T.sync_threads()` in per-thread code is not supported: the statements after "
+               "`T.get_thread_binding()` run as independent iterations, one per thread, with no barrier between "
+               "them; exchange values through tile operations before the binding instead")
+            .note(perThreadLoc_, "per-thread code starts here");
+        return;
+      }
       // Barriers are derived from the block's accesses (every statement
       // outside a Parallel loop sees the effects of the ones before it).
       report(DiagKind::IgnoredHint, loc,

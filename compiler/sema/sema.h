@@ -224,6 +224,8 @@ class Sema {
   // ---- loops and kernels (lower_loops.cpp)
   void lowerFor(const ast::Stmt& s);
   void lowerWhile(const ast::Stmt& s);
+  void lowerKernelBody(const ast::Block& block);
+  Value threadBinding(const ast::Expr& call, const CallArgs& args);
   void lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc);
   void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
@@ -290,6 +292,13 @@ class Sema {
   int64_t kernelSwizzle_ = 0;
   SourceLoc kernelSwizzleLoc_;
   int64_t kernelThreads_ = 0;
+  // The kernel's thread block as TileLang writes it: `threads=(32, 4)` is {32, 4}.
+  std::vector<int64_t> kernelThreadDims_;
+  // The statements after `T.get_thread_binding()` in a kernel's body run once
+  // per thread: the Parallel loop over the block's threads that holds them,
+  // and where the first binding is.
+  ir::Var threadVar_;
+  SourceLoc perThreadLoc_;
   // Loops around the statement being lowered, and the outermost `T.Parallel`
   // among them (unknown when none).
   int loopDepth_ = 0;

@@ -61,3 +61,8 @@ TEST_CASE("TileLang-style split-K gemm with a tile-level T.atomic_add, and while
   checkStyle("while_loops.tl", {}, {{"M", 11}}, {{"V", {1, 1000}}});
   checkStyle("while_loops.tl", {{"per_block", "4"}, {"N", "32"}}, {{"M", 9}}, {{"V", {1, 100000}}});
 }
+
+TEST_CASE("TileLang-style thread-level code after T.get_thread_binding on the CPU") {
+  checkStyle("thread_binding.tl", {{"N", "45"}, {"K", "37"}});
+  checkStyle("thread_binding.tl", {{"N", "8"}, {"K", "300"}});
+}

@@ -322,3 +322,22 @@ TEST_CASE("while loops walk a block's rows and each element's 3n + 1 steps") {
   checkClose(S, s, 1e-5, 1e-5);
   checkClose(C, steps, 0, 0);
 }
+
+TEST_CASE("thread-level code after T.get_thread_binding runs once per thread of a (16, 8) block") {
+  const int64_t N = 45, K = 37;  // 8 rows a block: the last block has 5; 16 threads along K: 3 steps, the last partial
+  Compiled c = compileStyle("thread_binding.tl", {{"N", "45"}, {"K", "37"}});
+  HostTensor A(DType::Float16, {K}), B(DType::Float16, {N, K}), C(DType::Float32, {N}), I(DType::Int32, {N, 16});
+  interp::fillRandom(A, 71);
+  interp::fillRandom(B, 72);
+  interp::fillRandom(C, 73);
+  std::vector<double> want(N), ids(N * 16);
+  for (int64_t n = 0; n < N; ++n) {
+    double s = C.get(n);
+    for (int64_t k = 0; k < K; ++k) s += A.get(k) * B.get(n * K + k);
+    want[n] = s;
+    for (int64_t t = 0; t < 16; ++t) ids[n * 16 + t] = double(1000 * t + 10 * (n % 8) + (t % 4) * (t % 4));
+  }
+  run(c, {&A, &B, &C, &I});
+  checkClose(C, want, 1e-4, 1e-4);
+  checkClose(I, ids, 0, 0);
+}
