@@ -7,6 +7,9 @@ const std::vector<BuiltinInfo>& allBuiltins() {
   using B = BuiltinId;
   static const std::vector<BuiltinInfo> table = {
       {"Kernel", B::Kernel, C::Kernel, {"threads"}, 0, true},
+      {"If", B::IfFrame, C::Kernel, {"cond"}, 1, false},
+      {"Then", B::ThenFrame, C::Kernel, {}, 0, false},
+      {"Else", B::ElseFrame, C::Kernel, {}, 0, false},
       {"alloc_shared", B::AllocShared, C::Alloc, {"shape", "dtype", "scope"}, 2, false},
       {"alloc_fragment", B::AllocFragment, C::Alloc, {"shape", "dtype", "scope"}, 2, false},
       {"alloc_local", B::AllocLocal, C::Alloc, {"shape", "dtype", "scope"}, 2, false},

@@ -29,6 +29,8 @@ enum class BuiltinId {
   CastDTypeFirst, Dynamic,
   // TileLang's `T.get_thread_binding(dim)`: the thread index in per-thread code
   GetThreadBinding,
+  // TVM script's conditional frames: `with T.If(c):` holding `with T.Then():` and `with T.Else():`
+  IfFrame, ThenFrame, ElseFrame,
   // TileLang's (TVM's) spellings of operators and functions built from others:
   // T.floordiv(a, b) is a // b, T.bitwise_and(a, b) is a & b, T.log10(x) is
   // log(x) / ln(10), ...
@@ -47,7 +49,7 @@ enum class BuiltinId {
 };
 
 enum class BuiltinCategory {
-  Kernel,     // only as `with T.Kernel(...) as ...`
+  Kernel,     // only as `with T.Kernel(...) as ...` (and `with T.If(c):` / `T.Then()` / `T.Else()`)
   Alloc,      // only as the value of `name = ...`
   TileOp,     // a statement
   Loop,       // only as the iterator of a `for`

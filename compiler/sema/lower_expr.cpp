@@ -547,7 +547,9 @@ Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
                  "`" + name + "` can only be the iterator of a loop: `for i in " + name + "(...):`");
           return Value::error(e.loc);
         case BuiltinCategory::Kernel:
-          report(DiagKind::MisusedBuiltin, e.loc, "`T.Kernel` is only used as `with T.Kernel(...) as (bx, by):`");
+          report(DiagKind::MisusedBuiltin, e.loc,
+                 b.id == BuiltinId::Kernel ? std::string("`T.Kernel` is only used as `with T.Kernel(...) as (bx, by):`")
+                                           : "`" + name + "` is only used as `with " + name + "(...):`");
           return Value::error(e.loc);
         case BuiltinCategory::Alloc:
           report(DiagKind::MisusedBuiltin, e.loc,

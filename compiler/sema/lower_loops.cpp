@@ -320,6 +320,62 @@ void Sema::lowerWhile(const ast::Stmt& s) {
                                                loopBody, loc));
 }
 
+// TVM script's conditional frames, which TileLang kernels write as
+//   with T.If(cond):
+//       with T.Then(): ...
+//       with T.Else(): ...     (optional)
+// are an `if` / `else`. The `T.If` frame holds exactly a `T.Then()` frame
+// and at most one `T.Else()` after it.
+void Sema::lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::Stmt& s) {
+  std::string name = std::string("T.") + b.name;
+  if (b.id != BuiltinId::IfFrame) {
+    report(DiagKind::MisusedBuiltin, ctx.loc,
+           "`with " + name + "():` is a branch of a `with T.If(cond):` frame and stands directly inside one");
+    return;
+  }
+  if (!s.names.empty()) {
+    report(DiagKind::MisusedBuiltin, ctx.loc, "`with T.If(cond):` binds no name; drop the `as`");
+    return;
+  }
+  CallArgs args;
+  if (!matchArgs(ctx, name, b.params, b.required, b.variadic, args)) return;
+  // The branches: `with T.Then():` first, then an optional `with T.Else():`.
+  const ast::Block* branches[2] = {nullptr, nullptr};
+  auto frameOf = [&](const ast::Stmt& st) -> std::optional<BuiltinId> {
+    if (st.kind != ast::StmtKind::With || !st.value || st.value->kind != ast::ExprKind::Call ||
+        st.value->operands.empty() || !st.value->operands[0])
+      return std::nullopt;
+    const ast::Expr& callee = *st.value->operands[0];
+    if (callee.kind != ast::ExprKind::Attribute || (callee.name != "Then" && callee.name != "Else"))
+      return std::nullopt;
+    return callee.name == "Then" ? BuiltinId::ThenFrame : BuiltinId::ElseFrame;
+  };
+  for (const ast::StmtPtr& st : s.body) {
+    if (!st || st->kind == ast::StmtKind::Pass) continue;
+    std::optional<BuiltinId> f = frameOf(*st);
+    int slot = f == BuiltinId::ThenFrame ? 0 : f == BuiltinId::ElseFrame ? 1 : -1;
+    std::string problem;
+    if (slot < 0)
+      problem = "a `with T.If(cond):` frame holds `with T.Then():` and, after it, `with T.Else():`; put this "
+                "statement in one of them";
+    else if (slot == 1 && !branches[0])
+      problem = "`with T.Else():` comes after `with T.Then():`";
+    else if (branches[slot])
+      problem = std::string("a `T.If` frame has one `with T.") + (slot == 0 ? "Then" : "Else") + "():` branch";
+    if (!problem.empty()) {
+      report(DiagKind::MisusedBuiltin, st->loc, problem);
+      return;
+    }
+    branches[slot] = &st->body;
+  }
+  if (!branches[0]) {
+    report(DiagKind::MisusedBuiltin, ctx.loc, "`with T.If(cond):` needs a `with T.Then():` branch inside it");
+    return;
+  }
+  static const ast::Block kEmpty;
+  lowerConditional(*args.slots[0], "`T.If`", *branches[0], branches[1] ? *branches[1] : kEmpty, s.loc);
+}
+
 // Whether `e` (or a statement's own expressions, not its bodies') calls
 // TileLang's `T.get_thread_binding`.
 static bool bindsThread(const ast::Expr* e) {
@@ -438,6 +494,11 @@ void Sema::lowerWith(const ast::Stmt& s) {
   Value callee;
   if (ctx->kind == ast::ExprKind::Call && !ctx->operands.empty() && ctx->operands[0]) callee = eval(*ctx->operands[0]);
   if (callee.isError() && ctx->kind == ast::ExprKind::Call) return;
+  if (callee.kind == ValueKind::Builtin && callee.builtin->category == BuiltinCategory::Kernel &&
+      callee.builtin->id != BuiltinId::Kernel) {
+    lowerIfFrame(*callee.builtin, *ctx, s);
+    return;
+  }
   if (callee.kind != ValueKind::Builtin || callee.builtin->id != BuiltinId::Kernel) {
     report(DiagKind::BadKernel, ctx->loc, "`with` only opens a kernel: `with T.Kernel(grid_x, grid_y, threads=128) as (bx, by):`");
     return;

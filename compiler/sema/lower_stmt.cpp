@@ -249,28 +249,32 @@ void Sema::lowerAugAssign(const ast::Stmt& s) {
 }
 
 void Sema::lowerIf(const ast::Stmt& s) {
-  if (!s.value) return;
-  ir::Expr cond = expectCondition(eval(*s.value), "the condition of `if`");
+  if (s.value) lowerConditional(*s.value, "`if`", s.body, s.orelse, s.loc);
+}
+
+void Sema::lowerConditional(const ast::Expr& condition, const std::string& what, const ast::Block& thenBlock,
+                            const ast::Block& elseBlock, SourceLoc loc) {
+  ir::Expr cond = expectCondition(eval(condition), "the condition of " + what);
   if (!cond) {
     // Still check both branches.
-    lowerScopedBlock(s.body, s.loc);
-    lowerScopedBlock(s.orelse, s.loc);
+    lowerScopedBlock(thenBlock, loc);
+    lowerScopedBlock(elseBlock, loc);
     return;
   }
   // A compile-time condition selects a branch; the other is not checked, so
   // kernels can specialize on compile-time parameters.
   if (auto c = constIntValue(cond)) {
-    builder_->emit(lowerScopedBlock(*c ? s.body : s.orelse, s.loc));
+    builder_->emit(lowerScopedBlock(*c ? thenBlock : elseBlock, loc));
     return;
   }
   // The then-branch sees the loop ranges its condition narrows (`if i < N:`
   // guards `S[i]` against the static bounds check).
   // The else-branch (an `elif` is one) sees the ranges the negated condition narrows.
-  ir::Stmt thenBody = underCondition(cond, false, [&] { return lowerScopedBlock(s.body, s.loc); });
+  ir::Stmt thenBody = underCondition(cond, false, [&] { return lowerScopedBlock(thenBlock, loc); });
   ir::Stmt elseBody =
-      s.orelse.empty() ? nullptr : underCondition(cond, true, [&] { return lowerScopedBlock(s.orelse, s.loc); });
+      elseBlock.empty() ? nullptr : underCondition(cond, true, [&] { return lowerScopedBlock(elseBlock, loc); });
   if (auto* seq = ir::as<ir::SeqStmt>(elseBody); seq && seq->stmts.empty()) elseBody = nullptr;
-  builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, s.loc));
+  builder_->emit(std::make_shared<const ir::IfStmt>(cond, thenBody, elseBody, loc));
 }
 
 // Narrows the ranges of loop variables by the conjuncts of `cond` (of `not

@@ -225,6 +225,9 @@ class Sema {
   void lowerFor(const ast::Stmt& s);
   void lowerWhile(const ast::Stmt& s);
   void lowerKernelBody(const ast::Block& block);
+  void lowerConditional(const ast::Expr& condition, const std::string& what, const ast::Block& thenBlock,
+                        const ast::Block& elseBlock, SourceLoc loc);
+  void lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::Stmt& s);
   Value threadBinding(const ast::Expr& call, const CallArgs& args);
   void lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc);
   void lowerLoopJump(const ast::Stmt& s);

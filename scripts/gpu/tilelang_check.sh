@@ -31,6 +31,7 @@ checks=(
   "splitk_atomic.tl -D M=1000 -D N=777 -D K=3072 -D block_M=128 -D block_N=128 -D block_K=64 -D split_k=4"
   "while_loops.tl --dim M=11 --fill V=1:1000"
   "thread_binding.tl -D N=45 -D K=37"
+  "if_frames.tl -D M=70"
   "thread_binding.tl -D N=1000 -D K=4097"
   "while_loops.tl -D per_block=7 --dim M=1000 --fill V=1:100000"
 )

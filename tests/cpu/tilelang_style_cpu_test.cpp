@@ -65,4 +65,5 @@ TEST_CASE("TileLang-style split-K gemm with a tile-level T.atomic_add, and while
 TEST_CASE("TileLang-style thread-level code after T.get_thread_binding on the CPU") {
   checkStyle("thread_binding.tl", {{"N", "45"}, {"K", "37"}});
   checkStyle("thread_binding.tl", {{"N", "8"}, {"K", "300"}});
+  checkStyle("if_frames.tl", {{"M", "70"}});
 }

@@ -341,3 +341,16 @@ TEST_CASE("thread-level code after T.get_thread_binding runs once per thread of 
   checkClose(C, want, 1e-4, 1e-4);
   checkClose(I, ids, 0, 0);
 }
+
+TEST_CASE("T.If / T.Then / T.Else frames are an if and its else") {
+  const int64_t M = 70;  // 16-row blocks: the last has 6 rows
+  Compiled c = compileStyle("if_frames.tl", {{"M", "70"}});
+  HostTensor X(DType::Float32, {M, 64}), Y(DType::Float32, {M, 64});
+  interp::fillRandom(X, 81);
+  run(c, {&X, &Y});
+  std::vector<double> want(M * 64);
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t j = 0; j < 64; ++j)
+      want[r * 64 + j] = ((r / 16) % 2 == 0 ? X.get(r * 64 + j) : 1.0) * (j < 32 ? 2.0 : 1.0);
+  checkClose(Y, want, 0, 0);
+}
