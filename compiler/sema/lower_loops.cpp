@@ -5,7 +5,10 @@
 // loops. A serial loop with a step other than 1 iterates a hidden counter and
 // binds the user's variable as `start + counter * step`.
 #include <algorithm>
+#include <map>
+#include <set>
 
+#include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/loop_jumps.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
@@ -387,6 +390,90 @@ static bool bindsThread(const ast::Expr* e) {
 }
 static bool bindsThread(const ast::Stmt& s) { return bindsThread(s.target.get()) || bindsThread(s.value.get()); }
 
+// Whether an expression or statement (bodies included) names one of `names`.
+static bool mentions(const ast::Expr* e, const std::set<std::string>& names) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Name && names.count(e->name)) return true;
+  for (const ast::ExprPtr& x : e->operands)
+    if (mentions(x.get(), names)) return true;
+  return false;
+}
+static bool mentions(const ast::Stmt& s, const std::set<std::string>& names) {
+  if (mentions(s.target.get(), names) || mentions(s.value.get(), names)) return true;
+  for (const ast::Block* b : {&s.body, &s.orelse})
+    for (const ast::StmtPtr& x : *b)
+      if (x && mentions(*x, names)) return true;
+  return false;
+}
+static bool readsElements(const ast::Expr* e) {
+  if (!e) return false;
+  if (e->kind == ast::ExprKind::Subscript) return true;
+  for (const ast::ExprPtr& x : e->operands)
+    if (readsElements(x.get())) return true;
+  return false;
+}
+// The callee's attribute name of `T.f(...)`, or "".
+static std::string calleeName(const ast::Expr* e) {
+  if (!e || e->kind != ast::ExprKind::Call || e->operands.empty() || !e->operands[0]) return "";
+  const ast::Expr& c = *e->operands[0];
+  return c.kind == ast::ExprKind::Attribute ? c.name : "";
+}
+
+// The statements before `first` (the binding) that allocate a thread's own
+// buffer (`x = T.alloc_var(...)`, `T.alloc_local(...)`) or only set one up
+// (`T.clear(x)`, `T.fill(x, v)`, `x[i] = v`, `x = v`, `x += v` with v reading
+// no buffer element), for buffers no other statement before `first` names.
+std::vector<bool> Sema::threadPrivateSetup(const ast::Block& block, size_t first) {
+  std::vector<bool> deferred(first, false);
+  std::map<std::string, std::vector<size_t>> owned;  // buffer name -> its statements
+  std::set<std::string> pinned;
+  auto targetName = [](const ast::Expr* t) -> std::string {
+    if (t && t->kind == ast::ExprKind::Name) return t->name;
+    if (t && t->kind == ast::ExprKind::Subscript && !t->operands.empty() && t->operands[0] &&
+        t->operands[0]->kind == ast::ExprKind::Name)
+      return t->operands[0]->name;
+    return "";
+  };
+  for (size_t i = 0; i < first; ++i) {
+    if (!block[i]) continue;
+    const ast::Stmt& s = *block[i];
+    std::string callee = calleeName(s.value.get()), name;
+    bool assign = s.kind == ast::StmtKind::Assign || s.kind == ast::StmtKind::AugAssign;
+    if (s.kind == ast::StmtKind::Assign && s.target && s.target->kind == ast::ExprKind::Name &&
+        (callee == "alloc_var" || callee == "alloc_local") && !owned.count(s.target->name)) {
+      name = s.target->name;
+    } else if (s.kind == ast::StmtKind::Expr && (callee == "clear" || callee == "fill") &&
+               s.value->operands.size() > 1 && s.value->operands[1] &&
+               s.value->operands[1]->kind == ast::ExprKind::Name && owned.count(s.value->operands[1]->name)) {
+      name = s.value->operands[1]->name;
+      for (size_t k = 2; k < s.value->operands.size(); ++k)
+        if (readsElements(s.value->operands[k].get())) pinned.insert(name);
+    } else if (assign && owned.count(targetName(s.target.get()))) {
+      name = targetName(s.target.get());
+      if (readsElements(s.value.get())) pinned.insert(name);
+    }
+    if (!name.empty()) {
+      owned[name].push_back(i);
+      // Its other operands name no thread-private buffer of another statement.
+      std::set<std::string> others;
+      for (auto& [n, _] : owned)
+        if (n != name) others.insert(n);
+      if (mentions(s.value.get(), others))
+        for (const std::string& n : others)
+          if (mentions(s.value.get(), {n})) pinned.insert(n);
+      continue;
+    }
+    std::set<std::string> all;
+    for (auto& [n, _] : owned) all.insert(n);
+    for (const std::string& n : all)
+      if (mentions(s, {n})) pinned.insert(n);
+  }
+  for (auto& [n, stmts] : owned)
+    if (!pinned.count(n))
+      for (size_t i : stmts) deferred[i] = true;
+  return deferred;
+}
+
 // A kernel's body. TileLang's thread-level programs bind the thread index,
 // `tid = T.get_thread_binding()`, and write the rest of the kernel as code
 // every thread runs: from the first statement that binds it, the body is
@@ -398,9 +485,19 @@ static bool bindsThread(const ast::Stmt& s) { return bindsThread(s.target.get())
 void Sema::lowerKernelBody(const ast::Block& block) {
   size_t first = 0;
   while (first < block.size() && !(block[first] && bindsThread(*block[first]))) ++first;
+  blockPrivate_.clear();
+  if (first == block.size()) {
+    lowerBlockInto(block);
+    return;
+  }
+  // TileLang's threads each have their own `T.alloc_var` / `T.alloc_local`
+  // buffers, wherever they are allocated. Those allocated before the binding
+  // move into the per-thread code with the statements that only set them up
+  // (a `T.clear` / `T.fill`, an element or name assigned a value that reads
+  // no buffer), unless a statement before the binding uses them otherwise.
+  std::vector<bool> deferred = threadPrivateSetup(block, first);
   for (size_t i = 0; i < first; ++i)
-    if (block[i]) lowerStmt(*block[i]);
-  if (first == block.size()) return;
+    if (block[i] && !deferred[i]) lowerStmt(*block[i]);
   SourceLoc loc = block[first]->loc;
   ScopeGuard guard(*this, false);
   ir::Var thread = freshVar("thread", DType::Int32, loc);
@@ -413,8 +510,8 @@ void Sema::lowerKernelBody(const ast::Block& block) {
   parallelLoc_ = loc;
   loops_.push_back(LoopFrame{ir::ForKind::Parallel, "T.get_thread_binding", loc});
   parallelIteration_.push_back({"thread", thread});
-  for (size_t i = first; i < block.size(); ++i)
-    if (block[i]) lowerStmt(*block[i]);
+  for (size_t i = 0; i < block.size(); ++i)
+    if (block[i] && (i >= first || deferred[i])) lowerStmt(*block[i]);
   parallelIteration_.pop_back();
   loops_.pop_back();
   parallelLoc_ = {};
@@ -422,9 +519,21 @@ void Sema::lowerKernelBody(const ast::Block& block) {
   builder_ = saved;
   threadVar_ = nullptr;
   perThreadLoc_ = {};
+  ir::Stmt perThread = body.finish(loc);
+  // A buffer the block shares, written by every thread: wrong on the GPU.
+  std::set<const ir::BufferNode*> written = collectBufferWrites(perThread).buffers;
+  for (const ir::Buffer& b : blockPrivate_)
+    if (written.count(b.get())) {
+      report(DiagKind::ScopeViolation, loc,
+             "`" + b->name + "` is allocated and used before `T.get_thread_binding()` (by more than assignments "
+             "of its first values), so the block has one copy of it, but the per-thread code after the binding "
+             "writes it; give the per-thread code a buffer of its own, allocated after the binding")
+          .note(b->loc, "`" + b->name + "` is allocated here");
+      return;
+    }
   builder_->emit(std::make_shared<const ir::ForStmt>(thread, ir::makeInt(0, DType::Int32, loc),
                                                      ir::makeInt(kernelThreads_, DType::Int32, loc),
-                                                     ir::ForKind::Parallel, body.finish(loc), loc));
+                                                     ir::ForKind::Parallel, perThread, loc));
 }
 
 // `T.get_thread_binding(dim=0)` in per-thread code: the index along `dim` of

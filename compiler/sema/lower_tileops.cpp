@@ -77,6 +77,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
     ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, {ir::makeInt(1, DType::Int32, call.loc)},
                                     ir::MemScope::Var, nameLoc);
     builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
+    if (inKernel_ && !threadVar_) blockPrivate_.push_back(buf);
     if (init)
       builder_->emit(std::make_shared<const ir::StoreStmt>(
           buf, std::vector<ir::Expr>{ir::makeInt(0, DType::Int32, call.loc)}, init, call.loc));
@@ -124,6 +125,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
                                                                             : ir::MemScope::Local;
   ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, shape, scope, nameLoc);
   builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
+  if (scope == ir::MemScope::Local && inKernel_ && !threadVar_) blockPrivate_.push_back(buf);
   return Value::ofBuffer(buf, nameLoc);
 }
 
@@ -299,7 +301,11 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::Fill:
     case BuiltinId::Clear: {
       Value dst = evalTileArg(*args.slots[0], b.name);
-      if (dst.isError() || !outsideParallel(fname, loc)) return;
+      if (dst.isError()) return;
+      // In per-thread code a thread fills its own local buffer element by element.
+      bool own = threadVar_ && dst.kind == ValueKind::Buffer &&
+                 (dst.buffer->scope == ir::MemScope::Local || dst.buffer->scope == ir::MemScope::Var);
+      if (!own && !outsideParallel(fname, loc)) return;
       if (isPoint(dst)) {
         report(DiagKind::TypeMismatch, dst.loc,
                "`" + fname + "` fills a buffer or a slice such as `A[0:4, :]`, not a single element (assign it instead)");
@@ -315,6 +321,20 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
         value = isFloat(buf->dtype) ? ir::makeFloat(0, buf->dtype, loc)
                 : buf->dtype == DType::Bool ? ir::makeBool(false, loc)
                                             : ir::makeInt(0, buf->dtype, loc);
+      }
+      if (own) {
+        std::vector<ir::Var> vars;
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < buf->shape.size(); ++d) {
+          vars.push_back(freshVar("e", DType::Int32, loc));
+          idx.push_back(ir::makeVarRef(vars.back(), loc));
+        }
+        ir::Stmt st = std::make_shared<const ir::StoreStmt>(buf, idx, value, loc);
+        for (size_t d = vars.size(); d-- > 0;)
+          st = std::make_shared<const ir::ForStmt>(vars[d], ir::makeInt(0, DType::Int32, loc), buf->shape[d],
+                                                   ir::ForKind::Serial, st, loc);
+        builder_->emit(st);
+        return;
       }
       builder_->emit(std::make_shared<const ir::FillStmt>(makeRegion(dst, extentsOf(dst), args.slots[0]->loc), value, loc));
       return;

@@ -225,6 +225,7 @@ class Sema {
   void lowerFor(const ast::Stmt& s);
   void lowerWhile(const ast::Stmt& s);
   void lowerKernelBody(const ast::Block& block);
+  std::vector<bool> threadPrivateSetup(const ast::Block& block, size_t first);
   void lowerConditional(const ast::Expr& condition, const std::string& what, const ast::Block& thenBlock,
                         const ast::Block& elseBlock, SourceLoc loc);
   void lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::Stmt& s);
@@ -302,6 +303,9 @@ class Sema {
   // and where the first binding is.
   ir::Var threadVar_;
   SourceLoc perThreadLoc_;
+  // The kernel's local and var buffers allocated outside per-thread code:
+  // one copy for the block.
+  std::vector<ir::Buffer> blockPrivate_;
   // Loops around the statement being lowered, and the outermost `T.Parallel`
   // among them (unknown when none).
   int loopDepth_ = 0;
