@@ -386,6 +386,8 @@ static bool bindsThread(const ast::Expr* e) {
   if (e->kind == ast::ExprKind::Attribute && e->name == "get_thread_binding") return true;
   for (const ast::ExprPtr& x : e->operands)
     if (bindsThread(x.get())) return true;
+  for (const ast::Keyword& k : e->keywords)
+    if (bindsThread(k.value.get())) return true;
   return false;
 }
 static bool bindsThread(const ast::Stmt& s) { return bindsThread(s.target.get()) || bindsThread(s.value.get()); }
@@ -396,6 +398,8 @@ static bool mentions(const ast::Expr* e, const std::set<std::string>& names) {
   if (e->kind == ast::ExprKind::Name && names.count(e->name)) return true;
   for (const ast::ExprPtr& x : e->operands)
     if (mentions(x.get(), names)) return true;
+  for (const ast::Keyword& k : e->keywords)
+    if (mentions(k.value.get(), names)) return true;
   return false;
 }
 static bool mentions(const ast::Stmt& s, const std::set<std::string>& names) {
@@ -410,6 +414,18 @@ static bool readsElements(const ast::Expr* e) {
   if (e->kind == ast::ExprKind::Subscript) return true;
   for (const ast::ExprPtr& x : e->operands)
     if (readsElements(x.get())) return true;
+  for (const ast::Keyword& k : e->keywords)
+    if (readsElements(k.value.get())) return true;
+  return false;
+}
+// `T.alloc_var(...)`, `T.alloc_local(...)` or `T.alloc_fragment(shape, dtype, "local")`: a thread's own buffer.
+static bool allocatesPrivate(const ast::Expr* e, const std::string& callee) {
+  if (callee == "alloc_var" || callee == "alloc_local") return true;
+  if (callee != "alloc_fragment") return false;
+  auto local = [](const ast::Expr* x) { return x && x->kind == ast::ExprKind::String && x->name == "local"; };
+  if (e->operands.size() > 3 && local(e->operands[3].get())) return true;
+  for (const ast::Keyword& k : e->keywords)
+    if (k.name == "scope" && local(k.value.get())) return true;
   return false;
 }
 // The callee's attribute name of `T.f(...)`, or "".
@@ -440,7 +456,7 @@ std::vector<bool> Sema::threadPrivateSetup(const ast::Block& block, size_t first
     std::string callee = calleeName(s.value.get()), name;
     bool assign = s.kind == ast::StmtKind::Assign || s.kind == ast::StmtKind::AugAssign;
     if (s.kind == ast::StmtKind::Assign && s.target && s.target->kind == ast::ExprKind::Name &&
-        (callee == "alloc_var" || callee == "alloc_local") && !owned.count(s.target->name)) {
+        allocatesPrivate(s.value.get(), callee) && !owned.count(s.target->name)) {
       name = s.target->name;
     } else if (s.kind == ast::StmtKind::Expr && (callee == "clear" || callee == "fill") &&
                s.value->operands.size() > 1 && s.value->operands[1] &&
@@ -448,6 +464,8 @@ std::vector<bool> Sema::threadPrivateSetup(const ast::Block& block, size_t first
       name = s.value->operands[1]->name;
       for (size_t k = 2; k < s.value->operands.size(); ++k)
         if (readsElements(s.value->operands[k].get())) pinned.insert(name);
+      for (const ast::Keyword& k : s.value->keywords)
+        if (readsElements(k.value.get())) pinned.insert(name);
     } else if (assign && owned.count(targetName(s.target.get()))) {
       name = targetName(s.target.get());
       if (readsElements(s.value.get())) pinned.insert(name);
