@@ -83,6 +83,9 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"cast", B::Cast, C::Scalar, {"x", "dtype"}, 2, false},
       {"Cast", B::CastDTypeFirst, C::Scalar, {"dtype", "x"}, 2, false},
       {"get_thread_binding", B::GetThreadBinding, C::Scalar, {"dim"}, 0, false},
+      {"get_thread_bindings", B::GetThreadBindings, C::Scalar, {}, 0, false},
+      {"get_block_binding", B::GetBlockBinding, C::Scalar, {"dim"}, 0, false},
+      {"get_block_bindings", B::GetBlockBindings, C::Scalar, {}, 0, false},
       {"const", B::Cast, C::Scalar, {"value", "dtype"}, 2, false},  // TVM's `tir.const(1, "uint16")`
       {"Select", B::IfThenElse, C::Scalar, {"condition", "true_value", "false_value"}, 3, false},
       {"dynamic", B::Dynamic, C::Scalar, {"name", "dtype"}, 1, false},

@@ -27,8 +27,9 @@ enum class BuiltinId {
   MinValue, MaxValue, Cast, Reinterpret, UnpackInt4, UnpackUInt4, UnpackFp4,
   // TileLang's `T.Cast(dtype, x)`; `T.dynamic("M")` / `T.symbolic("M")`, a dynamic dimension
   CastDTypeFirst, Dynamic,
-  // TileLang's `T.get_thread_binding(dim)`: the thread index in per-thread code
-  GetThreadBinding,
+  // TileLang's `T.get_thread_binding(dim)`: the thread index in per-thread code;
+  // `T.get_thread_bindings()` all three; `T.get_block_binding(dim)` / `T.get_block_bindings()`
+  GetThreadBinding, GetThreadBindings, GetBlockBinding, GetBlockBindings,
   // TVM script's conditional frames: `with T.If(c):` holding `with T.Then():` and `with T.Else():`
   IfFrame, ThenFrame, ElseFrame,
   // TileLang's (TVM's) spellings of operators and functions built from others:

@@ -449,6 +449,7 @@ void Sema::lowerWith(const ast::Stmt& s) {
   }
   inKernel_ = true;
   kernelLoc_ = ctx->loc;
+  kernelBlockVars_ = vars;
   kernelSwizzle_ = 0;
   kernelSwizzleLoc_ = {};
   kernelThreads_ = threads;

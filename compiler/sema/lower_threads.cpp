@@ -71,7 +71,8 @@ void Sema::lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::S
 // TileLang's `T.get_thread_binding`.
 static bool bindsThread(const ast::Expr* e) {
   if (!e) return false;
-  if (e->kind == ast::ExprKind::Attribute && e->name == "get_thread_binding") return true;
+  if (e->kind == ast::ExprKind::Attribute && (e->name == "get_thread_binding" || e->name == "get_thread_bindings"))
+    return true;
   for (const ast::ExprPtr& x : e->operands)
     if (bindsThread(x.get())) return true;
   for (const ast::Keyword& k : e->keywords)
@@ -242,37 +243,57 @@ void Sema::lowerKernelBody(const ast::Block& block) {
                                                      ir::ForKind::Parallel, perThread, loc));
 }
 
-// `T.get_thread_binding(dim=0)` in per-thread code: the index along `dim` of
-// the thread block TileLang's `threads=(x, y, z)` describes (x fastest), from
-// the thread's number in the block.
-Value Sema::threadBinding(const ast::Expr& call, const CallArgs& args) {
+// TileLang's bindings: `T.get_thread_binding(dim=0)` in per-thread code is
+// the index along `dim` of the thread block `threads=(x, y, z)` describes (x
+// fastest), from the thread's number in the block; `T.get_block_binding(dim)`
+// is the block index along `dim` (0 past the grid's dimensions); the plural
+// forms give all three.
+Value Sema::binding(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args) {
   SourceLoc loc = call.loc;
-  if (!threadVar_) {
+  std::string name = std::string("T.") + b.name;
+  bool thread = b.id == BuiltinId::GetThreadBinding || b.id == BuiltinId::GetThreadBindings;
+  if (thread && !threadVar_) {
     report(DiagKind::ScopeViolation, loc,
-           "`T.get_thread_binding` starts per-thread code only at the top level of a kernel's body (`tid = "
+           "`" + name + "` starts per-thread code only at the top level of a kernel's body (`tid = "
            "T.get_thread_binding()` there, the statements after it run once per thread); elsewhere write "
            "per-thread work as a `T.Parallel` loop, whose variables take the thread index's place");
     return Value::error(loc);
   }
+  if (!thread && !requireKernel(loc, "`" + name + "`")) return Value::error(loc);
+  auto index = [&](int64_t dim) {
+    if (!thread)
+      return dim < (int64_t)kernelBlockVars_.size() ? ir::makeVarRef(kernelBlockVars_[dim], loc)
+                                                    : ir::makeInt(0, DType::Int32, loc);
+    const std::vector<int64_t>& dims = kernelThreadDims_;
+    int64_t below = 1;
+    for (int64_t d = 0; d < dim && d < (int64_t)dims.size(); ++d) below *= dims[d];
+    int64_t extent = dim < (int64_t)dims.size() ? dims[dim] : 1;
+    ir::Expr t = ir::makeVarRef(threadVar_, loc);
+    if (below > 1) t = foldBinary(ir::BinaryOp::FloorDiv, t, ir::makeInt(below, DType::Int32, loc), loc);
+    if (below * extent < kernelThreads_)
+      t = foldBinary(ir::BinaryOp::FloorMod, t, ir::makeInt(extent, DType::Int32, loc), loc);
+    return t;
+  };
+  if (b.id == BuiltinId::GetThreadBindings || b.id == BuiltinId::GetBlockBindings) {
+    Value all;
+    all.kind = ValueKind::Tuple;
+    all.loc = loc;
+    for (int64_t d = 0; d < 3; ++d) all.elems.push_back(Value::ofExpr(index(d), loc));
+    return all;
+  }
   int64_t dim = 0;
   if (args.slots[0]) {
-    auto d = constInt(*args.slots[0], "the dimension of `T.get_thread_binding`");
+    auto d = constInt(*args.slots[0], "the dimension of `" + name + "`");
     if (!d) return Value::error(loc);
     dim = *d;
   }
-  const std::vector<int64_t>& dims = kernelThreadDims_;
   if (dim < 0 || dim > 2) {
     report(DiagKind::BadKernel, args.slots[0]->loc,
-           "`T.get_thread_binding` takes the dimension 0, 1 or 2 of the thread block, not " + std::to_string(dim));
+           "`" + name + "` takes the dimension 0, 1 or 2 of the " + (thread ? "thread block" : "grid") + ", not " +
+               std::to_string(dim));
     return Value::error(loc);
   }
-  int64_t below = 1;
-  for (int64_t d = 0; d < dim && d < (int64_t)dims.size(); ++d) below *= dims[d];
-  int64_t extent = dim < (int64_t)dims.size() ? dims[dim] : 1;
-  ir::Expr t = ir::makeVarRef(threadVar_, loc);
-  if (below > 1) t = foldBinary(ir::BinaryOp::FloorDiv, t, ir::makeInt(below, DType::Int32, loc), loc);
-  if (below * extent < kernelThreads_) t = foldBinary(ir::BinaryOp::FloorMod, t, ir::makeInt(extent, DType::Int32, loc), loc);
-  return Value::ofExpr(t, loc);
+  return Value::ofExpr(index(dim), loc);
 }
 
 }  // namespace tlc::sema

@@ -278,7 +278,10 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       return Value::ofExpr(foldCast(*t, x, loc), loc);
     }
     case BuiltinId::Dynamic: return dynamicDimensions(*args.slots[0], args.slots[1], loc);
-    case BuiltinId::GetThreadBinding: return threadBinding(call, args);
+    case BuiltinId::GetThreadBinding:
+    case BuiltinId::GetThreadBindings:
+    case BuiltinId::GetBlockBinding:
+    case BuiltinId::GetBlockBindings: return binding(b, call, args);
     case BuiltinId::FloorDivFn: return binary(ast::BinaryOp::FloorDiv, arg(0), arg(1), loc);
     case BuiltinId::FloorModFn: return binary(ast::BinaryOp::Mod, arg(0), arg(1), loc);
     case BuiltinId::BitwiseAnd: return binary(ast::BinaryOp::BitAnd, arg(0), arg(1), loc);

@@ -229,7 +229,7 @@ class Sema {
   void lowerConditional(const ast::Expr& condition, const std::string& what, const ast::Block& thenBlock,
                         const ast::Block& elseBlock, SourceLoc loc);
   void lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::Stmt& s);
-  Value threadBinding(const ast::Expr& call, const CallArgs& args);
+  Value binding(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc);
   void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
@@ -298,6 +298,8 @@ class Sema {
   int64_t kernelThreads_ = 0;
   // The kernel's thread block as TileLang writes it: `threads=(32, 4)` is {32, 4}.
   std::vector<int64_t> kernelThreadDims_;
+  // The kernel's block indices (bx, by, bz as the grid has them).
+  std::vector<ir::Var> kernelBlockVars_;
   // The statements after `T.get_thread_binding()` in a kernel's body run once
   // per thread: the Parallel loop over the block's threads that holds them,
   // and where the first binding is.
