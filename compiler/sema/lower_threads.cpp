@@ -81,22 +81,19 @@ static bool bindsThread(const ast::Expr* e) {
 }
 static bool bindsThread(const ast::Stmt& s) { return bindsThread(s.target.get()) || bindsThread(s.value.get()); }
 
-// Whether an expression or statement (bodies included) names one of `names`.
-static bool mentions(const ast::Expr* e, const std::set<std::string>& names) {
-  if (!e) return false;
-  if (e->kind == ast::ExprKind::Name && names.count(e->name)) return true;
-  for (const ast::ExprPtr& x : e->operands)
-    if (mentions(x.get(), names)) return true;
-  for (const ast::Keyword& k : e->keywords)
-    if (mentions(k.value.get(), names)) return true;
-  return false;
+// Adds the names an expression or statement (bodies included) uses to `out`.
+static void namesIn(const ast::Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ast::ExprKind::Name) out.insert(e->name);
+  for (const ast::ExprPtr& x : e->operands) namesIn(x.get(), out);
+  for (const ast::Keyword& k : e->keywords) namesIn(k.value.get(), out);
 }
-static bool mentions(const ast::Stmt& s, const std::set<std::string>& names) {
-  if (mentions(s.target.get(), names) || mentions(s.value.get(), names)) return true;
+static void namesIn(const ast::Stmt& s, std::set<std::string>& out) {
+  namesIn(s.target.get(), out);
+  namesIn(s.value.get(), out);
   for (const ast::Block* b : {&s.body, &s.orelse})
     for (const ast::StmtPtr& x : *b)
-      if (x && mentions(*x, names)) return true;
-  return false;
+      if (x) namesIn(*x, out);
 }
 static bool readsElements(const ast::Expr* e) {
   if (!e) return false;
@@ -159,21 +156,15 @@ std::vector<bool> Sema::threadPrivateSetup(const ast::Block& block, size_t first
       name = targetName(s.target.get());
       if (readsElements(s.value.get())) pinned.insert(name);
     }
-    if (!name.empty()) {
-      owned[name].push_back(i);
-      // Its other operands name no thread-private buffer of another statement.
-      std::set<std::string> others;
-      for (auto& [n, _] : owned)
-        if (n != name) others.insert(n);
-      if (mentions(s.value.get(), others))
-        for (const std::string& n : others)
-          if (mentions(s.value.get(), {n})) pinned.insert(n);
-      continue;
-    }
-    std::set<std::string> all;
-    for (auto& [n, _] : owned) all.insert(n);
-    for (const std::string& n : all)
-      if (mentions(s, {n})) pinned.insert(n);
+    // Another thread-private buffer this statement names stays the block's.
+    std::set<std::string> used;
+    if (name.empty())
+      namesIn(s, used);
+    else
+      namesIn(s.value.get(), used);
+    for (const std::string& n : used)
+      if (n != name && owned.count(n)) pinned.insert(n);
+    if (!name.empty()) owned[name].push_back(i);
   }
   for (auto& [n, stmts] : owned)
     if (!pinned.count(n))

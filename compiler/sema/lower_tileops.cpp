@@ -133,8 +133,7 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
 // `T.Parallel` body runs once per element, so they cannot be inside one.
 bool Sema::outsideParallel(const std::string& op, SourceLoc loc) {
   if (!parallelLoc_.known()) return true;
-  if (threadVar_ && parallelLoc_.file == perThreadLoc_.file && parallelLoc_.line == perThreadLoc_.line &&
-      parallelLoc_.col == perThreadLoc_.col) {
+  if (threadVar_) {  // the per-thread code is the outermost Parallel loop
     report(DiagKind::ScopeViolation, loc,
            "`" + op + "` works on whole tiles, but the statements after `T.get_thread_binding()` run once per "
            "thread; move it before the binding")
