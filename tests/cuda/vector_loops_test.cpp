@@ -42,9 +42,11 @@ TEST_CASE("a nest moving along the contiguous dimension reads and writes 16-byte
   CHECK(count(cu, "tlc::copy_vec<__half, 8>(vld_X") == 2);
   CHECK(count(cu, "vld_X_ok ?") == 1);
   CHECK(count(cu, "tlc::copy_vec<__half, 8>(vst_Y_at") == 1);
-  // float32: four lanes per 16 bytes.
+  // float32: four lanes per 16 bytes (two chunks per thread: the whole
+  // chunks' load and store, and the edge chunks').
   cu = test::emitCudaFor(nest("Y[bx * 4 + i, j] = X[bx * 4 + i, j] + 1.0", "float32"));
-  CHECK(count(cu, "tlc::copy_vec<float, 4>") == 3);
+  CHECK(count(cu, "tlc::copy_vec<float, 4>") == 4);
+  CHECK(count(cu, "tlc::copy_vec<float, 8>") == 0);
   // Guards and lets in the body keep their meaning per lane.
   cu = test::emitCudaFor(nest(R"(c = j + 1
             if bx * 4 + i < M and c < N:
@@ -120,4 +122,29 @@ TEST_CASE("a chunk whose lanes all pass the guards runs straight; other guards k
   cu = test::emitCudaFor(nest(R"(if X[bx * 4 + i, 0] > T.cast(0, float16):
                 Y[bx * 4 + i, j] = X[bx * 4 + i, j])"));
   CHECK(count(cu, "} else {") == 1);
+}
+
+TEST_CASE("a thread with several chunks loads a group of their runs before computing any") {
+  // 4 x 256 float16 over 32 threads: four chunks of 8 lanes per thread. One
+  // 16-byte run per chunk: the four are loaded together (64 bytes).
+  std::string doubled = "Y[bx * 4 + i, j] = X[bx * 4 + i, j] * T.cast(2, float16)";
+  std::string cu = test::emitCudaFor(nest(doubled, "float16", "256"));
+  CHECK(count(cu, "__half vld_X_all[4][8];") == 1);
+  CHECK(count(cu, "tlc::copy_vec<__half, 8>(vld_X_all[kk], &X[") == 1);
+  CHECK(count(cu, "whole |= (unsigned)w << kk;") == 1);
+  CHECK(count(cu, "if (((whole >> kk) & 1u)) {") == 1);   // the whole chunks' straight lanes
+  CHECK(count(cu, "if (!((whole >> kk) & 1u)) {") == 1);  // the others, lane by lane
+  CHECK(count(cu, "for (int kb") == 0);
+  // Two runs per chunk: groups of two chunks, two groups per thread.
+  cu = test::emitCudaFor(nest("Y[bx * 4 + i, j] = X[bx * 4 + i, j] + Y[bx * 4 + i, j]", "float16", "256"));
+  CHECK(count(cu, "for (int kb = 0; kb < 2; ++kb)") == 1);
+  CHECK(count(cu, "__half vld_X_all[2][8];") == 1);
+  CHECK(count(cu, "__half vld_Y_all[2][8];") == 1);
+  // One chunk per thread, or a guard no chunk can be tested whole by: one
+  // chunk at a time.
+  cu = test::emitCudaFor(nest(doubled));
+  CHECK(count(cu, "_all[") == 0);
+  cu = test::emitCudaFor(nest(R"(if j % 2 == 0:
+                Y[bx * 4 + i, j] = X[bx * 4 + i, j])", "float16", "256"));
+  CHECK(count(cu, "_all[") == 0);
 }

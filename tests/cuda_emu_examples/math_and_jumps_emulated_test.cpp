@@ -44,6 +44,7 @@ TEST_CASE("Parallel nests with vector accesses agree with the interpreter in the
   };
   const std::vector<Run> runs = {
       {"gather", {{"T_", 7}, {"V", 5}, {"D", 200}}},     {"gather", {{"T_", 8}, {"V", 9}, {"D", 67}}},
+      {"gather_add", {{"T_", 13}, {"V", 9}, {"D", 300}}}, {"gather_add", {{"T_", 17}, {"V", 6}, {"D", 130}}},
       {"scale_bias", {{"M", 9}, {"N", 100}}},            {"scale_bias", {{"M", 6}, {"N", 37}}},
       {"inplace_transpose", {{"M", 13}, {"N", 40}}},     {"inplace_transpose", {{"M", 13}, {"N", 33}}},
       {"shared_square", {{"M", 10}, {"N", 130}}},        {"shared_square", {{"M", 9}, {"N", 67}}},

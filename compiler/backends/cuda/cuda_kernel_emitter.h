@@ -404,6 +404,9 @@ class KernelEmitter : public backend::CEmitter {
   void ensureVectorLoads(const std::vector<ir::Expr>& exprs);
   // Whether the run of `V` elements from `first` can be read as vectors (C).
   std::string runReadable(const ir::Buffer& b, const std::vector<ir::Expr>& first, int64_t V);
+  // How many of a thread's chunks of the nest load their runs together
+  // before any of them computes (see emitVectorNest); 0 for one at a time.
+  int64_t batchedChunks(const ir::Expr& totalChunks, const VectorNest& vn, const std::string& whole) const;
   // Emits the nest with vector accesses when planVectorNest finds some; false otherwise.
   bool emitVectorNest(const std::vector<const ir::ForStmt*>& nest, const ir::Stmt& body);
 

@@ -332,6 +332,27 @@ std::string KernelEmitter::wholeChunkCondition(const std::vector<const ForStmt*>
   return out;
 }
 
+// A thread with several chunks loads the runs of a group of them first when
+// some run is in global memory and every chunk can be tested whole up front. A group holds at most 64 bytes of
+// runs (16 registers), so that the arrays do not cost the kernel blocks per
+// SM; the group divides the thread's chunks.
+int64_t KernelEmitter::batchedChunks(const Expr& totalChunks, const VectorNest& vn, const std::string& whole) const {
+  constexpr int64_t kGroupBytes = 64;
+  int64_t total = 0;
+  if (whole.empty() || vn.loads.empty() || noUnroll_ || !constInt(totalChunks, &total) || total % threads_) return 0;
+  int64_t perThread = total / threads_, bytes = 0;
+  if (perThread < 2 || perThread > 64) return 0;
+  bool global = false;
+  for (auto& r : vn.loads) {
+    bytes += dtypeBytes(r.load->buffer->dtype) * vn.lanes;
+    global |= bufs_.at(r.load->buffer.get()).place == Placement::Global;
+  }
+  if (!global) return 0;  // shared memory's latency is short
+  for (int64_t g = std::min(perThread, kGroupBytes / bytes); g >= 2; --g)
+    if (perThread % g == 0) return g;
+  return 0;
+}
+
 bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, const Stmt& body) {
   auto plan = planVectorNest(nest, body, [&](const BufferNode* b) { return vectorAccessible(b); });
   if (!plan) return false;
@@ -374,29 +395,34 @@ bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, cons
   Expr chunksPerRow = makeInt(extent / V);
   Expr total = chunksPerRow;
   for (size_t d = 0; d + 1 < nest.size(); ++d) total = mul(total, nest[d]->extent);
-  Var chunk = openLoop(total, true, "chunk");
-  defineNestVars(nest, nest.size() - 1, floorDiv(makeVarRef(chunk), chunksPerRow));
   Var firstVar = makeVar("run_first");
   markNonNegative(firstVar);
-  line("const int " + varName(firstVar) + " = " + expr(mul(floorMod(makeVarRef(chunk), chunksPerRow), makeInt(V))) + ";");
-  for (auto& r : vn.loads) {
-    r.ok = fresh(r.name + "_ok");
-    line("__align__(16) " + typeName(r.load->buffer->dtype) + " " + r.name + "[" + std::to_string(V) + "];");
-    line("bool " + r.ok + " = false;");
-  }
-  for (auto& r : vn.stores) {
-    std::string T = typeName(r.store->buffer->dtype);
-    r.ok = fresh(r.name + "_mask");
-    line("__align__(16) " + T + " " + r.name + "[" + std::to_string(V) + "];");
-    line("unsigned " + r.ok + " = 0u;");
-    line(T + "* " + r.name + "_at = nullptr;");
-  }
   Var laneVar = makeVar("lane");
   markNonNegative(laneVar);
   vn.laneVar = laneVar;
   vn.lane = varName(laneVar);
   const ForStmt* inner = nest.back();
-  if (isNonNegative(inner->min)) markNonNegative(inner->var);
+  for (const ForStmt* l : nest)
+    if (isNonNegative(l->min)) markNonNegative(l->var);
+  // A chunk whose lanes all pass the body's conditions and whose loads are
+  // whole runs goes straight: its vectors loaded first, no test per lane.
+  // Any other chunk (an edge of the tensor) runs the lanes one by one.
+  std::string whole = wholeChunkCondition(nest, body, firstVar, vn);
+  std::unordered_set<const IfStmt*> taken = std::move(vn.taken);
+  // The chunk's variables: those of the nest and its first column.
+  auto defineChunk = [&](const Var& chunk) {
+    defineNestVars(nest, nest.size() - 1, floorDiv(makeVarRef(chunk), chunksPerRow));
+    Expr runFirst = mul(floorMod(makeVarRef(chunk), chunksPerRow), makeInt(V));
+    line("const int " + varName(firstVar) + " = " + expr(runFirst) + ";");
+  };
+  auto declareLoads = [&](bool arrays) {
+    for (auto& r : vn.loads) {
+      r.ok = fresh(r.name + "_ok");
+      if (arrays)
+        line("__align__(16) " + typeName(r.load->buffer->dtype) + " " + r.name + "[" + std::to_string(V) + "];");
+      line("bool " + r.ok + " = false;");
+    }
+  };
   auto lanes = [&] {
     open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + vn.lane + " = 0; " + vn.lane + " < " +
          std::to_string(V) + "; ++" + vn.lane + ")");
@@ -410,38 +436,129 @@ bool KernelEmitter::emitVectorNest(const std::vector<const ForStmt*>& nest, cons
     vecNest_ = nullptr;
     close();
   };
-  // A chunk whose lanes all pass the body's conditions and whose loads are
-  // whole runs goes straight: its vectors loaded first, no test per lane.
-  // Any other chunk (an edge of the tensor) runs the lanes one by one.
-  std::string whole = wholeChunkCondition(nest, body, firstVar, vn);
-  if (!whole.empty()) {
-    open("if (" + whole + ")");
-    for (auto& r : vn.loads) line(vectorMove(r.load->buffer->dtype, V, r.name, r.first));
+  auto declareStores = [&] {
+    for (auto& r : vn.stores) {
+      std::string T = typeName(r.store->buffer->dtype);
+      r.ok = fresh(r.name + "_mask");
+      line("__align__(16) " + T + " " + r.name + "[" + std::to_string(V) + "];");
+      line("unsigned " + r.ok + " = 0u;");
+      line(T + "* " + r.name + "_at = nullptr;");
+    }
+  };
+  // The lanes of a whole chunk, its runs loaded.
+  auto straightLanes = [&] {
     vn.straight = true;
+    vn.taken = taken;
     lanes();
     vn.straight = false;
     vn.taken.clear();
-    close("} else {");
-    ++indent_;
+  };
+  auto storeRuns = [&] {
+    std::string full = std::to_string((1ull << V) - 1) + "u";
+    for (auto& r : vn.stores) {
+      DType t = r.store->buffer->dtype;
+      std::string at = r.name + "_at";
+      open("if (" + r.ok + " == " + full + " && tlc::aligned(" + at + ", " +
+           std::to_string(std::min<int64_t>(16, dtypeBytes(t) * V)) + "))");
+      line(vectorMove(t, V, at, r.name));
+      close("} else {");
+      ++indent_;
+      line("#pragma unroll");
+      const std::string& l = vn.lane;
+      line("for (int " + l + " = 0; " + l + " < " + std::to_string(V) + "; ++" + l + ") if ((" + r.ok + " >> " + l +
+           ") & 1u) " + at + "[" + l + "] = " + r.name + "[" + l + "];");
+      close();
+    }
+  };
+  // A chunk not known whole: its lanes one by one, each run loaded at the
+  // first lane that reads it.
+  auto edgeChunk = [&] {
+    declareLoads(true);
+    declareStores();
     lanes();
+    storeRuns();
+  };
+
+  int64_t group = batchedChunks(total, vn, whole);
+  if (!group) {
+    Var chunk = openLoop(total, true, "chunk");
+    defineChunk(chunk);
+    if (whole.empty()) {
+      edgeChunk();
+    } else {
+      declareLoads(true);
+      declareStores();
+      open("if (" + whole + ")");
+      for (auto& r : vn.loads) line(vectorMove(r.load->buffer->dtype, V, r.name, r.first));
+      straightLanes();
+      close("} else {");
+      ++indent_;
+      lanes();
+      close();
+      storeRuns();
+    }
     close();
-  } else {
-    lanes();
+    return true;
   }
-  std::string full = std::to_string((1ull << V) - 1) + "u";
-  for (auto& r : vn.stores) {
-    DType t = r.store->buffer->dtype;
-    std::string at = r.name + "_at";
-    open("if (" + r.ok + " == " + full + " && tlc::aligned(" + at + ", " +
-         std::to_string(std::min<int64_t>(16, dtypeBytes(t) * V)) + "))");
-    line(vectorMove(t, V, at, r.name));
-    close("} else {");
-    ++indent_;
-    line("#pragma unroll");
-    line("for (int " + vn.lane + " = 0; " + vn.lane + " < " + std::to_string(V) + "; ++" + vn.lane + ") if ((" + r.ok +
-         " >> " + vn.lane + ") & 1u) " + at + "[" + vn.lane + "] = " + r.name + "[" + vn.lane + "];");
-    close();
-  }
+  // Several chunks per thread: the runs of `group` whole chunks are loaded
+  // before any of them is computed and stored, so that their loads (and the
+  // index loads their addresses need) are in flight together instead of one
+  // chunk's latency after another's; the group's other chunks (edges) then
+  // run one at a time. Iterations of a Parallel nest are independent, and a
+  // buffer the nest both reads and writes as vectors is read and written at
+  // one element per iteration, so no chunk's store reaches a run another
+  // chunk loads. Which chunks are whole is a bit mask, so that no array of
+  // the thread's is indexed by a loop counter.
+  int64_t perThread = 0;
+  constInt(total, &perThread);
+  perThread /= threads_;
+  const std::string G = std::to_string(group), Vs = std::to_string(V);
+  auto unrolled = [&](const std::string& k, int64_t count, bool unroll) {
+    open(std::string(unroll ? "#pragma unroll" : "#pragma unroll 1") + "\n" + std::string(indent_ * 2, ' ') +
+         "for (int " + k + " = 0; " + k + " < " + std::to_string(count) + "; ++" + k + ")");
+  };
+  std::string kb = fresh("kb"), kk = fresh("kk"), wholeMask = fresh("whole");
+  Var chunk = makeVar("chunk");
+  markNonNegative(chunk);
+  std::string first = perThread > group ? kb + " * " + G + " + " + kk : kk;
+  std::string isWhole = "((" + wholeMask + " >> " + kk + ") & 1u)";
+  auto defineGroupChunk = [&] {
+    line("const int " + varName(chunk) + " = (" + first + ") * " + std::to_string(threads_) + " + tid;");
+    defineChunk(chunk);
+  };
+  if (perThread > group) unrolled(kb, perThread / group, true);
+  else open("");
+  line("unsigned " + wholeMask + " = 0u;");
+  for (auto& r : vn.loads)
+    line("__align__(16) " + typeName(r.load->buffer->dtype) + " " + r.name + "_all[" + G + "][" + Vs + "];");
+  unrolled(kk, group, true);
+  defineGroupChunk();
+  // (The test in a variable and the mask set unconditionally: the group's
+  // tests and loads then compile to predicated code with every load issued
+  // before the first use.)
+  std::string w = fresh("w");
+  line("const bool " + w + " = " + whole + ";");
+  line(wholeMask + " |= (unsigned)" + w + " << " + kk + ";");
+  open("if (" + w + ")");
+  for (auto& r : vn.loads) line(vectorMove(r.load->buffer->dtype, V, r.name + "_all[" + kk + "]", r.first));
+  close();
+  close();
+  unrolled(kk, group, true);
+  open("if (" + isWhole + ")");
+  defineGroupChunk();
+  for (auto& r : vn.loads)
+    line(typeName(r.load->buffer->dtype) + "* const " + r.name + " = " + r.name + "_all[" + kk + "];");
+  declareStores();
+  straightLanes();
+  storeRuns();
+  close();
+  close();
+  unrolled(kk, group, false);
+  open("if (!" + isWhole + ")");
+  defineGroupChunk();
+  edgeChunk();
+  close();
+  close();
   close();
   return true;
 }
