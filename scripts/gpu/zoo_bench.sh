@@ -61,6 +61,8 @@ bench() {
 selected() { [ "$only" = "  " ] || [[ "$only" == *" $1 "* ]]; }
 
 # zoo NAME KIND "CHECK DIMS" "BENCH DIMS" [EXTRA ARGS]: KIND is mem or gemm;
+# a size written D:NAME=VALUE is bound at compile time (-D), the others at
+# run time (--dim);
 # bench_extra="ARGS" before it: arguments of the timed run only (the check
 # keeps the default inputs, whose indices also fall outside the tables).
 zoo() {
@@ -69,10 +71,11 @@ zoo() {
   selected "$name" || return 0
   local f="$root/bench/zoo/$name.tl" d a ref=--copy-bandwidth
   a=()
-  for d in $small; do a+=(--dim "$d"); done
+  size() { if [[ $1 == D:* ]]; then a+=(-D "${1#D:}"); else a+=(--dim "$1"); fi; }
+  for d in $small; do size "$d"; done
   check "$name" "$small" "$f" "${a[@]}" "$@"
   a=()
-  for d in $large; do a+=(--dim "$d"); done
+  for d in $large; do size "$d"; done
   [ "$kind" = gemm ] && ref=--cublas
   # shellcheck disable=SC2086
   bench "$name" "$f" $ref "${a[@]}" "$@" ${bench_extra:-}
@@ -80,7 +83,7 @@ zoo() {
 
 zoo layernorm mem "M=37" "M=32768"
 zoo rmsnorm_residual mem "M=37" "M=32768"
-zoo groupnorm mem "B=3 C=96 HW=300" "B=32 C=512 HW=4096"
+zoo groupnorm mem "B=3 D:C=96 D:HW=300" "B=32 D:C=512 D:HW=4096"
 zoo transpose mem "M=100 N=77" "M=8192 N=8192"
 zoo permute_0213 mem "B=2 S=70 H=3" "B=8 S=4096 H=32"
 zoo permute_3d mem "B=2 M=50 N=70" "B=16 M=2048 N=2048"

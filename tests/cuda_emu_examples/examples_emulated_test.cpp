@@ -301,7 +301,7 @@ TEST_CASE("element-by-element transposes staged through shared memory run clean 
 TEST_CASE("zoo kernels with column reductions and vectorized nests run clean in the CUDA emulator") {
   const std::vector<Case> cases = {
       {"bench/zoo/col_sum.tl", {}, {{"M", 100}, {"N", 300}}},
-      {"bench/zoo/groupnorm.tl", {}, {{"B", 2}, {"C", 64}, {"HW", 300}}},
+      {"bench/zoo/groupnorm.tl", {{"C", "64"}, {"HW", "300"}}, {{"B", 2}}},
       {"bench/zoo/embedding.tl", {}, {{"T_", 30}, {"V", 50}}},
       {"bench/zoo/permute_3d.tl", {}, {{"B", 2}, {"M", 50}, {"N", 70}}},
       // Column vectors in a warp-wide row group (32 threads per row).

@@ -32,6 +32,10 @@ def bf16(x):
     return u.astype(np.uint32).view(np.float32)
 
 
+class Define(int):
+    """A size a case binds at compile time (`-D NAME=VALUE`) instead of at run time (`--dim`)."""
+
+
 def rand(shape, dtype):
     x = rng.uniform(-1.0, 1.0, size=shape)
     if dtype == "float16":
@@ -78,7 +82,7 @@ def case_groupnorm():
     mu = x.mean(2, keepdims=True)
     var = x.var(2, keepdims=True)
     y = ((x - mu) / np.sqrt(var + 1e-5)).reshape(B, C, HW) * f(g)[None, :, None] + f(b)[None, :, None]
-    return {"B": B, "C": C, "HW": HW}, {"X": X, "gamma": g, "beta": b}, {"Y": (y, "float16")}
+    return {"B": B, "C": Define(C), "HW": Define(HW)}, {"X": X, "gamma": g, "beta": b}, {"Y": (y, "float16")}
 
 
 def case_transpose():
@@ -262,7 +266,7 @@ def run_file(tlc, name, path, args, inputs, outputs, targets):
 
 
 def dim_args(dims):
-    return [a for d, v in dims.items() for a in ("--dim", f"{d}={v}")]
+    return [a for d, v in dims.items() for a in ("-D" if isinstance(v, Define) else "--dim", f"{d}={v}")]
 
 
 def run_case(tlc, name, targets):
