@@ -11,11 +11,11 @@ namespace tlc::sema {
 
 enum class BuiltinId {
   // kernels and allocation
-  Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar,
+  Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar, AllocReducer,
   // tile operations (statements)
   Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
   AtomicAdd, AtomicMax, AtomicMin, AtomicAddX2, AtomicAddX4, UseSwizzle, AnnotateLayout, SyncThreads, Cumsum,
-  Print,
+  Print, ReducerInit, ReducerUpdate, FinalizeReducer,
   // layout values (the second argument of T.annotate_layout)
   SwizzledLayout, RowMajorLayout, RowGroups, SharedFallback, MakeSwizzledLayout,
   // loop iterators

@@ -231,7 +231,10 @@ void Sema::lowerFor(const ast::Stmt& s) {
     ir::Var v = freshVar(base, ranges[i].second->dtype, vloc);
     vars.push_back(v);
     auto lo = constIntValue(ranges[i].first), ext = constIntValue(ranges[i].second);
-    if (lo && ext && *ext > 0 && !stepped) loopRanges_[v.get()] = LoopRange{*lo, *ext, iter->loc};
+    if (lo && ext && *ext > 0 && !stepped) {
+      loopRanges_[v.get()] = LoopRange{*lo, *ext, iter->loc};
+      if (kind == ir::ForKind::Parallel) parallelRanges_[v.get()] = {*lo, *ext};
+    }
     if (!stepped) bindName(s.names[i], vloc, Value::ofExpr(ir::makeVarRef(v, vloc), vloc));
   }
   StmtBuilder body;
@@ -254,7 +257,11 @@ void Sema::lowerFor(const ast::Stmt& s) {
   size_t outerIteration = parallelIteration_.size();
   if (kind == ir::ForKind::Parallel)
     for (size_t i = 0; i < nvars; ++i) parallelIteration_.push_back({s.names[i], vars[i]});
+  size_t outerSerial = nestSerialVars_.size();
+  if (kind != ir::ForKind::Parallel && outerParallel.known())
+    nestSerialVars_.insert(nestSerialVars_.end(), vars.begin(), vars.end());
   lowerBlockInto(s.body);
+  nestSerialVars_.resize(outerSerial);
   parallelIteration_.resize(outerIteration);
   loops_.pop_back();
   parallelLoc_ = outerParallel;
@@ -270,7 +277,10 @@ void Sema::lowerFor(const ast::Stmt& s) {
     loop->warpSpecialize = warpSpecialize;
     stmt = loop;
   }
-  builder_->emit(stmt);
+  if (kind == ir::ForKind::Parallel && !outerParallel.known() && !reducerNests_.empty())
+    finishReducers(stmt, s.loc);  // the nest updated reducers
+  else
+    builder_->emit(stmt);
 }
 
 // `while cond: body` is a serial loop that tests its condition before each

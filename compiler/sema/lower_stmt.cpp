@@ -181,6 +181,10 @@ void Sema::assignTo(const ast::Expr& target, const Value& v, const ast::Expr* va
       ir::Expr x = expectScalar(v, "the value stored into `" + base.buffer->name + "`");
       if (!idx || !x) return;
       if (!requireKernel(target.loc, "writing `" + base.buffer->name + "`")) return;
+      if (parallelLoc_.known() && isReducer(base.buffer)) {
+        reducerStore(base.buffer, *idx, x, loc);
+        return;
+      }
       builder_->emit(
           std::make_shared<const ir::StoreStmt>(base.buffer, *idx, convert(v, base.buffer->dtype, loc), loc));
       return;
@@ -239,7 +243,18 @@ void Sema::lowerAugAssign(const ast::Stmt& s) {
     if (!idx) return;
     if (!requireKernel(target.loc, "writing `" + base.buffer->name + "`")) return;
     Value cur = Value::ofExpr(ir::makeLoad(base.buffer, *idx, target.loc), target.loc);
-    Value r = binary(s.augOp, cur, eval(*s.value), s.loc);
+    Value v = eval(*s.value);
+    if (parallelLoc_.known() && isReducer(base.buffer)) {
+      if (s.augOp == ast::BinaryOp::Add && reducers_[base.buffer.get()] == ir::ReduceKind::Sum) {
+        if (expectScalar(v, "the value added to `" + base.buffer->name + "`"))
+          reducerUpdate(base.buffer, *idx, convert(v, base.buffer->dtype, s.loc), s.loc);
+        return;
+      }
+      Value r = binary(s.augOp, cur, v, s.loc);
+      if (r.isExpr()) reducerStore(base.buffer, *idx, r.expr, s.loc);  // not an update of its op: reported
+      return;
+    }
+    Value r = binary(s.augOp, cur, v, s.loc);
     if (!r.isExpr()) return;
     builder_->emit(
         std::make_shared<const ir::StoreStmt>(base.buffer, *idx, convert(r, base.buffer->dtype, s.loc), s.loc));

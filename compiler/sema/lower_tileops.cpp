@@ -83,7 +83,13 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
           buf, std::vector<ir::Expr>{ir::makeInt(0, DType::Int32, call.loc)}, init, call.loc));
     return Value::ofBuffer(buf, nameLoc);
   }
-  if (!checkAllocScope(b, args.slots[2])) return Value::error(nameLoc);
+  std::optional<ir::ReduceKind> reducer;
+  if (b.id == BuiltinId::AllocReducer) {
+    reducer = reducerOp(args.slots[2], args.slots[3]);
+    if (!reducer) return Value::error(nameLoc);
+  } else if (!checkAllocScope(b, args.slots[2])) {
+    return Value::error(nameLoc);
+  }
   Value shapeValue = eval(*args.slots[0]);
   std::vector<Value> dims;
   if (shapeValue.kind == ValueKind::Tuple)
@@ -120,11 +126,12 @@ Value Sema::lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::s
     Value s = eval(*args.slots[2]);
     localFragment = s.kind == ValueKind::String && s.str == "local";
   }
-  ir::MemScope scope = b.id == BuiltinId::AllocShared                       ? ir::MemScope::Shared
-                       : b.id == BuiltinId::AllocFragment && !localFragment ? ir::MemScope::Fragment
-                                                                            : ir::MemScope::Local;
+  ir::MemScope scope = b.id == BuiltinId::AllocShared                                 ? ir::MemScope::Shared
+                       : (b.id == BuiltinId::AllocFragment && !localFragment) || reducer ? ir::MemScope::Fragment
+                                                                                      : ir::MemScope::Local;
   ir::Buffer buf = ir::makeBuffer(uniqueName(name), *dt, shape, scope, nameLoc);
   builder_->emit(std::make_shared<const ir::AllocStmt>(buf, call.loc));
+  if (reducer) reducers_[buf.get()] = *reducer;
   if (scope == ir::MemScope::Local && inKernel_ && !threadVar_) blockPrivate_.push_back(buf);
   return Value::ofBuffer(buf, nameLoc);
 }
@@ -348,6 +355,9 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::AtomicMin:
     case BuiltinId::AtomicAddX2:
     case BuiltinId::AtomicAddX4: lowerAtomic(b, args, loc); return;
+    case BuiltinId::ReducerInit:
+    case BuiltinId::ReducerUpdate:
+    case BuiltinId::FinalizeReducer: lowerReducerOp(b, call, args); return;
     default: break;
   }
 }

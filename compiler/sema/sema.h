@@ -234,6 +234,31 @@ class Sema {
   void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
 
+  // ---- reducers (lower_reducers.cpp)
+  bool isReducer(const ir::Buffer& b) const;
+  std::optional<ir::ReduceKind> reducerOp(const ast::Expr* opArg, const ast::Expr* replicationArg);
+  void lowerReducerOp(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
+  void reducerStore(const ir::Buffer& acc, const std::vector<ir::Expr>& idx, const ir::Expr& stored, SourceLoc loc);
+  void reducerUpdate(const ir::Buffer& acc, const std::vector<ir::Expr>& idx, ir::Expr value, SourceLoc loc);
+  // The updates of one reducer in the outermost Parallel nest being lowered.
+  struct ReducerNest {
+    ir::Buffer acc, partial;       // the reducer; the nest's partial values (the nest's shape)
+    std::vector<ir::Expr> idx;     // the reducer's index in the updates
+    std::vector<int> kept;         // per index: the nest variable it is, or -1
+    std::vector<ir::Var> nest;     // the nest's variables, outermost first
+    std::vector<int64_t> mins;     // and their loops' first values
+    SourceLoc loc;                 // the first update
+  };
+  void emitPartialUpdate(const ReducerNest& u, ir::Expr value, SourceLoc loc);
+  void finishReducers(const ir::Stmt& nest, SourceLoc loc);
+  std::map<const ir::BufferNode*, ir::ReduceKind> reducers_;  // T.alloc_reducer buffers and their ops
+  std::vector<ReducerNest> reducerNests_;
+  // The constant ranges (min, extent) of the T.Parallel loops in scope, as
+  // declared (loopRanges_ narrows them under conditions).
+  std::map<const ir::VarNode*, std::pair<int64_t, int64_t>> parallelRanges_;
+  // The variables of the non-Parallel loops inside the outermost Parallel loop.
+  std::vector<ir::Var> nestSerialVars_;
+
   // ---- tile operations (lower_tileops.cpp)
   void lowerTileOp(const BuiltinInfo& b, const ast::Expr& call);
   bool outsideParallel(const std::string& op, SourceLoc loc);

@@ -67,3 +67,8 @@ TEST_CASE("TileLang-style thread-level code after T.get_thread_binding on the CP
   checkStyle("thread_binding.tl", {{"N", "8"}, {"K", "300"}});
   checkStyle("if_frames.tl", {{"M", "70"}});
 }
+
+TEST_CASE("TileLang-style reducers on the CPU") {
+  checkStyle("reducers.tl", {}, {{"M", 37}, {"N", 300}});
+  checkStyle("reducers.tl", {{"M", "70"}, {"N", "100"}});
+}

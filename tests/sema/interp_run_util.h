@@ -13,12 +13,13 @@
 
 namespace tlc::test {
 
-// Runs the first kernel of `c` on `tensors` (its parameters, in order); the run must succeed cleanly.
-inline void run(const Compiled& c, std::vector<interp::HostTensor*> tensors) {
+// Runs kernel `func` (the first by default) of `c` on `tensors` (its
+// parameters, in order); the run must succeed cleanly.
+inline void run(const Compiled& c, std::vector<interp::HostTensor*> tensors, size_t func = 0) {
   std::vector<interp::ArgValue> args;
   for (interp::HostTensor* t : tensors) args.push_back(interp::ArgValue::ofTensor(*t));
   DiagnosticEngine diags(*c.sources);
-  bool ok = interp::interpret(c.func(), args, diags);
+  bool ok = interp::interpret(c.func(func), args, diags);
   INFO(diags.renderAll());
   REQUIRE(ok);
   CHECK(!diags.hasErrors());

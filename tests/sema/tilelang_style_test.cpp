@@ -354,3 +354,47 @@ TEST_CASE("T.If / T.Then / T.Else frames are an if and its else") {
       want[r * 64 + j] = ((r / 16) % 2 == 0 ? X.get(r * 64 + j) : 1.0) * (j < 32 ? 2.0 : 1.0);
   checkClose(Y, want, 0, 0);
 }
+
+TEST_CASE("reducers: row sums over column tiles, a one-element sum of squares, column maxima and a minimum") {
+  Compiled c = compileStyle("reducers.tl");
+  REQUIRE(c.module->funcs.size() == 3);
+  {
+    const int64_t M = 37, N = 300;  // 8-row blocks, 64-column tiles: neither divides
+    HostTensor A(DType::Float32, {M, N}), B(DType::Float32, {M});
+    interp::fillRandom(A, 91);
+    run(c, {&A, &B}, 0);
+    std::vector<double> want(M, 0.0);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) want[i] += A.get(i * N + j);
+    checkClose(B, want, 1e-5, 1e-5);
+  }
+  {
+    const int64_t M = 5, N = 300;
+    HostTensor X(DType::Float16, {M, N}), W(DType::Float16, {N}), Y(DType::Float16, {M, N});
+    interp::fillRandom(X, 92);
+    interp::fillRandom(W, 93);
+    run(c, {&X, &W, &Y}, 1);
+    std::vector<double> want(M * N);
+    for (int64_t r = 0; r < M; ++r) {
+      double ss = 0;
+      for (int64_t i = 0; i < N; ++i) ss += X.get(r * N + i) * X.get(r * N + i);
+      double rstd = 1.0 / std::sqrt(ss / N + 1e-6);
+      for (int64_t i = 0; i < N; ++i) want[r * N + i] = X.get(r * N + i) * rstd * W.get(i);
+    }
+    checkClose(Y, want, 2e-3, 2e-3);
+  }
+  {
+    const int64_t M = 70, N = 100, blocks = (N + 31) / 32;  // 32 x 32 tiles divide neither
+    HostTensor A(DType::Float32, {M, N}), cmax(DType::Float32, {N}), lo(DType::Float32, {blocks});
+    interp::fillRandom(A, 94);
+    run(c, {&A, &cmax, &lo}, 2);
+    std::vector<double> mx(N, -INFINITY), mn(blocks, INFINITY);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        mx[j] = std::max(mx[j], A.get(i * N + j));
+        mn[j / 32] = std::min(mn[j / 32], A.get(i * N + j));
+      }
+    checkClose(cmax, mx, 0, 0);
+    checkClose(lo, mn, 0, 0);
+  }
+}
