@@ -38,4 +38,17 @@ inline void checkClose(const interp::HostTensor& got, const std::vector<double>&
   CHECK(bad == 0);
 }
 
+// RMSNorm of the rows of the M x N tensor X: X / sqrt(mean(X^2) + eps) * W.
+inline std::vector<double> rmsnormRows(const interp::HostTensor& X, const interp::HostTensor& W, int64_t M, int64_t N,
+                                       double eps) {
+  std::vector<double> want(M * N);
+  for (int64_t i = 0; i < M; ++i) {
+    double ss = 0;
+    for (int64_t j = 0; j < N; ++j) ss += X.get(i * N + j) * X.get(i * N + j);
+    double r = 1.0 / std::sqrt(ss / N + eps);
+    for (int64_t j = 0; j < N; ++j) want[i * N + j] = X.get(i * N + j) * r * W.get(j);
+  }
+  return want;
+}
+
 }  // namespace tlc::test

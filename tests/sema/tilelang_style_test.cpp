@@ -374,14 +374,7 @@ TEST_CASE("reducers: row sums over column tiles, a one-element sum of squares, c
     interp::fillRandom(X, 92);
     interp::fillRandom(W, 93);
     run(c, {&X, &W, &Y}, 1);
-    std::vector<double> want(M * N);
-    for (int64_t r = 0; r < M; ++r) {
-      double ss = 0;
-      for (int64_t i = 0; i < N; ++i) ss += X.get(r * N + i) * X.get(r * N + i);
-      double rstd = 1.0 / std::sqrt(ss / N + 1e-6);
-      for (int64_t i = 0; i < N; ++i) want[r * N + i] = X.get(r * N + i) * rstd * W.get(i);
-    }
-    checkClose(Y, want, 2e-3, 2e-3);
+    checkClose(Y, rmsnormRows(X, W, M, N, 1e-6), 2e-3, 2e-3);
   }
   {
     const int64_t M = 70, N = 100, blocks = (N + 31) / 32;  // 32 x 32 tiles divide neither
