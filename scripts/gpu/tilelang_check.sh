@@ -2,8 +2,8 @@
 # The kernels written in TileLang's spelling (tests/tilelang/) on a GPU:
 # each against the reference interpreter at the sizes the emulator test uses
 # (tiles that do not divide them) and at larger ones, on ARCH and on sm_90
-# (the mma.sync path), the split-K gemm's tile-level atomics and the while
-# loops under compute-sanitizer memcheck and racecheck; then the split-K gemm
+# (the mma.sync path), the split-K gemm's tile-level atomics, the while
+# loops and a reducer kernel under compute-sanitizer memcheck and racecheck; then the split-K gemm
 # timed against cuBLAS on a shape split-K is for (small M x N, long K).
 #   scripts/gpu/tilelang_check.sh [BUNDLE_DIR] [ARCH]
 # Writes $OUT/tilelang_results.md (OUT defaults to ./gpu-out).
@@ -34,6 +34,10 @@ checks=(
   "if_frames.tl -D M=70"
   "thread_binding.tl -D N=1000 -D K=4097"
   "while_loops.tl -D per_block=7 --dim M=1000 --fill V=1:100000"
+  "reducers.tl --kernel row_sum_reducer --dim M=37 --dim N=300"
+  "reducers.tl --kernel rmsnorm_reducer --dim M=5"
+  "reducers.tl --kernel col_max_min --dim M=70 --dim N=100"
+  "reducers.tl --kernel row_sum_reducer --dim M=1000 --dim N=4097"
 )
 for a in "$arch" sm_90; do
   for c in "${checks[@]}"; do
@@ -48,6 +52,8 @@ for tool in memcheck racecheck; do
     --check -D M=70 -D N=45 -D K=96
   run "$tool while_loops" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$t/while_loops.tl" --arch "$arch" \
     --check --dim M=11 --fill V=1:1000
+  run "$tool reducers" "$san" --tool "$tool" --error-exitcode 1 "$runner" "$t/reducers.tl" --kernel col_max_min \
+    --arch "$arch" --check --dim M=70 --dim N=100
 done
 for shape in "512 512 16384 8" "1024 1024 8192 4"; do
   set -- $shape
