@@ -1,5 +1,8 @@
 #include "compiler/ir/ir.h"
 
+#include <limits>
+
+#include "compiler/ir/int_arith.h"
 #include "compiler/support/diagnostics.h"
 
 namespace tlc::ir {
@@ -67,6 +70,18 @@ const char* forKindName(ForKind k) {
     case ForKind::Vectorized: return "vectorized";
   }
   return "?";
+}
+
+Expr reduceIdentity(ReduceKind k, DType t, SourceLoc loc) {
+  bool lowest = k == ReduceKind::Max;
+  if (k != ReduceKind::Max && k != ReduceKind::Min)
+    return isFloat(t) ? makeFloat(0.0, t, loc) : makeInt(0, t, loc);
+  const double inf = std::numeric_limits<double>::infinity();
+  if (isFloat(t)) return makeFloat(lowest ? -inf : inf, t, loc);
+  int bits = dtypeBits(t);
+  if (!isSigned(t)) return makeInt(lowest ? 0 : wrapToDType(~uint64_t(0), t), t, loc);
+  uint64_t high = (uint64_t(1) << (bits - 1)) - 1;
+  return makeInt(wrapToDType(lowest ? ~high : high, t), t, loc);
 }
 
 const char* reduceKindName(ReduceKind k) {

@@ -395,6 +395,10 @@ struct FillStmt : StmtNode {
 
 enum class ReduceKind { Sum, Max, Min, AbsSum, AbsMax };
 const char* reduceKindName(ReduceKind k);  // "sum", "max", ...
+// The value a reduction of kind `k` over `t` starts from: zero for the sums
+// and AbsMax, the lowest value of `t` for Max (-inf for floats), the
+// highest for Min (+inf).
+Expr reduceIdentity(ReduceKind k, DType t, SourceLoc loc = {});
 
 struct ReduceStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Reduce;

@@ -22,27 +22,6 @@ DType accumulatorType(DType t) {
   return t;
 }
 
-Expr identity(ReduceKind k, DType t) {
-  switch (k) {
-    case ReduceKind::Sum:
-    case ReduceKind::AbsSum:
-    case ReduceKind::AbsMax: return zeroOf(t);
-    case ReduceKind::Max:
-      if (isFloat(t)) return makeFloat(-std::numeric_limits<double>::infinity(), t);
-      return makeInt(isSigned(t) ? (dtypeBits(t) == 64 ? std::numeric_limits<int64_t>::min()
-                                                       : -(int64_t(1) << (dtypeBits(t) - 1)))
-                                 : 0,
-                     t);
-    case ReduceKind::Min:
-      if (isFloat(t)) return makeFloat(std::numeric_limits<double>::infinity(), t);
-      if (isSigned(t)) return makeInt(dtypeBits(t) == 64 ? std::numeric_limits<int64_t>::max()
-                                                         : (int64_t(1) << (dtypeBits(t) - 1)) - 1,
-                                      t);
-      return makeInt(dtypeBits(t) == 64 ? -1 : (int64_t(1) << dtypeBits(t)) - 1, t);
-  }
-  return zeroOf(t);
-}
-
 Expr absOf(Expr v) {
   if (!isSigned(v->dtype)) return v;
   return makeCall("abs", {v}, v->dtype, v->loc);
@@ -161,7 +140,7 @@ class Lowering {
   }
 
   Expr initial(const std::vector<Expr>& di) const {
-    Expr init = r_->clear ? identity(r_->reduceKind, at_) : makeCast(at_, makeLoad(dst_.buffer, di, loc_), loc_);
+    Expr init = r_->clear ? reduceIdentity(r_->reduceKind, at_) : makeCast(at_, makeLoad(dst_.buffer, di, loc_), loc_);
     return init->dtype == at_ ? init : makeCast(at_, init, loc_);
   }
   Stmt store(const Buffer& b, const std::vector<Expr>& idx, Expr v) const {
@@ -203,7 +182,7 @@ class Lowering {
     Expr L = makeInt(lanes, it);
     std::vector<Expr> pl = {makeVarRef(l, loc_)};
     Stmt clearLanes = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
-                              store(partials_, pl, identity(r_->reduceKind, at_)), loc_);
+                              store(partials_, pl, reduceIdentity(r_->reduceKind, at_)), loc_);
     std::vector<Expr> sc = si;
     sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
     Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,

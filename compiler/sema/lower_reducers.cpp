@@ -29,26 +29,13 @@ namespace {
 
 std::string quoted(const std::string& s) { return "`" + s + "`"; }
 
-const char* reducerOpName(ir::ReduceKind k) {
-  return k == ir::ReduceKind::Sum ? "sum" : k == ir::ReduceKind::Max ? "max" : "min";
-}
-
-// The value that leaves every other value unchanged under `op`.
-ir::Expr reducerIdentity(ir::ReduceKind op, DType t, SourceLoc loc) {
-  if (op == ir::ReduceKind::Sum) return isFloat(t) ? ir::makeFloat(0.0, t, loc) : ir::makeInt(0, t, loc);
-  bool max = op == ir::ReduceKind::Max;
-  if (isFloat(t)) return ir::makeFloat(max ? -INFINITY : INFINITY, t, loc);
-  int bits = dtypeBits(t);
-  if (!isSigned(t)) return ir::makeInt(max ? 0 : wrapToDType(~uint64_t(0), t), t, loc);
-  uint64_t high = (uint64_t(1) << (bits - 1)) - 1;
-  return ir::makeInt(wrapToDType(max ? ~high : high, t), t, loc);
+// The operation that folds a value into a reducer of kind `op`.
+ir::BinaryOp combineOp(ir::ReduceKind op) {
+  return op == ir::ReduceKind::Sum ? ir::BinaryOp::Add : op == ir::ReduceKind::Max ? ir::BinaryOp::Max : ir::BinaryOp::Min;
 }
 
 ir::Expr combine(ir::ReduceKind op, ir::Expr a, ir::Expr b, SourceLoc loc) {
-  ir::BinaryOp k = op == ir::ReduceKind::Sum   ? ir::BinaryOp::Add
-                   : op == ir::ReduceKind::Max ? ir::BinaryOp::Max
-                                               : ir::BinaryOp::Min;
-  return ir::makeBinary(k, std::move(a), std::move(b), loc);
+  return ir::makeBinary(combineOp(op), std::move(a), std::move(b), loc);
 }
 
 }  // namespace
@@ -115,7 +102,7 @@ void Sema::lowerReducerOp(const BuiltinInfo& b, const ast::Expr& call, const Cal
   const ir::Buffer& buf = acc.buffer;
   if (b.id == BuiltinId::ReducerInit) {
     builder_->emit(std::make_shared<const ir::FillStmt>(
-        ir::fullRegion(buf, call.loc), reducerIdentity(reducers_[buf.get()], buf->dtype, call.loc), call.loc));
+        ir::fullRegion(buf, call.loc), ir::reduceIdentity(reducers_[buf.get()], buf->dtype, call.loc), call.loc));
     return;
   }
   // T.finalize_reducer: the reducer is combined already; `batch` is a hint.
@@ -141,9 +128,7 @@ void Sema::lowerReducerOp(const BuiltinInfo& b, const ast::Expr& call, const Cal
 void Sema::reducerStore(const ir::Buffer& acc, const std::vector<ir::Expr>& idx, const ir::Expr& stored,
                         SourceLoc loc) {
   ir::ReduceKind op = reducers_[acc.get()];
-  ir::BinaryOp want = op == ir::ReduceKind::Sum   ? ir::BinaryOp::Add
-                      : op == ir::ReduceKind::Max ? ir::BinaryOp::Max
-                                                  : ir::BinaryOp::Min;
+  ir::BinaryOp want = combineOp(op);
   ir::Expr self = ir::makeLoad(acc, idx, loc), v;
   if (auto* bin = ir::as<ir::Binary>(stored); bin && bin->op == want) {
     if (ir::structurallyEqual(bin->a, self)) v = bin->b;
@@ -152,9 +137,9 @@ void Sema::reducerStore(const ir::Buffer& acc, const std::vector<ir::Expr>& idx,
   if (!v) {
     std::string acc_i = acc->name + "[...]";
     std::string form = op == ir::ReduceKind::Sum ? "`" + acc_i + " += v`"
-                                                 : "`" + acc_i + " = T." + reducerOpName(op) + "(" + acc_i + ", v)`";
+                                                 : "`" + acc_i + " = T." + ir::reduceKindName(op) + "(" + acc_i + ", v)`";
     report(DiagKind::BadReducer, loc,
-           "in a `T.Parallel` loop, the " + std::string(reducerOpName(op)) + " reducer " + quoted(acc->name) +
+           "in a `T.Parallel` loop, the " + std::string(ir::reduceKindName(op)) + " reducer " + quoted(acc->name) +
                " is only updated, as " + form + " or `T.reducer_update(" + acc_i + ", v)`")
         .note(acc->loc, quoted(acc->name) + " allocated here");
     return;
@@ -195,8 +180,10 @@ void Sema::reducerUpdate(const ir::Buffer& acc, const std::vector<ir::Expr>& idx
   for (auto& v : nest) nestVars.insert(v.get());
   for (auto& v : nestSerialVars_) innerVars.insert(v.get());
   std::vector<int> kept;  // the nest position each index names, or -1
-  for (const ir::Expr& e : idx) {
-    ir::Expr x = ir::substitute(e, letValues_);
+  std::vector<ir::Expr> at;  // the index with the nest's lets substituted
+  for (const ir::Expr& e : idx) at.push_back(ir::substitute(e, letValues_));
+  for (size_t i = 0; i < at.size(); ++i) {
+    const ir::Expr& x = at[i];
     auto* ref = ir::as<ir::VarRef>(x);
     int pos = -1;
     for (size_t k = 0; ref && k < nest.size(); ++k)
@@ -206,7 +193,7 @@ void Sema::reducerUpdate(const ir::Buffer& acc, const std::vector<ir::Expr>& idx
     usesNest.visit(x);
     usesInner.visit(x);
     if (pos == -2 || (pos < 0 && (usesNest.found || usesInner.found))) {
-      report(DiagKind::BadReducer, e->loc,
+      report(DiagKind::BadReducer, idx[i]->loc,
              "each index of a reducer updated in a `T.Parallel` loop is one of the loop's variables (each at most "
              "once) or does not change within the loop; this one is neither");
       return;
@@ -215,7 +202,7 @@ void Sema::reducerUpdate(const ir::Buffer& acc, const std::vector<ir::Expr>& idx
   }
   for (ReducerNest& u : reducerNests_) {
     if (u.acc != acc) continue;
-    if (!ir::structurallyEqual(u.idx, idx) || u.nest.size() != nest.size()) {
+    if (!ir::structurallyEqual(u.idx, at) || u.nest.size() != nest.size()) {
       report(DiagKind::BadReducer, loc,
              "a reducer is updated at one index per `T.Parallel` loop; this loop updates " + quoted(acc->name) +
                  " at another index too")
@@ -225,7 +212,7 @@ void Sema::reducerUpdate(const ir::Buffer& acc, const std::vector<ir::Expr>& idx
     emitPartialUpdate(u, value, loc);
     return;
   }
-  ReducerNest u{acc, nullptr, idx, kept, nest, mins, loc};
+  ReducerNest u{acc, nullptr, at, kept, nest, mins, loc};
   std::vector<ir::Expr> shape;
   for (int64_t e : extents) shape.push_back(ir::makeInt(e, DType::Int32, loc));
   u.partial = ir::makeBuffer(uniqueName(acc->name + "_partial"), acc->dtype, shape, ir::MemScope::Fragment, loc);
@@ -253,7 +240,7 @@ void Sema::finishReducers(const ir::Stmt& nest, SourceLoc loc) {
   for (const ReducerNest& u : updates) {
     builder_->emit(std::make_shared<const ir::AllocStmt>(u.partial, loc));
     builder_->emit(std::make_shared<const ir::FillStmt>(
-        ir::fullRegion(u.partial, loc), reducerIdentity(reducers_[u.acc.get()], u.acc->dtype, loc), loc));
+        ir::fullRegion(u.partial, loc), ir::reduceIdentity(reducers_[u.acc.get()], u.acc->dtype, loc), loc));
   }
   builder_->emit(nest);
   for (const ReducerNest& u : updates) {
@@ -291,7 +278,7 @@ void Sema::finishReducers(const ir::Stmt& nest, SourceLoc loc) {
       }
     }
     std::vector<ir::Expr> accIdx, curIdx;
-    for (const ir::Expr& e : u.idx) accIdx.push_back(ir::substitute(ir::substitute(e, letValues_), toCur));
+    for (const ir::Expr& e : u.idx) accIdx.push_back(ir::substitute(e, toCur));
     for (auto& v : vars) curIdx.push_back(ir::makeVarRef(v, loc));
     ir::Stmt body = std::make_shared<const ir::StoreStmt>(
         u.acc, accIdx, combine(op, ir::makeLoad(u.acc, accIdx, loc), ir::makeLoad(cur, curIdx, loc), loc), loc);

@@ -243,7 +243,7 @@ class Sema {
   // The updates of one reducer in the outermost Parallel nest being lowered.
   struct ReducerNest {
     ir::Buffer acc, partial;       // the reducer; the nest's partial values (the nest's shape)
-    std::vector<ir::Expr> idx;     // the reducer's index in the updates
+    std::vector<ir::Expr> idx;     // the reducer's index in the updates, the nest's lets substituted
     std::vector<int> kept;         // per index: the nest variable it is, or -1
     std::vector<ir::Var> nest;     // the nest's variables, outermost first
     std::vector<int64_t> mins;     // and their loops' first values
