@@ -35,7 +35,7 @@ namespace {
 int usage() {
   std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N] [--fill NAME=LO:HI]\n"
                "                       [--load DIR] [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
-               "                       [--no-warp-specialize] [--persistent | --no-persistent]\n";
+               "                       [--no-warp-specialize] [--persistent | --no-persistent] [--no-async-copies]\n";
   return 2;
 }
 
@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
   std::string file, arch = "sm_90";
   std::vector<Define> defines;
   driver::RunSettings settings;
-  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = true;
+  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = true,
+       asyncCopies = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -113,6 +114,8 @@ int main(int argc, char** argv) {
       persistent = true;
     } else if (a == "--no-persistent") {
       persistent = false;
+    } else if (a == "--no-async-copies") {
+      asyncCopies = false;
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
       file = a;
     } else {
@@ -141,6 +144,7 @@ int main(int argc, char** argv) {
     options.arch = arch;
     options.warpSpecialize = warpSpecialize;
     options.persistent = persistent;
+    options.asyncStandaloneCopies = asyncCopies;
     if (emit) {
       rc = driver::emitCuda(*module, false, options, std::cout, diags);
       std::cerr << diags.renderAll();

@@ -71,3 +71,34 @@ def k[M](X: Tensor[(M, 512), float32], Y: Tensor[(M,), float32]):
   CHECK(cu.substr(loop, end - loop).find("__syncthreads") == std::string::npos);
   CHECK(cu.rfind("__syncthreads", loop) != std::string::npos);
 }
+
+TEST_CASE("a tile loaded by cp.async in a serial loop is waited for, and not overwritten while it is read") {
+  // The loop writes the tensor its copy reads, so it stays serial
+  // (cuda-auto-pipeline); the copy is issued as cp.async (cuda-async-copies).
+  std::string source = R"(
+def k[M, N](X: Tensor[(M, N), float32]):
+    with T.Kernel(T.ceildiv(M, 8), threads=128) as bx:
+        S = T.alloc_shared((8, 128), float32)
+        for k in T.serial(T.ceildiv(N, 128)):
+            T.copy(X[bx * 8, k * 128], S)
+            for i, j in T.Parallel(8, 128):
+                X[bx * 8 + i, k * 128 + j] = S[i, (j + 1) % 128] * 2.0
+)";
+  std::string cu = emit(source);
+  INFO(cu);
+  CHECK(cu.find("tlc::cp_async16(") != std::string::npos);
+  // The wait, then the barrier that makes the tile visible to every thread.
+  size_t commit = cu.find("tlc::cp_async_commit();"), wait = cu.find("tlc::cp_async_wait<0>();", commit);
+  REQUIRE(wait != std::string::npos);
+  CHECK(cu.find("__syncthreads();", wait) < cu.find("S[", wait));
+  // The next iteration's copy writes the tile the Parallel nest reads: a
+  // second barrier at the end of the iteration.
+  CHECK(barriers(cu) == 2);
+  // Without the pass the copy moves through registers, with the same barriers.
+  cuda::CudaOptions sync;
+  sync.arch = "sm_90a";
+  sync.asyncStandaloneCopies = false;
+  std::string plain = test::generateCudaFor(source, sync)->source;
+  CHECK(plain.find("cp_async") == std::string::npos);
+  CHECK(barriers(plain) == 2);
+}

@@ -2,6 +2,7 @@
 // KernelEmitter per Kernel statement, and the source prelude.
 #include "compiler/backends/cuda/cuda_codegen.h"
 
+#include "compiler/backends/cuda/cuda_async_copies.h"
 #include "compiler/backends/cuda/cuda_auto_pipeline.h"
 #include "compiler/passes/expand_pipelines.h"
 #include "compiler/passes/pass_registry.h"
@@ -70,6 +71,8 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.add(*passes::findPass("stage-transposed-stores"));
   p.add(*passes::findPass("accumulate-reductions"));
   p.add(layoutInferencePass(options));
+  if (options.language == GpuLanguage::Cuda && options.asyncCopy && options.asyncStandaloneCopies)
+    p.add(asyncCopiesPass());
   return p;
 }
 

@@ -48,7 +48,10 @@ class CopyTargets : public IRVisitor {
 
 class AccessScan : public BufferAccessVisitor {
  public:
-  explicit AccessScan(const std::function<bool(const Buffer&)>& visible) : visible_(visible) {}
+  // `staged`: the versioned tiles of pipelines, whose copy_async writes are
+  // ordered by the pipeline's own waits and barriers.
+  AccessScan(const std::function<bool(const Buffer&)>& visible, const std::function<bool(const Buffer&)>& staged)
+      : visible_(visible), staged_(staged) {}
   Accesses acc;
 
  protected:
@@ -58,19 +61,21 @@ class AccessScan : public BufferAccessVisitor {
   void write(const Buffer& b) override {
     if (visible_(b)) acc.writes.insert(b.get());
   }
-  // A copy_async (an expanded pipeline's, emitExpandedPipeline) writes its
-  // stage when a wait_group completes it, and the barrier after that wait
-  // orders the writes before every later read; the stage's earlier readers
-  // finished before the barrier ahead of its issue (the steady state's wait,
-  // or the one before the prologue). So no other barrier is its.
+  // A copy_async into a pipeline's stage (an expanded pipeline's,
+  // emitExpandedPipeline) writes it when a wait_group completes it, and the
+  // barrier after that wait orders the writes before every later read; the
+  // stage's earlier readers finished before the barrier ahead of its issue
+  // (the steady state's wait, or the one before the prologue). So no other
+  // barrier is its. Other copy_asyncs (cuda-async-copies) count as copies.
   void visitCopy(const CopyStmt* n) override {
-    if (!n->async) return BufferAccessVisitor::visitCopy(n);
+    if (!n->async || !staged_(n->dst.buffer)) return BufferAccessVisitor::visitCopy(n);
     read(n->src.buffer);
     IRVisitor::visitCopy(n);
   }
 
  private:
   const std::function<bool(const Buffer&)>& visible_;
+  const std::function<bool(const Buffer&)>& staged_;
 };
 
 bool constShape(const Buffer& b, int64_t* elems) {
@@ -362,7 +367,7 @@ int64_t KernelEmitter::streamingBlocksPerSM(bool prefetchRoom) const {
 
 Accesses KernelEmitter::accessesOf(const Stmt& s) {
   std::function<bool(const Buffer&)> visible = [this](const Buffer& b) { return !isRegister(b); };
-  AccessScan scan(visible);
+  AccessScan scan(visible, stagedTile_);
   scan.visit(s);
   scan.acc.merge(scratchAccesses(s));
   if (sharedAlias_.empty()) return scan.acc;
@@ -400,7 +405,7 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
   std::unordered_map<const BufferNode*, std::pair<int64_t, int64_t>> live;
   std::function<bool(const Buffer&)> visible = [&](const Buffer& b) { return candidates.count(b.get()) > 0; };
   for (int64_t i = 0; i < (int64_t)top.size(); ++i) {
-    AccessScan scan(visible);
+    AccessScan scan(visible, stagedTile_);
     scan.visit(top[i]);
     for (auto* set : {&scan.acc.reads, &scan.acc.writes})
       for (auto* b : *set) {

@@ -14,6 +14,9 @@ struct CudaOptions {
   std::string arch = "sm_90";  // one of supportedCudaArchs() (cuda_archs.h)
   bool tensorCores = true;     // ldmatrix + mma.sync for eligible gemms
   bool asyncCopy = true;       // cp.async for global->shared copies and pipelining
+  // With asyncCopy: copies into shared memory outside pipelines issued as
+  // cp.async groups (cuda-async-copies, cuda_async_copies.h).
+  bool asyncStandaloneCopies = true;
   bool swizzle = true;         // swizzled layouts for gemm operands in shared memory
   // sm_90a: warp-specialized TMA + wgmma mainloops for eligible pipelined gemms (cuda_hopper.h)
   bool warpSpecialize = true;

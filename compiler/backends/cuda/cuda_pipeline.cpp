@@ -244,12 +244,18 @@ void KernelEmitter::emitVersion(const VersionStmt* v, Accesses& pending) {
   for (size_t i = 0; i < v->buffers.size(); ++i) bufs_[v->buffers[i].get()].version = before[i];
 }
 
-// (Its accesses, accessesOf, are its source's alone: see AccessScan.)
+// (A pipeline stage's accesses, accessesOf, are its source's alone: see
+// AccessScan. A standalone copy_async, cuda-async-copies', waits for the
+// earlier accesses to its destination, as a copy does; its wait_group's
+// barrier orders the later ones.)
 void KernelEmitter::emitAsyncCopy(const CopyStmt* c, Accesses& pending) {
-  noUnroll_ = true;  // edge tiles' checked loops stay rolled, as every pipeline producer's
+  Accesses a = accessesOf(std::make_shared<CopyStmt>(*c));
+  bool staged = stagedTile_(c->dst.buffer);
+  if (!staged && pending.conflictsWith(a)) barrier(pending);
+  noUnroll_ = staged;  // edge tiles' checked loops stay rolled, as every pipeline producer's
   emitCopy(c, true, true);
   noUnroll_ = false;
-  pending.merge(accessesOf(std::make_shared<CopyStmt>(*c)));
+  pending.merge(a);
 }
 
 }  // namespace tlc::cuda
