@@ -102,3 +102,27 @@ def k[M, N](X: Tensor[(M, N), float32]):
   CHECK(plain.find("cp_async") == std::string::npos);
   CHECK(barriers(plain) == 2);
 }
+
+TEST_CASE("a tile in flight keeps its shared bytes until its wait, even when nothing reads it") {
+  // D_s is copied and never read; C_s, written by the Parallel nest that
+  // runs while the copy lands, may not take D_s's bytes.
+  std::string cu = emit(R"(
+def k[M, N](A: Tensor[(M, N), int32], D: Tensor[(M, N), int32], C: Tensor[(M, N), int32]):
+    with T.Kernel(T.ceildiv(N, 16), T.ceildiv(M, 32), threads=32) as (bx, by):
+        A_s = T.alloc_shared((32, 16), int32)
+        T.copy(A[by * 32, bx * 16], A_s)
+        D_s = T.alloc_shared((32, 16), int32)
+        T.copy(D[by * 32, bx * 16], D_s)
+        C_s = T.alloc_shared((32, 16), int32)
+        for i, j in T.Parallel(32, 16):
+            C_s[i, j] = A_s[i, j] + 1
+        T.copy(C_s, C[by * 32, bx * 16])
+)");
+  INFO(cu);
+  auto offset = [&](const std::string& name) {
+    size_t at = cu.find(name + " = reinterpret_cast<int*>(tlc_smem + ");
+    REQUIRE(at != std::string::npos);
+    return std::stol(cu.substr(cu.find("tlc_smem + ", at) + 11));
+  };
+  CHECK(offset("D_s") != offset("C_s"));
+}

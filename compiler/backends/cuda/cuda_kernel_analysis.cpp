@@ -385,7 +385,8 @@ Accesses KernelEmitter::accessesOf(const Stmt& s) {
 
 // Offsets of the shared buffers in the kernel's one dynamic allocation.
 // Buffers whose lifetimes (the span of top-level kernel statements that
-// access them; a let's body's statements count as top-level) do not overlap
+// access them, a copy_async's destination until its wait_group; a let's
+// body's statements count as top-level) do not overlap
 // may share bytes: first fit, in allocation order, at 128-byte alignment. Buffers that overlap in memory are recorded
 // as aliases of one representative for the barrier analysis.
 int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& shared) {
@@ -404,9 +405,17 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
   std::unordered_set<const BufferNode*> candidates(shared.begin(), shared.end());
   std::unordered_map<const BufferNode*, std::pair<int64_t, int64_t>> live;
   std::function<bool(const Buffer&)> visible = [&](const Buffer& b) { return candidates.count(b.get()) > 0; };
+  // A copy_async's destination stays live until the wait_group that
+  // completes it (cuda-async-copies puts both in one statement list).
+  std::vector<const BufferNode*> inFlight;
   for (int64_t i = 0; i < (int64_t)top.size(); ++i) {
     AccessScan scan(visible, stagedTile_);
     scan.visit(top[i]);
+    if (auto* c = as<CopyStmt>(top[i]); c && c->async && visible(c->dst.buffer)) inFlight.push_back(c->dst.buffer.get());
+    if (top[i]->kind == StmtKind::AsyncWait) {
+      scan.acc.writes.insert(inFlight.begin(), inFlight.end());
+      inFlight.clear();
+    }
     for (auto* set : {&scan.acc.reads, &scan.acc.writes})
       for (auto* b : *set) {
         auto [it, fresh] = live.try_emplace(b, i, i);
