@@ -419,7 +419,7 @@ void Machine::execStore(const CStmt& s) {
 
 void Machine::execAtomic(const CStmt& s) {
   auto* a = static_cast<const AtomicStmt*>(s.node);
-  size_t n = s.exprs.size() - 1;
+  size_t n = a->indices.size();
   const CExpr& value = *s.exprs[n];
   int64_t off = elementOffset(s.slot, s.exprs.data(), n, s.node->loc);
   BufferState& b = bufs_[s.slot];
@@ -447,6 +447,10 @@ void Machine::execAtomic(const CStmt& s) {
     r = intValue(wrapToIntDType(z, t));
   }
   storeElement(b, off, r);
+  if (!s.vars.empty()) {
+    int p = s.vars[0];
+    storeElement(bufs_[p], elementOffset(p, s.exprs.data() + n + 1, a->prevIndices.size(), s.node->loc), old);
+  }
 }
 
 }  // namespace tlc::interp

@@ -319,6 +319,11 @@ class Compiler {
         checkRank(a->buffer, a->indices.size(), s->loc);
         for (const Expr& i : a->indices) c->exprs.push_back(expr(i));
         c->exprs.push_back(expr(a->value));
+        if (a->prev) {
+          c->vars.push_back(useBuffer(a->prev, s->loc));
+          checkRank(a->prev, a->prevIndices.size(), s->loc);
+          for (const Expr& i : a->prevIndices) c->exprs.push_back(expr(i));
+        }
         break;
       }
       case StmtKind::Print: {

@@ -46,11 +46,13 @@ struct CStmt {
   ir::StmtKind kind;
   const ir::StmtNode* node = nullptr;
   std::vector<const CStmt*> body;   // Seq: children; For/Let/Kernel: {body}; If: {then, else-or-null}
-  std::vector<const CExpr*> exprs;  // Kernel: grid; For: {min, extent}; Store/Atomic: indices then value;
+  std::vector<const CExpr*> exprs;  // Kernel: grid; For: {min, extent}; Store: indices then value;
+                                    // Atomic: indices, value, then the previous value's indices;
                                     // Let: {value}; If: {cond}; Evaluate: {value}; Fill: {value};
                                     // Print: value (if any), iteration values, element indices;
                                     // Version: {version}
-  std::vector<int> vars;            // Kernel: block variables; For/Let: {var}; Version: buffer slots
+  std::vector<int> vars;            // Kernel: block variables; For/Let: {var}; Version: buffer slots;
+                                    // Atomic: {the previous value's buffer slot} or {}
   int slot = -1;                    // Alloc/Store/Atomic/Print of a buffer: buffer slot
   std::vector<CRegion> regions;     // Copy: {src, dst}; Gemm: {a, b, c}; Fill: {dst}; Reduce: {src, dst}
 };

@@ -41,6 +41,7 @@ void BufferAccessVisitor::visitGemm(const GemmStmt* n) {
 void BufferAccessVisitor::visitAtomic(const AtomicStmt* n) {
   read(n->buffer);
   write(n->buffer);
+  if (n->prev) write(n->prev);
   IRVisitor::visitAtomic(n);
 }
 

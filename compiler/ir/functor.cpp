@@ -100,6 +100,7 @@ void IRVisitor::visitReduce(const ReduceStmt* n) {
 void IRVisitor::visitAtomic(const AtomicStmt* n) {
   for (const Expr& i : n->indices) visit(i);
   visit(n->value);
+  for (const Expr& i : n->prevIndices) visit(i);
 }
 void IRVisitor::visitAnnotateLayout(const AnnotateLayoutStmt*) {}
 void IRVisitor::visitBreak(const BreakStmt*) {}
@@ -270,11 +271,12 @@ Stmt IRMutator::mutateReduce(const ReduceStmt* n, const Stmt& self) {
   return std::make_shared<const ReduceStmt>(n->reduceKind, s, d, n->dim, n->clear, n->loc);
 }
 Stmt IRMutator::mutateAtomic(const AtomicStmt* n, const Stmt& self) {
-  std::vector<Expr> idx;
+  std::vector<Expr> idx, prevIdx;
   bool changed = mutateExprs(n->indices, idx);
   Expr v = mutate(n->value);
+  changed |= mutateExprs(n->prevIndices, prevIdx);
   if (!changed && v == n->value) return self;
-  return std::make_shared<const AtomicStmt>(n->atomicKind, n->buffer, idx, v, n->loc);
+  return std::make_shared<const AtomicStmt>(n->atomicKind, n->buffer, idx, v, n->loc, n->prev, prevIdx);
 }
 Stmt IRMutator::mutateAnnotateLayout(const AnnotateLayoutStmt*, const Stmt& self) { return self; }
 Stmt IRMutator::mutateBreak(const BreakStmt*, const Stmt& self) { return self; }

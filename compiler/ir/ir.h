@@ -413,14 +413,26 @@ struct ReduceStmt : StmtNode {
 enum class AtomicKind { Add, Max, Min };
 const char* atomicKindName(AtomicKind k);  // "add", "max", "min"
 
+// `buffer[indices] = op(buffer[indices], value)` as one atomic update. With
+// `prev` (a thread's own buffer: local or var scope), the element's value
+// before the update is stored at `prevIndices` of it.
 struct AtomicStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Atomic;
   AtomicKind atomicKind;
   Buffer buffer;
   std::vector<Expr> indices;
   Expr value;
-  AtomicStmt(AtomicKind k, Buffer b, std::vector<Expr> i, Expr v, SourceLoc l)
-      : StmtNode(kKind, l), atomicKind(k), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
+  Buffer prev;
+  std::vector<Expr> prevIndices;
+  AtomicStmt(AtomicKind k, Buffer b, std::vector<Expr> i, Expr v, SourceLoc l, Buffer p = nullptr,
+             std::vector<Expr> pi = {})
+      : StmtNode(kKind, l),
+        atomicKind(k),
+        buffer(std::move(b)),
+        indices(std::move(i)),
+        value(std::move(v)),
+        prev(std::move(p)),
+        prevIndices(std::move(pi)) {}
 };
 
 // A layout a shared or fragment buffer must have (T.annotate_layout). It

@@ -165,7 +165,7 @@ std::vector<Token> lexIR(std::string_view text, uint32_t file, DiagnosticEngine&
       advance(j - i);
       continue;
     }
-    static constexpr std::string_view twoChar[] = {"<=", ">=", "==", "!=", "<<", ">>"};
+    static constexpr std::string_view twoChar[] = {"<=", ">=", "==", "!=", "<<", ">>", "->"};
     bool matched = false;
     for (std::string_view p : twoChar) {
       if (text.substr(i, 2) == p) {

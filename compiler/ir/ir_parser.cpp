@@ -549,7 +549,8 @@ Stmt IRParser::parseReduce() {
                                             clear.value_or(true), loc);
 }
 
-// atomic := ('atomic_add' | 'atomic_max' | 'atomic_min') '(' IDENT '[' exprs ']' ',' expr ')' loc-suffix?
+// atomic := ('atomic_add' | 'atomic_max' | 'atomic_min') '(' IDENT '[' exprs ']' ',' expr ')'
+//           ('->' IDENT '[' exprs ']')? loc-suffix?
 Stmt IRParser::parseAtomic() {
   Token head = take();
   std::optional<AtomicKind> kind;
@@ -564,8 +565,15 @@ Stmt IRParser::parseAtomic() {
   expectPunct(",");
   Expr v = parseExpr();
   expectPunct(")");
+  Buffer prev;
+  std::vector<Expr> prevIdx;
+  if (acceptPunct("->")) {
+    Token p = cur();
+    prev = lookupBuffer(expectName("a buffer name"));
+    prevIdx = parseIndices(prev, p.loc);
+  }
   parseOptLoc(loc);
-  return std::make_shared<const AtomicStmt>(*kind, b, std::move(idx), v, loc);
+  return std::make_shared<const AtomicStmt>(*kind, b, std::move(idx), v, loc, prev, std::move(prevIdx));
 }
 
 // annotate := 'annotate_layout' '(' IDENT ',' layout ')' loc-suffix?

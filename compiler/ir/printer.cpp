@@ -503,8 +503,9 @@ class Printer {
       }
       case StmtKind::Atomic: {
         auto* a = as<AtomicStmt>(s);
+        std::string prev = a->prev ? cat({" -> ", bufferName(a->prev), "[", exprList(a->prevIndices), "]"}) : "";
         line(cat({"atomic_", atomicKindName(a->atomicKind), "(", bufferName(a->buffer), "[", exprList(a->indices),
-                  "], ", expr(a->value), ")", locSuffix(s->loc)}));
+                  "], ", expr(a->value), ")", prev, locSuffix(s->loc)}));
         return;
       }
       case StmtKind::AnnotateLayout: {

@@ -73,12 +73,13 @@ class Substituter : public IRMutator {
   }
 
   Stmt mutateAtomic(const AtomicStmt* n, const Stmt& self) override {
-    std::vector<Expr> idx;
+    std::vector<Expr> idx, prevIdx;
     bool changed = mutateExprs(n->indices, idx);
     Expr v = mutate(n->value);
-    Buffer b = buffer(n->buffer);
-    if (!changed && v == n->value && b == n->buffer) return self;
-    return std::make_shared<const AtomicStmt>(n->atomicKind, b, std::move(idx), v, n->loc);
+    changed |= mutateExprs(n->prevIndices, prevIdx);
+    Buffer b = buffer(n->buffer), prev = n->prev ? buffer(n->prev) : nullptr;
+    if (!changed && v == n->value && b == n->buffer && prev == n->prev) return self;
+    return std::make_shared<const AtomicStmt>(n->atomicKind, b, std::move(idx), v, n->loc, prev, std::move(prevIdx));
   }
 
   Stmt mutatePrint(const PrintStmt* n, const Stmt& self) override {

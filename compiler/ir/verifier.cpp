@@ -760,6 +760,17 @@ class Verifier {
                  "bfloat16, float32 and float64, not on " + dt(t) + " (`" + a->buffer->name + "`)");
         expr(a->value);
         sameDType(a->value, a->buffer->dtype, s->loc, "the atomic operand for `" + a->buffer->name + "`");
+        if (a->prev) {
+          indices(a->prev, a->prevIndices, s->loc);
+          if (a->prev->scope != MemScope::Local && a->prev->scope != MemScope::Var)
+            report(DiagKind::IrOperandType, s->loc,
+                   "the previous value of an atomic goes to a thread's own buffer (local or var), not to " +
+                       std::string(memScopeName(a->prev->scope)) + " `" + a->prev->name + "`");
+          if (a->prev->dtype != t)
+            report(DiagKind::IrOperandType, s->loc,
+                   "the previous value of `" + a->buffer->name + "` is " + dt(t) + ", but `" + a->prev->name +
+                       "` holds " + dt(a->prev->dtype));
+        }
         return;
       }
       case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;

@@ -11,7 +11,8 @@
 //        int64 element counts; they are already clamped to the buffers, so no
 //        masking is needed. The backend generates a register-blocked SIMD
 //        micro-kernel per call site, specialized on the constant arguments.
-//   cpu.atomic_add / cpu.atomic_max / cpu.atomic_min(&buf[idx], value)  (Evaluate)
+//   cpu.atomic_add / cpu.atomic_max / cpu.atomic_min(&buf[idx], value)  (Evaluate, or
+//        the value of a Store: the element's previous value)
 //        an atomic read-modify-write of one element.
 #pragma once
 

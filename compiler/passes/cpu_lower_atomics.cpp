@@ -22,7 +22,11 @@ class AtomicLowering : public IRMutator {
     std::vector<Expr> idx;
     for (const Expr& i : node->indices) idx.push_back(mutate(i));
     Expr address = makeCall(cpu_intrinsics::kAddressOf, {makeLoad(node->buffer, idx, node->loc)}, DType::UInt64, node->loc);
-    return std::make_shared<const EvaluateStmt>(makeCall(callee, {address, value}, t, node->loc), node->loc);
+    Expr call = makeCall(callee, {address, value}, t, node->loc);
+    if (!node->prev) return std::make_shared<const EvaluateStmt>(call, node->loc);
+    std::vector<Expr> prevIdx;
+    for (const Expr& i : node->prevIndices) prevIdx.push_back(mutate(i));
+    return std::make_shared<const StoreStmt>(node->prev, prevIdx, call, node->loc);
   }
 };
 

@@ -3,7 +3,9 @@
 //
 // Assumes: a verified module.
 // Guarantees: no Atomic statement remains; the value is converted to the
-// buffer's dtype. The backend emits an LLVM atomicrmw (sequentially
+// buffer's dtype. An atomic that keeps its previous value becomes
+// `prev[i] = cpu.atomic_*(...)`, a store whose value is the intrinsic's
+// result. The backend emits an LLVM atomicrmw (sequentially
 // consistent), so concurrent blocks on different threads combine correctly.
 #pragma once
 

@@ -109,6 +109,13 @@ void Sema::lowerAssign(const ast::Stmt& s) {
       bindName(name, s.target->loc, buf, callee.builtin->id == BuiltinId::AllocVar && buf.kind == ValueKind::Buffer);
       return;
     }
+    if (callee.kind == ValueKind::Builtin && (callee.builtin->id == BuiltinId::AtomicAdd ||
+                                              callee.builtin->id == BuiltinId::AtomicMax ||
+                                              callee.builtin->id == BuiltinId::AtomicMin)) {
+      Value prev = lowerAtomicValue(*callee.builtin, value);
+      if (!prev.isError()) assignTo(*s.target, prev, &value, s.loc);
+      return;
+    }
     assignTo(*s.target, applyCall(callee, value), &value, s.loc);
     return;
   }

@@ -354,7 +354,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::AtomicMax:
     case BuiltinId::AtomicMin:
     case BuiltinId::AtomicAddX2:
-    case BuiltinId::AtomicAddX4: lowerAtomic(b, args, loc); return;
+    case BuiltinId::AtomicAddX4: lowerAtomic(b, args, loc); return;  // (a previous value asked for goes unused)
     case BuiltinId::ReducerInit:
     case BuiltinId::ReducerUpdate:
     case BuiltinId::FinalizeReducer: lowerReducerOp(b, call, args); return;
@@ -368,10 +368,22 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
 // shape (a point takes its extents from the tile, as for `T.copy`) element
 // by element: a Parallel loop over the region, each element's update atomic
 // on its own, masked where the region runs past a global tensor's edge.
-void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc) {
+// `return_prev=True` on an element update (`valued`) gives the element's
+// value before the update, stored by the atomic into a fresh thread-local
+// variable.
+Value Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc, bool valued) {
   std::string fname = std::string("T.") + b.name;
+  const Value none = Value::error(loc);  // (the statement form ignores the result)
+  std::optional<bool> returnPrev = false;
+  if (args.slots.size() > 3 && args.slots[3]) returnPrev = constBool(*args.slots[3], "`return_prev`");
+  if (!returnPrev) return none;
+  if (valued && !*returnPrev) {
+    report(DiagKind::MisusedBuiltin, loc,
+           "`" + fname + "` has a value only with `return_prev=True`: `old = " + fname + "(dst[i], v, return_prev=True)`");
+    return none;
+  }
   Value dst = evalTileArg(*args.slots[0], b.name);
-  if (dst.isError()) return;
+  if (dst.isError()) return none;
   const ast::Expr& valueArg = *args.slots[1];
   bool sliced = false;
   if (valueArg.kind == ast::ExprKind::Subscript)
@@ -384,13 +396,13 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
   bool paired = b.id == BuiltinId::AtomicAddX2 || b.id == BuiltinId::AtomicAddX4;
   bool pairedElement = paired && valueArg.kind == ast::ExprKind::Subscript;
   Value v = sliced || pairedElement ? evalTileArg(valueArg, b.name) : eval(valueArg);
-  if (v.isError()) return;
+  if (v.isError()) return none;
   bool tile = v.kind == ValueKind::Buffer || (v.kind == ValueKind::Region && !isPoint(v));
   if (!tile && !isPoint(dst)) {
     report(DiagKind::TypeMismatch, dst.loc,
            "`" + fname + "` with a single value updates one element: write its first argument as `dst[i, j]`, or "
            "give a tile (a buffer or a slice) as the value to update a region");
-    return;
+    return none;
   }
   const ir::Buffer& buf = bufferOf(dst);
   if (buf->scope != ir::MemScope::Global && buf->scope != ir::MemScope::Shared) {
@@ -398,15 +410,15 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
                            "`" + fname + "` works on global or shared memory, but " + quoted(buf->name) + " is a " +
                                ir::memScopeName(buf->scope) + " buffer");
     declaredHere(d, buf);
-    return;
+    return none;
   }
-  if (args.slots.size() > 2 && args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return;
+  if (args.slots.size() > 2 && args.slots[2] && !checkMemoryOrder(fname, *args.slots[2])) return none;
   if (!atomicDType(buf->dtype)) {
     Diagnostic& d = report(DiagKind::TypeMismatch, dst.loc,
                            "`" + fname + "` updates int32, uint32, int64, uint64, float16, bfloat16, float32 or "
                            "float64 elements, but " + quoted(buf->name) + " is " + std::string(dtypeName(buf->dtype)));
     declaredHere(d, buf);
-    return;
+    return none;
   }
   ir::AtomicKind k = b.id == BuiltinId::AtomicMax   ? ir::AtomicKind::Max
                      : b.id == BuiltinId::AtomicMin ? ir::AtomicKind::Min
@@ -421,7 +433,7 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
       report(DiagKind::TypeMismatch, isPoint(dst) ? v.loc : dst.loc,
              "`" + fname + "` adds " + std::to_string(lanes) + " consecutive elements: write both arguments as "
              "elements, `" + fname + "(C[i, j], C_s[i, j])`");
-      return;
+      return none;
     }
     for (int l = 0; l < lanes; ++l) {
       std::vector<ir::Expr> di = dst.region.mins, vi = v.region.mins;
@@ -430,19 +442,40 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
       ir::Expr value = convert(Value::ofExpr(ir::makeLoad(bufferOf(v), vi, loc), loc), buf->dtype, loc);
       builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, di, value, loc));
     }
-    return;
+    return none;
   }
   if (!tile) {
-    if (!expectScalar(v, "the value of `" + fname + "`")) return;
-    builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins,
-                                                          convert(v, buf->dtype, valueArg.loc), loc));
-    return;
+    if (!expectScalar(v, "the value of `" + fname + "`")) return none;
+    ir::Expr value = convert(v, buf->dtype, valueArg.loc);
+    if (!valued) {
+      builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins, value, loc));
+      return none;
+    }
+    if (!parallelLoc_.known() && !threadVar_) {
+      report(DiagKind::ScopeViolation, loc,
+             "`" + fname + "(..., return_prev=True)` outside a `T.Parallel` loop: there the update runs once for the "
+             "whole block, and its previous value is no thread's; update inside a `T.Parallel` loop or in per-thread "
+             "code (after `T.get_thread_binding()`)");
+      return none;
+    }
+    ir::Buffer prev = ir::makeBuffer(uniqueName(buf->name + "_prev"), buf->dtype, {ir::makeInt(1, DType::Int32, loc)},
+                                     ir::MemScope::Var, loc);
+    std::vector<ir::Expr> at{ir::makeInt(0, DType::Int32, loc)};
+    builder_->emit(std::make_shared<const ir::AllocStmt>(prev, loc));
+    builder_->emit(std::make_shared<const ir::AtomicStmt>(k, buf, dst.region.mins, value, loc, prev, at));
+    return Value::ofExpr(ir::makeLoad(prev, at, loc), loc);
   }
-  if (!outsideParallel(fname, loc)) return;
+  if (valued) {
+    report(DiagKind::MisusedBuiltin, loc,
+           "`" + fname + "(..., return_prev=True)` updates one element and gives its previous value; a tile's "
+           "update has no single previous value: write the destination as `dst[i, j]` and the value as a scalar");
+    return none;
+  }
+  if (!outsideParallel(fname, loc)) return none;
   std::vector<ir::Expr> ve = extentsOf(v), de = extentsOf(dst);
   if (isPoint(dst)) {
     auto extents = pointExtents(dst, ve, loc);
-    if (!extents) return;
+    if (!extents) return none;
     de = *extents;
   }
   if (!shapesAgree(de, ve)) {
@@ -451,7 +484,7 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
                                formatShape(de) + " of " + quoted(buf->name) + "; the shapes must agree (unit "
                                "dimensions aside)");
     declaredHere(d, buf);
-    return;
+    return none;
   }
   ir::Region dr = makeRegion(dst, de, args.slots[0]->loc), vr = makeRegion(v, ve, valueArg.loc);
   // One Parallel variable per non-unit dimension, shared by the two regions in order.
@@ -494,6 +527,17 @@ void Sema::lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc
     body = std::make_shared<const ir::ForStmt>(vars[d], ir::makeInt(0, DType::Int32, loc),
                                                foldCast(DType::Int32, extents[d], loc), ir::ForKind::Parallel, body, loc);
   builder_->emit(body);
+  return none;
+}
+
+// `old = T.atomic_add(dst[i], v, return_prev=True)`: the atomic, and its
+// previous value.
+Value Sema::lowerAtomicValue(const BuiltinInfo& b, const ast::Expr& call) {
+  std::string fname = std::string("T.") + b.name;
+  if (!requireKernel(call.loc, quoted(fname))) return Value::error(call.loc);
+  CallArgs args;
+  if (!matchArgs(call, fname, b.params, b.required, b.variadic, args)) return Value::error(call.loc);
+  return lowerAtomic(b, args, call.loc, true);
 }
 
 // Two regions of one buffer that provably share no element: in some

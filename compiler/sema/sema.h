@@ -230,7 +230,10 @@ class Sema {
                         const ast::Block& elseBlock, SourceLoc loc);
   void lowerIfFrame(const BuiltinInfo& b, const ast::Expr& ctx, const ast::Stmt& s);
   Value binding(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
-  void lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc);
+  // With `valued` (`x = T.atomic_add(..., return_prev=True)`), the value is
+  // the element's previous value (an error value where that is refused).
+  Value lowerAtomic(const BuiltinInfo& b, const CallArgs& args, SourceLoc loc, bool valued = false);
+  Value lowerAtomicValue(const BuiltinInfo& b, const ast::Expr& call);
   void lowerLoopJump(const ast::Stmt& s);
   void lowerWith(const ast::Stmt& s);
 

@@ -2,14 +2,15 @@
 // shuffles and reductions, vector loads and stores.
 #pragma once
 // ---- atomics -----------------------------------------------------------------
-template <class T> __device__ __forceinline__ void atomic_add(T* p, T v) { atomicAdd(p, v); }
-template <> __device__ __forceinline__ void atomic_add<i64>(i64* p, i64 v) {
-  atomicAdd((unsigned long long*)p, (unsigned long long)v);
+// Each returns the element's value before the update.
+template <class T> __device__ __forceinline__ T atomic_add(T* p, T v) { return atomicAdd(p, v); }
+template <> __device__ __forceinline__ i64 atomic_add<i64>(i64* p, i64 v) {
+  return (i64)atomicAdd((unsigned long long*)p, (unsigned long long)v);
 }
-template <class T> __device__ __forceinline__ void atomic_max(T* p, T v) { atomicMax(p, v); }
-template <class T> __device__ __forceinline__ void atomic_min(T* p, T v) { atomicMin(p, v); }
+template <class T> __device__ __forceinline__ T atomic_max(T* p, T v) { return atomicMax(p, v); }
+template <class T> __device__ __forceinline__ T atomic_min(T* p, T v) { return atomicMin(p, v); }
 // Floating max/min by compare-and-swap on the bit pattern.
-template <class T, class Bits, class Op> __device__ __forceinline__ void atomic_cas_op(T* p, T v, Op op) {
+template <class T, class Bits, class Op> __device__ __forceinline__ T atomic_cas_op(T* p, T v, Op op) {
   Bits* addr = (Bits*)p;
   Bits old = *addr, assumed;
   do {
@@ -20,19 +21,20 @@ template <class T, class Bits, class Op> __device__ __forceinline__ void atomic_
     if (nb == assumed) break;
     old = atomicCAS(addr, assumed, nb);
   } while (old != assumed);
+  return *(T*)&assumed;
 }
 struct MaxOp { template <class T> __device__ T operator()(T a, T b) const { return max(a, b); } };
 struct MinOp { template <class T> __device__ T operator()(T a, T b) const { return min(a, b); } };
-template <> __device__ __forceinline__ void atomic_max<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MaxOp()); }
-template <> __device__ __forceinline__ void atomic_min<float>(float* p, float v) { atomic_cas_op<float, unsigned int>(p, v, MinOp()); }
-template <> __device__ __forceinline__ void atomic_max<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MaxOp()); }
-template <> __device__ __forceinline__ void atomic_min<double>(double* p, double v) { atomic_cas_op<double, unsigned long long>(p, v, MinOp()); }
-template <> __device__ __forceinline__ void atomic_max<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MaxOp()); }
-template <> __device__ __forceinline__ void atomic_min<__half>(__half* p, __half v) { atomic_cas_op<__half, unsigned short>(p, v, MinOp()); }
-template <> __device__ __forceinline__ void atomic_max<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MaxOp()); }
-template <> __device__ __forceinline__ void atomic_min<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MinOp()); }
-template <> __device__ __forceinline__ void atomic_max<i64>(i64* p, i64 v) { atomicMax((long long*)p, (long long)v); }
-template <> __device__ __forceinline__ void atomic_min<i64>(i64* p, i64 v) { atomicMin((long long*)p, (long long)v); }
+template <> __device__ __forceinline__ float atomic_max<float>(float* p, float v) { return atomic_cas_op<float, unsigned int>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ float atomic_min<float>(float* p, float v) { return atomic_cas_op<float, unsigned int>(p, v, MinOp()); }
+template <> __device__ __forceinline__ double atomic_max<double>(double* p, double v) { return atomic_cas_op<double, unsigned long long>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ double atomic_min<double>(double* p, double v) { return atomic_cas_op<double, unsigned long long>(p, v, MinOp()); }
+template <> __device__ __forceinline__ __half atomic_max<__half>(__half* p, __half v) { return atomic_cas_op<__half, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ __half atomic_min<__half>(__half* p, __half v) { return atomic_cas_op<__half, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ __nv_bfloat16 atomic_max<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { return atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MaxOp()); }
+template <> __device__ __forceinline__ __nv_bfloat16 atomic_min<__nv_bfloat16>(__nv_bfloat16* p, __nv_bfloat16 v) { return atomic_cas_op<__nv_bfloat16, unsigned short>(p, v, MinOp()); }
+template <> __device__ __forceinline__ i64 atomic_max<i64>(i64* p, i64 v) { return (i64)atomicMax((long long*)p, (long long)v); }
+template <> __device__ __forceinline__ i64 atomic_min<i64>(i64* p, i64 v) { return (i64)atomicMin((long long*)p, (long long)v); }
 
 // ---- warp reductions ---------------------------------------------------------
 // The value of lane (this lane ^ lane_mask) within segments of `width` lanes:

@@ -68,6 +68,11 @@ TEST_CASE("TileLang-style thread-level code after T.get_thread_binding on the CP
   checkStyle("if_frames.tl", {{"M", "70"}});
 }
 
+TEST_CASE("TileLang-style atomics returning the previous value on the CPU") {
+  checkStyle("atomic_prev.tl", {}, {{"N", 300}, {"B", 7}});
+  checkStyle("atomic_prev.tl", {{"N", "1000"}}, {{"B", 3}});  // many blocks updating three bins at once
+}
+
 TEST_CASE("TileLang-style reducers on the CPU") {
   checkStyle("reducers.tl", {}, {{"M", 37}, {"N", 300}});
   checkStyle("reducers.tl", {{"M", "70"}, {"N", "100"}});

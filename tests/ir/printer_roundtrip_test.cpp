@@ -283,6 +283,8 @@ TEST_CASE("every statement kind round-trips") {
                                          makeLoad(R, {makeInt(0)}), SourceLoc{}),
       std::make_shared<const AtomicStmt>(AtomicKind::Max, Y, std::vector<Expr>{makeInt(0, DType::Int64)},
                                          makeFloat(1.0), SourceLoc{}),
+      std::make_shared<const AtomicStmt>(AtomicKind::Min, Y, std::vector<Expr>{makeInt(1, DType::Int64)},
+                                         makeFloat(2.0), SourceLoc{}, V, std::vector<Expr>{makeInt(0)}),
       std::make_shared<const EvaluateStmt>(makeCall("cuda.syncthreads", {}, DType::Int32), SourceLoc{}),
       pipe, ifChain, ifElseSeq, bracedLet, flatLets});
   Stmt body = kernel({makeCast(DType::Int32, makeBinary(BinaryOp::FloorDiv, vref(n), makeInt(4, DType::Int64)))}, {bx},
@@ -299,7 +301,7 @@ TEST_CASE("every statement kind round-trips") {
         "reduce_max(S, R, dim=1, clear=false)", "reduce_abssum(S, R, dim=1)",
         "gemm(S[0 : +4, 0 : +4], S[0 : +4, 0 : +4], S[0 : +4, 4 : +4], transpose_A=true, transpose_B=true, "
         "clear_accum=true)",
-        "atomic_add(Y[cast<int64>(bx)], R[0])", "atomic_max(Y[0i64], 1.0)", "evaluate @cuda.syncthreads<int32>()",
+        "atomic_add(Y[cast<int64>(bx)], R[0])", "atomic_max(Y[0i64], 1.0)", "atomic_min(Y[1i64], 2.0) -> acc[0]", "evaluate @cuda.syncthreads<int32>()",
         "for i in pipelined(0 : +8, num_stages=2, order=[1, 0], stage=[0, 1]) {\n    }",
         "if bx < 2 {\n      L[0] = 1\n    } else if bx == 3 {\n      L[1] = 2\n    } else {\n      L[1] = 3\n    }",
         "if true {\n    } else {\n      L[0] = 4\n      L[1] = 5\n    }",

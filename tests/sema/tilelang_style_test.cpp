@@ -391,3 +391,36 @@ TEST_CASE("reducers: row sums over column tiles, a one-element sum of squares, c
     checkClose(lo, mn, 0, 0);
   }
 }
+
+TEST_CASE("atomics returning the previous value: tickets per bin, and a maximum that keeps the old one") {
+  Compiled c = compileStyle("atomic_prev.tl");
+  REQUIRE(c.module->funcs.size() == 2);
+  {
+    const int64_t N = 300, B = 7;  // 128-element blocks: the last one partial
+    HostTensor bins(DType::Int32, {N}), H(DType::Int32, {B}), S(DType::Int32, {B});
+    interp::fillRandom(bins, 95);  // some outside [0, B): clamped to the first and last bin
+    interp::fillRandom(H, 96);
+    interp::fillRandom(S, 97);
+    std::vector<double> h(B), s(B), count(B, 0.0);
+    for (int64_t b = 0; b < B; ++b) h[b] = H.get(b), s[b] = S.get(b);
+    for (int64_t k = 0; k < N; ++k) count[std::clamp<int64_t>(int64_t(bins.get(k)), 0, B - 1)] += 1;
+    for (int64_t b = 0; b < B; ++b) {
+      s[b] += h[b] * count[b] + count[b] * (count[b] - 1) / 2;  // the tickets h, h + 1, ..., h + c - 1
+      h[b] += count[b];
+    }
+    run(c, {&bins, &H, &S}, 0);
+    checkClose(H, h, 0, 0);
+    checkClose(S, s, 0, 0);
+  }
+  {
+    const int64_t N = 100;
+    HostTensor A(DType::Float32, {N}), M(DType::Float32, {N}), P(DType::Float32, {N});
+    interp::fillRandom(A, 98);
+    interp::fillRandom(M, 99);
+    std::vector<double> mx(N), p(N);
+    for (int64_t k = 0; k < N; ++k) mx[k] = std::max(M.get(k), A.get(k)), p[k] = 2.0 * M.get(k);
+    run(c, {&A, &M, &P}, 1);
+    checkClose(M, mx, 0, 0);
+    checkClose(P, p, 0, 0);
+  }
+}

@@ -161,7 +161,10 @@ class StmtEmitter : public ExprEmitter {
   }
 
   void emitStore(const StoreStmt* s) {
-    llvm::Value* v = valueToStored(b_, emitExpr(s->value), s->buffer->dtype);
+    // `prev[i] = cpu.atomic_*(...)`: an atomic's previous value (cpu-lower-atomics).
+    auto* atomic = as<Call>(s->value);
+    if (atomic && !isAtomicCall(atomic)) atomic = nullptr;
+    llvm::Value* v = valueToStored(b_, atomic ? emitAtomic(atomic) : emitExpr(s->value), s->buffer->dtype);
     llvm::Value* ptr = accessAddress(s->buffer, s->indices, TLC_CPU_ACCESS_STORE, s->loc);
     auto* st = b_.CreateAlignedStore(v, ptr, llvm::Align(dtypeBytes(s->buffer->dtype)));
     markParallelAccess(st);
@@ -452,10 +455,16 @@ class StmtEmitter : public ExprEmitter {
   void emitEvaluate(const EvaluateStmt* s) {
     auto* call = as<Call>(s->value);
     if (call && call->callee == cpu_intrinsics::kGemm) return emitGemmCall(call);
-    if (call && (call->callee == cpu_intrinsics::kAtomicAdd || call->callee == cpu_intrinsics::kAtomicMax ||
-                 call->callee == cpu_intrinsics::kAtomicMin))
-      return emitAtomic(call);
+    if (call && isAtomicCall(call)) {
+      emitAtomic(call);
+      return;
+    }
     emitExpr(s->value);
+  }
+
+  static bool isAtomicCall(const Call* c) {
+    return c->callee == cpu_intrinsics::kAtomicAdd || c->callee == cpu_intrinsics::kAtomicMax ||
+           c->callee == cpu_intrinsics::kAtomicMin;
   }
 
   const Load* addressedLoad(const Expr& e) {
@@ -490,7 +499,8 @@ class StmtEmitter : public ExprEmitter {
     cpu::emitGemmCall(b_, ops, target_);
   }
 
-  void emitAtomic(const Call* c) {
+  // The element's value before the update.
+  llvm::Value* emitAtomic(const Call* c) {
     const Load* target = addressedLoad(c->args[0]);
     DType t = target->buffer->dtype;
     TLC_CHECK(t != DType::Bool && !isFloat8(t), "atomics on bool and float8 are not supported on the CPU");
@@ -507,7 +517,7 @@ class StmtEmitter : public ExprEmitter {
     } else {
       op = f ? Op::FMin : (isSigned(t) ? Op::Min : Op::UMin);
     }
-    b_.CreateAtomicRMW(op, ptr, v, llvm::MaybeAlign(dtypeBytes(t)), llvm::AtomicOrdering::SequentiallyConsistent);
+    return b_.CreateAtomicRMW(op, ptr, v, llvm::MaybeAlign(dtypeBytes(t)), llvm::AtomicOrdering::SequentiallyConsistent);
   }
 
   // ---- kernels: outlined block functions run by the thread pool ----------

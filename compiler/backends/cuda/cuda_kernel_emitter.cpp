@@ -503,8 +503,20 @@ void KernelEmitter::emitThread(const Stmt& s) {
       std::string fn = std::string("tlc::atomic_") + atomicKindName(a->atomicKind);
       std::string v = expr(a->value);
       if (a->value->dtype != a->buffer->dtype) v = cast(a->buffer->dtype, a->value->dtype, v);
-      line(ownerGuard(a->buffer.get()) + fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) +
-           ", " + v + ");");
+      std::string update = fn + "<" + typeName(a->buffer->dtype) + ">(&" + access(a->buffer, a->indices) + ", " + v + ")";
+      std::string guard = ownerGuard(a->buffer.get());
+      if (!a->prev) {
+        line(guard + update + ";");
+        return;
+      }
+      if (!guard.empty()) {
+        diags_.report(DiagKind::CudaUnsupported, s->loc,
+                      "an atomic that returns its previous value in a loop whose iterations several threads run "
+                      "together (a replicated fragment): no one previous value is every thread's");
+        failed_ = true;
+        return;
+      }
+      line(access(a->prev, a->prevIndices) + " = " + update + ";");
       return;
     }
     case StmtKind::Print: {

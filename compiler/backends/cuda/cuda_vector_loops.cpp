@@ -70,6 +70,10 @@ class Planner {
       case StmtKind::Evaluate: exprs(as<EvaluateStmt>(s)->value); return;
       case StmtKind::Atomic: {
         auto* a = as<AtomicStmt>(s);
+        if (a->prev) {  // a previous value is a lane's own: element by element
+          eligible = false;
+          return;
+        }
         for (auto& e : a->indices) exprs(e);
         exprs(a->value);
         use(a->buffer.get()).moves = false;  // read-modify-write: element accesses
