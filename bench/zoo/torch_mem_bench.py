@@ -13,22 +13,14 @@ whole table of a gather included), and the copy is the runner's: 1 GiB
 device to device, read + write counted.
 """
 import argparse
+import pathlib
+import sys
 
 import torch
 import torch.nn.functional as F
 
-
-def time_ms(fn, iters):
-    for _ in range(3):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / iters
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "attention"))
+from attention_bench import time_ms  # noqa: E402  CUDA events around `iters` launches after a warm-up
 
 
 def copy_gbps(iters):
