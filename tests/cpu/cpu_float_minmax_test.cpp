@@ -1,0 +1,58 @@
+// Float max / min on the CPU: the interpreter's semantics (NaN when either
+// operand is NaN) with vector code when an operand is a float16 value
+// widened to float32. The NaN test is an integer test on the bits: a
+// floating comparison of the widened value with itself is narrowed by LLVM
+// to a float16 comparison, which targets without AVX512-FP16 scalarize.
+#include <doctest/doctest.h>
+
+#include "compiler/backends/cpu/cpu_backend.h"
+#include "tests/cpu/cpu_test_util.h"
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+const char* kRowMax = R"(
+def row_max[M, N](X: Tensor[(M, N), float16], out: Tensor[(M,), float16], lo: Tensor[(M,), float16]):
+    with T.Kernel(T.ceildiv(M, 4), threads=128) as bx:
+        x = T.alloc_fragment((4, 256), float32)
+        m = T.alloc_fragment((4,), float32)
+        n = T.alloc_fragment((4,), float32)
+        T.fill(m, -T.infinity(float32))
+        T.fill(n, T.infinity(float32))
+        for k in T.serial(T.ceildiv(N, 256)):
+            T.copy(X[bx * 4, k * 256], x)
+            for i, j in T.Parallel(4, 256):
+                x[i, j] = T.if_then_else(k * 256 + j < N, x[i, j], -T.infinity(float32))
+            T.reduce_max(x, m, dim=1, clear=False)
+            for i, j in T.Parallel(4, 256):
+                x[i, j] = T.if_then_else(k * 256 + j < N, x[i, j], T.infinity(float32))
+            T.reduce_min(x, n, dim=1, clear=False)
+        T.copy(m, out[bx * 4])
+        T.copy(n, lo[bx * 4])
+)";
+
+}  // namespace
+
+TEST_CASE("max and min of float16 data widened to float32 compare as float32 vectors") {
+  CpuCompiled c = compileTl(kRowMax);
+  REQUIRE(c.module);
+  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  INFO(c.rendered());
+  REQUIRE(lowered);
+  cpu::CpuOptions o;
+  o.cpu = "znver4";  // AVX-512 without FP16 arithmetic
+  o.features = "+avx512f";
+  std::string ir = cpu::emitLLVMText(*lowered, o, true);
+  CHECK(ir.find("fcmp") != std::string::npos);
+  for (const char* half : {"fcmp uno half", "fcmp uno <16 x half>", "fcmp uno <32 x half>", "fcmp une <16 x half>"}) {
+    INFO(half);
+    CHECK(ir.find(half) == std::string::npos);
+  }
+  for (int64_t n : {256, 300, 1000}) {
+    OracleComparison r = runAgainstOracle(c, {{"M", 7}, {"N", n}});
+    INFO(r.log);
+    CHECK(r.pass);
+  }
+}
