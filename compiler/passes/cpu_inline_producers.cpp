@@ -13,6 +13,7 @@
 #include "compiler/passes/cpu_access_sets.h"
 #include "compiler/passes/cpu_index_math.h"
 #include "compiler/support/diagnostics.h"
+#include "compiler/passes/cpu_intrinsics.h"
 
 namespace tlc::cpu {
 
@@ -52,7 +53,7 @@ std::optional<Producer> matchProducer(const Stmt& s) {
   p.store = as<StoreStmt>(cur);
   if (!p.store || p.loops.empty() || !isBlockLocal(p.store->buffer)) return std::nullopt;
   // An atomic's previous value (cpu-lower-atomics) is stored where the update runs.
-  if (auto* c = as<Call>(p.store->value); c && c->callee.rfind("cpu.", 0) == 0) return std::nullopt;
+  if (auto* c = as<Call>(p.store->value); c && cpu_intrinsics::isAtomic(c->callee)) return std::nullopt;
   const Buffer& b = p.store->buffer;
   size_t k = 0;
   for (size_t d = 0; d < b->shape.size(); ++d) {

@@ -16,6 +16,8 @@
 //        an atomic read-modify-write of one element.
 #pragma once
 
+#include <string_view>
+
 namespace tlc::cpu_intrinsics {
 
 inline constexpr const char* kAddressOf = "cpu.address_of";
@@ -23,5 +25,9 @@ inline constexpr const char* kGemm = "cpu.gemm";
 inline constexpr const char* kAtomicAdd = "cpu.atomic_add";
 inline constexpr const char* kAtomicMax = "cpu.atomic_max";
 inline constexpr const char* kAtomicMin = "cpu.atomic_min";
+
+inline bool isAtomic(std::string_view callee) {
+  return callee == kAtomicAdd || callee == kAtomicMax || callee == kAtomicMin;
+}
 
 }  // namespace tlc::cpu_intrinsics

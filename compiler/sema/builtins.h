@@ -70,6 +70,12 @@ struct BuiltinInfo {
   bool variadic;                    // extra positional arguments allowed (Kernel, Parallel)
 };
 
+// The atomics of one element that may give its previous value
+// (`return_prev=True`): atomic_add, atomic_max, atomic_min.
+inline bool returnsPrevious(BuiltinId id) {
+  return id == BuiltinId::AtomicAdd || id == BuiltinId::AtomicMax || id == BuiltinId::AtomicMin;
+}
+
 // The builtin called `name` (with or without `T.`), or null.
 const BuiltinInfo* findBuiltin(std::string_view name);
 const std::vector<BuiltinInfo>& allBuiltins();

@@ -540,7 +540,7 @@ Value Sema::applyCall(const Value& callee, const ast::Expr& e) {
       switch (b.category) {
         case BuiltinCategory::Scalar: return callScalarBuiltin(b, e);
         case BuiltinCategory::TileOp:
-          if (b.id == BuiltinId::AtomicAdd || b.id == BuiltinId::AtomicMax || b.id == BuiltinId::AtomicMin)
+          if (returnsPrevious(b.id))
             report(DiagKind::MisusedBuiltin, e.loc,
                    "`" + name + "` has a value only as the whole right side of an assignment, with `return_prev=True`: "
                    "`old = " + name + "(dst[i], v, return_prev=True)`");

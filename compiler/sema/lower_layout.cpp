@@ -12,12 +12,11 @@
 // check (the CUDA backend reports conflicts with the buffer's uses).
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
+#include "compiler/sema/tile_operands.h"
 
 namespace tlc::sema {
 
 namespace {
-
-std::string quoted(const std::string& s) { return "`" + s + "`"; }
 
 std::string dimensions(size_t n) { return std::to_string(n) + (n == 1 ? " dimension" : " dimensions"); }
 
@@ -34,11 +33,6 @@ std::string layoutSource(const ir::LayoutSpec& l) {
     case ir::LayoutKind::MmaAccumulator: return "the mma accumulator layout";
   }
   return "a layout";
-}
-
-void declaredHere(Diagnostic& d, const ir::Buffer& b) {
-  d.note(b->loc, quoted(b->name) + " declared here as a " + ir::memScopeName(b->scope) + " buffer with shape " +
-                     formatShape(b->shape));
 }
 
 std::vector<int64_t> constShape(const ir::Buffer& b) {

@@ -22,12 +22,11 @@
 #include "compiler/ir/var_uses.h"
 #include "compiler/sema/const_eval.h"
 #include "compiler/sema/sema.h"
+#include "compiler/sema/tile_operands.h"
 
 namespace tlc::sema {
 
 namespace {
-
-std::string quoted(const std::string& s) { return "`" + s + "`"; }
 
 // The operation that folds a value into a reducer of kind `op`.
 ir::BinaryOp combineOp(ir::ReduceKind op) {

@@ -109,9 +109,7 @@ void Sema::lowerAssign(const ast::Stmt& s) {
       bindName(name, s.target->loc, buf, callee.builtin->id == BuiltinId::AllocVar && buf.kind == ValueKind::Buffer);
       return;
     }
-    if (callee.kind == ValueKind::Builtin && (callee.builtin->id == BuiltinId::AtomicAdd ||
-                                              callee.builtin->id == BuiltinId::AtomicMax ||
-                                              callee.builtin->id == BuiltinId::AtomicMin)) {
+    if (callee.kind == ValueKind::Builtin && returnsPrevious(callee.builtin->id)) {
       Value prev = lowerAtomicValue(*callee.builtin, value);
       if (!prev.isError()) assignTo(*s.target, prev, &value, s.loc);
       return;

@@ -163,7 +163,7 @@ class StmtEmitter : public ExprEmitter {
   void emitStore(const StoreStmt* s) {
     // `prev[i] = cpu.atomic_*(...)`: an atomic's previous value (cpu-lower-atomics).
     auto* atomic = as<Call>(s->value);
-    if (atomic && !isAtomicCall(atomic)) atomic = nullptr;
+    if (atomic && !cpu_intrinsics::isAtomic(atomic->callee)) atomic = nullptr;
     llvm::Value* v = valueToStored(b_, atomic ? emitAtomic(atomic) : emitExpr(s->value), s->buffer->dtype);
     llvm::Value* ptr = accessAddress(s->buffer, s->indices, TLC_CPU_ACCESS_STORE, s->loc);
     auto* st = b_.CreateAlignedStore(v, ptr, llvm::Align(dtypeBytes(s->buffer->dtype)));
@@ -455,16 +455,11 @@ class StmtEmitter : public ExprEmitter {
   void emitEvaluate(const EvaluateStmt* s) {
     auto* call = as<Call>(s->value);
     if (call && call->callee == cpu_intrinsics::kGemm) return emitGemmCall(call);
-    if (call && isAtomicCall(call)) {
+    if (call && cpu_intrinsics::isAtomic(call->callee)) {
       emitAtomic(call);
       return;
     }
     emitExpr(s->value);
-  }
-
-  static bool isAtomicCall(const Call* c) {
-    return c->callee == cpu_intrinsics::kAtomicAdd || c->callee == cpu_intrinsics::kAtomicMax ||
-           c->callee == cpu_intrinsics::kAtomicMin;
   }
 
   const Load* addressedLoad(const Expr& e) {

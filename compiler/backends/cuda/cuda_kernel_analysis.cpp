@@ -332,6 +332,11 @@ bool PipelineSchedule::produces(const StmtNode* s) const {
   return false;
 }
 
+bool KernelEmitter::isStagedTile(const Buffer& b) const {
+  auto it = bufs_.find(b.get());
+  return it != bufs_.end() && it->second.versions > 1;
+}
+
 bool KernelEmitter::isRegister(const Buffer& b) const {
   auto it = bufs_.find(b.get());
   return it != bufs_.end() && it->second.place == Placement::Register;
@@ -367,7 +372,8 @@ int64_t KernelEmitter::streamingBlocksPerSM(bool prefetchRoom) const {
 
 Accesses KernelEmitter::accessesOf(const Stmt& s) {
   std::function<bool(const Buffer&)> visible = [this](const Buffer& b) { return !isRegister(b); };
-  AccessScan scan(visible, stagedTile_);
+  std::function<bool(const Buffer&)> staged = [this](const Buffer& b) { return isStagedTile(b); };
+  AccessScan scan(visible, staged);
   scan.visit(s);
   scan.acc.merge(scratchAccesses(s));
   if (sharedAlias_.empty()) return scan.acc;
@@ -405,11 +411,12 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
   std::unordered_set<const BufferNode*> candidates(shared.begin(), shared.end());
   std::unordered_map<const BufferNode*, std::pair<int64_t, int64_t>> live;
   std::function<bool(const Buffer&)> visible = [&](const Buffer& b) { return candidates.count(b.get()) > 0; };
+  std::function<bool(const Buffer&)> staged = [this](const Buffer& b) { return isStagedTile(b); };
   // A copy_async's destination stays live until the wait_group that
   // completes it (cuda-async-copies puts both in one statement list).
   std::vector<const BufferNode*> inFlight;
   for (int64_t i = 0; i < (int64_t)top.size(); ++i) {
-    AccessScan scan(visible, stagedTile_);
+    AccessScan scan(visible, staged);
     scan.visit(top[i]);
     if (auto* c = as<CopyStmt>(top[i]); c && c->async && visible(c->dst.buffer)) inFlight.push_back(c->dst.buffer.get());
     if (top[i]->kind == StmtKind::AsyncWait) {

@@ -94,6 +94,9 @@ class KernelEmitter : public backend::CEmitter {
   // What one iteration of a serial loop leaves for the next to wait on.
   Accesses loopCarried(const ir::ForStmt* f);
   bool isRegister(const ir::Buffer& b) const;
+  // A pipeline tile (several versions): its copy_asyncs are ordered by the
+  // pipeline's waits, not by the barrier analysis (AccessScan).
+  bool isStagedTile(const ir::Buffer& b) const;
   int64_t hopperTileRegisters();
   int64_t widestWgmmaRegisters() const;
   // The blocks per SM that a kernel without tensor-core gemms asks ptxas to
@@ -478,12 +481,6 @@ class KernelEmitter : public backend::CEmitter {
   // Shared buffers placed over each other's bytes (disjoint lifetimes) -> one
   // representative, so that the barrier analysis orders their accesses.
   std::unordered_map<const ir::BufferNode*, const ir::BufferNode*> sharedAlias_;
-  // Pipeline tiles (several versions): their copy_asyncs are ordered by the
-  // pipeline's waits, not by the barrier analysis (AccessScan).
-  std::function<bool(const ir::Buffer&)> stagedTile_ = [this](const ir::Buffer& b) {
-    auto it = bufs_.find(b.get());
-    return it != bufs_.end() && it->second.versions > 1;
-  };
   std::optional<HopperMainloop> hopper_;
   // A persistent kernel: its blocks loop over the tiles of the logical grid
   // (tlc_tile); the consumers' ring position lives across tiles in

@@ -250,7 +250,7 @@ void KernelEmitter::emitVersion(const VersionStmt* v, Accesses& pending) {
 // barrier orders the later ones.)
 void KernelEmitter::emitAsyncCopy(const CopyStmt* c, Accesses& pending) {
   Accesses a = accessesOf(std::make_shared<CopyStmt>(*c));
-  bool staged = stagedTile_(c->dst.buffer);
+  bool staged = isStagedTile(c->dst.buffer);
   if (!staged && pending.conflictsWith(a)) barrier(pending);
   noUnroll_ = staged;  // edge tiles' checked loops stay rolled, as every pipeline producer's
   emitCopy(c, true, true);
