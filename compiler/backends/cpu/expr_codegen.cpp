@@ -170,22 +170,6 @@ llvm::Value* ExprEmitter::floorDivMod(llvm::Value* a, llvm::Value* b, DType t, b
   return b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(a->getType(), 1)), q);
 }
 
-// Whether `v` (float, or a vector of them) is a NaN, from its bits: the
-// exponent all ones and a nonzero mantissa. An integer test, not `fcmp uno
-// v, v`: LLVM narrows that comparison of a value widened from float16 to a
-// float16 comparison, which targets without AVX512-FP16 run one element at
-// a time (a row maximum of float16 data ran 8x slower).
-static llvm::Value* isNaNBits(llvm::IRBuilder<>& b, llvm::Value* v) {
-  llvm::Type* t = v->getType();
-  llvm::Type* e = t->getScalarType();
-  unsigned bits = e->getPrimitiveSizeInBits();
-  uint64_t inf = e->isHalfTy() ? 0x7c00 : e->isBFloatTy() ? 0x7f80 : bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
-  llvm::Type* it = b.getIntNTy(bits);
-  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) it = llvm::VectorType::get(it, vt->getElementCount());
-  llvm::Value* magnitude = b.CreateAnd(b.CreateBitCast(v, it), llvm::ConstantInt::get(it, (uint64_t(1) << (bits - 1)) - 1));
-  return b.CreateICmpUGT(magnitude, llvm::ConstantInt::get(it, inf));
-}
-
 // Float min/max as the interpreter computes them: NaN when either operand is
 // NaN, else `b < a ? b : a` (min) or `a < b ? b : a` (max), so a tie of
 // zeros gives `a`. A compare and select (one vminps/vmaxps, whose NaN case
@@ -288,7 +272,7 @@ llvm::Value* ExprEmitter::emitCall(const Call* c) {
   if (n == "isnan" || n == "isinf" || n == "isfinite") {
     if (!isFloat(at)) return b_.getInt1(n == "isfinite");
     llvm::Value* x = args[0];
-    if (n == "isnan") return b_.CreateFCmpUNO(x, x);
+    if (n == "isnan") return isNaNBits(b_, x);
     llvm::Value* ax = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
     llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
     return n == "isinf" ? b_.CreateFCmpOEQ(ax, inf) : b_.CreateFCmpOLT(ax, inf);

@@ -100,7 +100,7 @@ llvm::Value* truncToBFloat(llvm::IRBuilder<>& b, llvm::Value* v) {
     llvm::Value* inexact = b.CreateZExt(b.CreateFCmpONE(back, v), i32);
     bits = b.CreateOr(towardZero, inexact);
     // NaN stays NaN through the float's bits.
-    bits = b.CreateSelect(b.CreateFCmpUNO(v, v), nearBits, bits);
+    bits = b.CreateSelect(isNaNBits(b, v), nearBits, bits);
   } else {
     bits = b.CreateBitCast(ty->getScalarType()->isFloatTy() ? v : b.CreateFPExt(v, f32), i32);
   }
@@ -172,6 +172,17 @@ llvm::Value* castValue(llvm::IRBuilder<>& b, llvm::Value* v, DType from, DType t
     return decodeFloat8(b, encodeFloat8(b, f, to), to);
   }
   return convertFloat(b, v, vt);
+}
+
+llvm::Value* isNaNBits(llvm::IRBuilderBase& b, llvm::Value* v) {
+  llvm::Type* t = v->getType();
+  llvm::Type* e = t->getScalarType();
+  unsigned bits = e->getPrimitiveSizeInBits();
+  uint64_t inf = e->isHalfTy() ? 0x7c00 : e->isBFloatTy() ? 0x7f80 : bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
+  llvm::Type* it = b.getIntNTy(bits);
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) it = llvm::VectorType::get(it, vt->getElementCount());
+  llvm::Value* magnitude = b.CreateAnd(b.CreateBitCast(v, it), llvm::ConstantInt::get(it, (uint64_t(1) << (bits - 1)) - 1));
+  return b.CreateICmpUGT(magnitude, llvm::ConstantInt::get(it, inf));
 }
 
 }  // namespace tlc::cpu

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/backends/cpu/llvm_types.h"
+
 namespace tlc::cpu {
 
 namespace {
@@ -52,7 +54,7 @@ class Math {
   llvm::Value* add(llvm::Value* a, llvm::Value* x) { return b_.CreateFAdd(a, x); }
   llvm::Value* sub(llvm::Value* a, llvm::Value* x) { return b_.CreateFSub(a, x); }
   llvm::Value* sel(llvm::Value* cond, llvm::Value* a, llvm::Value* x) { return b_.CreateSelect(cond, a, x); }
-  llvm::Value* isNan(llvm::Value* x) { return b_.CreateFCmpUNO(x, x); }
+  llvm::Value* isNan(llvm::Value* x) { return isNaNBits(b_, x); }
   llvm::Value* fabs(llvm::Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   llvm::Value* copySign(llvm::Value* mag, llvm::Value* sign) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
