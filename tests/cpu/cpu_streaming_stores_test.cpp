@@ -19,12 +19,12 @@ struct Generated {
   std::string llvm, assembly;
 };
 
-Generated generate(CpuCompiled& c) {
+Generated generate(CpuCompiled& c, const cpu::CpuOptions& o = {}) {
   REQUIRE(c.module);
   auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
   INFO(c.rendered());
   REQUIRE(lowered);
-  return {cpu::emitLLVMText(*lowered, {}, /*optimized=*/true), cpu::emitAssembly(*lowered, {})};
+  return {cpu::emitLLVMText(*lowered, o, /*optimized=*/true), cpu::emitAssembly(*lowered, o)};
 }
 
 bool streams(const Generated& g) { return g.llvm.find("!nontemporal") != std::string::npos; }
@@ -42,12 +42,13 @@ def accumulate[M, N, block_M=32, block_N=64](A: Tensor[(M, N), float32], C: Tens
         T.copy(C_f, C[by * block_M, bx * block_N])
 )";
 
-// B = A transposed, stored element by element: consecutive iterations of the
-// innermost loop write one column, not consecutive elements.
+// B = A transposed: a transposing nest (tile_transpose.h), whose stores are
+// whole 64-byte lines with AVX-512 (16 float32, or 2 x 16 float16 side by
+// side) and half lines with AVX2.
 const char* kTranspose = R"(
-def transpose[M, N, block=32](A: Tensor[(M, N), float32], B: Tensor[(N, M), float32]):
+def transpose[M, N, block=32, dtype=float32](A: Tensor[(M, N), dtype], B: Tensor[(N, M), dtype]):
     with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block), threads=128) as (bx, by):
-        A_f = T.alloc_fragment((block, block), float32)
+        A_f = T.alloc_fragment((block, block), dtype)
         T.copy(A[by * block, bx * block], A_f)
         for i, j in T.Parallel(block, block):
             B[bx * block + j, by * block + i] = A_f[i, j]
@@ -73,8 +74,28 @@ TEST_CASE("outputs the kernel also reads, and stores not contiguous in the loop,
   CHECK(g.assembly.find("movnt") == std::string::npos);
   CHECK(g.llvm.find("sfence") == std::string::npos);
 
+  cpu::CpuOptions avx2;
+  avx2.cpu = "x86-64-v3";
   CpuCompiled tr = compileTl(kTranspose, {{"M", "256"}, {"N", "512"}});
-  CHECK_FALSE(streams(generate(tr)));
+  CHECK_FALSE(streams(generate(tr, avx2)));
+}
+
+TEST_CASE("a transposing nest streams whole lines when they are aligned, else fetches the next block's lines owned") {
+  cpu::CpuOptions avx512;
+  avx512.cpu = "znver4";
+  for (const char* dt : {"float32", "float16"}) {
+    CAPTURE(dt);
+    CpuCompiled tr = compileTl(kTranspose, {{"M", "256"}, {"N", "512"}, {"dtype", dt}});
+    Generated g = generate(tr, avx512);
+    CHECK(streams(g));
+    // One 64-byte non-temporal store per line (vmovntps or vmovntdq).
+    CHECK((g.assembly.find("vmovntps\t%zmm") != std::string::npos ||
+           g.assembly.find("vmovntdq\t%zmm") != std::string::npos));
+    // The plain copy of the nest (misaligned rows or a small tensor)
+    // prefetches the next block's destination lines for writing.
+    CHECK(g.llvm.find("@llvm.prefetch.p0(ptr %") != std::string::npos);
+    CHECK(g.assembly.find("prefetchw") != std::string::npos);
+  }
 }
 
 TEST_CASE("kernels that stream their outputs agree with the interpreter") {
@@ -98,10 +119,17 @@ TEST_CASE("kernels that stream their outputs agree with the interpreter") {
     INFO(r.log);
     CHECK(r.pass);
   }
-  CpuCompiled tr = compileTl(kTranspose, {{"M", "96"}, {"N", "64"}});
-  OracleComparison r = runAgainstOracle(tr);
-  INFO(r.log);
-  CHECK(r.pass);
+  // Transposing nests: streamed lines (and the plain copy when the rows are
+  // not aligned to lines).
+  for (const char* m : {"96", "160"})
+    for (const char* dt : {"float32", "float16"}) {
+      CAPTURE(m);
+      CAPTURE(dt);
+      CpuCompiled tr = compileTl(kTranspose, {{"M", m}, {"N", "64"}, {"dtype", dt}});
+      OracleComparison r = runAgainstOracle(tr);
+      INFO(r.log);
+      CHECK(r.pass);
+    }
   tlc_cpu_set_stream_store_min_bytes(-1);
 }
 

@@ -19,6 +19,7 @@
 #include "compiler/backends/cpu/expr_codegen.h"
 #include "compiler/backends/cpu/gemm_microkernel.h"
 #include "compiler/backends/cpu/llvm_types.h"
+#include "compiler/backends/cpu/local_plan.h"
 #include "compiler/backends/cpu/next_block_prefetch.h"
 #include "compiler/backends/cpu/streaming_stores.h"
 #include "compiler/backends/cpu/tile_transpose.h"
@@ -32,66 +33,6 @@ namespace tlc::cpu {
 using namespace ir;
 
 namespace {
-
-// Block-local buffers up to this many bytes in all live in the frame of the
-// function that runs the blocks; the rest share one heap allocation made once
-// per call of that function (a chunk of blocks on one thread).
-constexpr int64_t kStackLocalBytes = int64_t(512) << 10;
-
-// The Allocs at the top of a kernel's (or function's) body, where
-// cpu-block-local-storage puts them all.
-void leadingAllocs(const Stmt& s, std::vector<const AllocStmt*>& out) {
-  if (!s) return;
-  if (s->kind == StmtKind::Alloc) out.push_back(as<AllocStmt>(s));
-  if (s->kind == StmtKind::Seq)
-    for (const Stmt& c : as<SeqStmt>(s)->stmts) leadingAllocs(c, out);
-}
-
-struct LocalPlan {
-  std::vector<std::pair<const AllocStmt*, int64_t>> heap;  // buffer, byte offset in the allocation
-  int64_t heapBytes = 0;
-};
-
-LocalPlan planLocals(const Stmt& body, const llvm::DataLayout& layout, llvm::LLVMContext& ctx) {
-  std::vector<const AllocStmt*> allocs;
-  leadingAllocs(body, allocs);
-  LocalPlan plan;
-  int64_t stack = 0;
-  for (const AllocStmt* a : allocs) {
-    int64_t n = 1;
-    for (const Expr& e : a->buffer->shape) {
-      int64_t v = 0;
-      TLC_CHECK(constInt(e, &v), "local buffer `" + a->buffer->name + "` needs a constant shape");
-      n *= v;
-    }
-    int64_t bytes = (std::max<int64_t>(n, 1) * int64_t(layout.getTypeAllocSize(storageType(ctx, a->buffer->dtype))) + 63) / 64 * 64;
-    if (stack + bytes <= kStackLocalBytes) {
-      stack += bytes;
-      continue;
-    }
-    plan.heap.push_back({a, plan.heapBytes});
-    plan.heapBytes += bytes;
-  }
-  return plan;
-}
-
-// Whether some part of `s` (the function itself or one of its kernels) keeps
-// block-local buffers on the heap.
-bool usesHeapLocals(const Stmt& s, const llvm::DataLayout& layout, llvm::LLVMContext& ctx) {
-  if (!s) return false;
-  switch (s->kind) {
-    case StmtKind::Seq:
-      for (const Stmt& c : as<SeqStmt>(s)->stmts)
-        if (usesHeapLocals(c, layout, ctx)) return true;
-      return false;
-    case StmtKind::Kernel: return planLocals(as<KernelStmt>(s)->body, layout, ctx).heapBytes > 0;
-    case StmtKind::For: return usesHeapLocals(as<ForStmt>(s)->body, layout, ctx);
-    case StmtKind::Let: return usesHeapLocals(as<LetStmt>(s)->body, layout, ctx);
-    case StmtKind::If:
-      return usesHeapLocals(as<IfStmt>(s)->thenBody, layout, ctx) || usesHeapLocals(as<IfStmt>(s)->elseBody, layout, ctx);
-    default: return false;
-  }
-}
 
 class StmtEmitter : public ExprEmitter {
  public:
@@ -206,43 +147,107 @@ class StmtEmitter : public ExprEmitter {
     loopExtents_.pop_back();
   }
 
-  // A transposing nest (tile_transpose.h): T x T blocks through registers.
-  // Vectors are loaded along one loop variable (`along`) at T values of the
-  // other (`across`), transposed, and stored along `across` at T values of
-  // `along`.
+  // A transposing nest (tile_transpose.h): T x T blocks through registers,
+  // P of them side by side along the stores. Vectors are loaded along one
+  // loop variable (`along`) at P x T values of the other (`across`),
+  // transposed, and stored along `across` at T values of `along`.
   void emitTransposeNest(const TransposeNest& t) {
     llvm::Type* it = valueType(ctx_, t.outer->var->dtype);
     llvm::Type* jt = valueType(ctx_, t.inner->var->dtype);
-    auto* vec = llvm::FixedVectorType::get(storageType(ctx_, t.store->buffer->dtype), unsigned(t.block));
+    llvm::Type* elem = storageType(ctx_, t.store->buffer->dtype);
+    auto* vec = llvm::FixedVectorType::get(elem, unsigned(t.block));
     llvm::Align align(dtypeBytes(t.store->buffer->dtype));
     auto i0 = makeVar(t.outer->var->name + "_blk", DType::Int64);
     auto j0 = makeVar(t.inner->var->name + "_blk", DType::Int64);
-    auto at = [&](llvm::Type* ty, const Var& blk, int64_t k) {
-      return b_.CreateIntCast(b_.CreateAdd(b_.CreateMul(vars_[blk.get()], b_.getInt64(t.block)), b_.getInt64(k)), ty, true);
-    };
     struct Side {
       const VarNode* var;
       llvm::Type* type;
       const Var* blk;
+      int64_t step;  // elements per block index
     };
-    Side outer{t.outer->var.get(), it, &i0}, inner{t.inner->var.get(), jt, &j0};
+    int64_t span = t.block * t.pack;
+    Side outer{t.outer->var.get(), it, &i0, t.loadAlongOuter ? t.block : span};
+    Side inner{t.inner->var.get(), jt, &j0, t.loadAlongOuter ? span : t.block};
     Side along = t.loadAlongOuter ? outer : inner, across = t.loadAlongOuter ? inner : outer;
-    emitLoop(i0, b_.getInt64(0), b_.getInt64(t.rows / t.block), ForKind::Serial, 0, [&] {
-      emitLoop(j0, b_.getInt64(0), b_.getInt64(t.cols / t.block), ForKind::Serial, 0, [&] {
-        std::vector<llvm::Value*> rows;
-        vars_[along.var] = at(along.type, *along.blk, 0);
-        for (int64_t k = 0; k < t.block; ++k) {
-          vars_[across.var] = at(across.type, *across.blk, k);
-          rows.push_back(b_.CreateAlignedLoad(vec, emitAddress(t.load->buffer, t.load->indices), align));
-        }
-        rows = transposeInRegisters(b_, std::move(rows));
-        vars_[across.var] = at(across.type, *across.blk, 0);
-        for (int64_t m = 0; m < t.block; ++m) {
-          vars_[along.var] = at(along.type, *along.blk, m);
-          b_.CreateAlignedStore(rows[size_t(m)], emitAddress(t.store->buffer, t.store->indices), align);
-        }
+    auto at = [&](const Side& side, int64_t k) {
+      llvm::Value* v = b_.CreateAdd(b_.CreateMul(vars_[side.blk->get()], b_.getInt64(side.step)), b_.getInt64(k));
+      vars_[side.var] = b_.CreateIntCast(v, side.type, true);
+    };
+    auto nest = [&](bool stream) {
+      if (!stream && t.store->buffer->scope == MemScope::Global && ownedByBlock(t.store->indices, blockVars_)) {
+        // The lines the next block stores, fetched owned (prefetchw): its
+        // rows are far apart, too many streams for the hardware prefetchers,
+        // and each store would wait for its line.
+        int64_t alongExtent = t.loadAlongOuter ? t.rows : t.cols, acrossExtent = t.loadAlongOuter ? t.cols : t.rows;
+        auto a = makeVar(t.store->buffer->name + "_rows", DType::Int64);
+        loopExtents_.push_back(b_.getInt64(alongExtent));
+        emitLoop(a, b_.getInt64(0), b_.getInt64(alongExtent), ForKind::Serial, 0, [&] {
+          vars_[along.var] = b_.CreateIntCast(vars_[a.get()], along.type, true);
+          prefetchForNextBlock(across.var, t.store->buffer, t.store->indices, llvm::ConstantInt::get(across.type, 0),
+                               llvm::ConstantInt::get(across.type, acrossExtent), /*write=*/true);
+        });
+        loopExtents_.pop_back();
+        vars_.erase(a.get());
+      }
+      emitLoop(i0, b_.getInt64(0), b_.getInt64(t.rows / outer.step), ForKind::Serial, 0, [&] {
+        emitLoop(j0, b_.getInt64(0), b_.getInt64(t.cols / inner.step), ForKind::Serial, 0, [&] {
+          std::vector<llvm::Value*> rows(size_t(t.block), nullptr);
+          at(along, 0);
+          for (int64_t k = 0; k < t.block; ++k) {
+            std::vector<llvm::Value*> segments;
+            for (int64_t p = 0; p < t.pack; ++p) {
+              at(across, p * t.block + k);
+              segments.push_back(b_.CreateAlignedLoad(vec, emitAddress(t.load->buffer, t.load->indices), align));
+            }
+            rows[size_t(k)] = concatVectors(b_, std::move(segments));
+          }
+          rows = transposeInRegisters(b_, std::move(rows));
+          at(across, 0);
+          for (int64_t m = 0; m < t.block; ++m) {
+            at(along, m);
+            llvm::Value* addr = emitAddress(t.store->buffer, t.store->indices);
+            if (!stream) {
+              b_.CreateAlignedStore(rows[size_t(m)], addr, align);
+              continue;
+            }
+            auto* st = b_.CreateAlignedStore(rows[size_t(m)], addr, llvm::Align(64));
+            st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                            llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+          }
+        });
       });
-    });
+    };
+    // Stores of whole 64-byte lines to a large write-only tensor stream
+    // (streaming_stores.h) when every one of them is aligned: the first, and
+    // the distance between consecutive values of `along`.
+    bool lines = span * dtypeBytes(t.store->buffer->dtype) == 64;
+    if (!streamingAllowed_ || !lines || !writeOnly_->count(t.store->buffer.get())) {
+      nest(false);
+    } else {
+      llvm::Type* i64t = b_.getInt64Ty();
+      vars_[i0.get()] = b_.getInt64(0);
+      vars_[j0.get()] = b_.getInt64(0);
+      at(along, 0);
+      at(across, 0);
+      llvm::Value* first = b_.CreatePtrToInt(emitAddress(t.store->buffer, t.store->indices), i64t);
+      at(along, 1);
+      llvm::Value* second = b_.CreatePtrToInt(emitAddress(t.store->buffer, t.store->indices), i64t);
+      llvm::Value* misaligned = b_.CreateAnd(b_.CreateOr(first, b_.CreateSub(second, first)), 63);
+      llvm::Value* stream = b_.CreateAnd(b_.CreateICmpEQ(misaligned, b_.getInt64(0)),
+                                         b_.CreateICmpSGE(tensorBytes(*t.store->buffer), streamMinBytes()), "stream");
+      auto* yes = llvm::BasicBlock::Create(ctx_, "transpose.stream", fn_);
+      auto* no = llvm::BasicBlock::Create(ctx_, "transpose.plain", fn_);
+      auto* done = llvm::BasicBlock::Create(ctx_, "transpose.end", fn_);
+      b_.CreateCondBr(stream, yes, no);
+      b_.SetInsertPoint(yes);
+      nest(true);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(no);
+      nest(false);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      streamed_ = true;
+    }
     for (const Var& v : {i0, j0, t.outer->var, t.inner->var}) vars_.erase(v.get());
   }
 
@@ -301,13 +306,10 @@ class StmtEmitter : public ExprEmitter {
     vars_[f->var.get()] = lo;
     llvm::Value* first = emitAddress(store->buffer, store->indices);
     llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
-    llvm::Value* tensorBytes = b_.getInt64(elemBytes);
-    for (const Expr& d : store->buffer->shape)
-      tensorBytes = b_.CreateMul(tensorBytes, b_.CreateIntCast(emitExpr(d), i64t, isSigned(d->dtype)));
     llvm::Value* ext64 = b_.CreateSExt(ext, i64t);
     llvm::Value* headBytes = b_.CreateAnd(b_.CreateSub(b_.getInt64(64), b_.CreateAnd(addr, 63)), 63);
     llvm::Value* head = b_.CreateUDiv(headBytes, b_.getInt64(elemBytes));
-    llvm::Value* big = b_.CreateICmpSGE(tensorBytes, streamMinBytes());
+    llvm::Value* big = b_.CreateICmpSGE(tensorBytes(*store->buffer), streamMinBytes());
     llvm::Value* elemAligned = b_.CreateICmpEQ(b_.CreateAnd(addr, elemBytes - 1), b_.getInt64(0));
     llvm::Value* oneLine = b_.CreateICmpSGE(b_.CreateSub(ext64, head), b_.getInt64(lineElems));
     llvm::Value* stream = b_.CreateAnd(b_.CreateAnd(big, elemAligned), oneLine, "stream");
@@ -363,20 +365,33 @@ class StmtEmitter : public ExprEmitter {
   // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
   // variable in the next block of the grid (next_block_prefetch.h).
   void prefetchForNextBlock(const ForStmt* f, const Load* load, llvm::Value* lo, llvm::Value* ext) {
+    prefetchForNextBlock(f->var.get(), load->buffer, load->indices, lo, ext, /*write=*/false);
+  }
+
+  // Prefetches, for the next block, the elements [lo, lo + ext) of `var` at
+  // `indices` of `buf` (contiguous in `var`): for reading into L2
+  // (prefetcht1), or for writing (prefetchw: the line is fetched owned, so
+  // the store does not wait for it).
+  void prefetchForNextBlock(const VarNode* var, const Buffer& buf, const std::vector<Expr>& indices,
+                            llvm::Value* lo, llvm::Value* ext, bool write) {
     std::vector<llvm::Value*> current;
     for (size_t i = 0; i < blockVars_.size(); ++i) {
       current.push_back(vars_[blockVars_[i]]);
       vars_[blockVars_[i]] = nextBlockValues_[i];
     }
-    vars_[f->var.get()] = lo;
-    llvm::Value* first = emitAddress(load->buffer, load->indices, /*inBounds=*/false);
+    llvm::Value* saved = vars_.count(var) ? vars_[var] : nullptr;
+    vars_[var] = lo;
+    llvm::Value* first = emitAddress(buf, indices, /*inBounds=*/false);
     for (size_t i = 0; i < blockVars_.size(); ++i) vars_[blockVars_[i]] = current[i];
-    vars_.erase(f->var.get());
+    if (saved)
+      vars_[var] = saved;
+    else
+      vars_.erase(var);
 
     llvm::Type* i64t = b_.getInt64Ty();
     llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
     llvm::Value* lead = b_.CreateAnd(addr, 63);
-    llvm::Value* bytes = b_.CreateMul(b_.CreateSExt(ext, i64t), b_.getInt64(dtypeBytes(load->buffer->dtype)));
+    llvm::Value* bytes = b_.CreateMul(b_.CreateSExt(ext, i64t), b_.getInt64(dtypeBytes(buf->dtype)));
     // Lines prefetched for the next block help only if they are still in L2
     // when it runs: not when this block reads more of the tensor than
     // kNextBlockBytes in between (the loops around this one: a block that
@@ -390,13 +405,21 @@ class StmtEmitter : public ExprEmitter {
                                          b_.getInt64(0));
     llvm::Value* lineStart = b_.CreateGEP(b_.getInt8Ty(), first, b_.CreateNeg(lead));
     llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
-    auto line = makeVar(load->buffer->name + "_prefetch", DType::Int64);
+    auto line = makeVar(buf->name + "_prefetch", DType::Int64);
     emitLoop(line, b_.getInt64(0), lines, ForKind::Serial, 0, [&] {
       llvm::Value* p = b_.CreateGEP(b_.getInt8Ty(), lineStart, b_.CreateMul(vars_[line.get()], b_.getInt64(64)));
-      // read, locality 2 (prefetcht1: into L2), data
-      b_.CreateCall(prefetch, {p, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+      // read (locality 2, prefetcht1: into L2) or write (prefetchw), data
+      b_.CreateCall(prefetch, {p, b_.getInt32(write ? 1 : 0), b_.getInt32(write ? 3 : 2), b_.getInt32(1)});
     });
     vars_.erase(line.get());
+  }
+
+  // The bytes of tensor `buf` (i64).
+  llvm::Value* tensorBytes(const BufferNode& buf) {
+    llvm::Value* bytes = b_.getInt64(dtypeBytes(buf.dtype));
+    for (const Expr& d : buf.shape)
+      bytes = b_.CreateMul(bytes, b_.CreateIntCast(emitExpr(d), b_.getInt64Ty(), isSigned(d->dtype)));
+    return bytes;
   }
 
   // tlc_cpu_stream_store_min_bytes(), called once at the function's entry.

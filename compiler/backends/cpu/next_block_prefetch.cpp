@@ -35,18 +35,22 @@ std::vector<const Load*> nextBlockPrefetches(const ForStmt& loop, const std::vec
   std::vector<const Load*> out;
   for (const Load* l : scan.loads) {
     if (l->buffer->scope != MemScope::Global || !contiguousIn(l->indices, loop.var.get())) continue;
-    bool ownPart = !blockVars.empty();
-    for (const VarNode* b : blockVars) {
-      bool used = false;
-      for (const Expr& i : l->indices) used = used || usesVar(i, b);
-      ownPart = ownPart && used;
-    }
-    if (!ownPart) continue;
+    if (!ownedByBlock(l->indices, blockVars)) continue;
     bool seen = false;
     for (const Load* o : out) seen = seen || sameAccess(o, l);
     if (!seen) out.push_back(l);
   }
   return out;
+}
+
+bool ownedByBlock(const std::vector<Expr>& indices, const std::vector<const VarNode*>& blockVars) {
+  if (blockVars.empty()) return false;
+  for (const VarNode* b : blockVars) {
+    bool used = false;
+    for (const Expr& i : indices) used = used || usesVar(i, b);
+    if (!used) return false;
+  }
+  return true;
 }
 
 }  // namespace tlc::cpu

@@ -27,6 +27,10 @@
 
 namespace tlc::cpu {
 
+// Whether an access at `indices` uses every block index: each block reads
+// (or writes) its own part of the tensor.
+bool ownedByBlock(const std::vector<ir::Expr>& indices, const std::vector<const ir::VarNode*>& blockVars);
+
 // The loads of `loop`'s body to prefetch for the next block, without
 // duplicates; empty when `loop` is not an innermost Vectorized loop.
 std::vector<const ir::Load*> nextBlockPrefetches(const ir::ForStmt& loop,

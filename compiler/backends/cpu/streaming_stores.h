@@ -19,6 +19,9 @@
 //     bytes (by default half the last-level cache: such an output and an
 //     input of its size do not stay cached together): smaller outputs stay
 //     cached for whatever reads them next.
+// Transposing nests (tile_transpose.h) follow the same rule for their stores
+// of whole 64-byte lines, checked for alignment at run time
+// (llvm_codegen.cpp, emitTransposeNest).
 // Such a loop runs its first iterations up to a 64-byte boundary of the
 // destination and its last partial line as before (one copy of the loop, run
 // for both); every whole line between is computed into a 64-byte staging

@@ -36,20 +36,43 @@ std::optional<TransposeNest> matchTransposeNest(const ForStmt& outer, int vector
   if (!storeUsesI || !loadUsesJ) return std::nullopt;
   int64_t rows = 0, cols = 0;
   if (!zeroStart(outer, &rows) || !zeroStart(*inner, &cols)) return std::nullopt;
-  int64_t block = std::min<int64_t>(16, vectorBits / (8 * bytes));
+  int64_t lanes = vectorBits / (8 * bytes);
+  int64_t block = std::min<int64_t>(16, lanes);
   if (block < 4 || rows % block || cols % block) return std::nullopt;
-  return TransposeNest{&outer, inner, store, load, rows, cols, block, loadAlongOuter};
+  // Blocks side by side along the stores, so that each store fills a vector
+  // register (a 64-byte line of float16 with AVX-512, not half of one).
+  int64_t across = loadAlongOuter ? cols : rows;
+  int64_t pack = lanes / block;
+  while (pack > 1 && across % (pack * block)) pack /= 2;
+  return TransposeNest{&outer, inner, store, load, rows, cols, block, pack, loadAlongOuter};
+}
+
+llvm::Value* concatVectors(llvm::IRBuilder<>& b, std::vector<llvm::Value*> parts) {
+  while (parts.size() > 1) {
+    std::vector<llvm::Value*> joined;
+    for (size_t q = 0; q < parts.size(); q += 2) {
+      unsigned n = llvm::cast<llvm::FixedVectorType>(parts[q]->getType())->getNumElements();
+      std::vector<int> mask(2 * n);
+      for (unsigned e = 0; e < 2 * n; ++e) mask[e] = int(e);
+      joined.push_back(b.CreateShuffleVector(parts[q], parts[q + 1], mask));
+    }
+    parts = std::move(joined);
+  }
+  return parts[0];
 }
 
 std::vector<llvm::Value*> transposeInRegisters(llvm::IRBuilder<>& b, std::vector<llvm::Value*> rows) {
   int n = int(rows.size());
+  int width = int(llvm::cast<llvm::FixedVectorType>(rows[0]->getType())->getNumElements());
   // Round s swaps, for each pair of rows r and r + s (r & s == 0), the
-  // s-wide blocks above and below the diagonal of their 2s x 2s blocks.
+  // s-wide blocks above and below the diagonal of their 2s x 2s blocks, in
+  // each n-element segment of the rows.
   for (int s = n / 2; s >= 1; s /= 2) {
-    std::vector<int> low(n), high(n);
-    for (int k = 0; k < n; ++k) {
-      low[k] = (k & s) ? n + k - s : k;
-      high[k] = (k & s) ? n + k : k + s;
+    std::vector<int> low(width), high(width);
+    for (int e = 0; e < width; ++e) {
+      int k = e % n;
+      low[e] = (k & s) ? width + e - s : e;
+      high[e] = (k & s) ? width + e : e + s;
     }
     for (int r = 0; r < n; ++r) {
       if (r & s) continue;
