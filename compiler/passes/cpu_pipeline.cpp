@@ -3,6 +3,7 @@
 #include "compiler/passes/expand_pipelines.h"
 #include "compiler/passes/cpu_block_local_storage.h"
 #include "compiler/passes/drop_layout_annotations.h"
+#include "compiler/passes/fold_implied_conditions.h"
 #include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/cpu_coarsen_k.h"
 #include "compiler/passes/cpu_lower_atomics.h"
@@ -63,6 +64,9 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-vector-layouts", "block buffers' dimensions ordered so vector loops run along their rows",
              chooseVectorLayouts));
   p.add(wrap("cpu-guards-to-bounds", "vector loop guards -> loop bounds and ifs around the loop", moveGuardsToBounds));
+  p.add(wrap("fold-implied-conditions",
+             "integer comparisons decided by the enclosing ifs' conditions and loops' ranges -> constants",
+             passes::foldImpliedConditions));
   p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});
   return p;
 }

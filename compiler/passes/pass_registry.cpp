@@ -4,6 +4,7 @@
 #include "compiler/passes/inline_loop_lets.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/expand_pipelines.h"
+#include "compiler/passes/fold_implied_conditions.h"
 #include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/pipeline_planning.h"
 #include "compiler/passes/simplify.h"
@@ -36,6 +37,9 @@ std::vector<Pass> registeredPasses() {
        [](const ir::Module& m, PassContext&) { return dropLayoutAnnotations(m); }},
       {"lower-buffer-prints", "print of a whole buffer -> loops of element prints",
        [](const ir::Module& m, PassContext&) { return lowerBufferPrints(m); }},
+      {"fold-implied-conditions",
+       "integer comparisons decided by the enclosing ifs' conditions and loops' ranges -> constants",
+       [](const ir::Module& m, PassContext&) { return foldImpliedConditions(m); }},
       // Register new passes here: {"name", "summary", function}.
   };
 }
