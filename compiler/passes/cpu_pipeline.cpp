@@ -17,6 +17,7 @@
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
 #include "compiler/passes/cpu_vector_layouts.h"
+#include "compiler/passes/cpu_version_guards.h"
 
 #include <algorithm>
 #include <thread>
@@ -54,6 +55,8 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));
   p.add(wrap("cpu-lower-atomics", "atomic_* -> cpu.atomic_* read-modify-write intrinsics", lowerAtomics));
+  p.add(wrap("cpu-version-guards", "a guarded Parallel nest gets an unguarded version for tiles inside the tensors",
+             versionGuardedNests));
   p.add(wrap("cpu-hoist-fast-paths", "the likely tests of a statement list combine in front of it",
              hoistFastPaths));
   p.add(wrap("cpu-inline-producers", "loops computing a block-local buffer fold into the statements that read it",
