@@ -24,6 +24,7 @@
 #include "compiler/backends/cpu/streaming_stores.h"
 #include "compiler/backends/cpu/tile_transpose.h"
 #include "compiler/backends/cpu/vector_width.h"
+#include "compiler/ir/var_uses.h"
 #include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/support/diagnostics.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
@@ -137,14 +138,21 @@ class StmtEmitter : public ExprEmitter {
     lo = b_.CreateIntCast(lo, it, isSigned(f->min->dtype));
     ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
     if (!blockVars_.empty())
-      for (const Load* l : nextBlockPrefetches(*f, blockVars_)) prefetchForNextBlock(f, l, lo, ext);
+      for (const Load* l : nextBlockPrefetches(*f, blockVars_)) {
+        prefetchForNextBlock(f, l, lo, ext);
+        int64_t n = 0;
+        if (const ForStmt* ahead = constInt(f->extent, &n) ? aheadLoop(l->indices, n * dtypeBytes(l->buffer->dtype)) : nullptr)
+          prefetchAhead(f->var.get(), l->buffer, l->indices, lo, ext, /*write=*/false, ahead);
+      }
     loopExtents_.push_back(b_.CreateSExt(ext, b_.getInt64Ty()));
+    forStack_.push_back(f);
     if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)
       emitStreamingFor(f, store, lo, ext);
     else
       emitLoop(f->var, lo, b_.CreateAdd(lo, ext), f->forKind, forcedVectorWidth(*f, target_.vectors.vectorBits),
                [&] { emit(f->body); });
     loopExtents_.pop_back();
+    forStack_.pop_back();
   }
 
   // A transposing nest (tile_transpose.h): T x T blocks through registers,
@@ -174,21 +182,31 @@ class StmtEmitter : public ExprEmitter {
       vars_[side.var] = b_.CreateIntCast(v, side.type, true);
     };
     auto nest = [&](bool stream) {
-      if (!stream && t.store->buffer->scope == MemScope::Global && ownedByBlock(t.store->indices, blockVars_)) {
-        // The lines the next block stores, fetched owned (prefetchw): its
-        // rows are far apart, too many streams for the hardware prefetchers,
-        // and each store would wait for its line.
-        int64_t alongExtent = t.loadAlongOuter ? t.rows : t.cols, acrossExtent = t.loadAlongOuter ? t.cols : t.rows;
-        auto a = makeVar(t.store->buffer->name + "_rows", DType::Int64);
-        loopExtents_.push_back(b_.getInt64(alongExtent));
-        emitLoop(a, b_.getInt64(0), b_.getInt64(alongExtent), ForKind::Serial, 0, [&] {
-          vars_[along.var] = b_.CreateIntCast(vars_[a.get()], along.type, true);
-          prefetchForNextBlock(across.var, t.store->buffer, t.store->indices, llvm::ConstantInt::get(across.type, 0),
-                               llvm::ConstantInt::get(across.type, acrossExtent), /*write=*/true);
+      int64_t alongExtent = t.loadAlongOuter ? t.rows : t.cols, acrossExtent = t.loadAlongOuter ? t.cols : t.rows;
+      // The lines the next block (or the next iteration of an enclosing
+      // serial loop, aheadLoop) reads or stores: the nest's rows are far
+      // apart, too many streams for the hardware prefetchers, and each
+      // store would wait for its line (prefetchw fetches it owned).
+      auto prefetchRows = [&](const Buffer& buf, const std::vector<Expr>& indices, const Side& contiguous,
+                              int64_t contiguousExtent, const Side& rows, int64_t rowCount, bool write) {
+        if (buf->scope != MemScope::Global || blockVars_.empty()) return;
+        const ForStmt* ahead = aheadLoop(indices, alongExtent * acrossExtent * dtypeBytes(buf->dtype));
+        bool nextBlock = ownedByBlock(indices, blockVars_);
+        if (!ahead && !nextBlock) return;
+        auto r = makeVar(buf->name + "_rows", DType::Int64);
+        loopExtents_.push_back(b_.getInt64(rowCount));
+        emitLoop(r, b_.getInt64(0), b_.getInt64(rowCount), ForKind::Serial, 0, [&] {
+          vars_[rows.var] = b_.CreateIntCast(vars_[r.get()], rows.type, true);
+          llvm::Value* zero = llvm::ConstantInt::get(contiguous.type, 0);
+          llvm::Value* n = llvm::ConstantInt::get(contiguous.type, contiguousExtent);
+          if (nextBlock) prefetchAhead(contiguous.var, buf, indices, zero, n, write, nullptr);
+          if (ahead) prefetchAhead(contiguous.var, buf, indices, zero, n, write, ahead);
         });
         loopExtents_.pop_back();
-        vars_.erase(a.get());
-      }
+        vars_.erase(r.get());
+      };
+      if (!stream) prefetchRows(t.store->buffer, t.store->indices, across, acrossExtent, along, alongExtent, true);
+      prefetchRows(t.load->buffer, t.load->indices, along, alongExtent, across, acrossExtent, false);
       emitLoop(i0, b_.getInt64(0), b_.getInt64(t.rows / outer.step), ForKind::Serial, 0, [&] {
         emitLoop(j0, b_.getInt64(0), b_.getInt64(t.cols / inner.step), ForKind::Serial, 0, [&] {
           std::vector<llvm::Value*> rows(size_t(t.block), nullptr);
@@ -365,28 +383,58 @@ class StmtEmitter : public ExprEmitter {
   // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
   // variable in the next block of the grid (next_block_prefetch.h).
   void prefetchForNextBlock(const ForStmt* f, const Load* load, llvm::Value* lo, llvm::Value* ext) {
-    prefetchForNextBlock(f->var.get(), load->buffer, load->indices, lo, ext, /*write=*/false);
+    prefetchAhead(f->var.get(), load->buffer, load->indices, lo, ext, /*write=*/false, nullptr);
   }
 
-  // Prefetches, for the next block, the elements [lo, lo + ext) of `var` at
-  // `indices` of `buf` (contiguous in `var`): for reading into L2
-  // (prefetcht1), or for writing (prefetchw: the line is fetched owned, so
-  // the store does not wait for it).
-  void prefetchForNextBlock(const VarNode* var, const Buffer& buf, const std::vector<Expr>& indices,
-                            llvm::Value* lo, llvm::Value* ext, bool write) {
-    std::vector<llvm::Value*> current;
-    for (size_t i = 0; i < blockVars_.size(); ++i) {
-      current.push_back(vars_[blockVars_[i]]);
-      vars_[blockVars_[i]] = nextBlockValues_[i];
+  // The enclosing serial loop whose next iteration an access at `indices`
+  // should be prefetched for, when the loops around it make a block read
+  // more than kNextBlockBytes (no next-block prefetch) and the next block is
+  // too far ahead: the innermost serial loop using one of the indices'
+  // variables inside which the access covers at least kAheadMinBytes
+  // (`innerBytes`: what the innermost loop covers) and at most
+  // kNextBlockBytes. The blocks of a running sum over 128 rows, for
+  // example, read 128 short rows per step of their column loop: too many
+  // streams for the hardware prefetchers.
+  const ForStmt* aheadLoop(const std::vector<Expr>& indices, int64_t innerBytes) const {
+    for (auto it = forStack_.rbegin(); it != forStack_.rend(); ++it) {
+      const ForStmt* f = *it;
+      bool uses = false;
+      for (const Expr& e : indices) uses = uses || usesVar(e, f->var);
+      if (f->forKind == ForKind::Serial && uses && innerBytes >= kAheadMinBytes)
+        return innerBytes <= kNextBlockBytes ? f : nullptr;
+      int64_t n = 0;
+      if (!constInt(f->extent, &n)) return nullptr;
+      innerBytes *= n;
     }
-    llvm::Value* saved = vars_.count(var) ? vars_[var] : nullptr;
-    vars_[var] = lo;
+    return nullptr;
+  }
+
+  // Prefetches the elements [lo, lo + ext) of `var` at `indices` of `buf`
+  // (contiguous in `var`), for reading into L2 (prefetcht1) or for writing
+  // (prefetchw: the line is fetched owned, so the store does not wait for
+  // it): for the next block (`nextIterationOf` null), when the loops around
+  // make the block read at most kNextBlockBytes, or for the next iteration of
+  // `nextIterationOf`, when they make it read more.
+  void prefetchAhead(const VarNode* var, const Buffer& buf, const std::vector<Expr>& indices, llvm::Value* lo,
+                     llvm::Value* ext, bool write, const ForStmt* nextIterationOf) {
+    std::vector<std::pair<const VarNode*, llvm::Value*>> saved;
+    auto bind = [&](const VarNode* v, llvm::Value* value) {
+      saved.push_back({v, vars_.count(v) ? vars_[v] : nullptr});
+      vars_[v] = value;
+    };
+    if (nextIterationOf) {
+      llvm::Value* k = vars_[nextIterationOf->var.get()];
+      bind(nextIterationOf->var.get(), b_.CreateAdd(k, llvm::ConstantInt::get(k->getType(), 1)));
+    } else {
+      for (size_t i = 0; i < blockVars_.size(); ++i) bind(blockVars_[i], nextBlockValues_[i]);
+    }
+    bind(var, lo);
     llvm::Value* first = emitAddress(buf, indices, /*inBounds=*/false);
-    for (size_t i = 0; i < blockVars_.size(); ++i) vars_[blockVars_[i]] = current[i];
-    if (saved)
-      vars_[var] = saved;
-    else
-      vars_.erase(var);
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it)
+      if (it->second)
+        vars_[it->first] = it->second;
+      else
+        vars_.erase(it->first);
 
     llvm::Type* i64t = b_.getInt64Ty();
     llvm::Value* addr = b_.CreatePtrToInt(first, i64t);
@@ -398,7 +446,9 @@ class StmtEmitter : public ExprEmitter {
     // walks a tall strip, such as a column reduction's).
     llvm::Value* footprint = bytes;
     for (llvm::Value* e : loopExtents_) footprint = b_.CreateMul(footprint, e);
-    bytes = b_.CreateSelect(b_.CreateICmpSLE(footprint, b_.getInt64(kNextBlockBytes)), bytes, b_.getInt64(0));
+    llvm::Value* nearEnough = b_.CreateICmpSLE(footprint, b_.getInt64(kNextBlockBytes));
+    if (nextIterationOf) nearEnough = b_.CreateNot(nearEnough);
+    bytes = b_.CreateSelect(nearEnough, bytes, b_.getInt64(0));
     llvm::Value* lines = b_.CreateSelect(b_.CreateICmpSGT(bytes, b_.getInt64(0)),
                                          b_.CreateUDiv(b_.CreateAdd(b_.CreateAdd(bytes, lead), b_.getInt64(63)),
                                                        b_.getInt64(64)),
@@ -662,7 +712,10 @@ class StmtEmitter : public ExprEmitter {
   llvm::Value* streamMinBytes_ = nullptr;
   // The extents (i64) of the loops around the statement being emitted.
   std::vector<llvm::Value*> loopExtents_;
+  // The loops around the statement being emitted (emitFor's), innermost last.
+  std::vector<const ForStmt*> forStack_;
   static constexpr int64_t kNextBlockBytes = 256 << 10;
+  static constexpr int64_t kAheadMinBytes = 4 << 10;
   bool streamed_ = false;
   // In block functions: the values of the kernel's block index variables
   // for the next block (for next_block_prefetch.h).

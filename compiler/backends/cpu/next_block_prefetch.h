@@ -18,7 +18,9 @@
 // so ranges past the tensor's end are harmless. The backend skips them at run
 // time when the loops around the load make the block read more than 256 KiB
 // of it (llvm_codegen.cpp, kNextBlockBytes): by the time the next block runs,
-// those lines have left L2.
+// those lines have left L2. It then prefetches the lines of the next
+// iteration of an enclosing serial loop instead (llvm_codegen.cpp,
+// aheadLoop).
 #pragma once
 
 #include <vector>
