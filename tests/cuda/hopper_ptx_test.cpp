@@ -265,6 +265,39 @@ TEST_CASE("the consumers' setmaxnreg increase never exceeds what the producer wa
   }
 }
 
+TEST_CASE("producers that gather keep the registers the consumers can spare") {
+  // At 56 registers the gather of conv2d_nhwc.tl's tile (64 x 64, 128
+  // producer threads) spilled (ptxas: 128 bytes; ncu: a million local
+  // requests) and needed 88; a 256-row dequantizing gemm's consumers
+  // (register tiles of 160 per thread) spill below 192.
+  struct Case {
+    int64_t threads, tileRegisters, shared;
+    int64_t producerAtLeast, consumerAtLeast;
+  } cases[] = {
+      {128, 64, 96 * 1024, 88, 128},    // the convolution, two blocks per SM
+      {256, 64, 160 * 1024, 88, 128},   // its 128-row tiles, one block
+      {256, 160, 160 * 1024, 56, 224},  // the dequantizing gemm: consumers first
+  };
+  for (const Case& k : cases) {
+    cuda::HopperMainloop plan;
+    ir::GemmStmt gemm(ir::Region{}, ir::Region{}, ir::Region{}, false, false, false, {});
+    plan.gemm = &gemm;
+    cuda::HopperOperand a;
+    a.gather = ir::GatherNest{};
+    plan.tiles = {a};
+    cuda::chooseHopperOccupancy(&plan, k.threads, k.shared, 227 * 1024, k.tileRegisters, 64);
+    CAPTURE(k.threads);
+    CAPTURE(k.tileRegisters);
+    int64_t entry = 65536 / plan.blocksPerSM / (k.threads + 128) / 8 * 8;
+    CHECK(plan.producerRegs >= k.producerAtLeast);
+    CHECK(plan.consumerRegs >= k.consumerAtLeast);
+    CHECK(plan.producerRegs < entry);
+    CHECK(plan.consumerRegs > entry);
+    CHECK(plan.consumerRegs <= 240);
+    CHECK(128 * (entry - plan.producerRegs) >= k.threads * (plan.consumerRegs - entry));
+  }
+}
+
 TEST_CASE("more blocks per SM only when the widest wgmma's accumulator fits the entry register count") {
   // ptxas compiles the consumers within the count __launch_bounds__ implies,
   // whatever their setmaxnreg.inc: an m64n256 float32 wgmma (128 accumulator

@@ -454,7 +454,8 @@ bool gemmTakesTwoBlocks(int64_t threads, int64_t sharedBytes, int64_t maxSharedB
 
 void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
                            int64_t tileRegisters, int64_t instructionRegisters) {
-  // Producer threads that gather compute addresses: they keep more.
+  // Producer threads that gather compute addresses: they keep more (and,
+  // once the blocks per SM are known, what the consumers can spare: below).
   plan->producerRegs = hasGathers(*plan) ? (threads <= 256 ? 56 : 40) : (threads <= 256 ? 40 : 24);
   // Registers: the launch gives each thread 65536 / blocks / (threads + 128),
   // rounded down to a multiple of 8 (the allocation unit); the producer
@@ -493,6 +494,19 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
         plan->blocksPerSM = blocks;
         break;
       }
+  // Producers that gather compute an address per chunk of their tiles: at
+  // 56 registers the gather of a convolution's tile spilled to local memory
+  // (ncu: a million spill requests, the producers waiting on them; ptxas
+  // needed 88). They keep what the consumers can spare: the consumers keep
+  // their register tiles and 64 more (the accumulators of a 256-row
+  // dequantizing gemm spill below 192), and an increase of at least one
+  // step of 8.
+  if (hasGathers(*plan)) {
+    int64_t entry = std::min<int64_t>(hopperEntryRegisters(plan->blocksPerSM, threads), 240);
+    int64_t need = std::min<int64_t>((tileRegisters + 64 + 7) / 8 * 8, 240);
+    int64_t spare = need > entry ? (need - entry) * threads / 128 : 8 * ((threads + 127) / 128);
+    plan->producerRegs = std::max<int64_t>(plan->producerRegs, (entry - spare) / 8 * 8);
+  }
   plan->consumerRegs = consumerRegs(plan->blocksPerSM);
 }
 
