@@ -224,13 +224,10 @@ class StmtEmitter : public ExprEmitter {
           for (int64_t m = 0; m < t.block; ++m) {
             at(along, m);
             llvm::Value* addr = emitAddress(t.store->buffer, t.store->indices);
-            if (!stream) {
+            if (stream)
+              storeLine(rows[size_t(m)], addr);
+            else
               b_.CreateAlignedStore(rows[size_t(m)], addr, align);
-              continue;
-            }
-            auto* st = b_.CreateAlignedStore(rows[size_t(m)], addr, llvm::Align(64));
-            st->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                            llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
           }
         });
       });
@@ -356,9 +353,7 @@ class StmtEmitter : public ExprEmitter {
                });
       vars_.erase(lane.get());
       llvm::Value* whole = b_.CreateAlignedLoad(lineTy, stage, llvm::Align(64));
-      auto* st = b_.CreateAlignedStore(whole, b_.CreateInBoundsGEP(elem, first, offset), llvm::Align(64));
-      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                      llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+      storeLine(whole, b_.CreateInBoundsGEP(elem, first, offset));
     });
     vars_.erase(line.get());
     streamed_ = true;
@@ -462,6 +457,13 @@ class StmtEmitter : public ExprEmitter {
       b_.CreateCall(prefetch, {p, b_.getInt32(write ? 1 : 0), b_.getInt32(write ? 3 : 2), b_.getInt32(1)});
     });
     vars_.erase(line.get());
+  }
+
+  // One aligned non-temporal store of a 64-byte line (streaming_stores.h).
+  void storeLine(llvm::Value* line, llvm::Value* addr) {
+    auto* st = b_.CreateAlignedStore(line, addr, llvm::Align(64));
+    st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                    llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
   }
 
   // The bytes of tensor `buf` (i64).
