@@ -47,4 +47,10 @@ void conjuncts(const Expr& e, std::vector<Expr>* out) {
   out->push_back(e);
 }
 
+Expr conjunction(const std::vector<Expr>& parts, SourceLoc loc) {
+  Expr cond = parts.at(0);
+  for (size_t k = 1; k < parts.size(); ++k) cond = makeBinary(BinaryOp::And, cond, parts[k], loc);
+  return cond;
+}
+
 }  // namespace tlc::ir

@@ -40,5 +40,7 @@ class UsesVars : public IRVisitor {
 bool usesVar(const Expr& e, const Var& v);
 // The conjuncts of a boolean condition (a and b and ...), in order.
 void conjuncts(const Expr& e, std::vector<Expr>* out);
+// `parts[0] and parts[1] and ...` (left to right; `parts` not empty).
+Expr conjunction(const std::vector<Expr>& parts, SourceLoc loc);
 
 }  // namespace tlc::ir

@@ -128,9 +128,7 @@ class GuardMover {
             rest.push_back(p);
         }
         if (!rest.empty()) {
-          Expr cond = rest[0];
-          for (size_t k = 1; k < rest.size(); ++k) cond = makeBinary(BinaryOp::And, cond, rest[k], i->loc);
-          kept_.push_back({nullptr, cond, i->loc});
+          kept_.push_back({nullptr, conjunction(rest, i->loc), i->loc});
           guardedByKept_ = true;
         }
         body = i->thenBody;

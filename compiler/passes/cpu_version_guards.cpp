@@ -92,11 +92,8 @@ class Versioner : public IRMutator {
 
     // The fast nest: the guard without the parts the test covers.
     Stmt fastBody = guard->thenBody;
-    if (!kept.empty()) {
-      Expr cond = kept[0];
-      for (size_t k = 1; k < kept.size(); ++k) cond = makeBinary(BinaryOp::And, cond, kept[k], guard->loc);
-      fastBody = std::make_shared<const IfStmt>(cond, fastBody, nullptr, guard->loc);
-    }
+    if (!kept.empty())
+      fastBody = std::make_shared<const IfStmt>(conjunction(kept, guard->loc), fastBody, nullptr, guard->loc);
     for (auto it = letChain.rbegin(); it != letChain.rend(); ++it)
       fastBody = std::make_shared<const LetStmt>((*it)->var, (*it)->value, fastBody, (*it)->loc);
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
@@ -104,10 +101,9 @@ class Versioner : public IRMutator {
       loop->copyPipelineAttributes(**it);
       fastBody = loop;
     }
-    Expr cond = tests[0];
-    for (size_t k = 1; k < tests.size(); ++k) cond = makeBinary(BinaryOp::And, cond, tests[k], guard->loc);
     // The original nest, shared (IR nodes are immutable), is the else branch.
-    return std::make_shared<const IfStmt>(cond, fastBody, original, top->loc, /*likely=*/true);
+    return std::make_shared<const IfStmt>(conjunction(tests, guard->loc), fastBody, original, top->loc,
+                                          /*likely=*/true);
   }
 
   // `part` (A + v < B, or <=, >, >=, either side) evaluated at the end of
