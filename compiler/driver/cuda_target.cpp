@@ -13,6 +13,7 @@
 
 #include "compiler/backends/gpu_driver.h"
 #include "compiler/backends/cuda/nvrtc.h"
+#include "compiler/backends/cuda/ptxas_advice.h"
 #include "compiler/driver/cuda_launch.h"
 #include "compiler/driver/device_metadata.h"
 #include "compiler/driver/kernel_cache.h"
@@ -54,7 +55,8 @@ std::optional<std::string> compileForCuda(const Module& module, const CudaOption
   std::vector<std::string> programs = {ptx ? cm->source : cm->primarySource};
   bool withFallbacks = !ptx && fallbackCubin && !cm->fallbackSource.empty();
   if (withFallbacks) programs.push_back(cm->fallbackSource);
-  std::vector<cuda::NvrtcResult> results = cuda::compileConcurrentlyWithNvrtc(programs, options.arch, ptx);
+  std::vector<cuda::NvrtcResult> results = cuda::compileConcurrentlyWithNvrtc(
+      programs, options.arch, ptx, ptx ? std::vector<std::string>{} : cuda::ptxasAdviceOptions());
   auto t2 = std::chrono::steady_clock::now();
   if (options.timePasses) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
@@ -66,6 +68,8 @@ std::optional<std::string> compileForCuda(const Module& module, const CudaOption
       diags.report(DiagKind::CudaBuildFailed, {}, r.error);
       return std::nullopt;
     }
+  if (!ptx)
+    for (const cuda::NvrtcResult& r : results) cuda::reportPtxasAdvice(*cm, r.log, diags);
   if (fallbackCubin) *fallbackCubin = withFallbacks ? std::move(results[1].binary) : std::string();
   if (generated) *generated = std::move(*cm);
   return std::move(results[0].binary);

@@ -98,6 +98,12 @@ template <int N> __device__ __forceinline__ void fence_registers(int* r) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
+// `v`, unknown to the compiler from here on (no instruction): a loop whose
+// trip count the compiler cannot fold keeps every tail the emitter wrote.
+__device__ __forceinline__ int runtime_value(int v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
 // Orders register accesses before wgmma; groups the issued wgmmas; waits
 // until at most N groups are pending.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }

@@ -110,6 +110,7 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
     for (size_t k = 0; k < kernels.size(); ++k) {
       KernelLaunch kl;
       kl.name = backend::cName(f->name) + "_kernel" + std::to_string(k);
+      kl.loc = kernels[k]->loc;
       kl.grid = kernels[k]->grid;
       // A CUDA grid has at most 65535 blocks along y and z (x allows 2^31 - 1,
       // which no extent exceeds); extents known only at launch are checked there.

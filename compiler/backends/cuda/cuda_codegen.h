@@ -60,6 +60,7 @@ struct TensorMapArg {
 
 struct KernelLaunch {
   std::string name;
+  SourceLoc loc;  // the kernel's `T.Kernel`
   std::vector<ir::Expr> grid;  // over shape vars, scalar params and host lets
   int64_t threads = 0;
   int64_t sharedBytes = 0;  // dynamic shared memory

@@ -124,7 +124,9 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
   open("");
   std::string n = fresh("n_iter"), j = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
   std::string newest = fresh("newest_stage"), oldest = fresh("oldest_stage");
-  line("const int " + n + " = " + expr(f->extent) + ";");
+  // Hidden from the compiler: with a trip count it knows, NVVM keeps only the
+  // tail that runs and ptxas then serializes the wgmmas (C7514).
+  line("const int " + n + " = tlc::runtime_value(" + expr(f->extent) + ");");
   line("int " + stage + " = 0, " + newest + " = 0, " + oldest + " = 0;");
   line("unsigned " + phase + " = 0;");
   if (isNonNegative(f->min)) markNonNegative(f->var);

@@ -114,12 +114,13 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
 }
 
 std::vector<NvrtcResult> compileConcurrentlyWithNvrtc(const std::vector<std::string>& sources,
-                                                      const std::string& arch, bool ptx) {
+                                                      const std::string& arch, bool ptx,
+                                                      const std::vector<std::string>& extraOptions) {
   std::vector<NvrtcResult> results(sources.size());
   std::vector<std::thread> threads;
   for (size_t i = 1; i < sources.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = compileWithNvrtc(sources[i], arch, ptx); });
-  if (!sources.empty()) results[0] = compileWithNvrtc(sources[0], arch, ptx);
+    threads.emplace_back([&, i] { results[i] = compileWithNvrtc(sources[i], arch, ptx, extraOptions); });
+  if (!sources.empty()) results[0] = compileWithNvrtc(sources[0], arch, ptx, extraOptions);
   for (std::thread& t : threads) t.join();
   return results;
 }

@@ -28,7 +28,8 @@ NvrtcResult compileWithNvrtc(const std::string& source, const std::string& arch,
 // their own (NVRTC compiles independent programs concurrently): the wall time
 // of the slowest instead of the sum. Results in the order of `sources`.
 std::vector<NvrtcResult> compileConcurrentlyWithNvrtc(const std::vector<std::string>& sources,
-                                                      const std::string& arch, bool ptx);
+                                                      const std::string& arch, bool ptx,
+                                                      const std::vector<std::string>& extraOptions = {});
 // True when NVRTC can be loaded on this machine (tests skip otherwise).
 bool nvrtcAvailable(std::string* why = nullptr);
 // The CUDA installation root used for headers.
