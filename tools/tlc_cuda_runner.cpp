@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   uint32_t id = sources.addBuffer(file, text.str());
   int rc = 0;
   try {
-    auto module = compileSource(sources, diags, id, defines);
+    auto module = compileSource(sources, diags, id, defines, nullptr, "", "cuda:" + arch);
     if (!module) {
       std::cerr << diags.renderAll();
       return 1;

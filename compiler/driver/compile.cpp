@@ -71,7 +71,7 @@ std::optional<ir::Module> Compilation::compile(const std::string& path, const st
     if (!ir::verifyModule(*module, diags_)) return std::nullopt;
     return module;
   }
-  auto module = compileSource(sources_, diags_, file, *defines, tuning, onlyKernel);
+  auto module = compileSource(sources_, diags_, file, *defines, tuning, onlyKernel, target_);
   if (diags_.hasErrors()) return std::nullopt;
   return module;
 }

@@ -34,6 +34,9 @@ class Compilation {
   // The text of every file read (the program and the modules it imports),
   // in the order read; command-line buffers are left out.
   std::vector<std::string> sourceTexts() const;
+  // The target the program is compiled for, which `T.target(...)` tests
+  // ("cuda:sm_90a", "hip:gfx942", "cpu", "interp"; empty: none).
+  void setTarget(std::string target) { target_ = std::move(target); }
   // Keeps the diagnostics instead of printing them (each candidate of
   // `tlc tune` is compiled quietly; its errors become its note).
   void setQuiet() { quiet_ = true; }
@@ -49,6 +52,7 @@ class Compilation {
   DiagnosticEngine diags_;
   size_t printed_ = 0;
   bool quiet_ = false;
+  std::string target_;
 };
 
 bool endsWith(const std::string& s, const std::string& suffix);

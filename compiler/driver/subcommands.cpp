@@ -191,6 +191,7 @@ class EmitCommand : public Subcommand {
       }
       return exitFor(c);
     }
+    c.setTarget(frontendTarget(target_.request(), stage_));
     auto module = c.compile(program_.file, program_.defines);
     if (!module) return kExitUserError;
     if (!passes_.empty() && stage_ != "tir") {
@@ -244,6 +245,7 @@ class RunCommand : public Subcommand {
     if (!checkTargetName(target_.target)) return kExitUsage;
     Compilation c;
     if (!parseDims(dims_, &settings_.dims) || !parseFills(fills_, &settings_.fills)) return kExitUsage;
+    c.setTarget(frontendTarget(target_.request()));
     auto module = c.compile(program_.file, program_.defines, nullptr, settings_.kernel);
     if (!module) return kExitUserError;
     TargetRequest request = target_.request();
@@ -291,11 +293,13 @@ class BuildCommand : public Subcommand {
     }
     if (!parseDims(dims_, &tunedRequest.dims)) return kExitUsage;
     Compilation first;
+    first.setTarget(frontendTarget(target_.request()));
     FrontendTuning tuning;
     auto module = first.compile(program_.file, program_.defines, tuned_ ? &tuning : nullptr);
     if (!module) return kExitUserError;
     // With --tuned, the program again with the tuned bindings.
     Compilation tunedCompilation;
+    tunedCompilation.setTarget(frontendTarget(target_.request()));
     Compilation& c = tuned_ ? tunedCompilation : first;
     std::vector<std::string> records;
     if (tuned_) {

@@ -222,20 +222,21 @@ int buildForTarget(const ir::Module& module, const std::string& output, const Ta
   return unknownTarget(request.target);
 }
 
+std::string frontendTarget(const TargetRequest& request, const std::string& stage) {
+  if ((stage == "cuda" || stage == "ptx") && !startsWith(request.target, "cuda:")) return "cuda:sm_80";
+  if ((stage == "hip" || stage == "amdgcn") && !startsWith(request.target, "hip:")) return "hip:gfx942";
+  return request.target;
+}
+
 int emitForTarget(const ir::Module& module, const std::string& stage, const TargetRequest& request,
                   DiagnosticEngine& diags, std::ostream& os) {
+  const std::string target = frontendTarget(request, stage);
 #ifdef TLC_HAVE_CUDA_TARGET
-  if (stage == "cuda" || stage == "ptx") {
-    std::string arch = cudaArch(request.target);
-    if (arch.empty()) arch = "sm_80";
-    return emitCuda(module, stage == "ptx", cudaOptions(request, arch), os, diags);
-  }
+  if (stage == "cuda" || stage == "ptx")
+    return emitCuda(module, stage == "ptx", cudaOptions(request, cudaArch(target)), os, diags);
 #endif
 #ifdef TLC_HAVE_HIP_TARGET
-  if (stage == "hip" || stage == "amdgcn") {
-    std::string arch = startsWith(request.target, "hip:") ? request.target.substr(4) : "gfx942";
-    return emitHip(module, stage, hipOptionsFor(request, arch), os, diags);
-  }
+  if (stage == "hip" || stage == "amdgcn") return emitHip(module, stage, hipOptionsFor(request, target.substr(4)), os, diags);
 #endif
 #ifdef TLC_HAVE_CPU_TARGET
   if (stage == "llvm" || stage == "asm") {

@@ -32,6 +32,10 @@ struct TargetRequest {
 
 // The target `tlc run` uses when none is given: cpu when the CPU backend is built.
 std::string defaultRunTarget();
+// The target a program is compiled for (what `T.target(...)` tests): the
+// request's, or for `tlc emit --stage=cuda|ptx|hip|amdgcn` the GPU target
+// that stage prints when the request names another kind.
+std::string frontendTarget(const TargetRequest& request, const std::string& stage = "");
 
 // Every target this build of tlc has, in --help order.
 std::vector<std::string> availableTargets();

@@ -142,6 +142,7 @@ TuneKeyInputs tuneKeyInputs(const std::vector<std::string>& sources, const std::
 int tuneKernel(const TuneSettings& settings, const TargetRequest& request) {
   // 1. The program as given: its space, its sources, the kernel.
   Compilation base;
+  base.setTarget(frontendTarget(request));
   FrontendTuning tuning;
   tuning.kernel = settings.kernel;
   tuning.extraConditions = settings.where;
@@ -209,6 +210,7 @@ int tuneKernel(const TuneSettings& settings, const TargetRequest& request) {
     for (const std::string& d : run.result.config.defines()) defines.push_back(d);
     Compilation c;
     c.setQuiet();
+    c.setTarget(frontendTarget(request));
     FrontendTuning t;
     t.kernel = kernel;
     t.extraConditions = settings.where;

@@ -47,6 +47,8 @@ enum class BuiltinId {
   GemmWarpPolicy,
   // TileLang's `@tilelang.autotune(...)` (ignored: tlc's tuning space is `@T.tune`)
   Autotune,
+  // `T.target("hip")`: whether this compilation is for that target kind or architecture
+  Target,
 };
 
 enum class BuiltinCategory {

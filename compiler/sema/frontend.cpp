@@ -16,11 +16,12 @@ namespace tlc {
 
 std::optional<ir::Module> compileSource(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
                                         const std::vector<Define>& defines, FrontendTuning* tuning,
-                                        const std::string& onlyKernel) {
+                                        const std::string& onlyKernel, const std::string& target) {
   int before = diags.errorCount();
   sema::Sema sema(sources, diags, defines);
   sema.tuning_ = tuning;
   sema.onlyKernel_ = onlyKernel;
+  sema.target_ = target;
   std::optional<ir::Module> module = sema.run(file);
   if (diags.errorCount() > before) return std::nullopt;
   return module;

@@ -72,9 +72,12 @@ struct FrontendTuning {
 // With `onlyKernel` naming a kernel of the file, only that kernel is lowered:
 // the others' compile-time parameters need no values, and defines that no
 // lowered kernel takes are not errors (they may be the others').
+// `target` ("cuda:sm_90a", "hip:gfx942", "cpu", "interp") is the target
+// the module is compiled for, which `T.target(...)` tests (docs/language.md);
+// empty: none, and `T.target(...)` is False.
 std::optional<ir::Module> compileSource(SourceManager& sources, DiagnosticEngine& diags, uint32_t file,
                                         const std::vector<Define>& defines, FrontendTuning* tuning = nullptr,
-                                        const std::string& onlyKernel = "");
+                                        const std::string& onlyKernel = "", const std::string& target = "");
 
 // The directories searched for `import`ed modules, in order.
 std::vector<std::string> stdlibSearchPath(const SourceManager& sources, uint32_t importingFile);

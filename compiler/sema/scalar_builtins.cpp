@@ -1,9 +1,10 @@
 // Calls of scalar builtins: ceildiv, math functions, fma, max/min/clamp, the
 // isnan family, if_then_else, infinity, min_value/max_value, cast (and
-// TileLang's `T.Cast(dtype, x)`) and TileLang's `T.dynamic`. Math
+// TileLang's `T.Cast(dtype, x)`), TileLang's `T.dynamic` and `T.target`. Math
 // functions that only make sense on floats (exp, log, sqrt, ...) accept
 // integer literals (converted to float32) but reject integer variables,
 // which must be converted explicitly.
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -278,6 +279,7 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
       return Value::ofExpr(foldCast(*t, x, loc), loc);
     }
     case BuiltinId::Dynamic: return dynamicDimensions(*args.slots[0], args.slots[1], loc);
+    case BuiltinId::Target: return targetTest(*args.slots[0], loc);
     case BuiltinId::GetThreadBinding:
     case BuiltinId::GetThreadBindings:
     case BuiltinId::GetBlockBinding:
@@ -296,6 +298,50 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
   }
   report(DiagKind::MisusedBuiltin, loc, "`" + name + "` has no value");
   return Value::error(loc);
+}
+
+}  // namespace tlc::sema
+
+namespace tlc::sema {
+
+// `T.target("hip")`: a compile-time bool, True when the module is compiled
+// for a target of that kind (cuda, hip, cpu, interp) or of that architecture
+// (sm_90a, gfx942, ...: the part of the target after the colon). With no
+// target (`tlc check`) it is False. Kernels choose target-specific defaults
+// with it: `block_M=64 if T.target("hip") else 128`.
+Value Sema::targetTest(const ast::Expr& nameExpr, SourceLoc loc) {
+  Value name = eval(nameExpr);
+  if (name.isError()) return name;
+  if (name.kind != ValueKind::String) {
+    report(DiagKind::TypeMismatch, nameExpr.loc,
+           "`T.target` takes a target kind or architecture as a string, `T.target(\"hip\")`, but this is " +
+               describeValue(name));
+    return Value::error(loc);
+  }
+  const std::string& want = name.str;
+  static const char* const kinds[] = {"cuda", "hip", "cpu", "interp"};
+  bool isKind = false;
+  for (const char* k : kinds) isKind = isKind || want == k;
+  auto isArch = [](const std::string& s) {
+    auto digitsFrom = [&](size_t at) {
+      if (at >= s.size()) return false;
+      for (size_t i = at; i < s.size(); ++i)
+        if (!std::isalnum(static_cast<unsigned char>(s[i]))) return false;
+      return true;
+    };
+    return (s.rfind("sm_", 0) == 0 && digitsFrom(3)) || (s.rfind("gfx", 0) == 0 && digitsFrom(3));
+  };
+  if (!isKind && !isArch(want)) {
+    report(DiagKind::OutOfRange, nameExpr.loc,
+           "`T.target(\"" + want + "\")` names no target: give a kind (\"cuda\", \"hip\", \"cpu\", \"interp\") or an "
+           "architecture (\"sm_90a\", \"gfx942\", ...)");
+    return Value::error(loc);
+  }
+  size_t colon = target_.find(':');
+  std::string kind = target_.substr(0, colon);
+  std::string arch = colon == std::string::npos ? "" : target_.substr(colon + 1);
+  bool holds = !target_.empty() && (isKind ? kind == want : arch == want);
+  return Value::ofExpr(ir::makeBool(holds, loc), loc);
 }
 
 }  // namespace tlc::sema

@@ -113,6 +113,8 @@ class Sema {
   Value bindFreeName(const ast::Expr& name);
   // `T.dynamic("M")`: a dynamic dimension, or the -D value of `M`.
   Value dynamicDimensions(const ast::Expr& names, const ast::Expr* dtype, SourceLoc loc);
+  // `T.target(name)`: True when target_ is of that kind or architecture.
+  Value targetTest(const ast::Expr& name, SourceLoc loc);
   Value dynamicDimension(const std::string& name, SourceLoc loc);
   // A buffer type annotation: `Tensor[shape, dtype]`, `T.SharedBuffer(shape, dtype)`, ...
   struct BufferType {
@@ -304,6 +306,7 @@ class Sema {
   std::map<const ast::FuncDef*, DefInfo> defForms_;
   FrontendTuning* tuning_ = nullptr;  // compileSource's `tuning` (null: not tuning)
   std::string onlyKernel_;            // compileSource's `onlyKernel` (empty: every kernel)
+  std::string target_;                // compileSource's `target` (empty: none)
   std::set<const ast::Stmt*> failedGlobals_;  // module-level assignments that reported errors
 
   // Per kernel.

@@ -18,11 +18,11 @@ namespace tlc::test {
 
 // The module of `relativePath` (from the source root) with `defines` bound; REQUIREs success.
 inline ir::Module compileTreeFile(const std::string& relativePath, SourceManager& sm, DiagnosticEngine& diags,
-                                  const std::vector<Define>& defines = {}) {
+                                  const std::vector<Define>& defines = {}, const std::string& target = "") {
   std::string error;
   uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + relativePath, error);
   REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, defines);
+  auto module = compileSource(sm, diags, file, defines, nullptr, "", target);
   REQUIRE_MESSAGE(module, diags.renderAll());
   return *module;
 }

@@ -34,7 +34,7 @@ void checkHipEmulated(const Case& c, const std::string& arch) {
   CAPTURE(defs);
   SourceManager sm;
   DiagnosticEngine diags{sm};
-  ir::Module module = test::compileTreeFile(c.path, sm, diags, c.defines);
+  ir::Module module = test::compileTreeFile(c.path, sm, diags, c.defines, "hip:" + arch);
   std::ostringstream out;
   RunSettings settings;
   settings.dims = c.dims;
@@ -70,6 +70,8 @@ TEST_CASE("every example's HIP C runs clean in the emulator and matches the inte
        {{"B", 1}, {"S", 70}, {"H", 2}}},
       {"examples/flash_attention/mha_fwd_bhsd.tl", {{"D", "64"}, {"block_M", "64"}, {"block_N", "64"}, {"threads", "128"}},
        {{"B", 1}, {"S", 100}, {"H", 1}}},
+      // The defaults on HIP (`T.target("hip")`: 64 x 64 tiles on 128 threads), D 128.
+      {"examples/flash_attention/mha_fwd_bhsd.tl", {}, {{"B", 1}, {"S", 70}, {"H", 2}}},
       // TileLang's spellings: a grouped pipeline plan; T.dynamic and T.use_swizzle on a 3-D grid.
       {"tests/tilelang/flash_attention.tl", {{"dim", "64"}}, {{"batch", 1}, {"heads", 2}, {"seq_len", 100}}},
       {"tests/tilelang/batched_gemm.tl", {{"N", "70"}, {"K", "50"}}, {{"batch", 3}, {"M", 150}}},

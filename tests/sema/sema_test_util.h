@@ -21,10 +21,10 @@ struct Compiled {
 };
 
 inline Compiled compileText(const std::string& text, const std::vector<Define>& defines = {},
-                            const std::string& name = "test.tl") {
+                            const std::string& name = "test.tl", const std::string& target = "") {
   Compiled c;
   c.file = c.sources->addBuffer(name, text);
-  c.module = compileSource(*c.sources, *c.diags, c.file, defines);
+  c.module = compileSource(*c.sources, *c.diags, c.file, defines, nullptr, "", target);
   return c;
 }
 
