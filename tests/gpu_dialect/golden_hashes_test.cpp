@@ -31,7 +31,8 @@ std::string emittedCuda(const std::string& path, const std::string& arch) {
   std::string error;
   uint32_t file = sm.addFile(std::string(TLC_SOURCE_DIR) + "/" + path, error);
   REQUIRE_MESSAGE(file != 0, error);
-  auto module = compileSource(sm, diags, file, {});
+  // Compiled for the target, as `tlc build` does: defaults may follow it (`T.target`).
+  auto module = compileSource(sm, diags, file, {}, nullptr, "", "cuda:" + arch);
   REQUIRE_MESSAGE(module, diags.renderAll());
   cuda::CudaOptions options;
   options.arch = arch;
