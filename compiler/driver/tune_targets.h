@@ -1,5 +1,5 @@
-// The targets `tlc tune` measures on: the CPU (tune_cpu.cpp) and CUDA GPUs
-// (tune_cuda.cpp), chosen by the request's --target.
+// The targets `tlc tune` measures on: the CPU (tune_cpu.cpp) and NVIDIA and
+// AMD GPUs (tune_gpu.cpp), chosen by the request's --target.
 #pragma once
 
 #include <memory>
@@ -7,6 +7,10 @@
 #include <string>
 
 #include "compiler/driver/tuner.h"
+#ifdef TLC_HAVE_CUDA_TARGET
+#include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/backends/gpu_driver_api.h"
+#endif
 
 namespace tlc::driver {
 
@@ -21,9 +25,12 @@ std::unique_ptr<TuneTarget> makeCpuTuneTarget(const TargetRequest& request, cons
 std::string cpuTuneDevice(const TargetRequest& request);
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
-std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, const TuneSettings& settings,
-                                               std::string* error);
-std::optional<std::string> cudaTuneDevice(std::string* why);
+// A GPU of `runtime` (CUDA, or HIP when that target is built), the kernels
+// generated with `options`.
+std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, const TuneSettings& settings,
+                                              backend::GpuRuntime runtime, cuda::CudaOptions options,
+                                              std::string* error);
+std::optional<std::string> gpuTuneDevice(backend::GpuRuntime runtime, std::string* why);
 #endif
 
 }  // namespace tlc::driver

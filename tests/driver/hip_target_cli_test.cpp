@@ -116,6 +116,44 @@ TEST_CASE("tlc run --target=hip:gfx942 loads the code object and launches it thr
 }
 #endif
 
+#ifdef TLC_FAKE_AMDHIP64
+// `tlc tune --target=hip:gfx942` on the stand-in libamdhip64: each candidate
+// is compiled to a code object, loaded, launched over its grid and timed with
+// the runtime's events; the stand-in runs no kernel, so each disagrees with
+// the interpreter and is rejected. Without an AMD GPU tune says so.
+TEST_CASE("tlc tune --target=hip:gfx942 compiles, launches and checks each candidate through the HIP runtime") {
+  std::string scratch = driver_test::scratchRoot().string();
+  std::string log = scratch + "/fake_hip_tune.log";
+  std::string env = std::string("TLC_HIP_RUNTIME=") + TLC_FAKE_AMDHIP64 + " TLC_FAKE_HIP_LOG=" + log +
+                    " TLC_TUNE_DIR=" + scratch + "/tune_hip";
+  std::string args = "tune " + example("gemm/gemm.tl") +
+                     " --target=hip:gfx942 --dim M=128 --dim N=128 --dim K=64 --force --where \"block_M == 64\" "
+                     "--where \"block_N == 64\" --where \"block_K == 32\" --where \"threads == 128\"";
+  Result r = tlc(args, env);
+  INFO(r.out);
+  if (missingCompiler(r)) {
+    MESSAGE("skipping: " << r.out);
+    return;
+  }
+  CHECK(r.code != 0);
+  CHECK(r.out.find("on hip:gfx942 (fake AMD GPU 0)") != std::string::npos);
+  CHECK(r.out.find("rejected") != std::string::npos);
+  CHECK(r.out.find("disagrees with the interpreter") != std::string::npos);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string calls = text.str();
+  CHECK(calls.find("hipModuleLoadData machine=224 mach=0x4c") != std::string::npos);
+  CHECK(calls.find("hipModuleLaunchKernel gemm_kernel0 grid=2,2,1 block=128,1,1") != std::string::npos);
+
+  Result none = tlc(args, std::string("TLC_HIP_RUNTIME=") + TLC_FAKE_AMDHIP64 + " TLC_FAKE_HIP_DEVICES=0");
+  INFO(none.out);
+  CHECK(none.code != 0);
+  CHECK(none.out.find("`tlc tune --target=hip:gfx942` times kernels on an AMD GPU, and there is none here") !=
+        std::string::npos);
+}
+#endif
+
 TEST_CASE("tlc run --target=hip:gfx942 --emulate --check runs the HIP C in the emulator") {
   Result r = tlc("run " + example("row_reduce/row_sum.tl") + " --target=hip:gfx942 --emulate --check --dim M=37 --dim N=300");
   INFO(r.out);

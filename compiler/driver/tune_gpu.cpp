@@ -1,13 +1,13 @@
-// `tlc tune --target=cuda:sm_XX`: candidates generated and compiled by
-// NVRTC on every core (programs are independent; NVRTC compiles them in
-// parallel), measured on one worker per GPU (--devices, default all) while
-// the others compile.
+// `tlc tune --target=cuda:sm_XX` and `--target=hip:gfxNNN`: candidates
+// generated and compiled on every core (NVRTC, or hiprtc / clang for HIP;
+// programs are independent and compile in parallel), measured on one worker
+// per GPU (--devices, default all) while the others compile.
 //
 // Pruned before running: a candidate whose shared memory exceeds the
 // device's opt-in limit (the code generator's cuda-shared-memory-overflow,
-// before NVRTC), a kernel of more than 1024 threads, and one whose register
-// count (read from the cubin) times its threads exceeds the 64K registers
-// of a multiprocessor.
+// before compiling), a kernel of more than 1024 threads, and (CUDA) one whose
+// register count (read from the cubin) times its threads exceeds the 64K
+// registers of a multiprocessor.
 //
 // Timing on a worker's device: the candidate's module loaded there, the
 // arguments copied once, one warm-up launch, then launches until `minTime`
@@ -28,6 +28,9 @@
 #include "compiler/driver/cuda_target.h"
 #include "compiler/driver/once_by_key.h"
 #include "compiler/driver/tune_targets.h"
+#ifdef TLC_HAVE_HIP_TARGET
+#include "compiler/backends/hip/hip_compile.h"
+#endif
 
 namespace tlc::driver {
 namespace {
@@ -35,8 +38,8 @@ namespace {
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kRegistersPerMultiprocessor = 64 * 1024;
 
-struct CudaCandidate : CompiledCandidate {
-  std::string cubin;
+struct GpuCandidate : CompiledCandidate {
+  std::string binary;  // .cubin or .hsaco
   cuda::CudaModule generated;
   std::vector<std::unique_ptr<LoadedCudaModule>> loaded;  // per worker, loaded by the worker's thread
 };
@@ -44,7 +47,7 @@ struct CudaCandidate : CompiledCandidate {
 // What each worker keeps between candidates: its device, an L2-sized
 // buffer to flush with, the host arguments (candidates of one kernel share
 // their shapes), and whether a candidate broke its context.
-struct CudaWorker {
+struct GpuWorker {
   backend::GpuDriver* drv = nullptr;
   backend::DevicePtr flush = 0;
   size_t flushBytes = 0;
@@ -69,7 +72,7 @@ std::string shapeSignature(const ir::PrimFunc& func) {
   return s;
 }
 
-// One line for a candidate NVRTC rejected: the error's first line and the
+// One line for a candidate the GPU compiler rejected: the error's first line and the
 // log's first error (a front-end `error:` or a `ptxas fatal`), so that the
 // record says why without the warnings before it.
 std::string compileFailureSummary(const std::string& error) {
@@ -89,33 +92,35 @@ std::string compileFailureSummary(const std::string& error) {
   return first;
 }
 
-class CudaTuneTarget : public TuneTarget {
+class GpuTuneTarget : public TuneTarget {
  public:
-  CudaTuneTarget(CudaOptions options, std::vector<backend::GpuDriver*> drivers, const TuneSettings& settings)
-      : options_(std::move(options)), settings_(settings) {
+  GpuTuneTarget(backend::GpuRuntime runtime, CudaOptions options, std::vector<backend::GpuDriver*> drivers,
+                const TuneSettings& settings)
+      : runtime_(runtime), options_(std::move(options)), settings_(settings) {
     for (backend::GpuDriver* d : drivers) {
       workers_.emplace_back();
       workers_.back().drv = d;
     }
   }
-  ~CudaTuneTarget() override {
-    for (CudaWorker& w : workers_)
+  ~GpuTuneTarget() override {
+    for (GpuWorker& w : workers_)
       if (w.flush && w.drv->makeCurrent()) w.drv->free(w.flush);
   }
 
   std::string device() const override { return workers_[0].drv->deviceName(); }
   std::vector<std::string> workers() const override {
     std::vector<std::string> out;
-    for (const CudaWorker& w : workers_)
+    for (const GpuWorker& w : workers_)
       out.push_back("GPU " + std::to_string(w.drv->ordinal()) + " (" + w.drv->deviceName() + ")");
     return out;
   }
   bool measureWhileCompiling() const override { return true; }
-  bool tf32Gemm() const override { return true; }
+  // CDNA has no MFMA for float32 gemms yet: they are float32 multiply-adds.
+  bool tf32Gemm() const override { return runtime_ == backend::GpuRuntime::Cuda; }
 
   std::unique_ptr<CompiledCandidate> compile(const ir::Module& module, DiagnosticEngine& diags,
                                              TuneResult* result) override {
-    auto c = std::make_unique<CudaCandidate>();
+    auto c = std::make_unique<GpuCandidate>();
     auto generated = cuda::generateCuda(module, options_, diags);
     if (!generated) {
       result->status = "failed";
@@ -136,14 +141,16 @@ class CudaTuneTarget : public TuneTarget {
     // The versions without TMA are compiled only if a launch needs one
     // (cuda_launch.h): tuned shapes rarely do. Candidates that generate the
     // same source share its compile.
-    cuda::NvrtcResult built = compiledSources_.get(
-        generated->primarySource, [&] { return cuda::compileWithNvrtc(generated->primarySource, options_.arch, false); });
+    const std::string& source =
+        runtime_ == backend::GpuRuntime::Cuda ? generated->primarySource : generated->source;
+    Built built = compiledSources_.get(source, [&] { return build(source); });
     if (!built.ok) {
       result->status = "failed";
       result->note = compileFailureSummary(built.error);
       return nullptr;
     }
-    std::map<std::string, int> registers = cuda::cubinRegisterCounts(built.binary);
+    std::map<std::string, int> registers;
+    if (runtime_ == backend::GpuRuntime::Cuda) registers = cuda::cubinRegisterCounts(built.binary);
     for (const cuda::FuncLaunch& f : generated->funcs)
       for (const cuda::KernelLaunch& k : f.kernels) {
         auto it = registers.find(k.name);
@@ -154,7 +161,7 @@ class CudaTuneTarget : public TuneTarget {
           return nullptr;
         }
       }
-    c->cubin = std::move(built.binary);
+    c->binary = std::move(built.binary);
     c->generated = std::move(*generated);
     c->loaded.resize(workers_.size());
     return c;
@@ -162,9 +169,9 @@ class CudaTuneTarget : public TuneTarget {
 
   WorkerOutcome measure(size_t w, CompiledCandidate& compiled, const ir::PrimFunc& func,
                         const std::map<std::string, int64_t>& dims, TuneResult* result) override {
-    CudaWorker& worker = workers_[w];
+    GpuWorker& worker = workers_[w];
     if (worker.broken || !worker.drv->makeCurrent()) return WorkerOutcome::DeviceLost;
-    auto& c = static_cast<CudaCandidate&>(compiled);
+    auto& c = static_cast<GpuCandidate&>(compiled);
     auto failed = [&](const std::string& why) {
       result->status = "failed";
       result->note = why;
@@ -207,12 +214,12 @@ class CudaTuneTarget : public TuneTarget {
   }
 
   bool runOnce(CompiledCandidate& compiled, const ir::PrimFunc& func, RunArgs& args, std::string* why) override {
-    CudaWorker& worker = workers_[0];
+    GpuWorker& worker = workers_[0];
     if (!worker.drv->makeCurrent()) {
       *why = worker.drv->lastError();
       return false;
     }
-    LoadedCudaModule* lm = load(static_cast<CudaCandidate&>(compiled), 0, why);
+    LoadedCudaModule* lm = load(static_cast<GpuCandidate&>(compiled), 0, why);
     if (!lm) return false;
     CudaLaunches launches(worker.drv);
     std::string notes;
@@ -225,12 +232,12 @@ class CudaTuneTarget : public TuneTarget {
   }
 
  private:
-  LoadedCudaModule* load(CudaCandidate& c, size_t w, std::string* error) {
+  LoadedCudaModule* load(GpuCandidate& c, size_t w, std::string* error) {
     if (!c.loaded[w]) {
       auto lm = std::make_unique<LoadedCudaModule>();
       lm->generated = c.generated;
       lm->arch = options_.arch;
-      if (!workers_[w].drv->loadModule(c.cubin, &lm->module)) {
+      if (!workers_[w].drv->loadModule(c.binary, &lm->module)) {
         *error = workers_[w].drv->lastError();
         return nullptr;
       }
@@ -239,26 +246,54 @@ class CudaTuneTarget : public TuneTarget {
     return c.loaded[w].get();
   }
 
+  struct Built {
+    bool ok = false;
+    std::string error, binary;
+  };
+  Built build(const std::string& source) {
+    Built out;
+    if (runtime_ == backend::GpuRuntime::Cuda) {
+      cuda::NvrtcResult r = cuda::compileWithNvrtc(source, options_.arch, false);
+      out = {r.ok, r.error, std::move(r.binary)};
+    } else {
+#ifdef TLC_HAVE_HIP_TARGET
+      hip::HipBuildResult r = hip::compileHip(source, *hip::findHipArch(options_.arch));
+      out = {r.ok, r.error, std::move(r.binary)};
+#endif
+    }
+    return out;
+  }
+
+  backend::GpuRuntime runtime_;
   CudaOptions options_;
   const TuneSettings& settings_;
-  std::vector<CudaWorker> workers_;
-  OnceByKey<std::string, cuda::NvrtcResult> compiledSources_;
+  std::vector<GpuWorker> workers_;
+  OnceByKey<std::string, Built> compiledSources_;
 };
 
 }  // namespace
 
-std::optional<std::string> cudaTuneDevice(std::string* why) {
-  backend::GpuDriver* drv = backend::GpuDriver::get(backend::GpuRuntime::Cuda, why);
+std::optional<std::string> gpuTuneDevice(backend::GpuRuntime runtime, std::string* why) {
+  backend::GpuDriver* drv = backend::GpuDriver::get(runtime, why);
   if (!drv) return std::nullopt;
   return drv->deviceName();
 }
 
-std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, const TuneSettings& settings,
-                                               std::string* error) {
+std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, const TuneSettings& settings,
+                                              backend::GpuRuntime runtime, CudaOptions options, std::string* error) {
+  if (request.emulate) {
+    *error = "`tlc tune` times kernels on the device: --emulate does not apply";
+    return nullptr;
+  }
+  if (request.printAfterAll || request.timePasses) {
+    *error = "`tlc tune` compiles many candidates: --print-after-all and --time-passes do not apply";
+    return nullptr;
+  }
+  const char* kind = runtime == backend::GpuRuntime::Cuda ? "an NVIDIA GPU" : "an AMD GPU";
   std::string why;
-  int count = backend::GpuDriver::deviceCount(backend::GpuRuntime::Cuda, &why);
+  int count = backend::GpuDriver::deviceCount(runtime, &why);
   if (count == 0) {
-    *error = "`tlc tune --target=" + request.target + "` times kernels on a GPU, and there is none here: " + why;
+    *error = "`tlc tune --target=" + request.target + "` times kernels on " + kind + ", and there is none here: " + why;
     return nullptr;
   }
   std::vector<int> ordinals = settings.devices;
@@ -270,7 +305,7 @@ std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, con
       *error = "--devices " + std::to_string(o) + ": this machine has GPUs 0.." + std::to_string(count - 1);
       return nullptr;
     }
-    backend::GpuDriver* d = backend::GpuDriver::forDevice(backend::GpuRuntime::Cuda, o, &why);
+    backend::GpuDriver* d = backend::GpuDriver::forDevice(runtime, o, &why);
     if (!d) {
       *error = why;
       return nullptr;
@@ -283,16 +318,8 @@ std::unique_ptr<TuneTarget> makeCudaTuneTarget(const TargetRequest& request, con
     }
     drivers.push_back(d);
   }
-  CudaOptions o;
-  o.arch = request.target.substr(5);
-  o.warpSpecialize = request.warpSpecialize;
-  o.persistent = request.persistent;
-  if (drivers[0]->maxSharedPerBlock() > 0) o.maxSharedBytes = int(drivers[0]->maxSharedPerBlock());
-  if (request.printAfterAll || request.timePasses) {
-    *error = "`tlc tune` compiles many candidates: --print-after-all and --time-passes do not apply";
-    return nullptr;
-  }
-  return std::make_unique<CudaTuneTarget>(o, drivers, settings);
+  if (drivers[0]->maxSharedPerBlock() > 0) options.maxSharedBytes = int(drivers[0]->maxSharedPerBlock());
+  return std::make_unique<GpuTuneTarget>(runtime, std::move(options), drivers, settings);
 }
 
 }  // namespace tlc::driver
