@@ -69,7 +69,7 @@ std::optional<std::string> compileForCuda(const Module& module, const CudaOption
       return std::nullopt;
     }
   if (!ptx)
-    for (const cuda::NvrtcResult& r : results) cuda::reportPtxasAdvice(*cm, r.log, diags);
+    for (const cuda::NvrtcResult& r : results) cuda::reportPtxasAdvice(*cm, r.log, options.warnSpills, diags);
   if (fallbackCubin) *fallbackCubin = withFallbacks ? std::move(results[1].binary) : std::string();
   if (generated) *generated = std::move(*cm);
   return std::move(results[0].binary);
@@ -126,7 +126,8 @@ int buildForCuda(const Module& module, const std::string& outPath, const CudaOpt
   // modules: the binary and its metadata are two entries, used only together.
   // Builds that print their passes or times always compile.
   KernelCache cache = KernelCache::fromEnvironment();
-  bool cacheable = cache.enabled() && !options.printAfterAll && !options.timePasses;
+  // A build asked to print or time its phases, or to report ptxas's spills, compiles.
+  bool cacheable = cache.enabled() && !options.printAfterAll && !options.timePasses && !options.warnSpills;
   std::string binKey = cacheable ? cudaCacheKey(module, options, diags.sources(), "binary") : "";
   std::string metaKey = cacheable ? cudaCacheKey(module, options, diags.sources(), "metadata") : "";
   std::string bin, meta;

@@ -44,6 +44,7 @@ struct TargetOptions {
   bool checkBounds = false;
   bool noWarpSpecialize = false;
   bool persistent = true;
+  bool warnSpills = false;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
     cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
@@ -60,6 +61,8 @@ struct TargetOptions {
                   "cuda:sm_90a: kernels with a warp-specialized gemm mainloop run persistently (a block per SM "
                   "looping over the tiles; the next tile's loads overlap the last one's epilogue); the default, "
                   "--no-persistent launches a block per tile");
+    cmd->add_flag("--warn-spills", warnSpills,
+                  "cuda: warn about each kernel whose registers ptxas spills to local memory (cuda-register-spills)");
   }
   TargetRequest request() const {
     TargetRequest r;
@@ -71,6 +74,7 @@ struct TargetOptions {
     r.checkBounds = checkBounds;
     r.warpSpecialize = !noWarpSpecialize;
     r.persistent = persistent;
+    r.warnSpills = warnSpills;
     return r;
   }
 };

@@ -60,6 +60,7 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
   o.arch = arch;
   o.warpSpecialize = r.warpSpecialize;
   o.persistent = r.persistent;
+  o.warnSpills = r.warnSpills;
   o.printAfterAll = r.printAfterAll;
   o.timePasses = r.timePasses;
   return o;

@@ -55,13 +55,20 @@ TEST_CASE("the advice is reported at the kernel's T.Kernel line") {
                               "ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are "
                               "serialized due to non wgmma instructions reading accumulator registers of  a wgmma "
                               "between start and end of the pipeline stage in the function '" + name + "'\n",
-                          diags);
+                          /*spills=*/true, diags);
   std::string text = diags.renderAll();
   CHECK(text.find("test.tl:2:5: warning:") != std::string::npos);
   CHECK(text.find("[cuda-register-spills]") != std::string::npos);
   CHECK(text.find("8 bytes stored") != std::string::npos);
   CHECK(text.find("[cuda-wgmma-serialized]") != std::string::npos);
   CHECK(diags.diagnostics().size() == 2);
+  // Spills only when asked (--warn-spills).
+  DiagnosticEngine quiet(sources);
+  cuda::reportPtxasAdvice(*cu,
+                          "ptxas warning : Registers are spilled to local memory in function '" + name +
+                              "', 8 bytes spill stores, 8 bytes spill loads\n",
+                          /*spills=*/false, quiet);
+  CHECK(quiet.diagnostics().empty());
 }
 
 TEST_CASE("the block-scaled float8 gemm at sizes bound at compile time keeps its wgmmas asynchronous") {

@@ -90,3 +90,25 @@ TEST_CASE("run --check prints a progress line only when asked to on a pipe, and 
   Result off = tlc(run, "TLC_PROGRESS=0 TLC_PROGRESS_DELAY_MS=0");
   CHECK(off.out.find("tlc: --check") == std::string::npos);
 }
+
+#ifdef TLC_TEST_HAVE_CUDA
+TEST_CASE("--warn-spills reports the kernels whose registers ptxas spills; builds do not by default") {
+  // The row-sum example's sm_80 kernel spills (its shifted loads of tiles
+  // whose rows are not aligned hold a whole tile share in registers); a build
+  // with the flag is compiled even when the cache holds it.
+  std::string scratch = driver_test::scratchRoot().string();
+  std::string build = "build " + example("row_reduce/row_sum.tl") + " --target=cuda:sm_80 -o " + scratch + "/rs.cubin";
+  Result plain = tlc(build);
+  INFO(plain.out);
+  REQUIRE(plain.code == 0);
+  CHECK(plain.out.find("cuda-register-spills") == std::string::npos);
+  for (int twice = 0; twice < 2; ++twice) {
+    Result warned = tlc(build + " --warn-spills");
+    INFO(warned.out);
+    CHECK(warned.code == 0);
+    CHECK(warned.out.find("row_sum.tl:10:5: warning: `row_sum_kernel0` spills registers to local memory (ptxas: ") !=
+          std::string::npos);
+    CHECK(warned.out.find("[cuda-register-spills]") != std::string::npos);
+  }
+}
+#endif

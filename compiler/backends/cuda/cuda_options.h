@@ -35,6 +35,7 @@ struct CudaOptions {
   bool lineDirectives = true;  // #line directives naming the .tl line of each generated line
   bool printAfterAll = false;  // print the generated CUDA to stderr
   bool timePasses = false;     // print code generation and NVRTC times
+  bool warnSpills = false;     // report ptxas's register spills (cuda-register-spills)
   int benchRuns = 0;           // timed runs with --bench (0: as many as fit in ~0.5 s, at least 5)
 };
 

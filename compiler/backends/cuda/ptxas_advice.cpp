@@ -36,7 +36,7 @@ std::vector<PtxasAdvice> parsePtxasAdvice(const std::string& log) {
   return out;
 }
 
-void reportPtxasAdvice(const CudaModule& module, const std::string& log, DiagnosticEngine& diags) {
+void reportPtxasAdvice(const CudaModule& module, const std::string& log, bool spills, DiagnosticEngine& diags) {
   std::map<std::string, const KernelLaunch*> kernels;
   for (const FuncLaunch& f : module.funcs)
     for (const KernelLaunch& k : f.kernels) {
@@ -55,7 +55,7 @@ void reportPtxasAdvice(const CudaModule& module, const std::string& log, Diagnos
                        " (C7514): an accumulator's registers are touched while its wgmmas run, so each wgmma "
                        "waits for the one before; the tensor cores run at a fraction of their rate. This is a "
                        "code-generation problem of tlc's: please report the kernel");
-    } else {
+    } else if (spills) {
       diags.report(DiagKind::CudaRegisterSpills, loc,
                    which + " spills registers to local memory (ptxas: " + std::to_string(a.spillStores) +
                        " bytes stored, " + std::to_string(a.spillLoads) +

@@ -1,7 +1,9 @@
 // What ptxas says about a kernel's speed while NVRTC builds its cubin: the
 // wgmmas it serialized (C7514) and the registers it spilled to local memory.
-// Both are silent slowdowns of the generated code, so tlc reports them as
-// warnings at the kernel's `T.Kernel` line.
+// Serialized wgmmas are always a slowdown, reported as a warning at the
+// kernel's `T.Kernel` line. Spills are reported there when asked
+// (--warn-spills): ptxas counts them per kernel, and a spill in a path that
+// rarely runs (an unaligned tile's shifted loads) costs nothing.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,8 +23,8 @@ struct PtxasAdvice {
 std::vector<std::string> ptxasAdviceOptions();
 // The advice in an NVRTC program log (one entry per kernel and kind).
 std::vector<PtxasAdvice> parsePtxasAdvice(const std::string& log);
-// Reports each piece of advice in `log` as a warning at the `T.Kernel` of the
-// kernel it names (cuda-wgmma-serialized, cuda-register-spills).
-void reportPtxasAdvice(const CudaModule& module, const std::string& log, DiagnosticEngine& diags);
+// Reports the advice in `log` as warnings at the `T.Kernel` of the kernel it
+// names: cuda-wgmma-serialized, and with `spills` cuda-register-spills.
+void reportPtxasAdvice(const CudaModule& module, const std::string& log, bool spills, DiagnosticEngine& diags);
 
 }  // namespace tlc::cuda
