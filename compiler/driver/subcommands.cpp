@@ -142,9 +142,14 @@ class CheckCommand : public Subcommand {
   void attach(CLI::App& app) override {
     cmd_ = app.add_subcommand("check", "parse and type-check a program and check its pipeline plans; exit 1 if it has errors");
     program_.attach(cmd_);
+    cmd_->add_option("--target", target_,
+                     "the target the program is checked for, which T.target(...) tests (default: none, where "
+                     "every T.target(...) is False)");
   }
   int run() override {
+    if (!target_.empty() && !checkTargetName(target_)) return kExitUsage;
     Compilation c;
+    c.setTarget(target_);
     std::optional<ir::Module> module = c.compile(program_.file, program_.defines);
     if (module) {
       // The target-independent checks of the pass pipelines: a user's
@@ -160,6 +165,7 @@ class CheckCommand : public Subcommand {
 
  private:
   ProgramOptions program_;
+  std::string target_;
 };
 
 class EmitCommand : public Subcommand {

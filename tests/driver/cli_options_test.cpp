@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "tests/driver/run_tlc.h"
@@ -112,3 +113,19 @@ TEST_CASE("--warn-spills reports the kernels whose registers ptxas spills; build
   }
 }
 #endif
+
+TEST_CASE("tlc check --target checks the program for that target, as T.target sees it") {
+  std::string file = (driver_test::scratchRoot() / "target_check.tl").string();
+  std::ofstream(file) << "def k[N, block=0 if T.target(\"hip\") else 32](A: Tensor[(N,), float32]):\n"
+                         "    with T.Kernel(T.ceildiv(N, block), threads=32) as bx:\n"
+                         "        A[bx] = 1.0\n";
+  Result none = tlc("check " + file + " -D N=64");
+  INFO(none.out);
+  CHECK(none.code == 0);
+  Result hip = tlc("check " + file + " -D N=64 --target=hip:gfx942");
+  INFO(hip.out);
+  CHECK(hip.code == 1);
+  CHECK(hip.out.find("[division-by-zero]") != std::string::npos);
+  Result typo = tlc("check " + file + " --target=hip:gfx9999");
+  CHECK(typo.code == 2);
+}
