@@ -94,9 +94,8 @@ std::string compileFailureSummary(const std::string& error) {
 
 class GpuTuneTarget : public TuneTarget {
  public:
-  GpuTuneTarget(backend::GpuRuntime runtime, CudaOptions options, std::vector<backend::GpuDriver*> drivers,
-                const TuneSettings& settings)
-      : runtime_(runtime), options_(std::move(options)), settings_(settings) {
+  GpuTuneTarget(CudaOptions options, std::vector<backend::GpuDriver*> drivers, const TuneSettings& settings)
+      : options_(std::move(options)), settings_(settings) {
     for (backend::GpuDriver* d : drivers) {
       workers_.emplace_back();
       workers_.back().drv = d;
@@ -116,7 +115,7 @@ class GpuTuneTarget : public TuneTarget {
   }
   bool measureWhileCompiling() const override { return true; }
   // CDNA has no MFMA for float32 gemms yet: they are float32 multiply-adds.
-  bool tf32Gemm() const override { return runtime_ == backend::GpuRuntime::Cuda; }
+  bool tf32Gemm() const override { return !hip(); }
 
   std::unique_ptr<CompiledCandidate> compile(const ir::Module& module, DiagnosticEngine& diags,
                                              TuneResult* result) override {
@@ -141,8 +140,7 @@ class GpuTuneTarget : public TuneTarget {
     // The versions without TMA are compiled only if a launch needs one
     // (cuda_launch.h): tuned shapes rarely do. Candidates that generate the
     // same source share its compile.
-    const std::string& source =
-        runtime_ == backend::GpuRuntime::Cuda ? generated->primarySource : generated->source;
+    const std::string& source = hip() ? generated->source : generated->primarySource;
     Built built = compiledSources_.get(source, [&] { return build(source); });
     if (!built.ok) {
       result->status = "failed";
@@ -150,7 +148,7 @@ class GpuTuneTarget : public TuneTarget {
       return nullptr;
     }
     std::map<std::string, int> registers;
-    if (runtime_ == backend::GpuRuntime::Cuda) registers = cuda::cubinRegisterCounts(built.binary);
+    if (!hip()) registers = cuda::cubinRegisterCounts(built.binary);
     for (const cuda::FuncLaunch& f : generated->funcs)
       for (const cuda::KernelLaunch& k : f.kernels) {
         auto it = registers.find(k.name);
@@ -232,6 +230,8 @@ class GpuTuneTarget : public TuneTarget {
   }
 
  private:
+  bool hip() const { return options_.language == cuda::GpuLanguage::Hip; }
+
   LoadedCudaModule* load(GpuCandidate& c, size_t w, std::string* error) {
     if (!c.loaded[w]) {
       auto lm = std::make_unique<LoadedCudaModule>();
@@ -252,7 +252,7 @@ class GpuTuneTarget : public TuneTarget {
   };
   Built build(const std::string& source) {
     Built out;
-    if (runtime_ == backend::GpuRuntime::Cuda) {
+    if (!hip()) {
       cuda::NvrtcResult r = cuda::compileWithNvrtc(source, options_.arch, false);
       out = {r.ok, r.error, std::move(r.binary)};
     } else {
@@ -264,7 +264,6 @@ class GpuTuneTarget : public TuneTarget {
     return out;
   }
 
-  backend::GpuRuntime runtime_;
   CudaOptions options_;
   const TuneSettings& settings_;
   std::vector<GpuWorker> workers_;
@@ -280,7 +279,7 @@ std::optional<std::string> gpuTuneDevice(backend::GpuRuntime runtime, std::strin
 }
 
 std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, const TuneSettings& settings,
-                                              backend::GpuRuntime runtime, CudaOptions options, std::string* error) {
+                                              CudaOptions options, std::string* error) {
   if (request.emulate) {
     *error = "`tlc tune` times kernels on the device: --emulate does not apply";
     return nullptr;
@@ -289,7 +288,9 @@ std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, cons
     *error = "`tlc tune` compiles many candidates: --print-after-all and --time-passes do not apply";
     return nullptr;
   }
-  const char* kind = runtime == backend::GpuRuntime::Cuda ? "an NVIDIA GPU" : "an AMD GPU";
+  const bool hip = options.language == cuda::GpuLanguage::Hip;
+  const backend::GpuRuntime runtime = hip ? backend::GpuRuntime::Hip : backend::GpuRuntime::Cuda;
+  const char* kind = hip ? "an AMD GPU" : "an NVIDIA GPU";
   std::string why;
   int count = backend::GpuDriver::deviceCount(runtime, &why);
   if (count == 0) {
@@ -319,7 +320,7 @@ std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, cons
     drivers.push_back(d);
   }
   if (drivers[0]->maxSharedPerBlock() > 0) options.maxSharedBytes = int(drivers[0]->maxSharedPerBlock());
-  return std::make_unique<GpuTuneTarget>(runtime, std::move(options), drivers, settings);
+  return std::make_unique<GpuTuneTarget>(std::move(options), drivers, settings);
 }
 
 }  // namespace tlc::driver

@@ -17,12 +17,12 @@ std::unique_ptr<TuneTarget> makeTuneTarget(const TargetRequest& request, const T
     o.arch = request.target.substr(5);
     o.warpSpecialize = request.warpSpecialize;
     o.persistent = request.persistent;
-    return makeGpuTuneTarget(request, settings, backend::GpuRuntime::Cuda, o, error);
+    return makeGpuTuneTarget(request, settings, o, error);
   }
 #endif
 #ifdef TLC_HAVE_HIP_TARGET
   if (std::string arch; hip::parseHipTarget(request.target, &arch) && hip::findHipArch(arch))
-    return makeGpuTuneTarget(request, settings, backend::GpuRuntime::Hip, hip::hipOptions(arch), error);
+    return makeGpuTuneTarget(request, settings, hip::hipOptions(arch), error);
 #endif
   *error = request.target == "interp" ? "the interpreter is the oracle, not a target to tune for: use --target=cpu "
                                         "or cuda:sm_XX or hip:gfxNNN"

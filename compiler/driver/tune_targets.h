@@ -25,11 +25,10 @@ std::unique_ptr<TuneTarget> makeCpuTuneTarget(const TargetRequest& request, cons
 std::string cpuTuneDevice(const TargetRequest& request);
 #endif
 #ifdef TLC_HAVE_CUDA_TARGET
-// A GPU of `runtime` (CUDA, or HIP when that target is built), the kernels
-// generated with `options`.
+// The GPUs of the runtime `options` are for (CUDA, or HIP when that target
+// is built: options.language), the kernels generated with `options`.
 std::unique_ptr<TuneTarget> makeGpuTuneTarget(const TargetRequest& request, const TuneSettings& settings,
-                                              backend::GpuRuntime runtime, cuda::CudaOptions options,
-                                              std::string* error);
+                                              cuda::CudaOptions options, std::string* error);
 std::optional<std::string> gpuTuneDevice(backend::GpuRuntime runtime, std::string* why);
 #endif
 

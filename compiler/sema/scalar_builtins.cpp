@@ -300,10 +300,6 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
   return Value::error(loc);
 }
 
-}  // namespace tlc::sema
-
-namespace tlc::sema {
-
 // `T.target("hip")`: a compile-time bool, True when the module is compiled
 // for a target of that kind (cuda, hip, cpu, interp) or of that architecture
 // (sm_90a, gfx942, ...: the part of the target after the colon). With no
@@ -322,14 +318,12 @@ Value Sema::targetTest(const ast::Expr& nameExpr, SourceLoc loc) {
   static const char* const kinds[] = {"cuda", "hip", "cpu", "interp"};
   bool isKind = false;
   for (const char* k : kinds) isKind = isKind || want == k;
+  // sm_ or gfx and letters or digits after it.
   auto isArch = [](const std::string& s) {
-    auto digitsFrom = [&](size_t at) {
-      if (at >= s.size()) return false;
-      for (size_t i = at; i < s.size(); ++i)
-        if (!std::isalnum(static_cast<unsigned char>(s[i]))) return false;
-      return true;
-    };
-    return (s.rfind("sm_", 0) == 0 && digitsFrom(3)) || (s.rfind("gfx", 0) == 0 && digitsFrom(3));
+    if (s.size() <= 3 || (s.rfind("sm_", 0) != 0 && s.rfind("gfx", 0) != 0)) return false;
+    for (size_t i = 3; i < s.size(); ++i)
+      if (!std::isalnum(static_cast<unsigned char>(s[i]))) return false;
+    return true;
   };
   if (!isKind && !isArch(want)) {
     report(DiagKind::OutOfRange, nameExpr.loc,

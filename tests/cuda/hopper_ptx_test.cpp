@@ -20,7 +20,8 @@ std::string gemmExample() { return test::exampleSource("examples/gemm/gemm.tl");
 // consumer warpgroups, whatever the target.
 std::string wideGemmExample(const std::string& stages = "3") {
   std::string text = gemmExample();
-  for (size_t at; (at = text.find("T.target(\"sm_90a\")")) != std::string::npos;) text.replace(at, 18, "True");
+  const std::string onHopper = "T.target(\"sm_90a\")";
+  for (size_t at; (at = text.find(onHopper)) != std::string::npos;) text.replace(at, onHopper.size(), "True");
   const std::string three = "stages=3";
   REQUIRE(text.find(three) != std::string::npos);
   text.replace(text.find(three), three.size(), "stages=" + stages);

@@ -139,7 +139,7 @@ class StmtEmitter : public ExprEmitter {
     ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
     if (!blockVars_.empty())
       for (const Load* l : nextBlockPrefetches(*f, blockVars_)) {
-        prefetchForNextBlock(f, l, lo, ext);
+        prefetchAhead(f->var.get(), l->buffer, l->indices, lo, ext, /*write=*/false, nullptr);
         int64_t n = 0;
         if (const ForStmt* ahead = constInt(f->extent, &n) ? aheadLoop(l->indices, n * dtypeBytes(l->buffer->dtype)) : nullptr)
           prefetchAhead(f->var.get(), l->buffer, l->indices, lo, ext, /*write=*/false, ahead);
@@ -375,12 +375,6 @@ class StmtEmitter : public ExprEmitter {
     vars_.erase(edge.get());
   }
 
-  // Prefetches the lines that `load` reads over [lo, lo + ext) of `f`'s
-  // variable in the next block of the grid (next_block_prefetch.h).
-  void prefetchForNextBlock(const ForStmt* f, const Load* load, llvm::Value* lo, llvm::Value* ext) {
-    prefetchAhead(f->var.get(), load->buffer, load->indices, lo, ext, /*write=*/false, nullptr);
-  }
-
   // The enclosing serial loop whose next iteration an access at `indices`
   // should be prefetched for, when the loops around it make a block read
   // more than kNextBlockBytes (no next-block prefetch) and the next block is
@@ -407,7 +401,8 @@ class StmtEmitter : public ExprEmitter {
   // Prefetches the elements [lo, lo + ext) of `var` at `indices` of `buf`
   // (contiguous in `var`), for reading into L2 (prefetcht1) or for writing
   // (prefetchw: the line is fetched owned, so the store does not wait for
-  // it): for the next block (`nextIterationOf` null), when the loops around
+  // it): for the next block of the grid (`nextIterationOf` null,
+  // next_block_prefetch.h), when the loops around
   // make the block read at most kNextBlockBytes, or for the next iteration of
   // `nextIterationOf`, when they make it read more.
   void prefetchAhead(const VarNode* var, const Buffer& buf, const std::vector<Expr>& indices, llvm::Value* lo,
