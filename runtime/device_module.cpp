@@ -5,7 +5,8 @@
 // A launch evaluates the metadata's host lets and grid formulas over the
 // bound shape symbols and scalar parameters, packs the device arguments in
 // the metadata's order, then launches each device kernel of the function
-// in order on the given stream.
+// in order on the given stream (tensors TMA cannot address where they lie
+// first copied into a stream-ordered workspace, cuda::StagedTensor).
 #include "compiler/backends/cuda/persistent_grid.h"
 #include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/backends/gpu_driver_api.h"
@@ -45,6 +46,35 @@ tlc_status ensureContext(const GpuDriverApi& api, tlc_module* m) {
   }
   int rc = api.ctxSetCurrent(m->deviceContext);
   if (rc != 0) return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "cannot make the CUDA context current: " + api.describe(rc));
+  return TLC_SUCCESS;
+}
+
+struct alignas(64) TensorMapBytes {
+  unsigned char bytes[128];
+};
+
+// Launches the module's staging kernel (cuda::kStageRowsEntry) for each
+// staged tensor of `plan`, whose workspace is at `workspace`, on `stream`.
+tlc_status stageTensors(const GpuDriverApi& api, tlc_module* m, const cuda::LaunchMaps& plan,
+                        backend::DevicePtr workspace, void* stream, const std::string& kernel) {
+  if (!m->stageFunction) {
+    int rc = api.moduleGetFunction(&m->stageFunction, m->deviceModule, cuda::kStageRowsEntry);
+    if (rc != 0)
+      return fail(TLC_ERROR_INVALID_MODULE, "module " + m->origin + " has no device function `" +
+                                                cuda::kStageRowsEntry + "` (built by an older tlc?): " +
+                                                api.describe(rc));
+  }
+  for (const cuda::StagedTensor& st : plan.staged) {
+    cuda::StageLaunch sl = cuda::stageLaunch(st);
+    unsigned long long src = st.source, dst = workspace + st.offset;
+    long long rows = st.rows, rowBytes = st.rowBytes, pitch = st.pitch;
+    int elemBytes = st.elemBytes, rowThreads = sl.rowThreads;
+    void* params[] = {&src, &dst, &rows, &rowBytes, &pitch, &elemBytes, &rowThreads};
+    int rc = api.launchKernel(m->stageFunction, sl.grid[0], sl.grid[1], sl.grid[2], sl.threads, 1, 1, 0, stream,
+                              params, nullptr);
+    if (rc != 0)
+      return fail(TLC_ERROR_LAUNCH, "staging the tensors of `" + kernel + "` for TMA failed: " + api.describe(rc));
+  }
   return TLC_SUCCESS;
 }
 
@@ -112,41 +142,62 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     params[i] = &storage[i];
   }
   std::lock_guard<std::mutex> lock(m->mutex);
-  struct alignas(64) TensorMapBytes {
-    unsigned char bytes[128];
-  };
   for (LaunchInfo& l : k->info.launches) {
-    // Tensor maps (Hopper TMA) follow the device arguments. When one cannot
-    // be encoded for these tensors, the launch's version without TMA runs.
-    std::vector<TensorMapBytes> maps(l.tensorMaps.size());
+    // Tensor maps (Hopper TMA) follow the device arguments. A tensor TMA
+    // cannot address where it lies is staged into a stream-ordered workspace
+    // when its map allows it; otherwise the launch's version without TMA runs.
+    if (!l.tensorMaps.empty() && !api.tensorMapEncodeTiled && l.fallbackEntry.empty())
+      return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "kernel `" + info.name +
+                                                     "` copies tensors with TMA, but the CUDA driver lacks "
+                                                     "cuTensorMapEncodeTiled (CUDA 12 or newer)");
+    cuda::LaunchMaps plan;
+    if (api.tensorMapEncodeTiled) {
+      plan = cuda::planLaunchMaps(
+          info.name, l.tensorMaps,
+          [&](int p) {
+            const tlc_tensor& x = args[p].tensor;
+            return cuda::LaunchTensor{dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
+                                      std::vector<int64_t>(x.shape, x.shape + x.rank), info.params[p].name};
+          },
+          !l.fallbackEntry.empty(), api.memAllocAsync && api.memFreeAsync);
+      if (!plan.error.empty()) return fail(TLC_ERROR_ALIGNMENT, plan.error);
+    } else {
+      plan.fallback = !l.tensorMaps.empty();
+    }
+    const bool useFallback = plan.fallback;
+    std::vector<TensorMapBytes> maps(plan.specs.size());
     std::vector<void*> launchParams = params;
-    bool useFallback = false;
-    for (size_t t = 0; t < l.tensorMaps.size(); ++t) {
-      const TensorMapInfo& tm = l.tensorMaps[t];
-      const tlc_tensor& x = args[tm.param].tensor;
-      const std::string& tensor = info.params[tm.param].name;
-      cuda::TensorMapSpec spec;
-      std::string why;
-      bool encodable = api.tensorMapEncodeTiled &&
-                       cuda::rowMajorTensorMapSpec(dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
-                                                   std::vector<int64_t>(x.shape, x.shape + x.rank), tm.box,
-                                                   tm.swizzle, &spec, &why);
-      if (!encodable && !l.fallbackEntry.empty()) {
-        useFallback = true;
-        break;
-      }
-      if (!api.tensorMapEncodeTiled)
-        return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "kernel `" + info.name + "` copies tensor `" + tensor +
-                                                       "` with TMA, but the CUDA driver lacks cuTensorMapEncodeTiled "
-                                                       "(CUDA 12 or newer)");
-      if (!encodable) return fail(TLC_ERROR_ALIGNMENT, cuda::tmaUnsupportedError(info.name, tensor, why));
-      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, spec, maps[t].bytes);
+    backend::DevicePtr workspace = 0;
+    if (!useFallback && plan.workspaceBytes > 0) {
+      int rc = api.memAllocAsync(&workspace, plan.workspaceBytes, stream);
       if (rc != 0)
-        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" + tensor +
-                                          "`: " + api.describe(rc));
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cannot allocate " +
+                                          std::to_string(plan.workspaceBytes) +
+                                          " bytes to stage its tensors for TMA: " + api.describe(rc));
+      cuda::placeStagedMaps(&plan, workspace);
+      if (tlc_status st = stageTensors(api, m, plan, workspace, stream, info.name)) {
+        api.memFreeAsync(workspace, stream);
+        return st;
+      }
+    }
+    for (size_t t = 0; !useFallback && t < plan.specs.size(); ++t) {
+      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, plan.specs[t], maps[t].bytes);
+      if (rc != 0) {
+        if (workspace) api.memFreeAsync(workspace, stream);
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" +
+                                          info.params[l.tensorMaps[t].paramIndex].name + "`: " + api.describe(rc));
+      }
       launchParams.push_back(maps[t].bytes);
     }
-    if (useFallback) launchParams = params;
+    // The workspace is freed in stream order once the kernel has read it.
+    struct FreeAfter {
+      const GpuDriverApi& api;
+      backend::DevicePtr ptr;
+      void* stream;
+      ~FreeAfter() {
+        if (ptr) api.memFreeAsync(ptr, stream);
+      }
+    } freeAfter{api, workspace, stream};
     const std::string& entry = useFallback ? l.fallbackEntry : l.entry;
     void*& function = useFallback ? l.fallbackFunction : l.function;
     const int64_t block = useFallback ? l.fallbackBlock : l.block[0];

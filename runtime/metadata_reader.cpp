@@ -224,12 +224,13 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
           if (l.contains("tensor_maps"))
             for (const json& t : l.at("tensor_maps")) {
               TensorMapInfo tm;
-              tm.param = t.at("param").get<int>();
+              tm.paramIndex = t.at("param").get<int>();
               tm.box = t.at("box").get<std::vector<int64_t>>();
               tm.swizzle = t.at("swizzle").get<int>();
-              if (tm.param < 0 || tm.param >= (int)ki.params.size() || !ki.params[tm.param].isTensor ||
-                  tm.box.size() != ki.params[tm.param].shape.size())
-                throw std::runtime_error("a tensor map refers to parameter " + std::to_string(tm.param) +
+              tm.stage = t.value("stage", false);
+              if (tm.paramIndex < 0 || tm.paramIndex >= (int)ki.params.size() || !ki.params[tm.paramIndex].isTensor ||
+                  tm.box.size() != ki.params[tm.paramIndex].shape.size())
+                throw std::runtime_error("a tensor map refers to parameter " + std::to_string(tm.paramIndex) +
                                          ", which is not a tensor of that rank");
               li.tensorMaps.push_back(tm);
             }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/cuda/tensor_map.h"
 #include "tlc/runtime.h"
 
 namespace tlc::rt {
@@ -52,11 +53,7 @@ struct DeviceArgInfo {
   tlc_dtype dtype = TLC_INT32;
 };
 
-struct TensorMapInfo {
-  int param = -1;
-  std::vector<int64_t> box;  // outermost first
-  int swizzle = 0;
-};
+using TensorMapInfo = cuda::TensorMapArg;  // box outermost first
 
 struct LaunchInfo {
   std::string entry;
@@ -117,6 +114,7 @@ struct tlc_module {
   // `fallbackModule` by the first launch that needs a fallback.
   std::string fallbackImage;
   void* fallbackModule = nullptr;
+  void* stageFunction = nullptr;  // cuda::kStageRowsEntry, looked up by the first launch that stages
   void* deviceContext = nullptr; // the CUcontext the module was loaded in
   std::mutex mutex;              // guards lazy function lookups
 };

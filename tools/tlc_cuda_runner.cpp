@@ -35,7 +35,7 @@ namespace {
 int usage() {
   std::cerr << "usage: tlc_cuda_runner FILE [-D NAME=VALUE]... [--dim NAME=SIZE]... [--kernel NAME] [--seed N] [--fill NAME=LO:HI]\n"
                "                       [--load DIR] [--arch sm_XX] [--check] [--bench] [--cublas] [--copy-bandwidth] [--emit]\n"
-               "                       [--no-warp-specialize] [--persistent | --no-persistent] [--no-async-copies]\n";
+               "                       [--no-warp-specialize] [--persistent | --no-persistent] [--no-async-copies] [--no-tma-staging]\n";
   return 2;
 }
 
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::string file, arch = "sm_90";
   std::vector<Define> defines;
   driver::RunSettings settings;
-  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = true,
+  bool cublas = false, copyBw = false, emit = false, warpSpecialize = true, persistent = true, stageTma = true,
        asyncCopies = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
       persistent = true;
     } else if (a == "--no-persistent") {
       persistent = false;
+    } else if (a == "--no-tma-staging") {
+      stageTma = false;
     } else if (a == "--no-async-copies") {
       asyncCopies = false;
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
@@ -144,6 +146,7 @@ int main(int argc, char** argv) {
     options.arch = arch;
     options.warpSpecialize = warpSpecialize;
     options.persistent = persistent;
+    options.stageTma = stageTma;
     options.asyncStandaloneCopies = asyncCopies;
     if (emit) {
       rc = driver::emitCuda(*module, false, options, std::cout, diags);

@@ -61,6 +61,8 @@ std::string bindEntryPoints(GpuRuntime runtime, GpuDriverApi& a) {
                 {bind(h, a.cuGetErrorString, "cuGetErrorString"), "cuGetErrorString"}};
     bind(h, a.ctxGetDevice, "cuCtxGetDevice");
     bind(h, a.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    bind(h, a.memAllocAsync, "cuMemAllocAsync");
+    bind(h, a.memFreeAsync, "cuMemFreeAsync");
   } else {
     required = {{bind(h, a.init, "hipInit"), "hipInit"},
                 {bind(h, a.deviceGetCount, "hipGetDeviceCount"), "hipGetDeviceCount"},

@@ -71,6 +71,9 @@ struct GpuDriverApi {
   int (*primaryCtxRetain)(void**, int) = nullptr;
   int (*funcSetAttribute)(void*, int, int) = nullptr;
   cuda::EncodeTiledFn tensorMapEncodeTiled = nullptr;  // CUDA 12+; only kernels with tensor maps need it
+  // Stream-ordered allocation (CUDA 11.2+; optional): workspaces of staged tensor maps.
+  int (*memAllocAsync)(DevicePtr*, size_t, void*) = nullptr;
+  int (*memFreeAsync)(DevicePtr, void*) = nullptr;
   int (*cuGetErrorString)(int, const char**) = nullptr;
 
   // HIP only.

@@ -61,6 +61,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/ir/ir.h"
 #include "compiler/support/source.h"
 
@@ -77,21 +78,12 @@ std::optional<std::string> exprToRpn(const ir::Expr& e);
 std::string exprToText(const ir::Expr& e);
 
 // One device kernel launch of a function (filled in by a device backend).
-// A tensor map passed by value after the device arguments (Hopper TMA):
-// over tensor parameter `paramIndex`, boxes of `box` elements (outermost
-// first), a swizzle of `swizzle` bytes.
-struct DeviceTensorMap {
-  int paramIndex = -1;
-  std::vector<int64_t> box;
-  int swizzle = 0;
-};
-
 struct DeviceLaunch {
   std::string entry;
   std::vector<ir::Expr> grid;  // 1 to 3 extents, x first
   int64_t threads = 0;
   int64_t sharedBytes = 0;
-  std::vector<DeviceTensorMap> tensorMaps;
+  std::vector<cuda::TensorMapArg> tensorMaps;  // by value after the device arguments (Hopper TMA)
   // Launched instead, with the device arguments only, when a tensor map
   // cannot be encoded; empty entry: none.
   std::string fallbackEntry;

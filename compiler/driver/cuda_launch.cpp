@@ -81,6 +81,7 @@ std::optional<double> HostValues::eval(const Expr& e) const {
 
 CudaLaunches::~CudaLaunches() {
   for (auto x : dev_) drv_->free(x);
+  for (auto x : work_) drv_->free(x);
 }
 
 bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const RunArgs& args, std::string* error,
@@ -136,8 +137,30 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
     scalar.set(0, *v);
     std::memcpy(slot.data(), scalar.data(), dtypeBytes(ka.dtype));
   }
+  // A device function of the module (`fallback`: of its image of versions
+  // without TMA, compiled when first needed), dynamic shared memory set up.
+  auto lookup = [&](const std::string& entry, bool fallback, void** fn) {
+    auto it = lm.functions.find(entry);
+    if (it == lm.functions.end()) {
+      if (fallback && !lm.fallbackModule) {
+        cuda::NvrtcResult built = cuda::compileWithNvrtc(lm.generated.fallbackSource, lm.arch, false);
+        if (!built.ok) return fail(built.error);
+        if (!drv_->loadModule(built.binary, &lm.fallbackModule)) return fail(drv_->lastError());
+      }
+      void* f = nullptr;
+      if (!drv_->getFunction(fallback ? lm.fallbackModule : lm.module, entry, &f)) return fail(drv_->lastError());
+      it = lm.functions.emplace(entry, f).first;
+    }
+    *fn = it->second;
+    return true;
+  };
+  auto word = [](auto v) {
+    std::array<unsigned char, 8> w{};
+    std::memcpy(w.data(), &v, sizeof v);
+    return w;
+  };
   for (const cuda::KernelLaunch& kl : fl->kernels) {
-    Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes, {}, {}};
+    Launch l{nullptr, {1, 1, 1}, (unsigned)kl.threads, (unsigned)kl.sharedBytes, {}, {}, {}};
     bool empty = false;
     for (size_t g = 0; g < kl.grid.size() && g < 3; ++g) {
       auto v = env_.eval(kl.grid[g]);
@@ -146,24 +169,37 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
       l.grid[g] = (unsigned)std::max(0.0, *v);
     }
     if (empty) continue;
-    // Tensor maps (Hopper TMA); the version without TMA when one cannot be encoded.
-    l.maps.resize(kl.tensorMaps.size());
-    bool useFallback = false;
-    for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
-      const cuda::TensorMapArg& tm = kl.tensorMaps[t];
-      const interp::HostTensor& x = *args.tensors[tm.paramIndex];
-      cuda::TensorMapSpec spec;
-      std::string why;
-      if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), dev_[tm.paramIndex], x.shape, tm.box,
-                                       tm.swizzle, &spec, &why)) {
-        const std::string& tensor = func.params[tm.paramIndex].name;
-        if (kl.fallbackName.empty()) return fail(cuda::tmaUnsupportedError(kl.name, tensor, why));
-        useFallback = true;
-        *notes += cuda::tmaFallbackNote(kl.name, tensor, why);
-        break;
+    // Tensor maps (Hopper TMA); tensors TMA cannot address staged into a
+    // workspace when their maps allow it, else the version without TMA.
+    cuda::LaunchMaps maps = cuda::planLaunchMaps(
+        kl.name, kl.tensorMaps,
+        [&](int p) {
+          const interp::HostTensor& x = *args.tensors[p];
+          return cuda::LaunchTensor{std::string(dtypeName(x.dtype)), dev_[p], x.shape, func.params[p].name};
+        },
+        !kl.fallbackName.empty(), true);
+    if (!maps.error.empty()) return fail(maps.error);
+    const bool useFallback = maps.fallback;
+    *notes += maps.note;
+    if (maps.workspaceBytes > 0) {
+      backend::DevicePtr workspace = 0;
+      if (!drv_->alloc(&workspace, maps.workspaceBytes)) return fail(drv_->lastError());
+      work_.push_back(workspace);
+      cuda::placeStagedMaps(&maps, workspace);
+      for (const cuda::StagedTensor& st : maps.staged) {
+        *notes += cuda::tmaStagedNote(kl.name, func.params[st.paramIndex].name, st);
+        void* fn = nullptr;
+        if (!lookup(cuda::kStageRowsEntry, false, &fn)) return false;
+        cuda::StageLaunch sl = cuda::stageLaunch(st);
+        Launch s{fn, {sl.grid[0], sl.grid[1], sl.grid[2]}, sl.threads, 0, {}, {}, {}};
+        s.own = {word(st.source), word(workspace + st.offset), word(st.rows), word(st.rowBytes), word(st.pitch),
+                 word(st.elemBytes), word(sl.rowThreads)};
+        launches_.push_back(std::move(s));
       }
-      if (!drv_->encodeTensorMap(spec, l.maps[t].bytes)) return fail(drv_->lastError());
     }
+    l.maps.resize(maps.specs.size());
+    for (size_t t = 0; t < maps.specs.size(); ++t)
+      if (!drv_->encodeTensorMap(maps.specs[t], l.maps[t].bytes)) return fail(drv_->lastError());
     if (useFallback) {
       l.maps.clear();
       l.threads = (unsigned)kl.fallbackThreads;
@@ -176,23 +212,15 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
       l.grid[0] = (unsigned)size;
       l.grid[1] = l.grid[2] = 1;
     }
-    const std::string& entry = useFallback ? kl.fallbackName : kl.name;
-    auto it = lm.functions.find(entry);
-    if (it == lm.functions.end()) {
-      if (useFallback && !lm.fallbackModule) {
-        cuda::NvrtcResult built = cuda::compileWithNvrtc(lm.generated.fallbackSource, lm.arch, false);
-        if (!built.ok) return fail(built.error);
-        if (!drv_->loadModule(built.binary, &lm.fallbackModule)) return fail(drv_->lastError());
-      }
-      void* fn = nullptr;
-      if (!drv_->getFunction(useFallback ? lm.fallbackModule : lm.module, entry, &fn)) return fail(drv_->lastError());
-      if (l.shared > 48 * 1024 && !drv_->setDynamicShared(fn, (int)l.shared)) return fail(drv_->lastError());
-      it = lm.functions.emplace(entry, fn).first;
-    }
-    l.fn = it->second;
+    if (!lookup(useFallback ? kl.fallbackName : kl.name, useFallback, &l.fn)) return false;
+    if (l.shared > 48 * 1024 && !drv_->setDynamicShared(l.fn, (int)l.shared)) return fail(drv_->lastError());
     launches_.push_back(std::move(l));
   }
   for (auto& l : launches_) {
+    if (!l.own.empty()) {  // a staging launch: its own arguments
+      for (auto& w : l.own) l.params.push_back(w.data());
+      continue;
+    }
     l.params = params;
     for (auto& m : l.maps) l.params.push_back(m.bytes);
   }

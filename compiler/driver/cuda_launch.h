@@ -2,7 +2,8 @@
 // `tlc tune` on a GPU): the arguments copied to the device, the host lets
 // and grids evaluated from them, the tensor maps of TMA kernels encoded (or
 // their fallback kernels chosen when a tensor cannot be mapped), and the
-// kernels launched in order.
+// kernels launched in order (tensors TMA cannot address first staged into
+// a workspace, cuda::StagedTensor).
 #pragma once
 
 #include <array>
@@ -71,10 +72,13 @@ class CudaLaunches {
     unsigned threads, shared;
     std::vector<TensorMapBytes> maps;  // after the function's arguments (Hopper TMA)
     std::vector<void*> params;
+    // A launch of cuda::kStageRowsEntry: its own arguments, instead of the function's.
+    std::vector<std::array<unsigned char, 8>> own;
   };
   backend::GpuDriver* drv_;
   HostValues env_;
   std::vector<backend::DevicePtr> dev_;
+  std::vector<backend::DevicePtr> work_;  // workspaces of staged tensors (cuda::StagedTensor)
   std::vector<std::array<unsigned char, 8>> storage_;  // kernel arguments, in FuncLaunch::args order
   std::vector<Launch> launches_;
   double bytes_ = 0;

@@ -106,7 +106,7 @@ std::string cudaCacheKey(const Module& module, const CudaOptions& o, const Sourc
   parts.target = "cuda:" + o.arch;
   parts.options = what + "|tensor-cores=" + std::to_string(o.tensorCores) + "|async-copy=" +
                   std::to_string(o.asyncCopy) + "|async-standalone-copies=" + std::to_string(o.asyncStandaloneCopies) + "|swizzle=" + std::to_string(o.swizzle) + "|warp-specialize=" +
-                  std::to_string(o.warpSpecialize) + "|persistent=" + std::to_string(o.persistent) + "|max-shared=" + std::to_string(o.maxSharedBytes) +
+                  std::to_string(o.warpSpecialize) + "|persistent=" + std::to_string(o.persistent) + "|stage-tma=" + std::to_string(o.stageTma) + "|max-shared=" + std::to_string(o.maxSharedBytes) +
                   "|line-directives=" + std::to_string(o.lineDirectives);
   return cacheKey(parts);
 }

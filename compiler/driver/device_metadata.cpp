@@ -40,9 +40,8 @@ std::string cudaModuleMetadata(const ir::Module& module, const cuda::CudaModule&
       }
       plan.hostLets = f.hostLets;
       for (const cuda::KernelLaunch& k : f.kernels) {
-        meta::DeviceLaunch l{k.name,         k.grid,           k.threads,          k.sharedBytes, {},
+        meta::DeviceLaunch l{k.name,         k.grid,           k.threads,          k.sharedBytes,         k.tensorMaps,
                              k.fallbackName, k.fallbackThreads, k.fallbackSharedBytes, k.persistentBlocksPerSM};
-        for (const cuda::TensorMapArg& t : k.tensorMaps) l.tensorMaps.push_back({t.paramIndex, t.box, t.swizzle});
         plan.launches.push_back(l);
       }
       return plan;

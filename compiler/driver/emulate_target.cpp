@@ -167,6 +167,7 @@ int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const
   copts.arch = arch;
   copts.warpSpecialize = options.warpSpecialize;
   copts.persistent = options.persistent;
+  copts.stageTma = options.stageTma;
   return runEmulated(module, settings, copts, diags, options);
 }
 
@@ -267,32 +268,75 @@ int runEmulated(const ir::Module& module, const RunSettings& settings, const cud
       }
       cfg.block.x = (unsigned)kl.threads;
       cfg.dynamicSharedBytes = (size_t)kl.sharedBytes;
+      cuda_emu::LaunchOptions lo;
+      lo.checkRaces = options.checkRaces;
+      lo.countBankConflicts = options.reportBankConflicts;
+      lo.timeoutSeconds = options.timeoutSeconds;
+      lo.replayDir = options.replayDir;
+      if (lo.replayDir.empty())
+        if (const char* env = std::getenv("TLC_EMU_REPLAY_DIR")) lo.replayDir = env;
       // Tensor maps (Hopper TMA) follow the function's arguments, encoded in
-      // the emulator's form; when one cannot be described, the kernel's
-      // version without TMA runs, as on a GPU.
+      // the emulator's form; tensors TMA cannot address are staged into a
+      // workspace when their maps allow it, else the kernel's version without
+      // TMA runs, as on a GPU.
       std::string entry = kl.name;
-      for (size_t t = 0; t < kl.tensorMaps.size(); ++t) {
-        const cuda::TensorMapArg& tm = kl.tensorMaps[t];
-        const interp::HostTensor& x = *args.tensors[tm.paramIndex];
-        cuda::TensorMapSpec spec;
-        std::string why;
-        if (!cuda::rowMajorTensorMapSpec(std::string(dtypeName(x.dtype)), (uint64_t)(uintptr_t)x.data(), x.shape,
-                                         tm.box, tm.swizzle, &spec, &why)) {
-          const std::string& tensor = func.params[tm.paramIndex].name;
-          if (kl.fallbackName.empty()) {
-            d.report(DiagKind::CudaEmuLaunchFailed, func.loc, cuda::tmaUnsupportedError(kl.name, tensor, why));
+      cuda::LaunchMaps maps = cuda::planLaunchMaps(
+          kl.name, kl.tensorMaps,
+          [&](int p) {
+            const interp::HostTensor& x = *args.tensors[p];
+            return cuda::LaunchTensor{std::string(dtypeName(x.dtype)), (uint64_t)(uintptr_t)x.data(), x.shape,
+                                      func.params[p].name};
+          },
+          !kl.fallbackName.empty(), true);
+      if (!maps.error.empty()) {
+        d.report(DiagKind::CudaEmuLaunchFailed, func.loc, maps.error);
+        return false;
+      }
+      std::ostream& out = settings.out ? *settings.out : std::cout;
+      std::vector<unsigned char> workspace;
+      if (maps.fallback) {
+        entry = kl.fallbackName;
+        out << maps.note;
+      } else if (maps.workspaceBytes > 0) {
+        workspace.resize(maps.workspaceBytes + 256);
+        uint64_t base = ((uint64_t)(uintptr_t)workspace.data() + 255) / 256 * 256;
+        cuda::placeStagedMaps(&maps, base);
+        for (const cuda::StagedTensor& st : maps.staged) {
+          const interp::HostTensor& x = *args.tensors[st.paramIndex];
+          const std::string& tensor = func.params[st.paramIndex].name;
+          out << cuda::tmaStagedNote(kl.name, tensor, st);
+          cuda::StageLaunch sl = cuda::stageLaunch(st);
+          cuda_emu::LaunchConfig scfg;
+          scfg.grid = {sl.grid[0], sl.grid[1], sl.grid[2]};
+          scfg.block.x = sl.threads;
+          std::vector<KernelArg> sargs = {
+              KernelArg::buffer(tensor, const_cast<void*>(x.data()), x.sizeBytes(), false),
+              KernelArg::buffer(tensor + "_staged", (void*)(uintptr_t)(base + st.offset), (size_t)(st.rows * st.pitch),
+                                true),
+              KernelArg::value<long long>("rows", st.rows),
+              KernelArg::value<long long>("row_bytes", st.rowBytes),
+              KernelArg::value<long long>("pitch", st.pitch),
+              KernelArg::value<int>("elem_bytes", st.elemBytes),
+              KernelArg::value<int>("row_threads", sl.rowThreads)};
+          cuda_emu::LaunchResult r = emu->launch(cuda::kStageRowsEntry, scfg, sargs, lo);
+          std::string report = r.render();
+          if (!report.empty()) std::cerr << "cuda emulator: kernel `" << cuda::kStageRowsEntry << "`:\n" << report;
+          if (!r.error.empty() || r.errorCount() > 0 || !r.completed) {
+            d.report(DiagKind::CudaEmuCheckFailed, func.loc,
+                     "staging tensor `" + tensor + "` for `" + kl.name + "` failed in the emulator" +
+                         (r.error.empty() ? "" : ": " + r.error));
             return false;
           }
-          entry = kl.fallbackName;
-          (settings.out ? *settings.out : std::cout) << cuda::tmaFallbackNote(kl.name, tensor, why);
-          break;
         }
+      }
+      for (size_t t = 0; !maps.fallback && t < maps.specs.size(); ++t) {
+        std::string why;
         alignas(64) unsigned char map[128];
-        if (!cuda_emu::encodeTensorMap(spec, map, &why)) {
+        if (!cuda_emu::encodeTensorMap(maps.specs[t], map, &why)) {
           d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot encode a tensor map for `" + kl.name + "`: " + why);
           return false;
         }
-        kargs.push_back(cuda_emu::byValue(func.params[tm.paramIndex].name + "_tmap", map, sizeof map));
+        kargs.push_back(cuda_emu::byValue(func.params[kl.tensorMaps[t].paramIndex].name + "_tmap", map, sizeof map));
         paramOf.push_back(-1);
       }
       if (entry != kl.name) {
@@ -309,13 +353,6 @@ int runEmulated(const ir::Module& module, const RunSettings& settings, const cud
         cfg.grid.y = cfg.grid.z = 1;
       }
       if (cfg.grid.x * cfg.grid.y * cfg.grid.z == 0) continue;  // an empty grid launches nothing
-      cuda_emu::LaunchOptions lo;
-      lo.checkRaces = options.checkRaces;
-      lo.countBankConflicts = options.reportBankConflicts;
-      lo.timeoutSeconds = options.timeoutSeconds;
-      lo.replayDir = options.replayDir;
-      if (lo.replayDir.empty())
-        if (const char* env = std::getenv("TLC_EMU_REPLAY_DIR")) lo.replayDir = env;
       cuda_emu::LaunchResult r = emu->launch(entry, cfg, kargs, lo);
       if (!r.error.empty()) {
         d.report(DiagKind::CudaEmuLaunchFailed, func.loc, "cannot launch `" + entry + "` in the emulator: " + r.error);

@@ -30,6 +30,7 @@ struct EmulateOptions {
   std::string replayDir;
   bool warpSpecialize = true;  // sm_90a: the TMA + wgmma mainloop (cuda::CudaOptions::warpSpecialize)
   bool persistent = true;      // sm_90a: persistent gemm kernels (cuda::CudaOptions::persistent)
+  bool stageTma = true;        // sm_90a: staged TMA operands (cuda::CudaOptions::stageTma)
 };
 
 int runCudaEmulated(const ir::Module& module, const RunSettings& settings, const std::string& arch,

@@ -45,6 +45,7 @@ struct TargetOptions {
   bool noWarpSpecialize = false;
   bool persistent = true;
   bool warnSpills = false;
+  bool noTmaStaging = false;
 
   void attach(CLI::App* cmd, const std::string& defaultTarget) {
     cmd->add_option("--target", target, targetsHelp())->default_val(defaultTarget);
@@ -61,6 +62,9 @@ struct TargetOptions {
                   "cuda:sm_90a: kernels with a warp-specialized gemm mainloop run persistently (a block per SM "
                   "looping over the tiles; the next tile's loads overlap the last one's epilogue); the default, "
                   "--no-persistent launches a block per tile");
+    cmd->add_flag("--no-tma-staging", noTmaStaging,
+                  "cuda:sm_90a: a gemm operand whose rows TMA cannot address (not a multiple of 16 bytes) makes its "
+                  "kernel run the version without TMA, instead of being copied by the launch into padded rows");
     cmd->add_flag("--warn-spills", warnSpills,
                   "cuda: warn about each kernel whose registers ptxas spills to local memory (cuda-register-spills)");
   }
@@ -75,6 +79,7 @@ struct TargetOptions {
     r.warpSpecialize = !noWarpSpecialize;
     r.persistent = persistent;
     r.warnSpills = warnSpills;
+    r.stageTma = !noTmaStaging;
     return r;
   }
 };

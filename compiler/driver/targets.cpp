@@ -60,6 +60,7 @@ CudaOptions cudaOptions(const TargetRequest& r, const std::string& arch) {
   o.arch = arch;
   o.warpSpecialize = r.warpSpecialize;
   o.persistent = r.persistent;
+  o.stageTma = r.stageTma;
   o.warnSpills = r.warnSpills;
   o.printAfterAll = r.printAfterAll;
   o.timePasses = r.timePasses;
@@ -184,6 +185,7 @@ int runOnTarget(const ir::Module& module, const RunSettings& settings, const Tar
       EmulateOptions eo;
       eo.warpSpecialize = request.warpSpecialize;
       eo.persistent = request.persistent;
+      eo.stageTma = request.stageTma;
       return runCudaEmulated(module, settings, arch, diags, eo);
     }
 #endif

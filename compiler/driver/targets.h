@@ -28,6 +28,7 @@ struct TargetRequest {
   bool checkBounds = false;  // --check-bounds (cpu)
   bool warpSpecialize = true;  // --no-warp-specialize (cuda:sm_90a)
   bool persistent = true;      // --persistent / --no-persistent (cuda:sm_90a)
+  bool stageTma = true;        // --no-tma-staging turns it off (cuda:sm_90a)
   bool warnSpills = false;     // --warn-spills (cuda)
 };
 

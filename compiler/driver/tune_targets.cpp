@@ -17,6 +17,7 @@ std::unique_ptr<TuneTarget> makeTuneTarget(const TargetRequest& request, const T
     o.arch = request.target.substr(5);
     o.warpSpecialize = request.warpSpecialize;
     o.persistent = request.persistent;
+    o.stageTma = request.stageTma;
     return makeGpuTuneTarget(request, settings, o, error);
   }
 #endif

@@ -131,7 +131,7 @@ TuneKeyInputs tuneKeyInputs(const std::vector<std::string>& sources, const std::
   in.target = request.target;
   in.options = "cpu=" + request.cpu + "|features=" + request.features +
                "|warp-specialize=" + std::to_string(request.warpSpecialize) +
-               "|persistent=" + std::to_string(request.persistent);
+               "|persistent=" + std::to_string(request.persistent) + "|stage-tma=" + std::to_string(request.stageTma);
   for (const std::string& d : defines) {
     size_t eq = d.find('=');
     in.defines.emplace_back(d.substr(0, eq), eq == std::string::npos ? "" : d.substr(eq + 1));

@@ -185,3 +185,60 @@ template <int Bytes> __device__ __forceinline__ void load_shifted(void* dst, con
 __device__ __forceinline__ bool aligned(const void* p, int bytes) {
   return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
 }
+
+// ---- staging for TMA -------------------------------------------------------------
+// Copies `rows` rows of `row_bytes` bytes, back to back at `src` (aligned to
+// their E-byte elements), to rows `pitch` bytes apart at `dst` (16-byte
+// aligned, pitch a multiple of 16), each row's tail zero: a tensor whose rows
+// TMA cannot address, copied to rows it can (tensor_map.h, StagedTensor).
+// Each thread writes 16-byte vectors of one row, `row_threads` threads per
+// row; a vector wholly inside the row whose two aligned neighbours lie inside
+// the tensor is loaded shifted (load_shifted), the others element by element.
+template <int E> struct ElemBits;
+template <> struct ElemBits<1> { typedef unsigned char type; };
+template <> struct ElemBits<2> { typedef unsigned short type; };
+template <> struct ElemBits<4> { typedef unsigned type; };
+template <> struct ElemBits<8> { typedef unsigned long long type; };
+template <int E>
+__device__ __forceinline__ void stage_rows(const unsigned char* src, unsigned char* dst, long long rows,
+                                           long long row_bytes, long long pitch, int row_threads) {
+  typedef typename ElemBits<E>::type Elem;
+  const long long chunks = pitch / 16;
+  const unsigned long long begin = reinterpret_cast<unsigned long long>(src);
+  const unsigned long long end = begin + (unsigned long long)(rows * row_bytes);
+  const int lane = (int)threadIdx.x % row_threads;
+  const long long rows_per_block = (long long)(blockDim.x / row_threads);
+  for (long long r = (long long)blockIdx.y * rows_per_block + threadIdx.x / row_threads; r < rows;
+       r += (long long)gridDim.y * rows_per_block) {
+    for (long long c = (long long)blockIdx.x * row_threads + lane; c < chunks; c += (long long)gridDim.x * row_threads) {
+      const unsigned char* from = src + r * row_bytes + c * 16;
+      const unsigned long long a = reinterpret_cast<unsigned long long>(from) & ~15ull;
+      Bits16 v;
+      if (c * 16 + 16 <= row_bytes && a >= begin && a + 32 <= end) {
+        load_shifted<16>(&v, from);
+      } else {
+        unsigned char bytes[16];
+#pragma unroll
+        for (int i = 0; i < 16 / E; ++i) {
+          Elem e = 0;
+          if (c * 16 + (long long)(i + 1) * E <= row_bytes) e = *reinterpret_cast<const Elem*>(from + i * E);
+          memcpy(bytes + i * E, &e, E);
+        }
+        memcpy(&v, bytes, 16);
+      }
+      *reinterpret_cast<Bits16*>(dst + r * pitch + c * 16) = v;
+    }
+  }
+}
+// The staging kernel's body for elements of `elem_bytes` bytes (1, 2, 4 or 8).
+__device__ __forceinline__ void stage_rows_of(const void* src, void* dst, long long rows, long long row_bytes,
+                                              long long pitch, int elem_bytes, int row_threads) {
+  const unsigned char* s = static_cast<const unsigned char*>(src);
+  unsigned char* d = static_cast<unsigned char*>(dst);
+  switch (elem_bytes) {
+    case 1: stage_rows<1>(s, d, rows, row_bytes, pitch, row_threads); break;
+    case 2: stage_rows<2>(s, d, rows, row_bytes, pitch, row_threads); break;
+    case 4: stage_rows<4>(s, d, rows, row_bytes, pitch, row_threads); break;
+    default: stage_rows<8>(s, d, rows, row_bytes, pitch, row_threads); break;
+  }
+}

@@ -78,7 +78,7 @@ def main():
         return run
 
     check("gemm float16 on a non-default stream (TMA strides)", gemm_on_stream(gemm16, torch.float16, 1000, 776, 520))
-    check("gemm float16 on a non-default stream (strides without TMA)",
+    check("gemm float16 on a non-default stream (rows TMA cannot address: staged into padded rows)",
           gemm_on_stream(gemm16, torch.float16, 333, 777, 257))
     check("gemm bfloat16 on a non-default stream", gemm_on_stream(gemm_bf16, torch.bfloat16, 512, 640, 384))
 

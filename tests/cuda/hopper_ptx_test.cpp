@@ -321,3 +321,40 @@ TEST_CASE("more blocks per SM only when the widest wgmma's accumulator fits the 
     CHECK(65536 / plan.blocksPerSM / 256 >= 64 + 32);
   }
 }
+
+TEST_CASE("gemm operands the kernel only reads may be staged for TMA; the module then defines tlc_stage_rows") {
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  auto maps = [](const cuda::CudaModule& cu) {
+    REQUIRE(cu.funcs.size() == 1);
+    REQUIRE(cu.funcs[0].kernels.size() == 1);
+    return cu.funcs[0].kernels[0].tensorMaps;
+  };
+  auto cu = test::generateCudaFor(wideGemmExample(), options);
+  REQUIRE(cu);
+  std::vector<cuda::TensorMapArg> read = maps(*cu);
+  REQUIRE(read.size() == 2);
+  CHECK(read[0].stage);
+  CHECK(read[1].stage);
+  CHECK(cu->primarySource.find(std::string("void __launch_bounds__(128) ") + cuda::kStageRowsEntry + "(") !=
+        std::string::npos);
+  CHECK(cu->fallbackSource.find(cuda::kStageRowsEntry) == std::string::npos);
+  // The product written over B: B's tiles are not staged (the copy would
+  // miss the kernel's own writes), A's still are.
+  std::string text = wideGemmExample();
+  const std::string store = "T.copy(C_f, C[by * block_M, bx * block_N])";
+  REQUIRE(text.find(store) != std::string::npos);
+  text.replace(text.find(store), store.size(), "T.copy(C_f, B[by * block_M, bx * block_N])");
+  auto written = test::generateCudaFor(text, options);
+  REQUIRE(written);
+  std::vector<cuda::TensorMapArg> w = maps(*written);
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].stage);
+  CHECK_FALSE(w[1].stage);
+  // Staging off (--no-tma-staging): no map may be staged, no staging kernel.
+  options.stageTma = false;
+  auto off = test::generateCudaFor(wideGemmExample(), options);
+  REQUIRE(off);
+  for (const cuda::TensorMapArg& t : maps(*off)) CHECK_FALSE(t.stage);
+  CHECK(off->source.find(cuda::kStageRowsEntry) == std::string::npos);
+}

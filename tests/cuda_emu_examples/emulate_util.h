@@ -46,11 +46,11 @@ inline size_t count(const std::string& text, const std::string& what) {
 }
 
 // Runs every kernel of `module`'s function `func` (empty: the first) in the
-// emulator for `arch` (sm_XX, or gfxNNN for HIP) with --check; the exit code,
+// emulator for `arch` (sm_XX, or gfxNNN for HIP; CUDA archs with `options`) with --check; the exit code,
 // and the run's output and diagnostics in `log`.
 inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, const std::map<std::string, int64_t>& dims,
                             uint64_t seed, std::string* log, const std::string& func = "",
-                            const std::string& arch = "sm_80") {
+                            const std::string& arch = "sm_80", const driver::EmulateOptions& options = {}) {
   std::ostringstream out;
   driver::RunSettings settings;
   settings.kernel = func;
@@ -59,7 +59,7 @@ inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, c
   settings.check = true;
   settings.out = &out;
   int rc = arch.rfind("gfx", 0) == 0 ? driver::runEmulated(module, settings, hip::hipOptions(arch), diags)
-                                      : driver::runCudaEmulated(module, settings, arch, diags);
+                                      : driver::runCudaEmulated(module, settings, arch, diags, options);
   *log = out.str() + diags.renderAll();
   return rc;
 }

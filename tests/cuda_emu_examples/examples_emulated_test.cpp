@@ -119,15 +119,17 @@ TEST_CASE("every example runs clean in the CUDA emulator and matches the interpr
 }
 
 // On sm_90a the gemm example takes the warp-specialized mainloop (a TMA
-// producer warpgroup, mbarriers, wgmma consumers) when its tensors' rows are
-// whole 16-byte multiples, and its version without TMA otherwise: both must
-// run clean in the emulator and match the interpreter, at sizes the tiles
-// divide and sizes they do not (TMA's out-of-bounds zero fill).
+// producer warpgroup, mbarriers, wgmma consumers). When its tensors' rows
+// are whole 16-byte multiples TMA reads them in place; otherwise the launch
+// stages them into padded rows first (tlc_stage_rows), or, with staging
+// off, runs the version without TMA. Each must run clean in the emulator
+// and match the interpreter, at sizes the tiles divide and sizes they do
+// not (TMA's out-of-bounds zero fill).
 TEST_CASE("the sm_90a gemm through TMA and wgmma runs clean in the CUDA emulator and matches the interpreter") {
   const std::vector<Define> big = {{"block_M", "128"}, {"block_N", "256"}, {"block_K", "64"}, {"threads", "256"}};
   struct HopperCase {
     Case c;
-    bool tma;  // false: the shapes make the launch take the version without TMA
+    bool tma;  // false: the shapes make the launch stage a tensor, or without staging take the version without TMA
   };
   std::vector<HopperCase> cases;
   for (const char* dtype : {"float16", "bfloat16"}) {
@@ -160,11 +162,18 @@ TEST_CASE("the sm_90a gemm through TMA and wgmma runs clean in the CUDA emulator
     CAPTURE(defs);
     std::string log;
     bool clean = false;
-    int rc = runEmulated(h.c, "sm_90a", &log, &clean);
-    INFO(log);
-    CHECK(clean);
-    CHECK(rc == 0);
-    CHECK((log.find("version without TMA") == std::string::npos) == h.tma);
+    for (bool stage : {true, false}) {
+      if (h.tma && !stage) continue;
+      CAPTURE(stage);
+      EmulateOptions options;
+      options.stageTma = stage;
+      int rc = runEmulated(h.c, "sm_90a", &log, &clean, options);
+      INFO(log);
+      CHECK(clean);
+      CHECK(rc == 0);
+      CHECK((log.find("through a copy whose rows are padded") != std::string::npos) == (!h.tma && stage));
+      CHECK((log.find("version without TMA") != std::string::npos) == (!h.tma && !stage));
+    }
   }
 }
 

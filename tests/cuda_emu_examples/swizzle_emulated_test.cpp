@@ -41,19 +41,32 @@ TEST_CASE("swizzle panels far taller than the grid neither divide by zero nor wr
 
 TEST_CASE("a swizzled 3-D grid covers every block once, per tile and in the sm_90a persistent loop") {
   // 3 x 3 x 3 tiles (3 rows in panels of 2) that the tiles do not divide; on
-  // sm_90a, K = 136 takes the persistent TMA mainloop, K = 130 (rows of 260
-  // bytes) the version without TMA, a block per tile.
+  // sm_90a, K = 136 takes the persistent TMA mainloop; so does K = 130 (rows
+  // of 260 bytes), its operands staged into padded rows, and without staging
+  // it takes the version without TMA, a block per tile.
   SourceManager sm;
   DiagnosticEngine diags{sm};
   ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/batched_gemm_swizzle.tl", sm, diags);
+  struct Run {
+    const char* arch;
+    bool staging;
+  };
   for (int64_t K : {136, 130})
-    for (const char* arch : {"sm_80", "sm_90a"}) {
-      CAPTURE(arch);
+    for (Run run : {Run{"sm_80", true}, Run{"sm_90a", true}, Run{"sm_90a", false}}) {
+      if (!run.staging && K == 136) continue;
+      CAPTURE(run.arch);
+      CAPTURE(run.staging);
       CAPTURE(K);
+      driver::EmulateOptions options;
+      options.stageTma = run.staging;
       std::string log;
-      int rc = test::runEmulatedCheck(module, diags, {{"Bt", 3}, {"M", 300}, {"N", 600}, {"K", K}}, 5, &log, "", arch);
+      int rc = test::runEmulatedCheck(module, diags, {{"Bt", 3}, {"M", 300}, {"N", 600}, {"K", K}}, 5, &log, "",
+                                      run.arch, options);
       INFO(log);
       CHECK(rc == 0);
-      if (K == 136 && std::string(arch) == "sm_90a") CHECK(log.find("without TMA") == std::string::npos);
+      if (std::string(run.arch) == "sm_90a") {
+        CHECK((log.find("without TMA") != std::string::npos) == (K == 130 && !run.staging));
+        CHECK((log.find("padded") != std::string::npos) == (K == 130 && run.staging));
+      }
     }
 }

@@ -100,8 +100,10 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
     return out;
   };
   std::string compact = squeeze(json);
-  CHECK(compact.find(R"("tensor_maps":[{"box":[16,32],"param":0,"swizzle":64},{"box":[32,64],"param":1,"swizzle":128}])") !=
-        std::string::npos);
+  // Both are gemm operands the kernel only reads: a launch may stage them
+  // into padded rows (cuda::StagedTensor) with the cubin's tlc_stage_rows.
+  CHECK(compact.find(R"("tensor_maps":[{"box":[16,32],"param":0,"stage":true,"swizzle":64},)"
+                     R"({"box":[32,64],"param":1,"stage":true,"swizzle":128}])") != std::string::npos);
   CHECK(compact.find(R"("fallback":{"block":[128,1,1],"entry":"gemm_kernel0_no_tma")") != std::string::npos);
   CHECK(compact.find(R"("block":[256,1,1])") != std::string::npos);
   CHECK(compact.find(R"("persistent_blocks_per_sm":0)") != std::string::npos);
@@ -129,6 +131,8 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   CHECK(primaryRegs.count("gemm_kernel0_no_tma") == 0);
   CHECK(fallbackRegs.count("gemm_kernel0_no_tma") == 1);
   CHECK(fallbackRegs.count("gemm_kernel0") == 0);
+  CHECK(primaryRegs.count(cuda::kStageRowsEntry) == 1);
+  CHECK(fallbackRegs.count(cuda::kStageRowsEntry) == 0);
   tlc_module* mod = nullptr;
   tlc_status st = tlcLoadModule(cubin.c_str(), &mod);
   if (st == TLC_SUCCESS) {

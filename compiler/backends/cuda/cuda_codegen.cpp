@@ -157,6 +157,19 @@ std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& o
   if (!ok) return std::nullopt;
   result.source = src.str();
   result.primarySource = primary.str();
+  // The kernel that copies tensors TMA cannot address into rows it can
+  // (tensor_map.h, StagedTensor), in modules whose maps may need it: after
+  // the prelude, so that the source stays the primary translation unit
+  // followed by the fallbacks'.
+  bool stages = false;
+  for (const FuncLaunch& f : result.funcs)
+    for (const KernelLaunch& k : f.kernels)
+      for (const TensorMapArg& t : k.tensorMaps) stages = stages || t.stage;
+  if (stages) {
+    const std::string stage = stageRowsKernel() + "\n";
+    result.source.insert(prelude.size(), stage);
+    result.primarySource.insert(prelude.size(), stage);
+  }
   result.fallbackSource = fallbacks.str();
   return result;
 }

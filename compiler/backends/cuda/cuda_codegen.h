@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/ir/ir.h"
 #include "compiler/support/diagnostics.h"
 
@@ -48,16 +49,6 @@ struct KernelArg {
   DType dtype = DType::Int32;
 };
 
-// A tensor map (tlc::TensorMap, cuda/tensor_map.h) over tensor parameter
-// `paramIndex`, encoded by the launcher from the tensor's shape: the kernel
-// copies boxes of `box` elements (one per tensor dimension, outermost first)
-// with a swizzle of `swizzle` bytes (0, 32, 64, 128).
-struct TensorMapArg {
-  int paramIndex = -1;
-  std::vector<int64_t> box;
-  int swizzle = 0;
-};
-
 struct KernelLaunch {
   std::string name;
   SourceLoc loc;  // the kernel's `T.Kernel`
@@ -68,8 +59,9 @@ struct KernelLaunch {
   std::vector<TensorMapArg> tensorMaps;
   // A kernel with tensor maps whose tensors' strides are known only at
   // launch also has a version without TMA, launched when a map cannot be
-  // encoded (a stride or address that is not a multiple of 16 bytes); it
-  // takes the function's arguments only. Empty: none.
+  // encoded (a stride or address that is not a multiple of 16 bytes) and
+  // its tensor is not staged (TensorMapArg::stage); it takes the function's
+  // arguments only. Empty: none.
   std::string fallbackName;
   int64_t fallbackThreads = 0, fallbackSharedBytes = 0;
   // > 0: a persistent kernel (CudaOptions::persistent), launched as a 1-D

@@ -13,6 +13,7 @@
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 
 #include "compiler/backends/c_names.h"
+#include "compiler/ir/buffer_writes.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -97,6 +98,9 @@ std::string KernelEmitter::tensorMapParams() {
   if (!hopper_) return "";
   std::string params;
   tmapName_.clear();
+  // Operands of a gemm the kernel only reads may be staged at launch.
+  const bool gemm = hopper_->gemm || !wgmma_.empty();
+  const ir::BufferWrites writes = ir::collectBufferWrites(kernel_.body);
   for (size_t i = 0; i < hopper_->tiles.size(); ++i) {
     const HopperOperand& op = hopper_->tiles[i];
     if (!op.copy) {  // a gather: no tensor map
@@ -112,6 +116,7 @@ std::string KernelEmitter::tensorMapParams() {
     t.box[op.rowDim] = i == 0 && hopper_->gemm && hopper_->slices > 1 ? 16 : op.rows;
     t.box[op.colDim] = op.span / dtypeBytes(op.tile->dtype);
     t.swizzle = (int)op.span;
+    t.stage = options_.stageTma && gemm && !writes.buffers.count(src.buffer.get());
     tensorMaps_.push_back(t);
     tmapName_.push_back(fresh(bufs_[src.buffer.get()].name + "_tmap"));
     params += ", const __grid_constant__ tlc::TensorMap " + tmapName_[i];

@@ -25,6 +25,10 @@ struct CudaOptions {
   // warp-specialized loops, and gemm mainloops run as wgmma in place on the
   // tiles the block's threads copy (cuda_hopper.h, WgmmaGemm).
   bool tma = true;
+  // sm_90a: a gemm operand that TMA cannot address where it lies is copied
+  // by the launch into rows padded to 16 bytes and mapped there (tensor_map.h,
+  // TensorMapArg::stage) instead of running the version without TMA.
+  bool stageTma = true;
   // sm_90a: kernels whose mainloop is a warp-specialized gemm loop run
   // persistently: a 1-D grid of at most blocks-per-SM x SMs blocks, each
   // looping over the kernel's tiles (its logical grid), so that the producer

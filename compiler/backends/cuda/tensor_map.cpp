@@ -1,5 +1,7 @@
 #include "compiler/backends/cuda/tensor_map.h"
 
+#include <algorithm>
+
 namespace tlc::cuda {
 
 int swizzleBytes(TmaSwizzle s) {
@@ -113,6 +115,94 @@ std::string tmaUnsupportedError(const std::string& kernel, const std::string& te
 
 std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor, const std::string& why) {
   return "note: `" + kernel + "` runs its version without TMA: tensor `" + tensor + "`: " + why + "\n";
+}
+
+std::string stageRowsKernel() {
+  return std::string("extern \"C\" __global__ void __launch_bounds__(128) ") + kStageRowsEntry +
+         "(const void* src, void* dst, long long rows, long long row_bytes, long long pitch, int elem_bytes, "
+         "int row_threads) {\n  tlc::stage_rows_of(src, dst, rows, row_bytes, pitch, elem_bytes, row_threads);\n}\n";
+}
+
+StageLaunch stageLaunch(const StagedTensor& t) {
+  StageLaunch l;
+  const int64_t chunks = t.pitch / 16;  // 16-byte vectors per row, one per thread
+  int rowThreads = 1;
+  while (rowThreads < 128 && rowThreads < chunks) rowThreads *= 2;
+  l.rowThreads = rowThreads;
+  const int64_t rowsPerBlock = l.threads / rowThreads;
+  l.grid[0] = (unsigned)std::min<int64_t>((chunks + rowThreads - 1) / rowThreads, 2147483647);
+  l.grid[1] = (unsigned)std::min<int64_t>((t.rows + rowsPerBlock - 1) / rowsPerBlock, 65535);
+  return l;
+}
+
+LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMapArg>& maps,
+                          const std::function<LaunchTensor(int)>& tensorOf, bool hasFallback, bool canStage) {
+  LaunchMaps plan;
+  plan.specs.resize(maps.size());
+  plan.stagedOf.assign(maps.size(), -1);
+  for (size_t m = 0; m < maps.size(); ++m) {
+    const TensorMapArg& tm = maps[m];
+    LaunchTensor x = tensorOf(tm.paramIndex);
+    std::string why;
+    if (rowMajorTensorMapSpec(x.dtype, x.address, x.shape, tm.box, tm.swizzle, &plan.specs[m], &why)) continue;
+    // Staged: the same map over rows padded to 16 bytes in the workspace
+    // (at offset 0 until placed), when that is a map TMA can describe.
+    TmaDType type;
+    int elemBytes = 0;
+    if (tm.stage && canStage && !x.shape.empty() && tmaDTypeOf(x.dtype, &type, &elemBytes)) {
+      StagedTensor st;
+      st.paramIndex = tm.paramIndex;
+      st.source = x.address;
+      st.elemBytes = elemBytes;
+      st.rowBytes = x.shape.back() * elemBytes;
+      st.rows = 1;
+      for (size_t d = 0; d + 1 < x.shape.size(); ++d) st.rows *= x.shape[d];
+      st.pitch = (st.rowBytes + 15) / 16 * 16;
+      std::vector<int64_t> strides(x.shape.size(), 1);
+      if (strides.size() > 1) strides[strides.size() - 2] = st.pitch / elemBytes;
+      for (size_t d = x.shape.size() - 1; d-- > 1;) strides[d - 1] = strides[d] * x.shape[d];
+      TmaSwizzle sw = tm.swizzle == 128 ? TmaSwizzle::B128 : tm.swizzle == 64 ? TmaSwizzle::B64
+                      : tm.swizzle == 32 ? TmaSwizzle::B32 : TmaSwizzle::None;
+      std::string stagedWhy;
+      if (st.rows > 0 && st.rowBytes > 0 &&
+          makeTensorMapSpec(type, elemBytes, 0, x.shape, strides, tm.box, sw, &plan.specs[m], &stagedWhy)) {
+        int found = -1;
+        for (size_t s = 0; s < plan.staged.size(); ++s)
+          if (plan.staged[s].paramIndex == tm.paramIndex) found = (int)s;
+        if (found < 0) {
+          st.offset = plan.workspaceBytes;
+          plan.workspaceBytes += ((uint64_t)(st.rows * st.pitch) + 255) / 256 * 256;
+          found = (int)plan.staged.size();
+          plan.staged.push_back(st);
+        }
+        plan.stagedOf[m] = found;
+        continue;
+      }
+    }
+    if (hasFallback) {
+      plan.fallback = true;
+      plan.note = tmaFallbackNote(kernel, x.name, why);
+    } else {
+      plan.error = tmaUnsupportedError(kernel, x.name, why);
+    }
+    plan.specs.clear();
+    plan.stagedOf.clear();
+    plan.staged.clear();
+    plan.workspaceBytes = 0;
+    return plan;
+  }
+  return plan;
+}
+
+void placeStagedMaps(LaunchMaps* plan, uint64_t workspace) {
+  for (size_t m = 0; m < plan->specs.size(); ++m)
+    if (plan->stagedOf[m] >= 0) plan->specs[m].address = workspace + plan->staged[plan->stagedOf[m]].offset;
+}
+
+std::string tmaStagedNote(const std::string& kernel, const std::string& tensor, const StagedTensor& t) {
+  return "note: `" + kernel + "` reads tensor `" + tensor + "` through a copy whose rows are padded from " +
+         std::to_string(t.rowBytes) + " to " + std::to_string(t.pitch) +
+         " bytes (TMA addresses rows of multiples of 16 bytes at 16-byte aligned addresses)\n";
 }
 
 int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,81 @@ bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std
 // kernel has no version without TMA, the note when that version runs instead.
 std::string tmaUnsupportedError(const std::string& kernel, const std::string& tensor, const std::string& why);
 std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor, const std::string& why);
+
+// A tensor map argument of a kernel (tlc::TensorMap, passed by value after
+// the function's arguments) over tensor parameter `paramIndex`: the kernel
+// copies boxes of `box` elements (one per tensor dimension, outermost first)
+// with a swizzle of `swizzle` bytes (0, 32, 64, 128). `stage`: the kernel
+// only reads the tensor and reads each element many times (a gemm operand),
+// so that when TMA cannot address the tensor where it lies (rows that are
+// not a multiple of 16 bytes, an address that is not 16-byte aligned), the
+// launch copies it into rows padded to 16 bytes and maps the copy, rather
+// than run the kernel's version without TMA.
+struct TensorMapArg {
+  int paramIndex = -1;
+  std::vector<int64_t> box;
+  int swizzle = 0;
+  bool stage = false;
+};
+
+// A tensor staged before a launch: `rows` rows of `rowBytes` bytes, back to
+// back at `source`, copied to rows `pitch` bytes apart (a multiple of 16,
+// each row's tail zero) at `offset` bytes into the launch's workspace by the
+// module's kernel kStageRowsEntry.
+struct StagedTensor {
+  int paramIndex = -1;
+  uint64_t source = 0;
+  int64_t rows = 0, rowBytes = 0, pitch = 0;
+  int elemBytes = 0;
+  uint64_t offset = 0;
+};
+
+// The kernel every module with a map that may be staged defines:
+//   tlc_stage_rows(const void* src, void* dst, long long rows, long long row_bytes,
+//                  long long pitch, int elem_bytes, int row_threads)
+inline constexpr const char* kStageRowsEntry = "tlc_stage_rows";
+// Its CUDA C definition (over tlc::stage_rows_of, tlc_cuda_memory.h).
+std::string stageRowsKernel();
+
+// The launch of kStageRowsEntry for `t`: a 1-D block of `threads` threads,
+// `rowThreads` of them per row (a power of two), over `grid` blocks.
+struct StageLaunch {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned threads = 128;
+  int rowThreads = 1;
+};
+StageLaunch stageLaunch(const StagedTensor& t);
+
+// A tensor argument as a launcher sees it.
+struct LaunchTensor {
+  std::string dtype;  // a tlc dtype name
+  uint64_t address = 0;
+  std::vector<int64_t> shape;
+  std::string name;
+};
+
+// How a launch provides its tensor maps: `specs` (one per map, encoded by
+// the launcher) once the maps over staged tensors have their workspace
+// (placeStagedMaps), or the kernel's version without TMA (`fallback`, with
+// `note` saying why), or neither (`error`).
+struct LaunchMaps {
+  std::vector<TensorMapSpec> specs;
+  std::vector<int> stagedOf;  // per map: index into `staged`, or -1
+  std::vector<StagedTensor> staged;
+  uint64_t workspaceBytes = 0;
+  bool fallback = false;
+  std::string note, error;
+};
+// Plans the maps of kernel `kernel` over the tensors `tensorOf(param)`.
+// A tensor TMA cannot address where it lies is staged when its map allows
+// it and `canStage` (the launcher can allocate a workspace); otherwise the
+// version without TMA runs when `hasFallback`, and it is an error when not.
+LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMapArg>& maps,
+                          const std::function<LaunchTensor(int)>& tensorOf, bool hasFallback, bool canStage);
+// Points the staged maps of `plan` into the workspace at `workspace`.
+void placeStagedMaps(LaunchMaps* plan, uint64_t workspace);
+// The note a launcher prints for a staged tensor (`tlc run`, the emulator).
+std::string tmaStagedNote(const std::string& kernel, const std::string& tensor, const StagedTensor& t);
 
 // cuTensorMapEncodeTiled, as loaded from the driver library.
 using EncodeTiledFn = int (*)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
