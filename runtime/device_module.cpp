@@ -150,46 +150,24 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "kernel `" + info.name +
                                                      "` copies tensors with TMA, but the CUDA driver lacks "
                                                      "cuTensorMapEncodeTiled (CUDA 12 or newer)");
-    cuda::LaunchMaps plan;
-    if (api.tensorMapEncodeTiled) {
-      plan = cuda::planLaunchMaps(
+    auto planMaps = [&](bool canStage) {
+      if (!api.tensorMapEncodeTiled) {
+        cuda::LaunchMaps none;
+        none.fallback = !l.tensorMaps.empty();
+        return none;
+      }
+      return cuda::planLaunchMaps(
           info.name, l.tensorMaps,
           [&](int p) {
             const tlc_tensor& x = args[p].tensor;
             return cuda::LaunchTensor{dtypeNameOf(x.dtype), (uint64_t)(uintptr_t)x.data,
                                       std::vector<int64_t>(x.shape, x.shape + x.rank), info.params[p].name};
           },
-          !l.fallbackEntry.empty(), api.memAllocAsync && api.memFreeAsync);
-      if (!plan.error.empty()) return fail(TLC_ERROR_ALIGNMENT, plan.error);
-    } else {
-      plan.fallback = !l.tensorMaps.empty();
-    }
-    const bool useFallback = plan.fallback;
-    std::vector<TensorMapBytes> maps(plan.specs.size());
-    std::vector<void*> launchParams = params;
-    backend::DevicePtr workspace = 0;
-    if (!useFallback && plan.workspaceBytes > 0) {
-      int rc = api.memAllocAsync(&workspace, plan.workspaceBytes, stream);
-      if (rc != 0)
-        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cannot allocate " +
-                                          std::to_string(plan.workspaceBytes) +
-                                          " bytes to stage its tensors for TMA: " + api.describe(rc));
-      cuda::placeStagedMaps(&plan, workspace);
-      if (tlc_status st = stageTensors(api, m, plan, workspace, stream, info.name)) {
-        api.memFreeAsync(workspace, stream);
-        return st;
-      }
-    }
-    for (size_t t = 0; !useFallback && t < plan.specs.size(); ++t) {
-      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, plan.specs[t], maps[t].bytes);
-      if (rc != 0) {
-        if (workspace) api.memFreeAsync(workspace, stream);
-        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" +
-                                          info.params[l.tensorMaps[t].paramIndex].name + "`: " + api.describe(rc));
-      }
-      launchParams.push_back(maps[t].bytes);
-    }
-    // The workspace is freed in stream order once the kernel has read it.
+          !l.fallbackEntry.empty(), canStage);
+    };
+    cuda::LaunchMaps plan = planMaps(api.memAllocAsync && api.memFreeAsync);
+    // The workspace of staged tensors, freed in stream order after the
+    // launch has read it (or on the way out of a failed launch).
     struct FreeAfter {
       const GpuDriverApi& api;
       backend::DevicePtr ptr;
@@ -197,7 +175,36 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       ~FreeAfter() {
         if (ptr) api.memFreeAsync(ptr, stream);
       }
-    } freeAfter{api, workspace, stream};
+    } workspace{api, 0, stream};
+    if (plan.error.empty() && plan.workspaceBytes > 0) {
+      const uint64_t bytes = plan.workspaceBytes;
+      int rc = api.memAllocAsync(&workspace.ptr, bytes, stream);
+      if (rc != 0) {
+        // No workspace (a device without memory pools, or out of memory):
+        // the version without TMA, or the error saying why TMA cannot run.
+        workspace.ptr = 0;
+        plan = planMaps(false);
+        if (!plan.error.empty())
+          return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cannot allocate " + std::to_string(bytes) +
+                                            " bytes to stage its tensors for TMA (" + api.describe(rc) + "), and " +
+                                            plan.error);
+      }
+    }
+    if (!plan.error.empty()) return fail(TLC_ERROR_ALIGNMENT, plan.error);
+    const bool useFallback = plan.fallback;
+    std::vector<TensorMapBytes> maps(plan.specs.size());
+    std::vector<void*> launchParams = params;
+    if (workspace.ptr) {
+      cuda::placeStagedMaps(&plan, workspace.ptr);
+      if (tlc_status st = stageTensors(api, m, plan, workspace.ptr, stream, info.name)) return st;
+    }
+    for (size_t t = 0; !useFallback && t < plan.specs.size(); ++t) {
+      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, plan.specs[t], maps[t].bytes);
+      if (rc != 0)
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" +
+                                          info.params[l.tensorMaps[t].paramIndex].name + "`: " + api.describe(rc));
+      launchParams.push_back(maps[t].bytes);
+    }
     const std::string& entry = useFallback ? l.fallbackEntry : l.entry;
     void*& function = useFallback ? l.fallbackFunction : l.function;
     const int64_t block = useFallback ? l.fallbackBlock : l.block[0];
