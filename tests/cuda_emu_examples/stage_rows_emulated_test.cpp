@@ -37,7 +37,7 @@ TEST_CASE("tlc_stage_rows pads rows of every element size to 16 bytes, reading o
           st.elemBytes = elem;
           st.rows = rows;
           st.rowBytes = cols * elem;
-          st.pitch = (st.rowBytes + 15) / 16 * 16;
+          st.pitch = cuda::stagedPitch(st.rowBytes);
           const size_t bytes = (size_t)(rows * st.rowBytes);
           std::vector<unsigned char> srcStore(bytes + 512), dstStore((size_t)(rows * st.pitch) + 512, 0xab);
           unsigned char* src = alignUp(srcStore.data(), 256) + offset * elem;
@@ -105,9 +105,17 @@ TEST_CASE("a launch stages a tensor TMA cannot address when its map allows it, e
   map.stage = false;
   cuda::LaunchMaps error = cuda::planLaunchMaps("k", {map}, tensorOf, false, true);
   CHECK(error.error.find("not a multiple of 16") != std::string::npos);
+  // Wide rows are padded to whole 128-byte lines.
+  map.stage = true;
+  auto wide = [](int) { return cuda::LaunchTensor{"float16", 4096, {4093, 4097}, "B"}; };
+  cuda::LaunchMaps lines = cuda::planLaunchMaps("k", {map}, wide, true, true);
+  REQUIRE(lines.staged.size() == 1);
+  CHECK(lines.staged[0].rowBytes == 8194);
+  CHECK(lines.staged[0].pitch == 8320);
+  CHECK(cuda::stagedPitch(2046) == 2048);
+  CHECK(cuda::stagedPitch(2050) == 2176);
   // A tensor TMA addresses in place is never staged.
   auto aligned = [](int) { return cuda::LaunchTensor{"float16", 4096, {100, 200}, "A"}; };
-  map.stage = true;
   cuda::LaunchMaps direct = cuda::planLaunchMaps("k", {map}, aligned, true, true);
   CHECK(direct.staged.empty());
   CHECK(direct.specs.size() == 1);

@@ -123,6 +123,11 @@ std::string stageRowsKernel() {
          "int row_threads) {\n  tlc::stage_rows_of(src, dst, rows, row_bytes, pitch, elem_bytes, row_threads);\n}\n";
 }
 
+int64_t stagedPitch(int64_t rowBytes) {
+  const int64_t to = rowBytes >= 2048 ? 128 : 16;
+  return (rowBytes + to - 1) / to * to;
+}
+
 StageLaunch stageLaunch(const StagedTensor& t) {
   StageLaunch l;
   const int64_t chunks = t.pitch / 16;  // 16-byte vectors per row, one per thread
@@ -157,7 +162,7 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
       st.rowBytes = x.shape.back() * elemBytes;
       st.rows = 1;
       for (size_t d = 0; d + 1 < x.shape.size(); ++d) st.rows *= x.shape[d];
-      st.pitch = (st.rowBytes + 15) / 16 * 16;
+      st.pitch = stagedPitch(st.rowBytes);
       std::vector<int64_t> strides(x.shape.size(), 1);
       if (strides.size() > 1) strides[strides.size() - 2] = st.pitch / elemBytes;
       for (size_t d = x.shape.size() - 1; d-- > 1;) strides[d - 1] = strides[d] * x.shape[d];

@@ -75,7 +75,7 @@ struct TensorMapArg {
 };
 
 // A tensor staged before a launch: `rows` rows of `rowBytes` bytes, back to
-// back at `source`, copied to rows `pitch` bytes apart (a multiple of 16,
+// back at `source`, copied to rows `pitch` bytes apart (stagedPitch,
 // each row's tail zero) at `offset` bytes into the launch's workspace by the
 // module's kernel kStageRowsEntry.
 struct StagedTensor {
@@ -85,6 +85,11 @@ struct StagedTensor {
   int elemBytes = 0;
   uint64_t offset = 0;
 };
+
+// The pitch of a staged row of `rowBytes` bytes: a multiple of 16 bytes,
+// and of 128 (a whole line, which TMA reads in fewer requests) where that
+// adds at most a sixteenth to the row.
+int64_t stagedPitch(int64_t rowBytes);
 
 // The kernel every module with a map that may be staged defines:
 //   tlc_stage_rows(const void* src, void* dst, long long rows, long long row_bytes,
