@@ -1,5 +1,6 @@
 // Option values on the `tlc` command line: --version, the list of targets
-// with did-you-mean hints, --stage, and the --check progress line.
+// with did-you-mean hints, --stage, the --check progress line, --warn-spills,
+// --no-tma-staging and check --target.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
@@ -111,6 +112,26 @@ TEST_CASE("--warn-spills reports the kernels whose registers ptxas spills; build
           std::string::npos);
     CHECK(warned.out.find("[cuda-register-spills]") != std::string::npos);
   }
+}
+#endif
+
+#ifdef TLC_TEST_HAVE_CUDA
+TEST_CASE("run stages a gemm operand TMA cannot address, or with --no-tma-staging runs the version without TMA") {
+  // K = 41 float16 elements: rows of 82 bytes, which TMA cannot address.
+  std::string run =
+      "run " + example("gemm/gemm.tl") + " --target=cuda:sm_90a --emulate --check --dim M=64 --dim N=64 --dim K=41";
+  Result staged = tlc(run);
+  INFO(staged.out);
+  CHECK(staged.code == 0);
+  CHECK(staged.out.find("reads tensor `A` through a copy whose rows are padded from 82 to 96 bytes") !=
+        std::string::npos);
+  CHECK(staged.out.find("check: PASS") != std::string::npos);
+  Result plain = tlc(run + " --no-tma-staging");
+  INFO(plain.out);
+  CHECK(plain.code == 0);
+  CHECK(plain.out.find("runs its version without TMA: tensor `A`") != std::string::npos);
+  CHECK(plain.out.find("padded") == std::string::npos);
+  CHECK(plain.out.find("check: PASS") != std::string::npos);
 }
 #endif
 
