@@ -198,7 +198,7 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       cuda::placeStagedMaps(&plan, workspace.ptr);
       if (tlc_status st = stageTensors(api, m, plan, workspace.ptr, stream, info.name)) return st;
     }
-    for (size_t t = 0; !useFallback && t < plan.specs.size(); ++t) {
+    for (size_t t = 0; t < plan.specs.size(); ++t) {
       int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, plan.specs[t], maps[t].bytes);
       if (rc != 0)
         return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" +

@@ -201,7 +201,6 @@ bool CudaLaunches::prepare(LoadedCudaModule& lm, const PrimFunc& func, const Run
     for (size_t t = 0; t < maps.specs.size(); ++t)
       if (!drv_->encodeTensorMap(maps.specs[t], l.maps[t].bytes)) return fail(drv_->lastError());
     if (useFallback) {
-      l.maps.clear();
       l.threads = (unsigned)kl.fallbackThreads;
       l.shared = (unsigned)kl.fallbackSharedBytes;
     } else if (kl.persistentBlocksPerSM > 0) {

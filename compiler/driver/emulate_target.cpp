@@ -329,7 +329,7 @@ int runEmulated(const ir::Module& module, const RunSettings& settings, const cud
           }
         }
       }
-      for (size_t t = 0; !maps.fallback && t < maps.specs.size(); ++t) {
+      for (size_t t = 0; t < maps.specs.size(); ++t) {
         std::string why;
         alignas(64) unsigned char map[128];
         if (!cuda_emu::encodeTensorMap(maps.specs[t], map, &why)) {

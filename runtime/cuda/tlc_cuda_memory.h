@@ -188,21 +188,17 @@ __device__ __forceinline__ bool aligned(const void* p, int bytes) {
 
 // ---- staging for TMA -------------------------------------------------------------
 // Copies `rows` rows of `row_bytes` bytes, back to back at `src` (aligned to
-// their E-byte elements), to rows `pitch` bytes apart at `dst` (16-byte
+// their elements), to rows `pitch` bytes apart at `dst` (16-byte
 // aligned, pitch a multiple of 16), each row's tail zero: a tensor whose rows
 // TMA cannot address, copied to rows it can (tensor_map.h, StagedTensor).
 // Each thread writes 16-byte vectors of one row, `row_threads` threads per
 // row; a vector wholly inside the row whose two aligned neighbours lie inside
 // the tensor is loaded shifted (load_shifted), the others element by element.
-template <int E> struct ElemBits;
-template <> struct ElemBits<1> { typedef unsigned char type; };
-template <> struct ElemBits<2> { typedef unsigned short type; };
-template <> struct ElemBits<4> { typedef unsigned type; };
-template <> struct ElemBits<8> { typedef unsigned long long type; };
-template <int E>
+// `Elem`: an unsigned word of the elements' size.
+template <class Elem>
 __device__ __forceinline__ void stage_rows(const unsigned char* src, unsigned char* dst, long long rows,
                                            long long row_bytes, long long pitch, int row_threads) {
-  typedef typename ElemBits<E>::type Elem;
+  constexpr int E = sizeof(Elem);
   const long long chunks = pitch / 16;
   const unsigned long long begin = reinterpret_cast<unsigned long long>(src);
   const unsigned long long end = begin + (unsigned long long)(rows * row_bytes);
@@ -236,9 +232,9 @@ __device__ __forceinline__ void stage_rows_of(const void* src, void* dst, long l
   const unsigned char* s = static_cast<const unsigned char*>(src);
   unsigned char* d = static_cast<unsigned char*>(dst);
   switch (elem_bytes) {
-    case 1: stage_rows<1>(s, d, rows, row_bytes, pitch, row_threads); break;
-    case 2: stage_rows<2>(s, d, rows, row_bytes, pitch, row_threads); break;
-    case 4: stage_rows<4>(s, d, rows, row_bytes, pitch, row_threads); break;
-    default: stage_rows<8>(s, d, rows, row_bytes, pitch, row_threads); break;
+    case 1: stage_rows<u8>(s, d, rows, row_bytes, pitch, row_threads); break;
+    case 2: stage_rows<u16>(s, d, rows, row_bytes, pitch, row_threads); break;
+    case 4: stage_rows<u32>(s, d, rows, row_bytes, pitch, row_threads); break;
+    default: stage_rows<u64>(s, d, rows, row_bytes, pitch, row_threads); break;
   }
 }

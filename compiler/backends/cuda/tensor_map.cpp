@@ -93,8 +93,9 @@ bool tmaDTypeOf(const std::string& dtype, TmaDType* out, int* elemBytes) {
   return false;
 }
 
-bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
-                           const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why) {
+bool pitchedTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                          int64_t rowPitch, const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out,
+                          std::string* why) {
   TmaDType t;
   int bytes;
   if (!tmaDTypeOf(dtype, &t, &bytes)) {
@@ -102,10 +103,15 @@ bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std
     return false;
   }
   std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = d + 1 == shape.size() ? rowPitch : strides[d] * shape[d];
   TmaSwizzle sw = swizzle == 128 ? TmaSwizzle::B128 : swizzle == 64 ? TmaSwizzle::B64
                   : swizzle == 32 ? TmaSwizzle::B32 : TmaSwizzle::None;
   return makeTensorMapSpec(t, bytes, address, shape, strides, box, sw, out, why);
+}
+
+bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                           const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why) {
+  return pitchedTensorMapSpec(dtype, address, shape, shape.empty() ? 1 : shape.back(), box, swizzle, out, why);
 }
 
 std::string tmaUnsupportedError(const std::string& kernel, const std::string& tensor, const std::string& why) {
@@ -150,8 +156,8 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
     LaunchTensor x = tensorOf(tm.paramIndex);
     std::string why;
     if (rowMajorTensorMapSpec(x.dtype, x.address, x.shape, tm.box, tm.swizzle, &plan.specs[m], &why)) continue;
-    // Staged: the same map over rows padded to 16 bytes in the workspace
-    // (at offset 0 until placed), when that is a map TMA can describe.
+    // Staged: the same map over padded rows in the workspace (at offset 0
+    // until placed), when that is a map TMA can describe.
     TmaDType type;
     int elemBytes = 0;
     if (tm.stage && canStage && !x.shape.empty() && tmaDTypeOf(x.dtype, &type, &elemBytes)) {
@@ -163,14 +169,10 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
       st.rows = 1;
       for (size_t d = 0; d + 1 < x.shape.size(); ++d) st.rows *= x.shape[d];
       st.pitch = stagedPitch(st.rowBytes);
-      std::vector<int64_t> strides(x.shape.size(), 1);
-      if (strides.size() > 1) strides[strides.size() - 2] = st.pitch / elemBytes;
-      for (size_t d = x.shape.size() - 1; d-- > 1;) strides[d - 1] = strides[d] * x.shape[d];
-      TmaSwizzle sw = tm.swizzle == 128 ? TmaSwizzle::B128 : tm.swizzle == 64 ? TmaSwizzle::B64
-                      : tm.swizzle == 32 ? TmaSwizzle::B32 : TmaSwizzle::None;
       std::string stagedWhy;
       if (st.rows > 0 && st.rowBytes > 0 &&
-          makeTensorMapSpec(type, elemBytes, 0, x.shape, strides, tm.box, sw, &plan.specs[m], &stagedWhy)) {
+          pitchedTensorMapSpec(x.dtype, 0, x.shape, st.pitch / elemBytes, tm.box, tm.swizzle, &plan.specs[m],
+                               &stagedWhy)) {
         int found = -1;
         for (size_t s = 0; s < plan.staged.size(); ++s)
           if (plan.staged[s].paramIndex == tm.paramIndex) found = (int)s;
@@ -184,17 +186,15 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
         continue;
       }
     }
+    // Neither: the version without TMA, else the error; no maps.
+    LaunchMaps none;
     if (hasFallback) {
-      plan.fallback = true;
-      plan.note = tmaFallbackNote(kernel, x.name, why);
+      none.fallback = true;
+      none.note = tmaFallbackNote(kernel, x.name, why);
     } else {
-      plan.error = tmaUnsupportedError(kernel, x.name, why);
+      none.error = tmaUnsupportedError(kernel, x.name, why);
     }
-    plan.specs.clear();
-    plan.stagedOf.clear();
-    plan.staged.clear();
-    plan.workspaceBytes = 0;
-    return plan;
+    return none;
   }
   return plan;
 }

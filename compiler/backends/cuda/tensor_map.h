@@ -51,6 +51,11 @@ bool tmaDTypeOf(const std::string& dtype, TmaDType* out, int* elemBytes);
 // `swizzle` bytes (0, 32, 64, 128); false with *why as makeTensorMapSpec.
 bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
                            const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out, std::string* why);
+// The same with the last dimension's rows `rowPitch` elements apart (the
+// other dimensions packed over them): a staged tensor's padded rows.
+bool pitchedTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                          int64_t rowPitch, const std::vector<int64_t>& box, int swizzle, TensorMapSpec* out,
+                          std::string* why);
 
 // What a launcher says when tensor `tensor` of kernel `kernel` has a layout
 // TMA cannot describe (`why`, from makeTensorMapSpec): the error when the
@@ -118,7 +123,7 @@ struct LaunchTensor {
 // How a launch provides its tensor maps: `specs` (one per map, encoded by
 // the launcher) once the maps over staged tensors have their workspace
 // (placeStagedMaps), or the kernel's version without TMA (`fallback`, with
-// `note` saying why), or neither (`error`).
+// `note` saying why), or neither (`error`); with either, no maps at all.
 struct LaunchMaps {
   std::vector<TensorMapSpec> specs;
   std::vector<int> stagedOf;  // per map: index into `staged`, or -1
