@@ -67,6 +67,11 @@ void Machine::execVersion(const CStmt& s) {
 
 // An issued copy's element: written when its group completes, pending until then.
 void Machine::issueWrite(PendingCopy& c, BufferState& dst, int64_t flat, Value v) {
+  if (dst.tracked && dst.written[static_cast<size_t>(flat)] == kPending)
+    fail(DiagKind::InterpInvalidProgram, c.loc,
+         "this asynchronous copy writes `" + prog_.buffers[static_cast<size_t>(c.slot)].buffer->name + "` at " +
+             formatIndex(dst.indexOf(flat)) + " while an earlier one to it is in flight",
+         prog_.buffers[static_cast<size_t>(c.slot)].buffer);
   c.writes.emplace_back(flat, v);
   if (dst.tracked) dst.written[static_cast<size_t>(flat)] = kPending;
 }
@@ -100,6 +105,14 @@ void Machine::checkNoPendingCopies() {
     fail(DiagKind::InterpInvalidProgram, openGroup_.front().loc,
          "this asynchronous copy is never committed: a commit_group and then a wait_group must follow it");
   groups_.clear();
+  for (size_t slot = 0; slot < bufs_.size(); ++slot)
+    for (size_t i = 0; i < bufs_[slot].barriers.size(); ++i)
+      for (const auto* copies : {&bufs_[slot].barriers[i].copies, &bufs_[slot].barriers[i].inFlight})
+        if (!copies->empty())
+          fail(DiagKind::InterpInvalidProgram, copies->front().loc,
+               "this asynchronous copy is never completed: the block ends before phase " +
+                   std::to_string(bufs_[slot].barriers[i].phase) + " of " + barrierName(int(slot), int64_t(i)) +
+                   " completes");
 }
 
 }  // namespace tlc::interp

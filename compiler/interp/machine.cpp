@@ -323,6 +323,9 @@ void Machine::exec(const CStmt& s) {
       openGroup_.clear();
       return;
     case StmtKind::AsyncWait: execAsyncWait(s); return;
+    case StmtKind::BarrierArrive: execBarrierArrive(s); return;
+    case StmtKind::BarrierWait: execBarrierWait(s); return;
+    case StmtKind::WarpSpecialize: execWarpSpecialize(s); return;
   }
 }
 
@@ -392,6 +395,7 @@ void Machine::execAlloc(const CStmt& s) {
   b.tracked = true;
   b.live = true;
   if (slot.versions > 1) allocVersions(s.slot);
+  if (slot.buffer->scope == MemScope::Barrier) b.barriers.assign(static_cast<size_t>(t.numel()), BarrierState{});
 }
 
 void Machine::execFor(const CStmt& s) {

@@ -9,8 +9,11 @@
 // then stops by throwing Abort, which interpret() catches.
 #pragma once
 
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,24 @@ namespace tlc::interp {
 
 // Thrown after the diagnostic that stops a run has been reported.
 struct Abort {};
+
+// An issued asynchronous copy: the values it will write, read when it was issued.
+struct PendingCopy {
+  int slot;
+  int64_t version;
+  std::vector<std::pair<int64_t, Value>> writes;  // flat offset, value
+  SourceLoc loc;
+  int64_t bytes = 0;
+};
+
+// One barrier of a barrier buffer (barriers.cpp).
+struct BarrierState {
+  int64_t phase = 0;     // phases completed
+  int64_t arrivals = 0;  // arrivals in the current phase
+  int64_t bytes = 0;     // announced bytes its copies have not delivered (negative: delivered first)
+  std::vector<PendingCopy> copies;   // the current phase's landed copies, written when it completes
+  std::vector<PendingCopy> inFlight;  // issued copies whose bytes have not yet arrived
+};
 
 struct BufferState {
   HostTensor* tensor = nullptr;
@@ -37,6 +58,8 @@ struct BufferState {
   std::vector<std::unique_ptr<HostTensor>> versions;
   std::vector<std::vector<uint8_t>> versionWritten;
   int64_t current = 0;
+  // Barrier buffers: one state per barrier.
+  std::vector<BarrierState> barriers;
   // Version `v`'s tensor (version 0 is the allocation's own).
   HostTensor& versionTensor(int64_t v) { return v == 0 ? *owned : *versions[static_cast<size_t>(v)]; }
   // The multi-index of flat element `flat`.
@@ -46,14 +69,6 @@ struct BufferState {
 // `written` flags: kUnwritten, kWritten, or kPending (an asynchronous copy
 // not yet waited for will write the element).
 constexpr uint8_t kUnwritten = 0, kWritten = 1, kPending = 2;
-
-// An issued asynchronous copy: the values it will write, read when it was issued.
-struct PendingCopy {
-  int slot;
-  int64_t version;
-  std::vector<std::pair<int64_t, Value>> writes;  // flat offset, value
-  SourceLoc loc;
-};
 
 // A region with its bounds evaluated.
 struct RegionVal {
@@ -95,6 +110,37 @@ class Machine {
   std::vector<PendingCopy> openGroup_;
   std::vector<std::vector<PendingCopy>> groups_;
 
+  // The roles of the running warp_specialize (barriers.cpp): each runs on a
+  // host thread of its own, one at a time, switching only where the running
+  // one waits on a barrier phase that has not completed or ends. A role's
+  // own state (variables, selected versions, copy groups) is saved while
+  // the other runs.
+  struct RoleWait {
+    const CStmt* at = nullptr;  // the barrier_wait, or null while the role can run
+    int slot = -1;
+    int64_t index = 0, parity = 0;
+  };
+  struct Role {
+    const char* name = "";
+    bool done = false;
+    RoleWait wait;
+    std::vector<Value> vars;
+    std::vector<int64_t> versionOf;  // per buffer slot
+    std::vector<PendingCopy> openGroup;
+    std::vector<std::vector<PendingCopy>> groups;
+  };
+  struct Roles {
+    std::mutex m;
+    std::condition_variable cv;
+    int running = 0;
+    bool cancel = false;  // a role failed: the other unwinds
+    std::exception_ptr error;
+    Role role[2];
+    const CStmt* stmt = nullptr;
+  };
+  Roles* roles_ = nullptr;
+  int role_ = -1;
+
   void addBlockNote(Diagnostic& d);
   Value evalBinary(const CExpr& e);
   Value evalUnary(const CExpr& e);
@@ -124,6 +170,28 @@ class Machine {
   void execAsyncWait(const CStmt& s);
   void complete(const PendingCopy& c);
   void checkNoPendingCopies();
+
+  // Barriers and warp specialization (barriers.cpp).
+  // The barrier `s` names (its slot, its index first of its exprs); `index` receives the index.
+  BarrierState& barrierAt(const CStmt& s, int64_t* index = nullptr);
+  std::string barrierName(int slot, int64_t index) const;
+  bool phaseDone(const BarrierState& b, int64_t parity) const { return b.phase % 2 != parity; }
+  void arrive(BarrierState& b, int slot, int64_t index, SourceLoc loc);
+  void land(BarrierState& b, int slot, int64_t index);
+  void settle(BarrierState& b, int slot, int64_t index, SourceLoc loc);
+  void execBarrierArrive(const CStmt& s);
+  void execBarrierWait(const CStmt& s);
+  void execWarpSpecialize(const CStmt& s);
+  void runRole(int me, const CStmt& body);
+  bool canRun(const Role& r);
+  void saveRole(Role& r);
+  void loadRole(const Role& r);
+  // Hands the host to the other role (when it can run) and sleeps until
+  // this one may run again; reports a deadlock when neither can.
+  void yieldRole(std::unique_lock<std::mutex>& lock);
+  // A deadlock reported at the wait `at`, with a note for each other role.
+  [[noreturn]] void failDeadlock(const CStmt& at, const std::string& message);
+  std::string waitText(const RoleWait& w);
 
   // Tile operations (tile_ops.cpp).
   RegionVal evalRegion(const CRegion& r);

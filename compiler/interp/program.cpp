@@ -172,6 +172,13 @@ class Compiler {
                      std::to_string(n));
   }
 
+  // A barrier operand: its buffer's slot and its index, first of `c.exprs`.
+  void barrier(CStmt& c, const BarrierRef& b, SourceLoc loc) {
+    c.slot = useBuffer(b.buffer, loc);
+    if (b.buffer && b.buffer->scope != MemScope::Barrier) error(loc, "`" + b.buffer->name + "` is not a barrier buffer");
+    c.exprs.push_back(expr(b.index));
+  }
+
   CRegion region(const Region& r) {
     CRegion c{useBuffer(r.buffer, r.loc), {}, r.loc};
     if (r.buffer && r.ranges.size() != r.buffer->shape.size())
@@ -249,6 +256,7 @@ class Compiler {
         for (const Expr& e : a->buffer->shape) shape.push_back(expr(e));
         prog_.buffers[c->slot].shape = std::move(shape);
         prog_.buffers[c->slot].versions = std::max<int64_t>(a->versions, 1);
+        prog_.buffers[c->slot].arrivals = a->arrivals;
         liveBuffers_.insert(a->buffer.get());
         break;
       }
@@ -293,6 +301,7 @@ class Compiler {
       case StmtKind::Copy: {
         auto* cp = static_cast<const CopyStmt*>(s.get());
         c->regions = {region(cp->src), region(cp->dst)};
+        if (cp->barrier) barrier(*c, cp->barrier, s->loc);
         break;
       }
       case StmtKind::Gemm: {
@@ -347,6 +356,23 @@ class Compiler {
       }
       case StmtKind::AsyncCommit:
       case StmtKind::AsyncWait: break;
+      case StmtKind::BarrierArrive: {
+        auto* a = static_cast<const BarrierArriveStmt*>(s.get());
+        barrier(*c, a->barrier, s->loc);
+        if (a->expectBytes) c->exprs.push_back(expr(a->expectBytes));
+        break;
+      }
+      case StmtKind::BarrierWait: {
+        auto* w = static_cast<const BarrierWaitStmt*>(s.get());
+        barrier(*c, w->barrier, s->loc);
+        c->exprs.push_back(expr(w->parity));
+        break;
+      }
+      case StmtKind::WarpSpecialize: {
+        auto* w = static_cast<const WarpSpecializeStmt*>(s.get());
+        c->body = {body(w->producer), body(w->consumer)};
+        break;
+      }
     }
     return c;
   }

@@ -45,15 +45,18 @@ struct CRegion {
 struct CStmt {
   ir::StmtKind kind;
   const ir::StmtNode* node = nullptr;
-  std::vector<const CStmt*> body;   // Seq: children; For/Let/Kernel: {body}; If: {then, else-or-null}
+  std::vector<const CStmt*> body;   // Seq: children; For/Let/Kernel: {body}; If: {then, else-or-null};
+                                    // WarpSpecialize: {producer, consumer}
   std::vector<const CExpr*> exprs;  // Kernel: grid; For: {min, extent}; Store: indices then value;
                                     // Atomic: indices, value, then the previous value's indices;
                                     // Let: {value}; If: {cond}; Evaluate: {value}; Fill: {value};
                                     // Print: value (if any), iteration values, element indices;
-                                    // Version: {version}
+                                    // Version: {version}; a copy on a barrier: {barrier index};
+                                    // BarrierArrive: {index, bytes (if any)}; BarrierWait: {index, parity}
   std::vector<int> vars;            // Kernel: block variables; For/Let: {var}; Version: buffer slots;
                                     // Atomic: {the previous value's buffer slot} or {}
-  int slot = -1;                    // Alloc/Store/Atomic/Print of a buffer: buffer slot
+  int slot = -1;                    // Alloc/Store/Atomic/Print of a buffer: buffer slot; the barrier's
+                                    // slot of BarrierArrive/BarrierWait and of a copy on a barrier
   std::vector<CRegion> regions;     // Copy: {src, dst}; Gemm: {a, b, c}; Fill: {dst}; Reduce: {src, dst}
 };
 
@@ -62,6 +65,7 @@ struct BufferSlot {
   int paramIndex = -1;                 // >= 0 for tensor parameters
   std::vector<const CExpr*> shape;     // compiled shape expressions
   int64_t versions = 1;                // allocations: AllocStmt::versions
+  int64_t arrivals = 0;                // barrier allocations: AllocStmt::arrivals
 };
 
 struct VarSlot {

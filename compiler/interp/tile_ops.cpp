@@ -89,7 +89,10 @@ void Machine::execCopy(const CStmt& s) {
     step(si, src.extents);
     step(di, dst.extents);
   }
-  if (async) openGroup_.push_back(std::move(pending));
+  if (!async) return;
+  if (s.slot < 0) return openGroup_.push_back(std::move(pending));
+  pending.bytes = dst.numel * dtypeBytes(dt);
+  barrierAt(s).inFlight.push_back(std::move(pending));  // its bytes arrive at a wait (barriers.cpp)
 }
 
 namespace {

@@ -83,6 +83,7 @@ void IRVisitor::visitEvaluate(const EvaluateStmt* n) { visit(n->value); }
 void IRVisitor::visitCopy(const CopyStmt* n) {
   visitRegion(n->src);
   visitRegion(n->dst);
+  if (n->barrier) visit(n->barrier.index);
 }
 void IRVisitor::visitGemm(const GemmStmt* n) {
   visitRegion(n->a);
@@ -116,6 +117,18 @@ void IRVisitor::visitVersion(const VersionStmt* n) {
 }
 void IRVisitor::visitAsyncCommit(const AsyncCommitStmt*) {}
 void IRVisitor::visitAsyncWait(const AsyncWaitStmt*) {}
+void IRVisitor::visitBarrierArrive(const BarrierArriveStmt* n) {
+  visit(n->barrier.index);
+  if (n->expectBytes) visit(n->expectBytes);
+}
+void IRVisitor::visitBarrierWait(const BarrierWaitStmt* n) {
+  visit(n->barrier.index);
+  visit(n->parity);
+}
+void IRVisitor::visitWarpSpecialize(const WarpSpecializeStmt* n) {
+  visit(n->producer);
+  visit(n->consumer);
+}
 
 // ---------------------------------------------------------------- mutator
 
@@ -251,8 +264,9 @@ Stmt IRMutator::mutateEvaluate(const EvaluateStmt* n, const Stmt& self) {
 }
 Stmt IRMutator::mutateCopy(const CopyStmt* n, const Stmt& self) {
   Region s = mutateRegion(n->src), d = mutateRegion(n->dst);
-  if (sameRegion(s, n->src) && sameRegion(d, n->dst)) return self;
-  return std::make_shared<const CopyStmt>(s, d, n->loc, n->async);
+  BarrierRef bar = mutateBarrier(n->barrier);
+  if (sameRegion(s, n->src) && sameRegion(d, n->dst) && bar.index == n->barrier.index) return self;
+  return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar);
 }
 Stmt IRMutator::mutateGemm(const GemmStmt* n, const Stmt& self) {
   Region a = mutateRegion(n->a), b = mutateRegion(n->b), c = mutateRegion(n->c);
@@ -306,5 +320,23 @@ Stmt IRMutator::mutateVersion(const VersionStmt* n, const Stmt& self) {
 }
 Stmt IRMutator::mutateAsyncCommit(const AsyncCommitStmt*, const Stmt& self) { return self; }
 Stmt IRMutator::mutateAsyncWait(const AsyncWaitStmt*, const Stmt& self) { return self; }
+BarrierRef IRMutator::mutateBarrier(const BarrierRef& b) { return b ? BarrierRef{b.buffer, mutate(b.index)} : b; }
+Stmt IRMutator::mutateBarrierArrive(const BarrierArriveStmt* n, const Stmt& self) {
+  BarrierRef bar = mutateBarrier(n->barrier);
+  Expr bytes = n->expectBytes ? mutate(n->expectBytes) : nullptr;
+  if (bar.index == n->barrier.index && bytes == n->expectBytes) return self;
+  return std::make_shared<const BarrierArriveStmt>(bar, bytes, n->loc);
+}
+Stmt IRMutator::mutateBarrierWait(const BarrierWaitStmt* n, const Stmt& self) {
+  BarrierRef bar = mutateBarrier(n->barrier);
+  Expr parity = mutate(n->parity);
+  if (bar.index == n->barrier.index && parity == n->parity) return self;
+  return std::make_shared<const BarrierWaitStmt>(bar, parity, n->loc);
+}
+Stmt IRMutator::mutateWarpSpecialize(const WarpSpecializeStmt* n, const Stmt& self) {
+  Stmt p = mutate(n->producer), c = mutate(n->consumer);
+  if (p == n->producer && c == n->consumer) return self;
+  return std::make_shared<const WarpSpecializeStmt>(n->producerThreads, p, c, n->loc);
+}
 
 }  // namespace tlc::ir

@@ -40,6 +40,9 @@ class IRVisitor {
   virtual void visitVersion(const VersionStmt* node);
   virtual void visitAsyncCommit(const AsyncCommitStmt* node);
   virtual void visitAsyncWait(const AsyncWaitStmt* node);
+  virtual void visitBarrierArrive(const BarrierArriveStmt* node);
+  virtual void visitBarrierWait(const BarrierWaitStmt* node);
+  virtual void visitWarpSpecialize(const WarpSpecializeStmt* node);
 };
 
 class IRMutator {
@@ -75,6 +78,11 @@ class IRMutator {
   virtual Stmt mutateVersion(const VersionStmt* node, const Stmt& self);
   virtual Stmt mutateAsyncCommit(const AsyncCommitStmt* node, const Stmt& self);
   virtual Stmt mutateAsyncWait(const AsyncWaitStmt* node, const Stmt& self);
+  virtual Stmt mutateBarrierArrive(const BarrierArriveStmt* node, const Stmt& self);
+  virtual Stmt mutateBarrierWait(const BarrierWaitStmt* node, const Stmt& self);
+  virtual Stmt mutateWarpSpecialize(const WarpSpecializeStmt* node, const Stmt& self);
+  // A barrier operand with its index mutated (the same buffer).
+  BarrierRef mutateBarrier(const BarrierRef& b);
 };
 
 }  // namespace tlc::ir

@@ -34,6 +34,7 @@ const char* memScopeName(MemScope s) {
     case MemScope::Fragment: return "fragment";
     case MemScope::Local: return "local";
     case MemScope::Var: return "var";
+    case MemScope::Barrier: return "barrier";
   }
   return "?";
 }

@@ -74,7 +74,10 @@ Var makeVar(std::string name, DType dtype = DType::Int32, SourceLoc loc = {});
 struct ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
 
-enum class MemScope { Global, Shared, Fragment, Local, Var };
+// Barrier: an array of a block's barrier objects (mbarriers), allocated
+// only, used only by barrier_arrive, barrier_wait and copy_async's barrier
+// operand (docs/tile-ir.md, "Barriers and warp specialization").
+enum class MemScope { Global, Shared, Fragment, Local, Var, Barrier };
 const char* memScopeName(MemScope s);  // "global", "shared", ...
 
 struct BufferNode {
@@ -270,11 +273,15 @@ struct KernelStmt : StmtNode {
 // `versions` > 1 (shared buffers only): the buffer has that many versions
 // (the stages of a software pipeline), each of its shape; every access names
 // one of them through an enclosing VersionStmt (expand-pipelines writes these).
+// `arrivals` (barrier buffers only, and then at least 1): the arrivals that
+// complete a phase of each of its barriers.
 struct AllocStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Alloc;
   Buffer buffer;
   int64_t versions = 1;
-  AllocStmt(Buffer b, SourceLoc l, int64_t v = 1) : StmtNode(kKind, l), buffer(std::move(b)), versions(v) {}
+  int64_t arrivals = 0;
+  AllocStmt(Buffer b, SourceLoc l, int64_t v = 1, int64_t arrive = 0)
+      : StmtNode(kKind, l), buffer(std::move(b)), versions(v), arrivals(arrive) {}
 };
 
 enum class ForKind { Serial, Parallel, Pipelined, Unroll, Vectorized };
@@ -364,17 +371,27 @@ struct ContinueStmt : StmtNode {
   explicit ContinueStmt(SourceLoc l) : StmtNode(kKind, l) {}
 };
 
+// One barrier of a barrier buffer (MemScope::Barrier): `full[i]`.
+struct BarrierRef {
+  Buffer buffer;
+  Expr index;
+  explicit operator bool() const { return buffer != nullptr; }
+};
+
 // `async` (global -> shared only): the copy is issued, not finished. It
 // reads its source when issued, joins the block's open group of
 // asynchronous copies, and writes its destination when an AsyncWaitStmt
 // completes that group; until then its destination elements must be
-// neither read nor written.
+// neither read nor written. With a `barrier` (async only) it joins no
+// group: its bytes count towards that barrier's current phase, and its
+// destination is written when that phase completes.
 struct CopyStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Copy;
   Region src, dst;
   bool async = false;
-  CopyStmt(Region s, Region d, SourceLoc l, bool a = false)
-      : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)), async(a) {}
+  BarrierRef barrier;
+  CopyStmt(Region s, Region d, SourceLoc l, bool a = false, BarrierRef bar = {})
+      : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)), async(a), barrier(std::move(bar)) {}
 };
 
 struct GemmStmt : StmtNode {
@@ -526,6 +543,42 @@ struct AsyncWaitStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::AsyncWait;
   int64_t pending;
   AsyncWaitStmt(int64_t n, SourceLoc l) : StmtNode(kKind, l), pending(n) {}
+};
+
+// One arrival on `barrier` (a statement of the block, or of a role of a
+// WarpSpecializeStmt, arrives once). With `expectBytes`, the arrival first
+// announces that many more bytes of copies for the barrier's current phase.
+// A phase completes when it has the allocation's `arrivals` and its copies
+// have delivered every announced byte.
+struct BarrierArriveStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::BarrierArrive;
+  BarrierRef barrier;
+  Expr expectBytes;  // null: a plain arrival
+  BarrierArriveStmt(BarrierRef b, Expr bytes, SourceLoc l)
+      : StmtNode(kKind, l), barrier(std::move(b)), expectBytes(std::move(bytes)) {}
+};
+
+// Waits until the phase of `barrier` whose parity (its number modulo 2,
+// counting from 0) is `parity` has completed, that is, until the barrier's
+// current phase has the other parity: on a fresh barrier a wait for parity 1
+// returns at once.
+struct BarrierWaitStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::BarrierWait;
+  BarrierRef barrier;
+  Expr parity;
+  BarrierWaitStmt(BarrierRef b, Expr p, SourceLoc l) : StmtNode(kKind, l), barrier(std::move(b)), parity(std::move(p)) {}
+};
+
+// Warp specialization: `producer` runs on `producerThreads` threads added
+// to the block, `consumer` on the block's own threads, at the same time; the
+// two roles share the block's memory and order their accesses only through
+// barriers. The statement completes when both roles have.
+struct WarpSpecializeStmt : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::WarpSpecialize;
+  int64_t producerThreads;
+  Stmt producer, consumer;
+  WarpSpecializeStmt(int64_t threads, Stmt p, Stmt c, SourceLoc l)
+      : StmtNode(kKind, l), producerThreads(threads), producer(std::move(p)), consumer(std::move(c)) {}
 };
 
 template <class T>

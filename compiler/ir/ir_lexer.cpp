@@ -16,7 +16,8 @@ constexpr std::string_view kKeywords[] = {
     "atomic_add", "atomic_max", "atomic_min", "cast", "select", "min", "max", "floordiv", "not", "and", "or",
     "true", "false", "loc", "serial", "parallel", "pipelined", "unroll", "vectorized", "global", "shared",
     "fragment", "local", "var", "inf", "nan", "tensor", "annotate_layout", "break", "continue", "print",
-    "copy_async", "version", "commit_group", "wait_group"};
+    "copy_async", "version", "commit_group", "wait_group", "barrier", "barrier_arrive", "barrier_wait",
+    "warp_specialize"};
 
 }  // namespace
 

@@ -64,7 +64,8 @@ std::vector<Expr> IRParser::parseShape() {
 }
 
 std::optional<MemScope> IRParser::scopeNamed(std::string_view w) {
-  for (MemScope s : {MemScope::Global, MemScope::Shared, MemScope::Fragment, MemScope::Local, MemScope::Var})
+  for (MemScope s :
+       {MemScope::Global, MemScope::Shared, MemScope::Fragment, MemScope::Local, MemScope::Var, MemScope::Barrier})
     if (w == memScopeName(s)) return s;
   return std::nullopt;
 }
@@ -256,6 +257,8 @@ Stmt IRParser::parseStmt() {
   if (w == "copy_async") return parseCopy();
   if (w == "version") return parseVersion();
   if (w == "commit_group" || w == "wait_group") return parseAsyncGroup();
+  if (w == "barrier_arrive" || w == "barrier_wait") return parseBarrierStmt();
+  if (w == "warp_specialize") return parseWarpSpecialize();
   if (!isReservedWord(w) && peek().kind == TokKind::Punct && peek().text == "[") return parseStore();
   fail(DiagKind::IrSyntaxError, t.loc, "expected a statement, found " + describe(t));
 }
@@ -292,7 +295,8 @@ Stmt IRParser::parseKernel() {
   return std::make_shared<const KernelStmt>(std::move(grid), std::move(vars), threads, std::move(body), loc, swizzle);
 }
 
-// alloc := 'alloc' IDENT ':' scope dtype shape ('versions' '(' NUMBER ')')? loc-suffix?
+// alloc := 'alloc' IDENT ':' scope dtype shape ('versions' '(' NUMBER ')')? ('arrivals' '(' NUMBER ')')?
+//           loc-suffix?
 Stmt IRParser::parseAlloc() {
   SourceLoc loc = take().loc;
   Token name = expectName("a buffer name");
@@ -301,7 +305,7 @@ Stmt IRParser::parseAlloc() {
   auto scope = scopeTok.kind == TokKind::Ident ? scopeNamed(scopeTok.text) : std::nullopt;
   if (!scope)
     fail(DiagKind::IrSyntaxError, scopeTok.loc,
-         "expected a memory scope (global, shared, fragment, local, var), found " + describe(scopeTok));
+         "expected a memory scope (global, shared, fragment, local, var, barrier), found " + describe(scopeTok));
   DType t = parseDType();
   Buffer b = makeBuffer(name.text, t, parseShape(), *scope, name.loc);
   int64_t versions = 1;
@@ -310,9 +314,15 @@ Stmt IRParser::parseAlloc() {
     versions = parseSmallInt("the number of versions");
     expectPunct(")");
   }
+  int64_t arrivals = 0;
+  if (acceptWord("arrivals")) {
+    expectPunct("(");
+    arrivals = parseSmallInt("the number of arrivals");
+    expectPunct(")");
+  }
   parseOptLoc(loc);
   declare(name.text, Symbol{nullptr, b, name.loc});
-  return std::make_shared<const AllocStmt>(b, loc, versions);
+  return std::make_shared<const AllocStmt>(b, loc, versions, arrivals);
 }
 
 // for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
@@ -450,7 +460,7 @@ Stmt IRParser::parseEvaluate() {
   return std::make_shared<const EvaluateStmt>(v, loc);
 }
 
-// copy := ('copy' | 'copy_async') '(' region ',' region ')' loc-suffix?
+// copy := ('copy' | 'copy_async') '(' region ',' region (',' 'barrier' '=' barrier-ref)? ')' loc-suffix?
 Stmt IRParser::parseCopy() {
   bool async = cur().text == "copy_async";
   SourceLoc loc = take().loc;
@@ -458,9 +468,15 @@ Stmt IRParser::parseCopy() {
   Region src = parseRegion();
   expectPunct(",");
   Region dst = parseRegion();
+  BarrierRef barrier;
+  if (acceptPunct(",")) {
+    expectWord("barrier");
+    expectPunct("=");
+    barrier = parseBarrierRef();
+  }
   expectPunct(")");
   parseOptLoc(loc);
-  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc, async);
+  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc, async, std::move(barrier));
 }
 
 bool IRParser::parseBoolValue() {

@@ -134,6 +134,9 @@ class IRParser {
   Stmt parseCopy();
   Stmt parseVersion();     // ir_parser_async.cpp
   Stmt parseAsyncGroup();  // ir_parser_async.cpp
+  BarrierRef parseBarrierRef();  // ir_parser_async.cpp
+  Stmt parseBarrierStmt();       // ir_parser_async.cpp
+  Stmt parseWarpSpecialize();    // ir_parser_async.cpp
   bool parseBoolValue();
   Stmt parseGemm();
   Stmt parseFill();

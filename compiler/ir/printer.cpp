@@ -258,6 +258,7 @@ class Printer {
   std::string bufferType(const BufferNode& b) { return dtypeStr(b.dtype) + "[" + exprList(b.shape) + "]"; }
 
   std::string bufferName(const Buffer& b) { return b ? names_.use(b.get(), b->name) : "<null>"; }
+  std::string barrierRef(const BarrierRef& b) { return bufferName(b.buffer) + "[" + expr(b.index) + "]"; }
 
   bool isFullRegion(const Region& r) {
     if (!r.buffer || r.ranges.size() != r.buffer->shape.size()) return false;
@@ -411,6 +412,7 @@ class Printer {
         std::string name = names_.bind(a->buffer.get(), a->buffer->name);
         blockScope.push_back(a->buffer.get());
         if (a->versions != 1) type += " versions(" + std::to_string(a->versions) + ")";
+        if (a->arrivals != 0) type += " arrivals(" + std::to_string(a->arrivals) + ")";
         line("alloc " + name + ": " + type + locSuffix(s->loc));
         return;
       }
@@ -476,7 +478,8 @@ class Printer {
         return;
       case StmtKind::Copy: {
         auto* c = as<CopyStmt>(s);
-        line(cat({c->async ? "copy_async(" : "copy(", region(c->src), ", ", region(c->dst), ")", locSuffix(s->loc)}));
+        std::string bar = c->barrier ? ", barrier=" + barrierRef(c->barrier) : "";
+        line(cat({c->async ? "copy_async(" : "copy(", region(c->src), ", ", region(c->dst), bar, ")", locSuffix(s->loc)}));
         return;
       }
       case StmtKind::Gemm: {
@@ -540,6 +543,26 @@ class Printer {
         return;
       }
       case StmtKind::AsyncCommit: line("commit_group" + locSuffix(s->loc)); return;
+      case StmtKind::BarrierArrive: {
+        auto* a = as<BarrierArriveStmt>(s);
+        std::string bytes = a->expectBytes ? ", expect_bytes=" + expr(a->expectBytes) : "";
+        line("barrier_arrive(" + barrierRef(a->barrier) + bytes + ")" + locSuffix(s->loc));
+        return;
+      }
+      case StmtKind::BarrierWait: {
+        auto* w = as<BarrierWaitStmt>(s);
+        line(cat({"barrier_wait(", barrierRef(w->barrier), ", ", expr(w->parity), ")", locSuffix(s->loc)}));
+        return;
+      }
+      case StmtKind::WarpSpecialize: {
+        auto* w = as<WarpSpecializeStmt>(s);
+        line("warp_specialize(producer_threads=" + std::to_string(w->producerThreads) + ")" + locSuffix(s->loc) + " {");
+        block(w->producer);
+        line("} consumer {");
+        block(w->consumer);
+        line("}");
+        return;
+      }
       case StmtKind::AsyncWait:
         line("wait_group(" + std::to_string(as<AsyncWaitStmt>(s)->pending) + ")" + locSuffix(s->loc));
         return;

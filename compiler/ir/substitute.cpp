@@ -54,13 +54,13 @@ class Substituter : public IRMutator {
 
   Stmt mutateAlloc(const AllocStmt* n, const Stmt& self) override {
     if (auto it = buffers_.find(n->buffer.get()); it != buffers_.end())
-      return std::make_shared<const AllocStmt>(it->second, n->loc, n->versions);
+      return std::make_shared<const AllocStmt>(it->second, n->loc, n->versions, n->arrivals);
     std::vector<Expr> shape;
     if (!mutateExprs(n->buffer->shape, shape)) return self;
     const BufferNode& old = *n->buffer;
     Buffer b = makeBuffer(old.name, old.dtype, std::move(shape), old.scope, old.loc);
     buffers_[n->buffer.get()] = b;
-    return std::make_shared<const AllocStmt>(b, n->loc, n->versions);
+    return std::make_shared<const AllocStmt>(b, n->loc, n->versions, n->arrivals);
   }
 
   Stmt mutateStore(const StoreStmt* n, const Stmt& self) override {
@@ -106,8 +106,9 @@ class Substituter : public IRMutator {
 
   Stmt mutateCopy(const CopyStmt* n, const Stmt& self) override {
     Region s = region(n->src), d = region(n->dst);
-    if (same(s, n->src) && same(d, n->dst)) return self;
-    return std::make_shared<const CopyStmt>(s, d, n->loc, n->async);
+    BarrierRef bar = barrier(n->barrier);
+    if (same(s, n->src) && same(d, n->dst) && same(bar, n->barrier)) return self;
+    return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar);
   }
   Stmt mutateGemm(const GemmStmt* n, const Stmt& self) override {
     Region a = region(n->a), b = region(n->b), c = region(n->c);
@@ -124,6 +125,18 @@ class Substituter : public IRMutator {
     Region s = region(n->src), d = region(n->dst);
     if (same(s, n->src) && same(d, n->dst)) return self;
     return std::make_shared<const ReduceStmt>(n->reduceKind, s, d, n->dim, n->clear, n->loc);
+  }
+  Stmt mutateBarrierArrive(const BarrierArriveStmt* n, const Stmt& self) override {
+    BarrierRef bar = barrier(n->barrier);
+    Expr bytes = n->expectBytes ? mutate(n->expectBytes) : nullptr;
+    if (same(bar, n->barrier) && bytes == n->expectBytes) return self;
+    return std::make_shared<const BarrierArriveStmt>(bar, bytes, n->loc);
+  }
+  Stmt mutateBarrierWait(const BarrierWaitStmt* n, const Stmt& self) override {
+    BarrierRef bar = barrier(n->barrier);
+    Expr parity = mutate(n->parity);
+    if (same(bar, n->barrier) && parity == n->parity) return self;
+    return std::make_shared<const BarrierWaitStmt>(bar, parity, n->loc);
   }
   Stmt mutateAnnotateLayout(const AnnotateLayoutStmt* n, const Stmt& self) override {
     Buffer b = buffer(n->buffer);
@@ -150,6 +163,11 @@ class Substituter : public IRMutator {
     out.buffer = buffer(r.buffer);
     return out;
   }
+  BarrierRef barrier(const BarrierRef& b) {
+    if (!b) return b;
+    return {buffer(b.buffer), mutate(b.index)};
+  }
+  static bool same(const BarrierRef& a, const BarrierRef& b) { return a.buffer == b.buffer && a.index == b.index; }
   static bool same(const Region& a, const Region& b) {
     if (a.buffer != b.buffer || a.ranges.size() != b.ranges.size()) return false;
     for (size_t i = 0; i < a.ranges.size(); ++i)

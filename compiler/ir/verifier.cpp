@@ -53,6 +53,11 @@ void Verifier::useBuffer(const Buffer& b, SourceLoc loc, bool access) {
   if ((it == buffers_.end() || it->second == 0) && reportedUnbound_.insert(b.get()).second)
     report(DiagKind::IrUnboundName, loc.known() ? loc : b->loc,
            "buffer `" + b->name + "` is used where it is not declared (outside its parameter list or allocation scope)");
+  if (access && b->scope == MemScope::Barrier && reportedUnbound_.insert(b.get()).second)
+    report(DiagKind::IrInvalidAsync, loc.known() ? loc : b->loc,
+           "`" + b->name +
+               "` holds barriers, whose elements are not values; only barrier_arrive, barrier_wait and "
+               "copy_async(..., barrier=...) use it");
   auto v = versions_.find(b.get());
   if (access && v != versions_.end() && !selected_[b.get()] && reportedUnbound_.insert(b.get()).second)
     report(DiagKind::IrInvalidAsync, loc.known() ? loc : b->loc,
@@ -60,13 +65,64 @@ void Verifier::useBuffer(const Buffer& b, SourceLoc loc, bool access) {
                ") = ...` block that says which");
 }
 
-void Verifier::asyncStatement(const Stmt& s, const char* what) {
+void Verifier::asyncStatement(SourceLoc loc, const char* what) {
   if (kernelDepth_ == 0)
-    report(DiagKind::IrInvalidAsync, s->loc, std::string(what) + " is outside a kernel");
+    report(DiagKind::IrInvalidAsync, loc, std::string(what) + " is outside a kernel");
   for (ForKind k : loopKinds_)
     if (k == ForKind::Parallel || k == ForKind::Vectorized)
-      return report(DiagKind::IrInvalidAsync, s->loc,
+      return report(DiagKind::IrInvalidAsync, loc,
                     std::string(what) + " is inside a " + forKindName(k) + " loop; it is a statement of the whole block");
+}
+
+void Verifier::barrierOperand(const BarrierRef& b, SourceLoc loc) {
+  TLC_CHECK(b.buffer != nullptr && b.index != nullptr, "null barrier operand");
+  useBuffer(b.buffer, loc, false);
+  integer(b.index, "a barrier index");
+  if (b.buffer->scope != MemScope::Barrier)
+    return report(DiagKind::IrInvalidAsync, loc,
+                  "`" + b.buffer->name + "` is a " + memScopeName(b.buffer->scope) +
+                      " buffer, not barriers; allocate barriers as `alloc NAME: barrier uint64[N] arrivals(A)`");
+  auto i = constValue(b.index);
+  auto n = b.buffer->shape.size() == 1 ? constValue(b.buffer->shape[0]) : std::nullopt;
+  if (i && n && (*i < 0 || *i >= *n))
+    report(DiagKind::IrInvalidAsync, loc,
+           "barrier " + std::to_string(*i) + " of `" + b.buffer->name + "`, which has " + std::to_string(*n));
+}
+
+// alloc NAME: barrier uint64[N] arrivals(A): N and A positive constants.
+void Verifier::barrierAlloc(const AllocStmt* a) {
+  const BufferNode& b = *a->buffer;
+  if (b.scope != MemScope::Barrier) {
+    if (a->arrivals != 0)
+      report(DiagKind::IrInvalidAsync, a->loc,
+             "`" + b.name + "` is a " + memScopeName(b.scope) + " buffer; only barriers take `arrivals(N)`");
+    return;
+  }
+  std::optional<int64_t> n = b.shape.size() == 1 ? constValue(b.shape[0]) : std::nullopt;
+  if (b.dtype != DType::UInt64 || !n || *n < 1)
+    report(DiagKind::IrInvalidAsync, a->loc,
+           "barriers `" + b.name + "` are allocated as `barrier uint64[N]`, N a positive constant");
+  if (a->arrivals < 1)
+    report(DiagKind::IrInvalidAsync, a->loc,
+           "barriers `" + b.name + "` need the arrivals that complete a phase: `arrivals(N)`, N at least 1");
+  asyncStatement(a->loc, "a barrier allocation");
+}
+
+void Verifier::warpSpecialize(const WarpSpecializeStmt* w, const Stmt& s) {
+  asyncStatement(s->loc, "warp_specialize");
+  if (specializeDepth_ > 0) report(DiagKind::IrInvalidAsync, s->loc, "warp_specialize inside another one's role");
+  if (w->producerThreads < 32 || w->producerThreads % 32 != 0 || w->producerThreads > 1024)
+    report(DiagKind::IrInvalidAsync, s->loc,
+           "warp_specialize needs whole warps of producer threads (32 to 1024, a multiple of 32), not " +
+               std::to_string(w->producerThreads));
+  TLC_CHECK(w->producer && w->consumer, "warp_specialize without a role");
+  ++specializeDepth_;
+  std::vector<ForKind> outerLoops = std::move(loopKinds_);  // no jump leaves a role
+  loopKinds_.clear();
+  body(w->producer);
+  body(w->consumer);
+  loopKinds_ = std::move(outerLoops);
+  --specializeDepth_;
 }
 
 void Verifier::version(const VersionStmt* v) {
@@ -153,6 +209,7 @@ void Verifier::stmtNode(const Stmt& s) {
                "buffer `" + b->name + "` cannot be allocated in global memory; global tensors are parameters");
       for (const Expr& d : b->shape) dimension(d, b->name);
       bindBuffer(b);
+      barrierAlloc(as<AllocStmt>(s));
       if (int64_t n = as<AllocStmt>(s)->versions; n != 1) {
         if (n < 1 || b->scope != MemScope::Shared)
           report(DiagKind::IrInvalidAsync, s->loc,
@@ -237,8 +294,12 @@ void Verifier::stmtNode(const Stmt& s) {
       auto* c = as<CopyStmt>(s);
       region(c->src, "source");
       region(c->dst, "destination");
+      if (c->barrier) {
+        barrierOperand(c->barrier, s->loc);
+        if (!c->async) report(DiagKind::IrInvalidAsync, s->loc, "only copy_async completes on a barrier");
+      }
       if (c->async) {
-        asyncStatement(s, "copy_async");
+        asyncStatement(s->loc, "copy_async");
         if (c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared)
           report(DiagKind::IrInvalidAsync, s->loc,
                  std::string("copy_async copies global memory into shared memory, not ") +
@@ -330,9 +391,24 @@ void Verifier::stmtNode(const Stmt& s) {
     case StmtKind::AnnotateLayout: annotation(as<AnnotateLayoutStmt>(s)); return;
     case StmtKind::Print: print(as<PrintStmt>(s)); return;
     case StmtKind::Version: version(as<VersionStmt>(s)); return;
-    case StmtKind::AsyncCommit: asyncStatement(s, "commit_group"); return;
+    case StmtKind::AsyncCommit: asyncStatement(s->loc, "commit_group"); return;
+    case StmtKind::BarrierArrive: {
+      auto* a = as<BarrierArriveStmt>(s);
+      asyncStatement(s->loc, "barrier_arrive");
+      barrierOperand(a->barrier, s->loc);
+      if (a->expectBytes) integer(a->expectBytes, "the bytes a barrier expects");
+      return;
+    }
+    case StmtKind::BarrierWait: {
+      auto* w = as<BarrierWaitStmt>(s);
+      asyncStatement(s->loc, "barrier_wait");
+      barrierOperand(w->barrier, s->loc);
+      integer(w->parity, "a barrier phase's parity");
+      return;
+    }
+    case StmtKind::WarpSpecialize: warpSpecialize(as<WarpSpecializeStmt>(s), s); return;
     case StmtKind::AsyncWait:
-      asyncStatement(s, "wait_group");
+      asyncStatement(s->loc, "wait_group");
       if (as<AsyncWaitStmt>(s)->pending < 0)
         report(DiagKind::IrInvalidAsync, s->loc, "wait_group leaves a number of groups pending, not a negative one");
       return;

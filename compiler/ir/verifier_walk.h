@@ -46,6 +46,7 @@ class Verifier {
   std::vector<Frame> frames_;
   std::unordered_set<const void*> reportedUnbound_;
   int kernelDepth_ = 0;
+  int specializeDepth_ = 0;  // roles of a warp_specialize around the statement
   int loopDepth_ = 0;
   // The kinds of the loops around the statement, innermost last (a kernel
   // starts a new list: no jump leaves a kernel).
@@ -71,8 +72,12 @@ class Verifier {
   void useBuffer(const Buffer& b, SourceLoc loc, bool access = true);
 
   // copy_async, commit_group and wait_group are block-level statements of a kernel.
-  void asyncStatement(const Stmt& s, const char* what);
+  void asyncStatement(SourceLoc loc, const char* what);
   void version(const VersionStmt* v);
+  // Barrier buffers: their allocation, and each operand naming one.
+  void barrierAlloc(const AllocStmt* a);
+  void barrierOperand(const BarrierRef& b, SourceLoc loc);
+  void warpSpecialize(const WarpSpecializeStmt* w, const Stmt& s);
 
   // ------------------------------------------------------------ expressions
 

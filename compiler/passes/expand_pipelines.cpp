@@ -106,6 +106,67 @@ ExpandedLoop expandLoop(const ForStmt* f, const PipelineExpansion& x, const std:
   return out;
 }
 
+Stmt specializeLoop(const ForStmt* f, const PipelineExpansion& x,
+                    const std::function<Stmt(const Stmt&)>& consumer) {
+  SourceLoc loc = f->loc;
+  DType t = f->var->dtype;
+  Expr d = makeInt(x.depth, t);
+  auto barriers = [&](const char* role) {
+    return makeBuffer(f->var->name + "_" + role, DType::UInt64, {makeInt(x.depth)}, MemScope::Barrier, loc);
+  };
+  Buffer full = barriers("full"), empty = barriers("empty");
+  Expr bytes;
+  int64_t constBytes = 0;  // the tiles of constant shapes, folded
+  for (const Buffer& tile : x.tiles) {
+    int64_t size = dtypeBytes(tile->dtype), dim = 0;
+    Expr n;
+    for (const Expr& d : tile->shape)
+      if (constInt(d, &dim))
+        size *= dim;
+      else
+        n = n ? mul(n, makeCast(DType::Int64, d)) : makeCast(DType::Int64, d);
+    if (!n) constBytes += size;
+    else bytes = bytes ? add(bytes, mul(n, makeInt(size, DType::Int64))) : mul(n, makeInt(size, DType::Int64));
+  }
+  if (constBytes || !bytes) bytes = bytes ? add(bytes, makeInt(constBytes, DType::Int64)) : makeInt(constBytes, DType::Int64);
+  // Iteration i of the loop uses stage i % D; its round i / D is the phase
+  // of that stage's barriers it waits for.
+  auto stage = [&](const Expr& i) { return floorMod(i, d); };
+  auto round = [&](const Expr& i) { return floorDiv(i, d); };
+  auto parity = [&](const Expr& r) { return floorMod(r, makeInt(2, t)); };
+
+  Var kp = makeVar(f->var->name + "_load", t, f->var->loc);
+  Expr ip = sub(makeVarRef(kp), f->min);
+  std::vector<Stmt> copies;
+  for (const Stmt& p : x.producers) {
+    Stmt atK = substitute(p, f->var, makeVarRef(kp));
+    auto* c = as<CopyStmt>(atK);
+    copies.push_back(std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, true, BarrierRef{full, stage(ip)}));
+  }
+  Stmt producer = std::make_shared<const ForStmt>(
+      kp, f->min, f->extent, ForKind::Serial,
+      makeSeq({std::make_shared<const BarrierWaitStmt>(BarrierRef{empty, stage(ip)},
+                                                       parity(add(round(ip), makeInt(1, t))), loc),
+               std::make_shared<const BarrierArriveStmt>(BarrierRef{full, stage(ip)}, bytes, loc),
+               std::make_shared<const VersionStmt>(x.tiles, stage(ip), makeSeq(std::move(copies), loc), loc)},
+              loc),
+      loc);
+
+  Expr i = sub(makeVarRef(f->var), f->min);
+  std::vector<Stmt> rest;
+  for (const Stmt& c : x.consumers) rest.push_back(consumer(c));
+  Stmt consumers = std::make_shared<const ForStmt>(
+      f->var, f->min, f->extent, ForKind::Serial,
+      makeSeq({std::make_shared<const BarrierWaitStmt>(BarrierRef{full, stage(i)}, parity(round(i)), loc),
+               std::make_shared<const VersionStmt>(x.tiles, stage(i), makeSeq(std::move(rest), loc), loc),
+               std::make_shared<const BarrierArriveStmt>(BarrierRef{empty, stage(i)}, nullptr, loc)},
+              loc),
+      loc);
+  return makeSeq({std::make_shared<const AllocStmt>(full, loc, 1, 1), std::make_shared<const AllocStmt>(empty, loc, 1, 1),
+                  std::make_shared<const WarpSpecializeStmt>(kProducerThreads, producer, consumers, loc)},
+                 loc);
+}
+
 namespace {
 
 // The loops to expand, and the tiles' depths: candidates whose tiles no
@@ -156,9 +217,10 @@ class ChooseLoops : public BufferAccessVisitor {
 
 class Expand : public IRMutator {
  public:
-  explicit Expand(const ChooseLoops& chosen) : chosen_(chosen) {
+  // `specialized`: the warp-specialized form, of the loops that allow it.
+  Expand(const ChooseLoops& chosen, bool specialized) : chosen_(chosen), specialized_(specialized) {
     for (const auto& [loop, x] : chosen.loops) {
-      bool ok = !chosen.rejected.count(loop);
+      bool ok = !chosen.rejected.count(loop) && (!specialized || loop->warpSpecialize);
       for (const Buffer& t : x.tiles) ok &= chosen.allocated.count(t.get()) > 0;
       if (!ok) continue;
       expand_.insert(loop);
@@ -169,6 +231,7 @@ class Expand : public IRMutator {
 
  protected:
   const ChooseLoops& chosen_;
+  bool specialized_;
   std::set<const ForStmt*> expand_;
   std::map<const BufferNode*, int64_t> depth_;
 
@@ -180,37 +243,58 @@ class Expand : public IRMutator {
 
   Stmt mutateFor(const ForStmt* f, const Stmt& self) override {
     if (!expand_.count(f)) return IRMutator::mutateFor(f, self);
-    return expandLoop(f, chosen_.loops.at(f), [this](const Stmt& c) { return mutate(c); }).stmt;
+    auto consumer = [this](const Stmt& c) { return mutate(c); };
+    if (specialized_) return specializeLoop(f, chosen_.loops.at(f), consumer);
+    return expandLoop(f, chosen_.loops.at(f), consumer).stmt;
   }
 };
 
 }  // namespace
 
-Module expandPipelines(const Module& m, PassContext&) {
-  return rewriteBodies(m, [](const PrimFunc& f) {
+namespace {
+
+Module expand(const Module& m, bool specialized) {
+  return rewriteBodies(m, [specialized](const PrimFunc& f) {
     ChooseLoops chosen;
     chosen.visit(f.body);
     chosen.checking = true;
     chosen.visit(f.body);
-    Expand expand(chosen);
+    Expand expand(chosen, specialized);
     return expand.empty() ? f.body : expand.mutate(f.body);
   });
 }
+
+}  // namespace
+
+Module expandPipelines(const Module& m, PassContext&) { return expand(m, false); }
+
+Module warpSpecializePipelines(const Module& m, PassContext&) { return expand(m, true); }
 
 bool rejectAsyncStatements(const Module& m, DiagnosticEngine& diags, const std::string& target) {
   struct FirstAsync : IRVisitor {
     const StmtNode* found = nullptr;
     std::string what;
-    void visit(const Stmt& s) override {
-      if (found || !s) return;
+    static const char* construct(const Stmt& s) {
       auto* a = as<AllocStmt>(s);
       auto* c = as<CopyStmt>(s);
-      if ((a && a->versions != 1) || (c && c->async) || s->kind == StmtKind::Version ||
-          s->kind == StmtKind::AsyncCommit || s->kind == StmtKind::AsyncWait) {
+      if (a && a->buffer && a->buffer->scope == MemScope::Barrier) return "a barrier allocation";
+      if (a && a->versions != 1) return "a versioned allocation";
+      if (c && c->async) return "`copy_async`";
+      switch (s->kind) {
+        case StmtKind::Version: return "a `version` block";
+        case StmtKind::AsyncCommit: return "`commit_group`";
+        case StmtKind::AsyncWait: return "`wait_group`";
+        case StmtKind::BarrierArrive: return "`barrier_arrive`";
+        case StmtKind::BarrierWait: return "`barrier_wait`";
+        case StmtKind::WarpSpecialize: return "`warp_specialize`";
+        default: return nullptr;
+      }
+    }
+    void visit(const Stmt& s) override {
+      if (found || !s) return;
+      if (const char* w = construct(s)) {
         found = s.get();
-        what = a ? "a versioned allocation" : c ? "`copy_async`" : s->kind == StmtKind::Version ? "a `version` block"
-               : s->kind == StmtKind::AsyncCommit                                               ? "`commit_group`"
-                                                                                                : "`wait_group`";
+        what = w;
         return;
       }
       IRVisitor::visit(s);

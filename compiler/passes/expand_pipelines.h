@@ -50,10 +50,46 @@ namespace tlc::passes {
 
 ir::Module expandPipelines(const ir::Module& m, PassContext& ctx);
 
+// warp-specialize-pipelines: the same loops, where their `warp_specialize`
+// is on (the default), in the warp-specialized form instead: a producer role
+// of kProducerThreads threads issues each iteration's copies into a stage
+// once the consumers have released it, and the consumer role runs the rest
+// of the body once the copies have landed, both over the whole loop. Each
+// stage s has a `full` barrier (the producer's arrival with the bytes of its
+// copies, which deliver them) and an `empty` one (the consumers' arrival
+// when they are done with the stage); iteration i uses stage i % D and waits
+// for phase i / D of `full`, the producer for phase i / D - 1 of `empty`
+// (parity (i / D + 1) % 2: a fresh barrier's previous phase counts as
+// completed, so the first round waits for nothing):
+//
+//   alloc T: shared ... versions(D)                  (each tile)
+//   alloc k_full: barrier uint64[D] arrivals(1)
+//   alloc k_empty: barrier uint64[D] arrivals(1)
+//   warp_specialize(producer_threads=128) {
+//     for k_load in serial(min : +n) {               i = k_load - min
+//       barrier_wait(k_empty[i % D], (i / D + 1) % 2)
+//       barrier_arrive(k_full[i % D], expect_bytes=<bytes of the tiles>)
+//       version(T...) = i % D { copy_async(P[k := k_load], barrier=k_full[i % D]) }
+//     }
+//   } consumer {
+//     for k in serial(min : +n) {                    i = k - min
+//       barrier_wait(k_full[i % D], (i / D) % 2)
+//       version(T...) = i % D { C }
+//       barrier_arrive(k_empty[i % D])
+//     }
+//   }
+//
+// The producer runs up to D iterations ahead of the consumers, never onto a
+// stage they still read. Loops with warp_specialize off stay as they are
+// (expand-pipelines may expand them after this pass).
+ir::Module warpSpecializePipelines(const ir::Module& m, PassContext& ctx);
+constexpr int64_t kProducerThreads = 128;
+
 // For targets that compile Pipelined loops themselves (the CPU, and the GPU
 // emitter for now): reports `async-unsupported` at the first asynchronous
 // pipeline statement of each function of `m` (a versioned allocation, a
-// version block, copy_async, commit_group, wait_group) and returns false,
+// version block, copy_async, commit_group, wait_group, a barrier
+// allocation, barrier_arrive, barrier_wait, warp_specialize) and returns false,
 // or returns true when there is none.
 bool rejectAsyncStatements(const ir::Module& m, DiagnosticEngine& diags, const std::string& target);
 
@@ -68,6 +104,12 @@ struct PipelineExpansion {
   std::string why;
 };
 PipelineExpansion pipelineExpansion(const ir::ForStmt* loop);
+
+// The warp-specialized form above of `loop` and its expansion `x`: the
+// barriers' allocations and the warp_specialize (the tiles' allocations are
+// the caller's), with `consumer` applied to each of the later statements.
+ir::Stmt specializeLoop(const ir::ForStmt* loop, const PipelineExpansion& x,
+                        const std::function<ir::Stmt(const ir::Stmt&)>& consumer);
 
 // The prologue, steady state and drain above for `loop` and its expansion
 // `x` (the tiles' allocations are the caller's), with `consumer` applied to

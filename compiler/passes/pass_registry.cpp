@@ -25,6 +25,10 @@ std::vector<Pass> registeredPasses() {
       {"expand-pipelines",
        "a planned Pipelined loop -> versioned tiles, asynchronous copies, prologue, steady state and drain",
        expandPipelines},
+      {"warp-specialize-pipelines",
+       "a planned Pipelined loop -> a producer role issuing its copies on full barriers and a consumer role "
+       "releasing each stage on an empty barrier",
+       warpSpecializePipelines},
       {"stage-accumulator-stores", "store gemm accumulators to global memory through shared memory",
        stageAccumulatorStores},
       {"stage-transposed-stores",

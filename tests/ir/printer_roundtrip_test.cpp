@@ -434,3 +434,43 @@ TEST_CASE("asynchronous pipeline statements round-trip") {
     CHECK(text.find(s) != std::string::npos);
   }
 }
+
+TEST_CASE("barriers and warp_specialize round-trip") {
+  Var bx = makeVar("bx", DType::Int32);
+  Var k = makeVar("k", DType::Int32);
+  Var kl = makeVar("k_load", DType::Int32);
+  Buffer A = makeBuffer("A", DType::Float16, {makeInt(64), makeInt(32)}, MemScope::Global);
+  Buffer S = makeBuffer("S", DType::Float16, {makeInt(64)}, MemScope::Shared);
+  Buffer full = makeBuffer("full", DType::UInt64, {makeInt(2)}, MemScope::Barrier);
+  Buffer empty = makeBuffer("empty", DType::UInt64, {makeInt(2)}, MemScope::Barrier);
+  auto stage = [](const Var& v) { return floorMod(vref(v), makeInt(2)); };
+  auto parity = [](const Expr& round) { return floorMod(round, makeInt(2)); };
+  Stmt producer = loop(
+      kl, makeInt(0), makeInt(32), ForKind::Serial,
+      seq({std::make_shared<const BarrierWaitStmt>(BarrierRef{empty, stage(kl)},
+                                                   parity(add(floorDiv(vref(kl), makeInt(2)), makeInt(1))), SourceLoc{}),
+           std::make_shared<const BarrierArriveStmt>(BarrierRef{full, stage(kl)}, makeInt(128), SourceLoc{}),
+           std::make_shared<const VersionStmt>(
+               std::vector<Buffer>{S}, stage(kl),
+               std::make_shared<const CopyStmt>(region(A, {{makeInt(0), makeInt(64)}, {vref(kl), makeInt(1)}}),
+                                                fullRegion(S), SourceLoc{}, true, BarrierRef{full, stage(kl)}),
+               SourceLoc{})}));
+  Stmt consumer = loop(k, makeInt(0), makeInt(32), ForKind::Serial,
+                       seq({std::make_shared<const BarrierWaitStmt>(BarrierRef{full, stage(k)},
+                                                                    parity(floorDiv(vref(k), makeInt(2))), SourceLoc{}),
+                            std::make_shared<const BarrierArriveStmt>(BarrierRef{empty, stage(k)}, nullptr, SourceLoc{})}));
+  Stmt kernelBody = seq({std::make_shared<const AllocStmt>(S, SourceLoc{}, 2),
+                         std::make_shared<const AllocStmt>(full, SourceLoc{}, 1, 1),
+                         std::make_shared<const AllocStmt>(empty, SourceLoc{}, 1, 1),
+                         std::make_shared<const WarpSpecializeStmt>(128, producer, consumer, SourceLoc{})});
+  auto f = funcWithBody(kernel({makeInt(1)}, {bx}, 64, kernelBody), {{"A", A, nullptr, {}}});
+  std::string text = checkRoundTrip(moduleOf(f), /*verify=*/true);
+  for (const char* s : {"alloc full: barrier uint64[2] arrivals(1)", "warp_specialize(producer_threads=128) {",
+                        "barrier_wait(empty[k_load % 2], (floordiv(k_load, 2) + 1) % 2)",
+                        "barrier_arrive(full[k_load % 2], expect_bytes=128)",
+                        "copy_async(A[0 : +64, k_load : +1], S, barrier=full[k_load % 2])", "} consumer {",
+                        "barrier_wait(full[k % 2], floordiv(k, 2) % 2)", "barrier_arrive(empty[k % 2])"}) {
+    INFO(s);
+    CHECK(text.find(s) != std::string::npos);
+  }
+}

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,7 +16,9 @@
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/int_arith.h"
+#include "compiler/ir/ir_parser.h"
 #include "compiler/ir/substitute.h"
+#include "compiler/passes/pass_registry.h"
 #include "compiler/sema/frontend.h"
 
 namespace tlc::testing {
@@ -98,6 +101,61 @@ inline std::optional<std::vector<interp::HostTensor>> runExample(const ir::PrimF
 
 inline bool bitIdentical(const interp::HostTensor& a, const interp::HostTensor& b) {
   return a.sizeBytes() == b.sizeBytes() && std::memcmp(a.data(), b.data(), a.sizeBytes()) == 0;
+}
+
+// `m` after the registered passes `names` (comma-separated), or nullopt
+// with their diagnostics in `diags`.
+inline std::optional<ir::Module> runPassNames(const ir::Module& m, const char* names, DiagnosticEngine& diags) {
+  std::string error;
+  auto pipeline = passes::pipelineFromNames(names, error);
+  REQUIRE_MESSAGE(pipeline.has_value(), error);
+  passes::PassContext ctx(diags);
+  return pipeline->run(m, ctx);
+}
+
+// Every example planned (inline-loop-lets, pipeline-planning) and run by
+// the interpreter before and after the passes `names` on the same seeded
+// inputs; the outputs must be bit-identical. `counted` is called on each
+// rewritten function. Returns how many functions the passes rewrote.
+inline int compareExamplesAfter(const char* names, const std::function<void(const ir::PrimFunc&)>& counted) {
+  int compared = 0;
+  for (const std::filesystem::path& path : exampleFiles()) {
+    INFO("example: " << path.string());
+    SourceManager sources;
+    DiagnosticEngine diags(sources);
+    ir::Module module = compileExample(path, sources, diags);
+    auto planned = runPassNames(module, "inline-loop-lets,pipeline-planning", diags);
+    REQUIRE_MESSAGE(planned.has_value(), diags.renderAll());
+    auto rewritten = runPassNames(*planned, names, diags);
+    REQUIRE_MESSAGE(rewritten.has_value(), diags.renderAll());
+    for (size_t fi = 0; fi < planned->funcs.size(); ++fi) {
+      if (rewritten->funcs[fi] == planned->funcs[fi]) continue;  // nothing rewritten
+      counted(*rewritten->funcs[fi]);
+      const ir::PrimFunc& f = *planned->funcs[fi];
+      std::vector<interp::HostTensor> inputs = exampleInputs(f);
+      std::string errA, errB;
+      auto want = runExample(f, inputs, errA);
+      REQUIRE_MESSAGE(want.has_value(), errA);
+      auto got = runExample(*rewritten->funcs[fi], inputs, errB);
+      REQUIRE_MESSAGE(got.has_value(), errB);
+      for (size_t i = 0; i < want->size(); ++i) CHECK(bitIdentical((*want)[i], (*got)[i]));
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+// Runs the one function of the tile IR `text` on seeded inputs; returns
+// the interpreter's diagnostics (empty when it ran).
+inline std::string runTirText(const std::string& text) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  uint32_t file = sources.addBuffer("test.tir", text);
+  auto module = ir::parseIRModule(sources, diags, file);
+  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
+  std::string errors;
+  auto out = runExample(*module->funcs[0], exampleInputs(*module->funcs[0]), errors);
+  return out ? "" : errors;
 }
 
 }  // namespace tlc::testing

@@ -6,78 +6,28 @@
 // reading a tile an unfinished copy writes, so a misplaced wait, a wrong
 // version or a copy issued too late cannot pass; the cases after the first
 // check that it does reject them.
-#include "compiler/ir/ir_parser.h"
 #include "compiler/passes/cpu_pipeline.h"
 #include "compiler/passes/expand_pipelines.h"
-#include "compiler/passes/pass_registry.h"
 #include "compiler/sema/frontend.h"
 #include "tests/ir_roundtrip/example_runs.h"
 
 using namespace tlc;
 using namespace tlc::testing;
 
-namespace {
-
-struct CountExpanded : ir::IRVisitor {
-  int loops = 0;
-  void visitAlloc(const ir::AllocStmt* a) override { loops += a->versions > 1; }
-};
-
-std::optional<ir::Module> runPasses(const ir::Module& m, const char* names, DiagnosticEngine& diags) {
-  std::string error;
-  auto pipeline = passes::pipelineFromNames(names, error);
-  REQUIRE_MESSAGE(pipeline.has_value(), error);
-  passes::PassContext ctx(diags);
-  return pipeline->run(m, ctx);
-}
-
-}  // namespace
-
 TEST_CASE("expanded pipelines compute exactly what the planned loops compute") {
-  int compared = 0, tiles = 0;
-  for (const std::filesystem::path& path : exampleFiles()) {
-    INFO("example: " << path.string());
-    SourceManager sources;
-    DiagnosticEngine diags(sources);
-    ir::Module module = compileExample(path, sources, diags);
-    auto planned = runPasses(module, "inline-loop-lets,pipeline-planning", diags);
-    REQUIRE_MESSAGE(planned.has_value(), diags.renderAll());
-    auto expanded = runPasses(*planned, "expand-pipelines", diags);
-    REQUIRE_MESSAGE(expanded.has_value(), diags.renderAll());
-    for (size_t fi = 0; fi < planned->funcs.size(); ++fi) {
-      if (expanded->funcs[fi] == planned->funcs[fi]) continue;  // nothing expanded
-      CountExpanded count;
-      count.visit(expanded->funcs[fi]->body);
-      tiles += count.loops;
-      const ir::PrimFunc& f = *planned->funcs[fi];
-      std::vector<interp::HostTensor> inputs = exampleInputs(f);
-      std::string errA, errB;
-      auto want = runExample(f, inputs, errA);
-      REQUIRE_MESSAGE(want.has_value(), errA);
-      auto got = runExample(*expanded->funcs[fi], inputs, errB);
-      REQUIRE_MESSAGE(got.has_value(), errB);
-      for (size_t i = 0; i < want->size(); ++i) CHECK(bitIdentical((*want)[i], (*got)[i]));
-      ++compared;
-    }
-  }
+  int tiles = 0;
+  struct CountExpanded : ir::IRVisitor {
+    int& tiles;
+    explicit CountExpanded(int& t) : tiles(t) {}
+    void visitAlloc(const ir::AllocStmt* a) override { tiles += a->versions > 1; }
+  };
+  int compared = compareExamplesAfter("expand-pipelines", [&](const ir::PrimFunc& f) { CountExpanded(tiles).visit(f.body); });
   // The gemms, attention and convolution examples pipeline their tiles.
   CHECK(compared >= 8);
   CHECK(tiles >= 16);
 }
 
 namespace {
-
-// Runs the one function of `text` on seeded inputs; returns the diagnostics.
-std::string runText(const std::string& text) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  uint32_t file = sources.addBuffer("async.tir", text);
-  auto module = ir::parseIRModule(sources, diags, file);
-  REQUIRE_MESSAGE(module.has_value(), diags.renderAll());
-  std::string errors;
-  auto out = runExample(*module->funcs[0], exampleInputs(*module->funcs[0]), errors);
-  return out ? "" : errors;
-}
 
 // A depth-2 pipeline over A's columns, with `steady` as the steady state's
 // statements before the consumer.
@@ -116,21 +66,21 @@ const std::string kIssueNext =
 }  // namespace
 
 TEST_CASE("the interpreter runs a correct hand-written pipeline") {
-  CHECK(runText(pipeline("", "      wait_group(0)\n" + kIssueNext)) == "");
+  CHECK(runTirText(pipeline("", "      wait_group(0)\n" + kIssueNext)) == "");
 }
 
 TEST_CASE("reading a tile before the wait for its copy is an error") {
   // Waiting after the next copy is issued, the newest group may stay
   // pending, not the two newest: the older is iteration j's own tile.
-  CHECK(runText(pipeline("", kIssueNext + "      wait_group(1)\n")) == "");
-  std::string e = runText(pipeline("", kIssueNext + "      wait_group(2)\n"));
+  CHECK(runTirText(pipeline("", kIssueNext + "      wait_group(1)\n")) == "");
+  std::string e = runTirText(pipeline("", kIssueNext + "      wait_group(2)\n"));
   CHECK(e.find("while an asynchronous copy to it is in flight") != std::string::npos);
   CHECK(e.find("[invalid-program]") != std::string::npos);
 }
 
 TEST_CASE("a copy no wait completes is an error at the end of its block") {
   auto lone = [](const std::string& after) {
-    return runText(
+    return runTirText(
         "func @f(A: float32[64], out: float32[64]) {\n"
         "  kernel grid(1) threads(64) as (b) {\n"
         "    alloc S: shared float32[64]\n"
@@ -151,7 +101,7 @@ TEST_CASE("a version outside the buffer's versions is an error") {
   size_t at = text.find(consumer);
   REQUIRE(at != std::string::npos);
   text.replace(at, consumer.size(), "version(S) = j");
-  CHECK(runText(text).find("version 2 of `S`, which has 2 versions") != std::string::npos);
+  CHECK(runTirText(text).find("version 2 of `S`, which has 2 versions") != std::string::npos);
 }
 
 // expected-error: async-unsupported (at the first asynchronous statement)
@@ -159,7 +109,7 @@ TEST_CASE("the CPU target rejects expanded pipelines with a located error") {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   ir::Module module = compileExample(std::filesystem::path(TLC_SOURCE_DIR) / "examples/gemm/gemm.tl", sources, diags);
-  auto expanded = runPasses(module, "inline-loop-lets,pipeline-planning,expand-pipelines", diags);
+  auto expanded = runPassNames(module, "inline-loop-lets,pipeline-planning,expand-pipelines", diags);
   REQUIRE(expanded.has_value());
   passes::PassContext ctx(diags);
   CHECK(!cpu::lowerForCpu(*expanded, ctx, cpu::CpuLoweringOptions{}).has_value());

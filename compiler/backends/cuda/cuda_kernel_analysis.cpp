@@ -621,6 +621,9 @@ bool KernelEmitter::planBuffers() {
         info.place = writtenInParallel_.count(b.get()) ? Placement::Shared : Placement::Register;
         break;
       case MemScope::Global: info.place = Placement::Global; break;
+      case MemScope::Barrier:  // expanded pipelines are rejected before (rejectAsyncStatements)
+        diags_.report(DiagKind::CudaUnsupported, a->loc, "barriers `" + b->name + "` of an expanded pipeline");
+        return false;
     }
     if (auto it = layouts.accumulators.find(b.get()); it != layouts.accumulators.end()) {
       info.place = Placement::Register;

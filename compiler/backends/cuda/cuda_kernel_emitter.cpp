@@ -536,6 +536,9 @@ void KernelEmitter::emitThread(const Stmt& s) {
     case StmtKind::Version:
     case StmtKind::AsyncCommit:
     case StmtKind::AsyncWait:  // block-level only (the verifier keeps them out of Parallel loops)
+    case StmtKind::BarrierArrive:
+    case StmtKind::BarrierWait:
+    case StmtKind::WarpSpecialize:
       diags_.report(DiagKind::CudaUnsupported, s->loc,
                     std::string("a `") + stmtKindName(s->kind) + "` statement inside a Parallel loop");
       failed_ = true;
