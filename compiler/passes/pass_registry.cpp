@@ -4,6 +4,7 @@
 #include "compiler/passes/inline_loop_lets.h"
 #include "compiler/passes/drop_layout_annotations.h"
 #include "compiler/passes/expand_pipelines.h"
+#include "compiler/passes/hoist_guarded_copies.h"
 #include "compiler/passes/fold_implied_conditions.h"
 #include "compiler/passes/lower_buffer_prints.h"
 #include "compiler/passes/pipeline_planning.h"
@@ -21,6 +22,9 @@ std::vector<Pass> registeredPasses() {
        [](const ir::Module& m, PassContext&) { return simplify(m); }},
       {"inline-loop-lets", "substitute the pure scalar lets of Pipelined loop bodies into their statements",
        inlineLoopLets},
+      {"hoist-guarded-copies",
+       "move the tile loads of a guarded group of a Pipelined loop's body before its `if`, to load them ahead",
+       hoistGuardedCopies},
       {"pipeline-planning", "assign each statement of a Pipelined loop its stage and order", planPipelines},
       {"expand-pipelines",
        "a planned Pipelined loop -> versioned tiles, asynchronous copies, prologue, steady state and drain",

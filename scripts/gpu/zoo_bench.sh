@@ -103,6 +103,8 @@ zoo gemm_batched gemm "BATCH=2 M=150 N=300 K=200" "BATCH=8 M=2048 N=2048 K=2048"
 zoo gemm_bias_gelu gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
 zoo gemm_splitk gemm "M=150 N=300 K=200" "M=1024 N=1024 K=16384"
 zoo gemm_int8 gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
+# Half of A's tiles kept (Mask in {0, 1}), against cuBLAS's dense gemm.
+bench_extra="--fill Mask=0:2" zoo gemm_blocksparse gemm "M=150 N=300 K=200" "M=4096 N=4096 K=4096"
 
 if selected lowbit; then
   ex=$root/examples

@@ -197,6 +197,14 @@ def case_gemm_int8():
     return GEMM, {"A": A, "B": B}, {"C": (A.astype(np.int64) @ B.astype(np.int64).T, "int32")}
 
 
+def case_gemm_blocksparse():
+    A, B = rand((150, 200), "float16"), rand((200, 300), "float16")
+    mask = (rng.uniform(size=(2, 7)) < 0.5).astype(np.int8)  # 128 x 32 tiles of A
+    mask[0, 0], mask[1, 6] = 1, 0
+    kept = np.kron(mask, np.ones((128, 32)))[:150, :200]
+    return GEMM, {"A": A, "B": B, "Mask": mask}, {"C": (f(A) * kept @ f(B), "float16")}
+
+
 # name -> (file, kernel or None, case)
 CASES = {name[5:]: (name[5:], None, fn) for name, fn in list(globals().items()) if name.startswith("case_")}
 CASES["scatter_add_rows"] = ("gather_rows", "scatter_add_rows", case_scatter_add_rows)

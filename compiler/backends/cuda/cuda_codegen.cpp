@@ -65,6 +65,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
   p.printAfterAll = options.printAfterAll;
   p.timePasses = options.timePasses;
   p.add(*passes::findPass("inline-loop-lets"));
+  p.add(*passes::findPass("hoist-guarded-copies"));
   p.add(*passes::findPass("pipeline-planning"));
   if (options.language == GpuLanguage::Cuda && options.asyncCopy) p.add(autoPipelinePass(options));
   p.add(*passes::findPass("stage-accumulator-stores"));
