@@ -16,6 +16,7 @@
 #include "compiler/passes/cpu_lower_gemm.h"
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
+#include "compiler/passes/cpu_select_stores.h"
 #include "compiler/passes/cpu_vector_layouts.h"
 #include "compiler/passes/cpu_version_guards.h"
 
@@ -71,6 +72,8 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
              "integer comparisons decided by the enclosing ifs' conditions and loops' ranges -> constants",
              passes::foldImpliedConditions));
   p.add(Pass{"cpu-block-local-storage", "shared/fragment buffers -> block-local arrays", makeBlockLocalStorage});
+  p.add(wrap("cpu-select-stores", "a vector loop's guarded store into block-local memory -> a store of a select",
+             selectGuardedStores));
   return p;
 }
 

@@ -94,6 +94,7 @@ zoo col_sum mem "M=100 N=300" "M=16384 N=8192"
 zoo row_max mem "M=10 N=3000" "M=16384 N=8192"
 zoo argmax mem "M=10 N=3000" "M=16384 N=8192"
 zoo cumsum mem "M=200 N=100" "M=16384 N=8192"
+zoo topk mem "M=150 D:N=64" "M=262144 D:N=64"
 # Indices spread over the whole table when timed.
 bench_extra="--fill ids=0:32000" zoo embedding mem "T_=30 V=50" "T_=65536 V=32000"
 bench_extra="--fill index=0:32768" zoo gather_rows mem "M=30 R=20 N=300" "M=65536 R=32768 N=1024"

@@ -197,6 +197,13 @@ def case_gemm_int8():
     return GEMM, {"A": A, "B": B}, {"C": (A.astype(np.int64) @ B.astype(np.int64).T, "int32")}
 
 
+def case_topk():
+    X = rand((150, 64), "float32")
+    order = np.argsort(-X, axis=1, kind="stable")[:, :8]
+    return ({"M": 150, "N": Define(64)}, {"X": X},
+            {"values": (np.take_along_axis(X, order, 1), "float32"), "indices": (order, "int32")})
+
+
 def case_gemm_blocksparse():
     A, B = rand((150, 200), "float16"), rand((200, 300), "float16")
     mask = (rng.uniform(size=(2, 7)) < 0.5).astype(np.int8)  # 128 x 32 tiles of A
