@@ -204,6 +204,19 @@ def case_topk():
             {"values": (np.take_along_axis(X, order, 1), "float32"), "indices": (order, "int32")})
 
 
+def case_attention_blocksparse():
+    B, H, S, D = 1, 2, 300, 64
+    Q, K, V = (rand((B, H, S, D), "float16") for _ in range(3))
+    mask = (rng.uniform(size=(B, H, 3, 3)) < 0.6).astype(np.int8)  # 128 x 128 tiles of the scores
+    mask[0, 0, 1, :] = 0  # rows 128..255 of head 0 see no key: zero
+    keep = np.kron(mask, np.ones((128, 128)))[:, :, :S, :S] != 0
+    s = np.where(keep, f(Q) @ np.swapaxes(f(K), 2, 3) / np.sqrt(D), -np.inf)
+    top = np.max(s, axis=3, keepdims=True)
+    p = np.where(keep, np.exp(s - np.where(np.isfinite(top), top, 0)), 0)
+    l = p.sum(axis=3, keepdims=True)
+    return {"B": B, "S": S, "H": H}, {"Q": Q, "K": K, "V": V, "Mask": mask}, {"O": (p @ f(V) / np.maximum(l, 1e-30), "float16")}
+
+
 def case_gemm_blocksparse():
     A, B = rand((150, 200), "float16"), rand((200, 300), "float16")
     mask = (rng.uniform(size=(2, 7)) < 0.5).astype(np.int8)  # 128 x 32 tiles of A
