@@ -84,6 +84,7 @@ void IRVisitor::visitCopy(const CopyStmt* n) {
   visitRegion(n->src);
   visitRegion(n->dst);
   if (n->barrier) visit(n->barrier.index);
+  if (n->usedWhen) visit(n->usedWhen);
 }
 void IRVisitor::visitGemm(const GemmStmt* n) {
   visitRegion(n->a);
@@ -265,8 +266,10 @@ Stmt IRMutator::mutateEvaluate(const EvaluateStmt* n, const Stmt& self) {
 Stmt IRMutator::mutateCopy(const CopyStmt* n, const Stmt& self) {
   Region s = mutateRegion(n->src), d = mutateRegion(n->dst);
   BarrierRef bar = mutateBarrier(n->barrier);
-  if (sameRegion(s, n->src) && sameRegion(d, n->dst) && bar.index == n->barrier.index) return self;
-  return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar);
+  Expr used = n->usedWhen ? mutate(n->usedWhen) : nullptr;
+  if (sameRegion(s, n->src) && sameRegion(d, n->dst) && bar.index == n->barrier.index && used == n->usedWhen)
+    return self;
+  return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar, used);
 }
 Stmt IRMutator::mutateGemm(const GemmStmt* n, const Stmt& self) {
   Region a = mutateRegion(n->a), b = mutateRegion(n->b), c = mutateRegion(n->c);

@@ -385,13 +385,19 @@ struct BarrierRef {
 // neither read nor written. With a `barrier` (async only) it joins no
 // group: its bytes count towards that barrier's current phase, and its
 // destination is written when that phase completes.
+// `usedWhen` (a bool, or null): a promise that the destination is read, until
+// the next copy into it, only where this condition (evaluated with the copy)
+// holds; a target may skip the copy where it does not. The interpreter copies
+// always. hoist-guarded-copies writes it for the copies it moves out of an `if`.
 struct CopyStmt : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Copy;
   Region src, dst;
   bool async = false;
   BarrierRef barrier;
-  CopyStmt(Region s, Region d, SourceLoc l, bool a = false, BarrierRef bar = {})
-      : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)), async(a), barrier(std::move(bar)) {}
+  Expr usedWhen;
+  CopyStmt(Region s, Region d, SourceLoc l, bool a = false, BarrierRef bar = {}, Expr used = nullptr)
+      : StmtNode(kKind, l), src(std::move(s)), dst(std::move(d)), async(a), barrier(std::move(bar)),
+        usedWhen(std::move(used)) {}
 };
 
 struct GemmStmt : StmtNode {

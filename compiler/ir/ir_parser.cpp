@@ -460,7 +460,8 @@ Stmt IRParser::parseEvaluate() {
   return std::make_shared<const EvaluateStmt>(v, loc);
 }
 
-// copy := ('copy' | 'copy_async') '(' region ',' region (',' 'barrier' '=' barrier-ref)? ')' loc-suffix?
+// copy := ('copy' | 'copy_async') '(' region ',' region (',' 'barrier' '=' barrier-ref)?
+//         (',' 'used_when' '=' expr)? ')' loc-suffix?
 Stmt IRParser::parseCopy() {
   bool async = cur().text == "copy_async";
   SourceLoc loc = take().loc;
@@ -469,14 +470,22 @@ Stmt IRParser::parseCopy() {
   expectPunct(",");
   Region dst = parseRegion();
   BarrierRef barrier;
-  if (acceptPunct(",")) {
-    expectWord("barrier");
-    expectPunct("=");
-    barrier = parseBarrierRef();
+  Expr usedWhen;
+  while (acceptPunct(",")) {
+    if (!barrier && acceptWord("barrier")) {
+      expectPunct("=");
+      barrier = parseBarrierRef();
+    } else if (!usedWhen && acceptWord("used_when")) {
+      expectPunct("=");
+      usedWhen = parseExpr();
+    } else {
+      fail(DiagKind::IrSyntaxError, cur().loc, "expected `barrier=` or `used_when=`, found " + describe(cur()));
+    }
   }
   expectPunct(")");
   parseOptLoc(loc);
-  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc, async, std::move(barrier));
+  return std::make_shared<const CopyStmt>(std::move(src), std::move(dst), loc, async, std::move(barrier),
+                                          std::move(usedWhen));
 }
 
 bool IRParser::parseBoolValue() {

@@ -479,6 +479,7 @@ class Printer {
       case StmtKind::Copy: {
         auto* c = as<CopyStmt>(s);
         std::string bar = c->barrier ? ", barrier=" + barrierRef(c->barrier) : "";
+        if (c->usedWhen) bar += ", used_when=" + expr(c->usedWhen);
         line(cat({c->async ? "copy_async(" : "copy(", region(c->src), ", ", region(c->dst), bar, ")", locSuffix(s->loc)}));
         return;
       }

@@ -107,8 +107,9 @@ class Substituter : public IRMutator {
   Stmt mutateCopy(const CopyStmt* n, const Stmt& self) override {
     Region s = region(n->src), d = region(n->dst);
     BarrierRef bar = barrier(n->barrier);
-    if (same(s, n->src) && same(d, n->dst) && same(bar, n->barrier)) return self;
-    return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar);
+    Expr used = n->usedWhen ? mutate(n->usedWhen) : nullptr;
+    if (same(s, n->src) && same(d, n->dst) && same(bar, n->barrier) && used == n->usedWhen) return self;
+    return std::make_shared<const CopyStmt>(s, d, n->loc, n->async, bar, used);
   }
   Stmt mutateGemm(const GemmStmt* n, const Stmt& self) override {
     Region a = region(n->a), b = region(n->b), c = region(n->c);

@@ -294,6 +294,12 @@ void Verifier::stmtNode(const Stmt& s) {
       auto* c = as<CopyStmt>(s);
       region(c->src, "source");
       region(c->dst, "destination");
+      if (c->usedWhen) {
+        expr(c->usedWhen);
+        if (c->usedWhen->dtype != DType::Bool)
+          report(DiagKind::IrOperandType, c->usedWhen->loc.known() ? c->usedWhen->loc : s->loc,
+                 "`used_when` is a condition (bool), not " + dt(c->usedWhen->dtype));
+      }
       if (c->barrier) {
         barrierOperand(c->barrier, s->loc);
         if (!c->async) report(DiagKind::IrInvalidAsync, s->loc, "only copy_async completes on a barrier");

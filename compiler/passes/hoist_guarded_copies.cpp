@@ -41,6 +41,18 @@ class Hoist : public IRMutator {
         continue;
       }
       changed = true;
+      // A condition a producer can evaluate ahead (it uses nothing the body
+      // binds and reads only tables) goes with the copies as their
+      // `used_when`: a target may then skip them where it is false.
+      BoundVars bound;
+      bound.visit(loop->body);
+      UsesVars uses(bound.vars);
+      uses.visit(guard->cond);
+      if (!uses.found && uses.loadsOnlyTablesOf(loop->body))
+        for (Stmt& h : hoisted) {
+          auto* c = as<CopyStmt>(h);
+          h = std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, c->async, c->barrier, guard->cond);
+        }
       rewritten.insert(rewritten.end(), hoisted.begin(), hoisted.end());
       if (!kept.empty())
         rewritten.push_back(std::make_shared<const IfStmt>(guard->cond, makeSeq(std::move(kept), guard->loc), nullptr,

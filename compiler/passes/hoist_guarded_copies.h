@@ -12,8 +12,8 @@
 // The `if` is one statement, which pipeline-planning cannot split: the
 // loop would run unpipelined, each iteration waiting for its own copies.
 // This pass rewrites the body as
-//         T.copy(A[by * bm, k * bk], A_s)
-//         T.copy(B[k * bk, bx * bn], B_s)
+//         T.copy(A[by * bm, k * bk], A_s)      (used_when=Mask[by, k])
+//         T.copy(B[k * bk, bx * bn], B_s)      (used_when=Mask[by, k])
 //         if Mask[by, k]:
 //             T.gemm(A_s, B_s, C_f)
 // which pipelines: a skipped iteration still loads its tiles (they are not
@@ -31,7 +31,11 @@
 //    read after the loop (readsAfterLoops);
 //  - read a tensor the loop does not write, at a region that uses no
 //    variable the loop body binds and reads no memory but tables.
-// Such a copy moves, in order, before its `if`. A tile it fills is read only
+// Such a copy moves, in order, before its `if`; when the condition uses
+// nothing the loop body binds and reads only tables, it goes with the copy as
+// its `used_when` (ir.h: CopyStmt::usedWhen), so that a target may skip the
+// copy where the tile would not be read (the CUDA backend's Hopper producer
+// then issues no TMA copy for a skipped stage). A tile it fills is read only
 // inside the `if`, where the copy ran before; where the condition is false
 // nothing reads the tile before the next iteration overwrites it, nor after
 // the loop; reading the source has no effect (copies read out-of-bounds

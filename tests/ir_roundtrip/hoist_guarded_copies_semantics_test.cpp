@@ -35,7 +35,7 @@ TEST_CASE("hoisting guarded copies changes no result") {
     REQUIRE_MESSAGE(got.has_value(), errB);
     for (size_t i = 0; i < want->size(); ++i) CHECK(bitIdentical((*want)[i], (*got)[i]));
   }
-  CHECK(changed == 1);  // @blocksparse; @kept keeps every copy guarded
+  CHECK(changed == 2);  // @blocksparse, @data_guard; @kept keeps every copy guarded
 }
 
 namespace {

@@ -14,6 +14,7 @@
 
 #include "compiler/backends/c_names.h"
 #include "compiler/ir/buffer_writes.h"
+#include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -230,16 +231,33 @@ void KernelEmitter::emitHopperSetup() {
     }
     line("tlc::mbar_arrive(&tlc_full[" + stageName + "]);");
   };
+  // Tensor copies whose tiles are read only where one condition holds
+  // (CopyStmt::usedWhen: hoist-guarded-copies' block-sparse loads) are not
+  // issued where it does not; the stage's `full` then completes on the
+  // producer's plain arrival, and the consumers skip the stage's work.
+  Expr usedWhen;
+  if (tmaTiles && !gathers && split.empty())
+    for (const HopperOperand& op : h.tiles) {
+      if (!op.copy) continue;
+      const Expr& u = op.producerCopy()->usedWhen;
+      bool same = u && (!usedWhen || structurallyEqual(u, usedWhen));
+      usedWhen = same ? u : nullptr;
+      if (!same) break;
+    }
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
   const std::string expectTx = "tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");";
-  if (tmaTiles && !gathers) line(expectTx);
+  if (tmaTiles && !gathers && !usedWhen) line(expectTx);
   if (isNonNegative(f->min)) markNonNegative(f->var);
   line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(substitute(f->min, h.producerLets)) +
        " + " + it + ";");
   if (tmaTiles && gathers) {
     open("if (" + tmaThread + ")");
+    line(expectTx);
+  }
+  if (usedWhen) {
+    open("if (" + expr(usedWhen) + ")");
     line(expectTx);
   }
   for (size_t i = 0; i < h.tiles.size(); ++i) {
@@ -267,6 +285,12 @@ void KernelEmitter::emitHopperSetup() {
       }
   }
   if (tmaTiles && gathers) close();
+  if (usedWhen) {
+    close("} else {");
+    ++indent_;
+    line("tlc::mbar_arrive(&tlc_full[" + stage + "]);");
+    close();
+  }
   if (!split.empty()) {
     // The last iteration's elements into their stage (the registers are
     // read at once, before this iteration's loads overwrite them).
