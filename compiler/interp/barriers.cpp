@@ -82,6 +82,14 @@ void Machine::settle(BarrierState& b, int slot, int64_t index, SourceLoc loc) {
   ++b.phase;
 }
 
+// Whether the phase of parity `parity` has completed; the copies in flight
+// land only when it has not without them.
+bool Machine::reached(BarrierState& b, int slot, int64_t index, int64_t parity) {
+  if (phaseDone(b, parity)) return true;
+  land(b, slot, index);
+  return phaseDone(b, parity);
+}
+
 void Machine::execBarrierArrive(const CStmt& s) {
   int64_t index;
   BarrierState& b = barrierAt(s, &index);
@@ -122,9 +130,7 @@ void Machine::execBarrierWait(const CStmt& s) {
   int64_t parity = evalInt(*s.exprs[1]);
   if (parity != 0 && parity != 1)
     fail(DiagKind::InterpUndefinedBehavior, s.node->loc, "a phase's parity is 0 or 1, not " + std::to_string(parity));
-  if (phaseDone(b, parity)) return;
-  land(b, s.slot, index);
-  if (phaseDone(b, parity)) return;
+  if (reached(b, s.slot, index, parity)) return;
   RoleWait wait{&s, s.slot, index, parity};
   if (!roles_)
     failDeadlock(s, "this wait never returns: nothing else in the block runs to complete the phase it waits " +
@@ -138,10 +144,8 @@ void Machine::execBarrierWait(const CStmt& s) {
 bool Machine::canRun(const Role& r) {
   if (r.done) return false;
   if (!r.wait.at) return true;
-  BarrierState& b = bufs_[r.wait.slot].barriers[static_cast<size_t>(r.wait.index)];
-  if (phaseDone(b, r.wait.parity)) return true;
-  land(b, r.wait.slot, r.wait.index);
-  return phaseDone(b, r.wait.parity);
+  return reached(bufs_[r.wait.slot].barriers[static_cast<size_t>(r.wait.index)], r.wait.slot, r.wait.index,
+                 r.wait.parity);
 }
 
 void Machine::saveRole(Role& r) {

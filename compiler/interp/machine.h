@@ -178,6 +178,7 @@ class Machine {
   bool phaseDone(const BarrierState& b, int64_t parity) const { return b.phase % 2 != parity; }
   void arrive(BarrierState& b, int slot, int64_t index, SourceLoc loc);
   void land(BarrierState& b, int slot, int64_t index);
+  bool reached(BarrierState& b, int slot, int64_t index, int64_t parity);
   void settle(BarrierState& b, int slot, int64_t index, SourceLoc loc);
   void execBarrierArrive(const CStmt& s);
   void execBarrierWait(const CStmt& s);

@@ -1,6 +1,9 @@
 #include "compiler/passes/hoist_guarded_copies.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_set>
 
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_writes.h"
@@ -25,6 +28,9 @@ class Hoist : public IRMutator {
         !f->group.empty())
       return out;
     auto* loop = as<ForStmt>(out);
+    BoundVars bound;
+    bound.visit(loop->body);
+    const Loop facts{f, *loop, bound.vars, collectBufferWrites(loop->body).buffers};
     std::vector<Stmt> body = seqStmts(loop->body), rewritten;
     bool changed = false;
     for (size_t i = 0; i < body.size(); ++i) {
@@ -35,7 +41,7 @@ class Hoist : public IRMutator {
       }
       std::vector<Stmt> hoisted, kept;
       for (const Stmt& s : seqStmts(guard->thenBody))
-        (hoistable(f, *loop, body, i, *guard, kept, s) ? hoisted : kept).push_back(s);
+        (hoistable(facts, body, i, *guard, kept, s) ? hoisted : kept).push_back(s);
       if (hoisted.empty()) {
         rewritten.push_back(body[i]);
         continue;
@@ -44,11 +50,7 @@ class Hoist : public IRMutator {
       // A condition a producer can evaluate ahead (it uses nothing the body
       // binds and reads only tables) goes with the copies as their
       // `used_when`: a target may then skip them where it is false.
-      BoundVars bound;
-      bound.visit(loop->body);
-      UsesVars uses(bound.vars);
-      uses.visit(guard->cond);
-      if (!uses.found && uses.loadsOnlyTablesOf(loop->body))
+      if (evaluableAhead(facts, [&](UsesVars& u) { u.visit(guard->cond); }))
         for (Stmt& h : hoisted) {
           auto* c = as<CopyStmt>(h);
           h = std::make_shared<const CopyStmt>(c->src, c->dst, c->loc, c->async, c->barrier, guard->cond);
@@ -68,16 +70,34 @@ class Hoist : public IRMutator {
  private:
   ReadsAfterLoops after_;
 
+  // What the checks ask of a loop, computed once per loop: the original
+  // node (readsAfterLoops' key), the rewritten one, the variables its body
+  // binds and the buffers it writes.
+  struct Loop {
+    const ForStmt* original;
+    const ForStmt& loop;
+    std::unordered_set<const VarNode*> bound;
+    std::set<const BufferNode*> written;
+  };
+
+  // Whether the expressions `visit` shows use nothing the body binds and
+  // read no memory but tables: values a copy ahead of the body may use.
+  static bool evaluableAhead(const Loop& l, const std::function<void(UsesVars&)>& visit) {
+    UsesVars uses(l.bound);
+    visit(uses);
+    return !uses.found && uses.loadsOnlyTablesOf(l.loop.body);
+  }
+
   // Whether copy `s`, in the block of `guard` (the loop body's statement
   // `at`) after the block's statements `before`, may move before `guard`.
-  bool hoistable(const ForStmt* original, const ForStmt& loop, const std::vector<Stmt>& body, size_t at,
-                 const IfStmt& guard, const std::vector<Stmt>& before, const Stmt& s) const {
+  bool hoistable(const Loop& l, const std::vector<Stmt>& body, size_t at, const IfStmt& guard,
+                 const std::vector<Stmt>& before, const Stmt& s) const {
     auto* c = as<CopyStmt>(s);
     if (!c || c->async || c->src.buffer->scope != MemScope::Global || c->dst.buffer->scope != MemScope::Shared ||
         !isFullRegion(c->dst))
       return false;
     const BufferNode* tile = c->dst.buffer.get();
-    auto readAfter = after_.find(original);
+    auto readAfter = after_.find(l.original);
     if (readAfter != after_.end() && readAfter->second.count(tile)) return false;
     for (size_t j = 0; j < body.size(); ++j)
       if (j != at && accessesBuffer(body[j], tile)) return false;
@@ -86,13 +106,11 @@ class Hoist : public IRMutator {
     for (const Stmt& t : seqStmts(guard.thenBody))
       if (t != s && collectBufferWrites(t).buffers.count(tile)) return false;
     if (collectBufferReads(guard.cond).count(tile)) return false;
-    if (collectBufferWrites(loop.body).buffers.count(c->src.buffer.get())) return false;
-    BoundVars bound;
-    bound.visit(loop.body);
-    UsesVars uses(bound.vars);
-    uses.visitRegion(c->src);
-    uses.visitRegion(c->dst);
-    return !uses.found && uses.loadsOnlyTablesOf(loop.body);
+    if (l.written.count(c->src.buffer.get())) return false;
+    return evaluableAhead(l, [&](UsesVars& u) {
+      u.visitRegion(c->src);
+      u.visitRegion(c->dst);
+    });
   }
 };
 
