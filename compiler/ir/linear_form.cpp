@@ -1,5 +1,8 @@
 #include "compiler/ir/linear_form.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
 
@@ -82,6 +85,34 @@ std::optional<int64_t> constantDifference(const Expr& a, const Expr& b) {
   collect(b, -1, f);
   if (!f.terms.empty()) return std::nullopt;
   return f.constant;
+}
+
+int64_t knownMultiple(const Expr& e) {
+  constexpr int64_t kCap = int64_t(1) << 40;
+  int64_t v = 0;
+  if (constInt(e, &v)) return v == 0 ? kCap : std::min<int64_t>(v < 0 ? -v : v, kCap);
+  if (auto* c = as<Cast>(e)) {
+    // The value is kept: a wider type, and a sign extension or a zero one.
+    DType from = c->value->dtype, to = e->dtype;
+    bool keeps = isInteger(from) && isInteger(to) && dtypeBits(to) > dtypeBits(from) && (isSigned(to) || !isSigned(from));
+    return keeps || (from == to) ? knownMultiple(c->value) : 1;
+  }
+  auto* b = as<Binary>(e);
+  if (!b) return 1;
+  int64_t c = 0;
+  switch (b->op) {
+    case BinaryOp::Mul: {
+      if (!constInt(b->b, &c) || c == 0) return 1;
+      int64_t f = std::min<int64_t>(c < 0 ? -c : c, kCap), m = knownMultiple(b->a);
+      return m > kCap / f ? kCap : m * f;  // both at most 2^40: saturate instead of overflowing
+    }
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return std::gcd(knownMultiple(b->a), knownMultiple(b->b));
+    case BinaryOp::FloorMod:
+      if (!constInt(b->b, &c) || c <= 0) return 1;
+      return std::gcd(knownMultiple(b->a), c);
+    default: return 1;
+  }
 }
 
 }  // namespace tlc::ir

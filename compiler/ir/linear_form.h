@@ -31,4 +31,10 @@ std::optional<int64_t> coefficientOf(const Expr& e, const VarNode* v);
 // `a - b` when it is a constant (the terms of the two cancel), else nullopt.
 std::optional<int64_t> constantDifference(const Expr& a, const Expr& b);
 
+// A positive number that the integer `e` is known to be a multiple of (1
+// when nothing is known; at most 2^40): constants, products by constants,
+// sums and differences, floormod by a constant (whose result keeps the
+// common factor) and integer casts that keep the value.
+int64_t knownMultiple(const Expr& e);
+
 }  // namespace tlc::ir

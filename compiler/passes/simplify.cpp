@@ -13,6 +13,7 @@
 #include "compiler/ir/equality.h"
 #include "compiler/ir/functor.h"
 #include "compiler/ir/int_arith.h"
+#include "compiler/ir/linear_form.h"
 #include "compiler/ir/substitute.h"
 
 namespace tlc::passes {
@@ -465,31 +466,6 @@ class Simplifier : public IRMutator {
     if (int64_t c = 0; isComparison(op) && constInt(b, &c))
       if (Expr r = dropSmallCompared(op, a, c, loc)) return r;
     return nullptr;
-  }
-
-  // A positive number that `e` is known to be a multiple of (1 when nothing
-  // is known): constants, products by constants, sums and differences, and
-  // floormod by a constant (whose result keeps the common factor).
-  static int64_t knownMultiple(const Expr& e) {
-    constexpr int64_t kCap = int64_t(1) << 40;
-    int64_t v = 0;
-    if (constInt(e, &v)) return v == 0 ? kCap : std::min<int64_t>(v < 0 ? -v : v, kCap);
-    auto* b = as<Binary>(e);
-    if (!b) return 1;
-    int64_t c = 0;
-    switch (b->op) {
-      case BinaryOp::Mul: {
-        if (!constInt(b->b, &c) || c == 0) return 1;
-        int64_t f = std::min<int64_t>(c < 0 ? -c : c, kCap), m = knownMultiple(b->a);
-        return m > kCap / f ? kCap : m * f;  // both at most 2^40: saturate instead of overflowing
-      }
-      case BinaryOp::Add:
-      case BinaryOp::Sub: return std::gcd(knownMultiple(b->a), knownMultiple(b->b));
-      case BinaryOp::FloorMod:
-        if (!constInt(b->b, &c) || c <= 0) return 1;
-        return std::gcd(knownMultiple(b->a), c);
-      default: return 1;
-    }
   }
 
   // The terms of a sum (a + b + ...), left to right.

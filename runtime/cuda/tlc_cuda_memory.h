@@ -182,6 +182,13 @@ template <int Bytes> __device__ __forceinline__ void load_shifted(void* dst, con
     out.w[i] = (unsigned)(((((unsigned long long)x[i + 1]) << 32) | (unsigned long long)x[i]) >> r);
   *reinterpret_cast<V*>(dst) = out;
 }
+// `p`, as a value the compiler cannot see into: an address computed once
+// (a loop-invariant base) is then not folded back into the arithmetic of
+// each of its uses, which would compute it again there.
+template <class T> __device__ __forceinline__ const T* opaque(const T* p) {
+  asm("" : "+l"(p));
+  return p;
+}
 __device__ __forceinline__ bool aligned(const void* p, int bytes) {
   return (reinterpret_cast<unsigned long long>(p) & (unsigned long long)(bytes - 1)) == 0;
 }

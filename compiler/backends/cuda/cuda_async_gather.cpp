@@ -26,6 +26,17 @@
 // is aligned to the access size at run time; any other run (one that an edge
 // cuts, a source whose rows are not aligned) moves element by element, as
 // does every run of a nest for which the proof fails.
+//
+// Two things keep a pipeline's producer from spending its time on address
+// arithmetic (a convolution's producer issues a cp.async per 16 bytes):
+//  - the source offset is split into the terms that stay the same through
+//    the pipelined loop and those that move with it (for im2col: image,
+//    output row and column against filter tap and channel), each summed in
+//    64 bits, so that the compiler computes the first once per thread;
+//  - where the offset of every run's first element is a known multiple of
+//    the run's lanes, the runs are aligned exactly when the tensor is: one
+//    test of the tensor's address picks a form in which each run is a
+//    single cp.async, zero-filling where the image ends, with no branch.
 #include <cmath>
 #include <functional>
 
@@ -50,12 +61,43 @@ bool isZero(const Expr& e) {
   return false;
 }
 
+// The indices `idx` of a load in the nest whose lets are `lets`, each split
+// into two int64 sums: the terms that use neither `iterVar` nor a let that
+// does, and the terms that do. Lets that read no memory are inlined first,
+// so that the terms are those of the index arithmetic.
+std::pair<std::vector<Expr>, std::vector<Expr>> splitByIteration(const std::vector<Expr>& idx,
+                                                                 const std::vector<const LetStmt*>& lets,
+                                                                 const VarNode* iterVar) {
+  std::unordered_set<const VarNode*> moving{iterVar};
+  VarMap inlined;
+  for (const LetStmt* l : lets) {
+    UsesVars u(moving);
+    u.visit(l->value);
+    if (u.found) moving.insert(l->var.get());
+    if (!u.loads) inlined[l->var.get()] = substitute(l->value, inlined);
+  }
+  std::vector<Expr> same, moves;
+  for (const Expr& i : idx) {
+    LinearForm f = linearForm(substitute(i, inlined));
+    Expr s = makeInt(f.constant, DType::Int64), m = makeInt(0, DType::Int64);
+    for (const auto& [term, coeff] : f.terms) {
+      UsesVars u(moving);
+      u.visit(term);
+      Expr t = mul(makeCast(DType::Int64, term), makeInt(coeff, DType::Int64));
+      (u.found ? m : s) = add(u.found ? m : s, t);
+    }
+    same.push_back(s);
+    moves.push_back(m);
+  }
+  return {same, moves};
+}
+
 }  // namespace
 
 // The run length of `g` (1: element by element), its global load, and the
 // condition under which the load is stored, split into lane-free terms and
 // edge comparisons.
-KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
+KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g, const VarNode* iterVar) {
   GatherRuns out;
   const Expr& value = g.store->value;
   Expr cond;
@@ -88,10 +130,13 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     int64_t lanes = bytes / eb;
     if (lanes < 1 || bytes % eb || extent % lanes) continue;
     if (lanes == 1) {
-      // Runs of one element (a column of 4-byte scales): nothing moves with a lane.
+      // Runs of one element (a column of 4-byte scales): nothing moves with a
+      // lane, and each is aligned where the tensor is.
       out.lanes = 1;
       out.bytes = bytes;
       out.free = terms;
+      splitGatherOffset(g, iterVar, &out);
+      out.lanesAligned = out.invariantOffset != nullptr;
       return out;
     }
     Var run = makeVar("run"), lane = makeVar("lane");
@@ -130,9 +175,21 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
     out.bytes = bytes;
     out.free = free;
     out.edges = edges;
+    splitGatherOffset(g, iterVar, &out);
+    out.lanesAligned =
+        out.invariantOffset && knownMultiple(atFirst(offsetExpr(out.load->buffer, idx))) % lanes == 0;
     return out;
   }
   return out;
+}
+
+// The load's offset as its invariant and moving sums (GatherRuns), where the
+// tensor is addressed row-major and the nest is issued by a pipelined loop.
+void KernelEmitter::splitGatherOffset(const GatherNest& g, const VarNode* iterVar, GatherRuns* r) {
+  if (!iterVar || bufs_[r->load->buffer.get()].layout) return;
+  auto [same, moves] = splitByIteration(r->load->indices, g.lets, iterVar);
+  r->invariantOffset = passes::simplifyExpr(offsetExpr(r->load->buffer, same));
+  r->movingOffset = passes::simplifyExpr(offsetExpr(r->load->buffer, moves));
 }
 
 // Issues the gather nest `g` over `threads` threads, the calling one being
@@ -140,11 +197,12 @@ KernelEmitter::GatherRuns KernelEmitter::planGatherRuns(const GatherNest& g) {
 // `thread`, `thread + threads`, ... of the tile. Runs move by cp.async (the
 // caller commits them, or has them arrive on an mbarrier), or element by
 // element with ordinary loads and stores; with `syncFlag` (the C name of a
-// bool), those set it.
+// bool), those set it. `iterVar`: the variable of the pipelined loop that
+// issues the nest (null: none).
 void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, int64_t threads,
-                               const std::string& syncFlag) {
+                               const std::string& syncFlag, const VarNode* iterVar) {
   LocationScope at(*this, g.outer->loc);
-  GatherRuns r = planGatherRuns(g);
+  GatherRuns r = planGatherRuns(g, iterVar);
   const ForStmt* inner = g.loops.back();
   int64_t extent = 0, runs = 1;
   constInt(inner->extent, &extent);
@@ -155,26 +213,6 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
   }
   const int64_t perRow = extent / r.lanes;
   runs *= perRow;
-  std::string q = fresh("q"), run = fresh("run");
-  // Rolled where registers are short (a pipeline's consumers issue it), else
-  // unrolled: the runs' address arithmetic then overlaps.
-  open(std::string(noUnroll_ ? "#pragma unroll 1\n" : "#pragma unroll\n") + std::string(indent_ * 2, ' ') + "for (int " + q + " = 0; " + q + " < " +
-       std::to_string((runs + threads - 1) / threads) + "; ++" + q + ")");
-  line("const int " + run + " = " + q + " * " + std::to_string(threads) + " + " + thread + ";");
-  if (runs % threads) open("if (" + run + " < " + std::to_string(runs) + ")");
-  // The nest's variables at the run's first lane.
-  std::string rest = run;
-  for (size_t d = g.loops.size(); d-- > 0;) {
-    const ForStmt* l = g.loops[d];
-    int64_t e = 0;
-    constInt(l->extent, &e);
-    int64_t n = d + 1 == g.loops.size() ? perRow : e;
-    std::string v = d == 0 ? rest : "(" + rest + " % " + std::to_string(n) + ")";
-    if (d + 1 == g.loops.size() && r.lanes > 1) v = v + " * " + std::to_string(r.lanes);
-    markNonNegative(l->var);
-    line("const int " + varName(l->var) + " = " + v + ";");
-    rest = "(" + rest + " / " + std::to_string(n) + ")";
-  }
   // The element-wise form of a run: the body at each lane.
   auto elementWise = [&]() {
     Stmt body = inner->body;
@@ -192,9 +230,9 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
     if (r.lanes > 1) close();
     if (!syncFlag.empty()) line(syncFlag + " = true;");
   };
-  if (!r.bytes) {
-    elementWise();
-  } else {
+  // One run as cp.async: `aligned` where the tensor's address is known to be
+  // aligned to the access size (then so is every whole run's).
+  auto asyncRun = [&](bool aligned) {
     for (const LetStmt* l : g.lets) {
       if (isNonNegative(l->value)) markNonNegative(l->var);
       line("const " + typeName(l->var->dtype) + " " + varName(l->var) + " = " + expr(l->value) + ";");
@@ -215,9 +253,29 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
     });
     line("const bool " + whole + " = " + inside + (r.edges.empty() ? "" : " && " + ends) + ";");
     const BufferInfo& s = bufs_[r.load->buffer.get()];
-    line("const " + typeName(r.load->buffer->dtype) + "* " + src + " = " + whole + " ? &" +
-         access(r.load->buffer, r.load->indices) + " : " + s.name + ";");
+    // (X + invariant) + moving: the inner sum is the loop-invariant
+    // address, which the compiler then keeps out of the loop.
+    std::string at = r.invariantOffset ? "tlc::opaque(" + s.name + " + (" + expr(r.invariantOffset) + ")) + (" +
+                                             expr(r.movingOffset) + ")"
+                                       : "&" + access(r.load->buffer, r.load->indices);
+    // Where the tensor is aligned a run that reads nothing (a cp.async with
+    // no source bytes) may be given its address outside the tensor: the
+    // address then needs no select, and the moving part is computed once
+    // for all of a thread's runs that share it.
+    line("const " + typeName(r.load->buffer->dtype) + "* " + src + " = " +
+         (aligned && r.invariantOffset ? at : whole + " ? " + at + " : " + s.name) + ";");
     std::string dst = "&" + access(g.store->buffer, dstIdx), cp = "tlc::cp_async" + std::to_string(r.bytes);
+    if (aligned) {
+      // A run the edges do not cut moves whole or reads nothing.
+      if (!r.edges.empty()) open("if (" + whole + " || !" + inside + ")");
+      line(cp + "(" + dst + ", " + src + ", " + whole + ");");
+      if (r.edges.empty()) return;
+      close("} else {");
+      ++indent_;
+      elementWise();
+      close();
+      return;
+    }
     open("if (" + whole + " && tlc::aligned(" + src + ", " + std::to_string(r.bytes) + "))");
     line(cp + "(" + dst + ", " + src + ", true);");
     close();
@@ -227,9 +285,48 @@ void KernelEmitter::emitGather(const GatherNest& g, const std::string& thread, i
     open("else");
     elementWise();
     close();
+  };
+  // Every run of this thread.
+  auto runLoop = [&](bool aligned) {
+    std::string q = fresh("q"), run = fresh("run");
+    // Rolled where registers are short (a pipeline's consumers issue it), else
+    // unrolled: the runs' address arithmetic then overlaps.
+    open(std::string(noUnroll_ ? "#pragma unroll 1\n" : "#pragma unroll\n") + std::string(indent_ * 2, ' ') + "for (int " +
+         q + " = 0; " + q + " < " + std::to_string((runs + threads - 1) / threads) + "; ++" + q + ")");
+    line("const unsigned " + run + " = " + q + " * " + std::to_string(threads) + "u + (unsigned)(" + thread + ");");
+    if (runs % threads) open("if (" + run + " < " + std::to_string(runs) + "u)");
+    // The nest's variables at the run's first lane.
+    std::string rest = run;
+    for (size_t d = g.loops.size(); d-- > 0;) {
+      const ForStmt* l = g.loops[d];
+      int64_t e = 0;
+      constInt(l->extent, &e);
+      int64_t n = d + 1 == g.loops.size() ? perRow : e;
+      // Unsigned, so that the compiler sees that the low bits of a power of
+      // two's multiples drop out: (q * 128 + thread) % 8 is thread % 8.
+      std::string v = d == 0 ? rest : "(" + rest + " % " + std::to_string(n) + "u)";
+      if (d + 1 == g.loops.size() && r.lanes > 1) v = v + " * " + std::to_string(r.lanes) + "u";
+      markNonNegative(l->var);
+      line("const int " + varName(l->var) + " = (int)(" + v + ");");
+      rest = "(" + rest + " / " + std::to_string(n) + "u)";
+    }
+    if (r.bytes)
+      asyncRun(aligned);
+    else
+      elementWise();
+    if (runs % threads) close();
+    close();
+  };
+  if (r.bytes && r.lanesAligned) {
+    open("if (tlc::aligned(" + bufs_[r.load->buffer.get()].name + ", " + std::to_string(r.bytes) + "))");
+    runLoop(true);
+    close("} else {");
+    ++indent_;
+    runLoop(false);
+    close();
+  } else {
+    runLoop(false);
   }
-  if (runs % threads) close();
-  close();
 }
 
 }  // namespace tlc::cuda

@@ -311,7 +311,7 @@ void KernelEmitter::emitHopperSetup() {
     for (const HopperOperand& op : h.tiles)
       if (op.gather) {
         bufs_[op.tile].version = makeVarRef(version);
-        emitGather(*op.producerGather, ptid, 128, sync);
+        emitGather(*op.producerGather, ptid, 128, sync, f->var.get());
         bufs_[op.tile].version = nullptr;
       }
     line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");

@@ -280,9 +280,20 @@ class KernelEmitter : public backend::CEmitter {
     // that move with the lane (checked at the first and the last lane).
     std::vector<ir::Expr> free, edges;
     ir::VarMap lets;  // the nest's lets, inlined (to evaluate an edge at another lane)
+    // The load's element offset as two int64 sums: the terms that stay the
+    // same through the pipelined loop (the row of an im2col tile: image,
+    // output row and column) and those that move with it (filter tap and
+    // channel), so that the first are computed once per thread.
+    ir::Expr invariantOffset, movingOffset;
+    // Whether every run's first element lies a multiple of `lanes` from the
+    // tensor's start: its alignment then follows from the tensor's. (Only
+    // with the offsets split: the form that uses it addresses by them.)
+    bool lanesAligned = false;
   };
-  GatherRuns planGatherRuns(const ir::GatherNest& g);
-  void emitGather(const ir::GatherNest& g, const std::string& thread, int64_t threads, const std::string& syncFlag);
+  GatherRuns planGatherRuns(const ir::GatherNest& g, const ir::VarNode* iterVar);
+  void splitGatherOffset(const ir::GatherNest& g, const ir::VarNode* iterVar, GatherRuns* r);
+  void emitGather(const ir::GatherNest& g, const std::string& thread, int64_t threads, const std::string& syncFlag,
+                  const ir::VarNode* iterVar);
 
   // register fragments with a row-group layout (cuda_register_tiles.cpp)
   struct TileLoops {

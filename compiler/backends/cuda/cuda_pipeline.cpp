@@ -87,7 +87,7 @@ void KernelEmitter::issueProducers(const PipelineExpansion& px, const std::strin
       emitCopy(c, true, true);
     }
   }
-  for (auto& g : px.schedule->gathers) emitGather(g, "tid", threads_, "");
+  for (auto& g : px.schedule->gathers) emitGather(g, "tid", threads_, "", px.loop->var.get());
   noUnroll_ = false;
   setProducerVersion(px, nullptr);
 }

@@ -63,6 +63,7 @@ bool helperBody(const std::string& name, std::string* body) {
       {"to_tf32", "return tlc_emu_float::floatToTf32(x);"},
       {"and_or", "return (a & b) | c;"},
       {"fence_registers", "(void)r;"},  // a compiler barrier only
+      {"opaque", "return p;"},          // likewise
       {"runtime_value", "return v;"},   // hides v from the compiler only
       // Hopper
       {"mbar_init", "tlc_emu::mbar_init(bar, arrivals);"},
