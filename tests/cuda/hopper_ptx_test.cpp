@@ -275,13 +275,16 @@ TEST_CASE("producers that gather keep the registers the consumers can spare") {
   // producer threads) spilled (ptxas: 128 bytes; ncu: a million local
   // requests) and needed 88; a 256-row dequantizing gemm's consumers
   // (register tiles of 160 per thread) spill below 192.
+  // At one block per SM a gathering producer takes two warpgroups where
+  // each of their threads keeps 88 registers (one warp per scheduler issued
+  // every run of the 128-row convolution's tiles).
   struct Case {
     int64_t threads, tileRegisters, shared;
-    int64_t producerAtLeast, consumerAtLeast;
+    int64_t producerAtLeast, consumerAtLeast, producerThreads;
   } cases[] = {
-      {128, 64, 96 * 1024, 88, 128},    // the convolution, two blocks per SM
-      {256, 64, 160 * 1024, 88, 128},   // its 128-row tiles, one block
-      {256, 160, 160 * 1024, 56, 224},  // the dequantizing gemm: consumers first
+      {128, 64, 96 * 1024, 88, 128, 128},    // the convolution, two blocks per SM
+      {256, 64, 160 * 1024, 88, 128, 256},   // its 128-row tiles, one block: two producer warpgroups
+      {256, 160, 160 * 1024, 56, 224, 128},  // the dequantizing gemm: consumers first, one warpgroup
   };
   for (const Case& k : cases) {
     cuda::HopperMainloop plan;
@@ -289,18 +292,41 @@ TEST_CASE("producers that gather keep the registers the consumers can spare") {
     plan.gemm = &gemm;
     cuda::HopperOperand a;
     a.gather = ir::GatherNest{};
+    // The gathered tile: the convolution's [block_M, 64] float16 im2col
+    // tile, the dequantizing gemm's [128, 1] scales.
+    ir::Buffer tile = ir::makeBuffer("T", DType::Float16,
+                                     {ir::makeInt(k.tileRegisters == 160 ? 128 : k.threads / 2),
+                                      ir::makeInt(k.tileRegisters == 160 ? 1 : 64)},
+                                     ir::MemScope::Shared);
+    a.tile = tile.get();
     plan.tiles = {a};
     cuda::chooseHopperOccupancy(&plan, k.threads, k.shared, 227 * 1024, k.tileRegisters, 64);
     CAPTURE(k.threads);
     CAPTURE(k.tileRegisters);
-    int64_t entry = 65536 / plan.blocksPerSM / (k.threads + 128) / 8 * 8;
+    CHECK(plan.producerThreads == k.producerThreads);
+    CHECK(plan.blocksPerSM * (k.threads + plan.producerThreads) <= 2048);
+    int64_t entry = 65536 / plan.blocksPerSM / (k.threads + plan.producerThreads) / 8 * 8;
     CHECK(plan.producerRegs >= k.producerAtLeast);
     CHECK(plan.consumerRegs >= k.consumerAtLeast);
     CHECK(plan.producerRegs < entry);
     CHECK(plan.consumerRegs > entry);
     CHECK(plan.consumerRegs <= 240);
-    CHECK(128 * (entry - plan.producerRegs) >= k.threads * (plan.consumerRegs - entry));
+    CHECK(plan.producerThreads * (entry - plan.producerRegs) >= k.threads * (plan.consumerRegs - entry));
   }
+  // Not where the widest wgmma's accumulator (m64n256: 128 registers) and
+  // 32 more would not fit the entry count of 512 threads (128).
+  cuda::HopperMainloop plan;
+  ir::GemmStmt gemm(ir::Region{}, ir::Region{}, ir::Region{}, false, false, false, {});
+  plan.gemm = &gemm;
+  cuda::HopperOperand a;
+  a.gather = ir::GatherNest{};
+  ir::Buffer tile = ir::makeBuffer("T", DType::Float16, {ir::makeInt(128), ir::makeInt(64)}, ir::MemScope::Shared);
+  a.tile = tile.get();
+  plan.tiles = {a};
+  cuda::chooseHopperOccupancy(&plan, 256, 160 * 1024, 227 * 1024, 64, 64);
+  CHECK(plan.producerThreads == 256);
+  cuda::chooseHopperOccupancy(&plan, 256, 160 * 1024, 227 * 1024, 64, 128);
+  CHECK(plan.producerThreads == 128);
 }
 
 TEST_CASE("more blocks per SM only when the widest wgmma's accumulator fits the entry register count") {

@@ -34,6 +34,20 @@ bool hasGathers(const HopperMainloop& h) {
   return false;
 }
 
+int64_t gatheredBytes(const HopperMainloop& h) {
+  int64_t bytes = 0;
+  for (const HopperOperand& op : h.tiles) {
+    if (!op.gather || !op.tile) continue;
+    int64_t n = dtypeBytes(op.tile->dtype);
+    for (const Expr& e : op.tile->shape) {
+      int64_t d = 0;
+      n *= constInt(e, &d) ? d : 0;
+    }
+    bytes += n;
+  }
+  return bytes;
+}
+
 bool gathersIntoPanels(const HopperMainloop& h) {
   for (const HopperOperand& op : h.tiles)
     if (op.gather && op.inPanels()) return true;
@@ -440,7 +454,9 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
 
 }  // namespace
 
-int64_t hopperEntryRegisters(int64_t blocks, int64_t threads) { return 65536 / blocks / (threads + 128) / 8 * 8; }
+int64_t hopperEntryRegisters(int64_t blocks, int64_t threads, int64_t producers) {
+  return 65536 / blocks / (threads + producers) / 8 * 8;
+}
 
 bool hopperBlocksFit(int64_t blocks, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
                      int64_t instructionRegisters) {
@@ -456,6 +472,7 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
                            int64_t tileRegisters, int64_t instructionRegisters) {
   // Producer threads that gather compute addresses: they keep more (and,
   // once the blocks per SM are known, what the consumers can spare: below).
+  plan->producerThreads = 128;
   plan->producerRegs = hasGathers(*plan) ? (threads <= 256 ? 56 : 40) : (threads <= 256 ? 40 : 24);
   // Registers: the launch gives each thread 65536 / blocks / (threads + 128),
   // rounded down to a multiple of 8 (the allocation unit); the producer
@@ -464,8 +481,8 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // increase must not exceed the producer's decrease (a consumer asking for
   // more waits forever).
   auto consumerRegs = [&](int64_t blocks) {
-    int64_t entry = hopperEntryRegisters(blocks, threads);
-    int64_t released = 128 * (entry - plan->producerRegs);
+    int64_t entry = hopperEntryRegisters(blocks, threads, plan->producerThreads);
+    int64_t released = plan->producerThreads * (entry - plan->producerRegs);
     return std::min<int64_t>((entry + released / threads) / 8 * 8, 240);
   };
   // ptxas compiles the whole kernel, the consumers' code after their
@@ -501,11 +518,26 @@ void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t shared
   // their register tiles and 64 more (the accumulators of a 256-row
   // dequantizing gemm spill below 192), and an increase of at least one
   // step of 8.
-  if (hasGathers(*plan)) {
-    int64_t entry = std::min<int64_t>(hopperEntryRegisters(plan->blocksPerSM, threads), 240);
+  //
+  // A gathering producer issues a cp.async per 16 bytes of its tiles; at one
+  // block per SM its one warpgroup is one warp per scheduler, whose runs'
+  // address arithmetic then bounds the loop (a convolution's 128-row tile
+  // ran slower than its 64-row one at two blocks per SM, bench/RESULTS.md
+  // 2026-12-06). Two warpgroups share the runs where there are many (a
+  // stage's gathered tiles of 16 KB: 8 runs of 16 bytes per thread of one
+  // warpgroup; a dequantizing gemm's few scales stay with one) and each of
+  // their threads keeps the registers a gather needs.
+  auto gatherProducerRegs = [&](int64_t producers) {
+    int64_t entry = std::min<int64_t>(hopperEntryRegisters(plan->blocksPerSM, threads, producers), 240);
     int64_t need = std::min<int64_t>((tileRegisters + 64 + 7) / 8 * 8, 240);
-    int64_t spare = need > entry ? (need - entry) * threads / 128 : 8 * ((threads + 127) / 128);
-    plan->producerRegs = std::max<int64_t>(plan->producerRegs, (entry - spare) / 8 * 8);
+    int64_t spare = need > entry ? (need - entry) * threads / producers : 8 * ((threads + producers - 1) / producers);
+    return std::max<int64_t>(plan->producerRegs, (entry - spare) / 8 * 8);
+  };
+  if (hasGathers(*plan)) {
+    if (plan->blocksPerSM == 1 && gatheredBytes(*plan) >= kTwoProducersGatheredBytes && threads + 256 <= 1024 &&
+        gatherProducerRegs(256) >= kGatherProducerRegisters && hopperEntryRegisters(1, threads, 256) >= instructionRegisters + 32)
+      plan->producerThreads = 256;
+    plan->producerRegs = gatherProducerRegs(plan->producerThreads);
   }
   plan->consumerRegs = consumerRegs(plan->blocksPerSM);
 }

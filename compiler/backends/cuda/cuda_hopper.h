@@ -93,6 +93,9 @@ struct HopperMainloop {
   // Set by chooseHopperOccupancy once the kernel's shared memory is known.
   int64_t consumerRegs = 0, producerRegs = 0;  // setmaxnreg targets
   int64_t blocksPerSM = 1;                     // __launch_bounds__ minimum blocks per SM
+  // Threads [threads, threads + producerThreads) produce: one warpgroup, or
+  // two where gathers would leave one warp per scheduler issuing every run.
+  int64_t producerThreads = 128;
 };
 
 // The tile of the loop's tensor copies that is `b`, or null.
@@ -105,14 +108,16 @@ std::optional<HopperMainloop> planHopperMainloop(const ir::KernelStmt& kernel, i
 
 // Whether the producer warpgroup runs gathers (all its threads then work).
 bool hasGathers(const HopperMainloop& h);
+// The bytes a stage's gathers fill (their tiles, one version each).
+int64_t gatheredBytes(const HopperMainloop& h);
 // Whether it gathers into a tile wgmma reads (through the async proxy, which
 // the consumers fence after their wait).
 bool gathersIntoPanels(const HopperMainloop& h);
 
 // Registers per thread at the entry of a warp-specialized kernel of
-// `threads` consumer threads and `blocks` blocks per SM (with its producer
-// warpgroup; a multiple of 8).
-int64_t hopperEntryRegisters(int64_t blocks, int64_t threads);
+// `threads` consumer threads, `producers` producer threads and `blocks`
+// blocks per SM (a multiple of 8).
+int64_t hopperEntryRegisters(int64_t blocks, int64_t threads, int64_t producers = 128);
 // Whether `blocks` such blocks fit an SM: their shared memory, and the
 // widest wgmma's accumulator (`instructionRegisters`) and 32 more at entry.
 bool hopperBlocksFit(int64_t blocks, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
@@ -125,11 +130,21 @@ bool gemmTakesTwoBlocks(int64_t threads, int64_t sharedBytes, int64_t maxSharedB
 // targets that follow: two blocks when one consumer warpgroup would leave
 // the tensor cores idle half the time and two blocks' shared memory fits;
 // for a general-form loop, as many as leave the consumers the registers of
-// the kernel's register tiles (`tileRegisters` per thread) and 32 more.
+// the kernel's register tiles (`tileRegisters` per thread) and 32 more. A
+// loop that gathers kTwoProducersGatheredBytes or more per stage at one
+// block per SM takes two producer warpgroups where their registers allow
+// (kGatherProducerRegisters each).
 // Never more blocks than leave the widest wgmma's accumulator
 // (`instructionRegisters` per thread) and 32 more at the kernel's entry.
 void chooseHopperOccupancy(HopperMainloop* plan, int64_t threads, int64_t sharedBytes, int64_t maxSharedBytes,
                            int64_t tileRegisters, int64_t instructionRegisters);
+
+// The registers a gathering producer thread needs for its runs' addresses
+// (ptxas spilled a convolution's gather below 88).
+constexpr int64_t kGatherProducerRegisters = 88;
+// The gathered bytes per stage from which a producer at one block per SM
+// takes two warpgroups (chooseHopperOccupancy).
+constexpr int64_t kTwoProducersGatheredBytes = 16 * 1024;
 
 // Whether `options` targets the Hopper path at all (sm_90a, tensor cores, TMA).
 bool hopperTarget(const CudaOptions& options);

@@ -166,7 +166,7 @@ void KernelEmitter::emitHopperSetup() {
     }
   open("if (tid == 0)");
   open("for (int s = 0; s < " + S + "; ++s)");
-  line("tlc::mbar_init(&tlc_full[s], " + std::to_string((tmaTiles ? 1 : 0) + (gathers ? 128 : 0)) + ");");
+  line("tlc::mbar_init(&tlc_full[s], " + std::to_string((tmaTiles ? 1 : 0) + (gathers ? h.producerThreads : 0)) + ");");
   line("tlc::mbar_init(&tlc_empty[s], " + std::to_string(threadsRelease(h) ? threads_ : threads_ / 32) + ");");
   close();
   line("tlc::mbar_init_fence();");
@@ -174,7 +174,8 @@ void KernelEmitter::emitHopperSetup() {
   line("__syncthreads();");
   open("if (tid >= " + T + ")");
   line("tlc::reg_dealloc<" + std::to_string(h.producerRegs) + ">();");
-  // One thread issues the tensor copies; with gathers all 128 run the loop.
+  // One thread issues the tensor copies; with gathers all the producer
+  // threads run the loop.
   open(gathers ? "" : "if (tid == " + T + ")");
   const std::string ptid = gathers ? fresh("ptid") : "";
   if (gathers) line("const int " + ptid + " = tid - " + T + ";");
@@ -204,7 +205,7 @@ void KernelEmitter::emitHopperSetup() {
   for (const HopperOperand& op : h.tiles) {
     if (!op.gather) continue;
     std::optional<DeferredCopy> d;
-    if (op.elementCopy) d = splitCopy(op.elementCopy.get(), ptid, 128);
+    if (op.elementCopy) d = splitCopy(op.elementCopy.get(), ptid, h.producerThreads);
     if (!d) {
       split.clear();
       break;
@@ -311,7 +312,7 @@ void KernelEmitter::emitHopperSetup() {
     for (const HopperOperand& op : h.tiles)
       if (op.gather) {
         bufs_[op.tile].version = makeVarRef(version);
-        emitGather(*op.producerGather, ptid, 128, sync, f->var.get());
+        emitGather(*op.producerGather, ptid, h.producerThreads, sync, f->var.get());
         bufs_[op.tile].version = nullptr;
       }
     line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");

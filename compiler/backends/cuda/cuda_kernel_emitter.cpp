@@ -718,7 +718,7 @@ bool KernelEmitter::emit(std::string* source, int64_t* sharedBytes) {
   params += tensorMapParams();
   if (hopper_) chooseHopperOccupancy(&*hopper_, threads_, sharedBytes_, options_.maxSharedBytes, hopperTileRegisters(),
                           widestWgmmaRegisters());
-  std::string bounds = hopper_ ? std::to_string(threads_ + 128) + ", " + std::to_string(hopper_->blocksPerSM)
+  std::string bounds = hopper_ ? std::to_string(launchThreads()) + ", " + std::to_string(hopper_->blocksPerSM)
                                : std::to_string(threads_);
   int64_t blocks = streamingBlocksPerSM(true);
   if (int64_t without = streamingBlocksPerSM(false); without > blocks && hasRegisterPrefetch()) {

@@ -72,7 +72,7 @@ class KernelEmitter : public backend::CEmitter {
   std::string typeName(DType t) const override;
   // After emit(): the threads a block is launched with (the kernel's, plus a
   // producer warpgroup for a warp-specialized mainloop) and its tensor maps.
-  int64_t launchThreads() const { return threads_ + (hopper_ ? 128 : 0); }
+  int64_t launchThreads() const { return threads_ + (hopper_ ? hopper_->producerThreads : 0); }
   // After emit(): 0, or the blocks per SM of a persistent kernel (CudaOptions::persistent).
   int64_t persistentBlocksPerSM() const { return persistent_ ? hopper_->blocksPerSM : 0; }
   const std::vector<TensorMapArg>& tensorMaps() const { return tensorMaps_; }
