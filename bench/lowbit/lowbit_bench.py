@@ -79,7 +79,10 @@ def main():
 
         run = lambda: fp8.gemm_fp8(A, B, sa, sb, C)
         run()
-        err = rel_err(C, ref_pt())
+        # The reference in float32: torch._scaled_mm's result is rounded to
+        # bfloat16 as tlc's is, and two roundings of the largest elements
+        # alone come near the bound at K = 7168.
+        err = rel_err(C, (A.float() @ B.float().t()) * (sa[0] * sb[0]))
         report(f"gemm_fp8 per-tensor {M}x{N}x{K}", flops, time_ms(run, args.iters), "cublas fp8 (torch._scaled_mm)",
                time_ms(ref_pt, args.iters), err, 1e-2)
 
