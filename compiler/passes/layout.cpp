@@ -203,16 +203,26 @@ Layout Layout::runSwizzled(int64_t rows, int64_t cols, int elemBytes, int64_t ru
   return Layout({rows, cols}, vars, {off});
 }
 
-Layout Layout::panels(int64_t rows, int64_t cols, int elemBytes, int64_t span) {
+Layout Layout::panels(int64_t rows, int64_t cols, int elemBytes, int64_t span, int64_t slices) {
   auto vars = makePlaceholders(2, "i");
   Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);
   int64_t chunkElems = 16 / elemBytes, panelElems = span / elemBytes, chunks = span / 16;
   TLC_CHECK((span == 128 || span == 64 || span == 32) && (cols * elemBytes) % span == 0,
             "panels of 32, 64 or 128 bytes that divide the rows");
+  TLC_CHECK(slices == 1 || (slices > 1 && rows % (64 * slices) == 0), "16-row slices that fill whole wgmmas");
+  // The stored row: the same 16-row chunk offset, in the wgmmas' chunk order.
+  Expr row = r;
+  if (slices > 1) {
+    Expr q = floorDiv(r, makeInt(16)), w = floorDiv(q, makeInt(slices));
+    Expr chunk = add(mul(add(mul(floorDiv(w, makeInt(4)), makeInt(slices)), floorMod(q, makeInt(slices))), makeInt(4)),
+                     floorMod(w, makeInt(4)));
+    row = add(mul(chunk, makeInt(16)), floorMod(r, makeInt(16)));
+  }
+  // The swizzle pattern is the same for the stored row (16-row chunks keep r % 8).
   Expr inPanel = floorMod(c, makeInt(panelElems));
   Expr pattern = floorMod(floorDiv(r, makeInt(8 / chunks)), makeInt(chunks));
   Expr physChunk = makeBinary(BinaryOp::BitXor, floorDiv(inPanel, makeInt(chunkElems)), pattern);
-  Expr off = add(add(mul(floorDiv(c, makeInt(panelElems)), makeInt(rows * panelElems)), mul(r, makeInt(panelElems))),
+  Expr off = add(add(mul(floorDiv(c, makeInt(panelElems)), makeInt(rows * panelElems)), mul(row, makeInt(panelElems))),
                  add(mul(physChunk, makeInt(chunkElems)), floorMod(c, makeInt(chunkElems))));
   return Layout({rows, cols}, vars, {off});
 }

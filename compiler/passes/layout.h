@@ -68,7 +68,13 @@ class Layout {
   // XOR-swizzled by the row as the span's swizzle mode does (128: row % 8;
   // 64: (row / 2) % 4; 32: (row / 4) % 2). The output is the flat element
   // offset; the buffer must be aligned to 1024 bytes.
-  static Layout panels(int64_t rows, int64_t cols, int elemBytes, int64_t span);
+  // With `slices` > 1 (the A tile of a Hopper gemm whose warps own `slices`
+  // 16-row slices each, HopperMainloop::slices), the tile's 16-row chunks
+  // are stored in the order the wgmmas read them: chunk q (rows 16 q ..
+  // 16 q + 15, of warp w = q / slices, slice a = q % slices) is stored as
+  // chunk (w / 4 * slices + a) * 4 + w % 4, so that each wgmma's 64 rows are
+  // consecutive. rows must then be a multiple of 64 * slices.
+  static Layout panels(int64_t rows, int64_t cols, int elemBytes, int64_t span, int64_t slices = 1);
 
   const std::vector<int64_t>& inputShape() const { return inputShape_; }
   const std::vector<ir::Var>& inputVars() const { return inputVars_; }

@@ -159,6 +159,24 @@ TEST_CASE("an invalid fragment is reported") {
   CHECK(why.find("holds two elements") != std::string::npos);
 }
 
+TEST_CASE("the panel layout of a tile whose warps own two 16-row slices stores the chunks in wgmma order") {
+  // 4 warps, 128 rows: warp w owns rows [32 w, 32 w + 32); the first wgmma
+  // reads slice 0 of every warp (rows 0-15, 32-47, 64-79, 96-111) as its 64
+  // consecutive stored rows, the second one slice 1.
+  layout::Layout l = layout::Layout::panels(128, 64, 2, 128, 2);
+  CHECK(l.isBijective());
+  for (int64_t r = 0; r < 128; ++r) {
+    int64_t w = r / 32, a = r / 16 % 2;
+    int64_t stored = (a * 4 + w) * 16 + r % 16;
+    for (int64_t c = 0; c < 64; ++c) {
+      int64_t off = l.apply({r, c})[0];
+      CHECK(off / 64 == stored);
+      CHECK(off % 64 / 8 == ((c / 8) ^ (r % 8)));
+      CHECK(off % 8 == c % 8);
+    }
+  }
+}
+
 TEST_CASE("the wgmma panel layout is a bijection that keeps 16-byte chunks whole and swizzles them by the row") {
   for (auto [rows, cols, span] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
            {128, 128, 128}, {64, 64, 128}, {32, 256, 128}, {16, 32, 64}, {8, 16, 32}}) {

@@ -184,6 +184,12 @@ def case_conv3x3():
     return conv_case(2, 9, 11, 24, 40, 3, 3, 1, 1, 1)
 
 
+def case_conv3x3_m128_one_warpgroup():
+    # One consumer warpgroup owning two 16-row slices per warp: on sm_90a the
+    # gathered A tile is stored in the wgmmas' chunk order.
+    return conv_case(2, 9, 11, 24, 40, 3, 3, 1, 1, 1, block_M=128, threads=128, stages=3)
+
+
 def case_conv3x3_runtime_shape():
     return conv_case(3, 8, 6, 16, 20, 3, 3, 1, 1, 1, dynamic=True)
 

@@ -394,9 +394,6 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
                          " wgmma reads both operands K-major: A as [M, K] and B as [N, K] with transpose_B=True");
   if (a.mnMajor && a.span != 128) return fail(why, "a transposed A tile needs rows of at least 128 bytes");
   out->slices = s.m / (16 * warps);
-  if (a.gather && out->slices > 1)
-    return fail(why, "a gathered A tile needs block_M = " + std::to_string(16 * warps) + " for " +
-                         std::to_string(threads) + " threads");
   if (a.mnMajor && out->slices > 1)
     return fail(why, "a transposed A tile needs block_M = " + std::to_string(16 * warps) + " for " +
                          std::to_string(threads) + " threads");

@@ -91,9 +91,10 @@ KernelLayoutPlan planOnce(const KernelStmt& kernel, const std::vector<const Gemm
       // TMA tiles are addressed as TMA writes them; gathered ones are
       // written through their layout, the same panels.
       for (const HopperOperand* op : {&hopper->a, &hopper->b}) {
-        if (op->gather)
-          plan.sharedLayouts.insert_or_assign(op->tile, layout::Layout::panels(op->rows, op->cols,
-                                                                               dtypeBytes(op->tile->dtype), op->span));
+        if (op->gather)  // A's 16-row chunks in the wgmmas' order, as its TMA copy stores them
+          plan.sharedLayouts.insert_or_assign(
+              op->tile, layout::Layout::panels(op->rows, op->cols, dtypeBytes(op->tile->dtype), op->span,
+                                               op == &hopper->a ? hopper->slices : 1));
         else
           plan.sharedLayouts.erase(op->tile);
       }
