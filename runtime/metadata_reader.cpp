@@ -228,6 +228,7 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
               tm.box = t.at("box").get<std::vector<int64_t>>();
               tm.swizzle = t.at("swizzle").get<int>();
               tm.stage = t.value("stage", false);
+              tm.store = t.value("store", false);
               if (tm.paramIndex < 0 || tm.paramIndex >= (int)ki.params.size() || !ki.params[tm.paramIndex].isTensor ||
                   tm.box.size() != ki.params[tm.paramIndex].shape.size())
                 throw std::runtime_error("a tensor map refers to parameter " + std::to_string(tm.paramIndex) +

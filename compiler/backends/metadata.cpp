@@ -209,8 +209,10 @@ json launchPlanJson(const DeviceLaunchPlan& plan) {
     json grid = json::array();
     for (size_t i = 0; i < 3; ++i) grid.push_back(i < l.grid.size() ? exprJson(l.grid[i]) : json("1"));
     json maps = json::array();
-    for (const cuda::TensorMapArg& t : l.tensorMaps)
+    for (const cuda::TensorMapArg& t : l.tensorMaps) {
       maps.push_back({{"param", t.paramIndex}, {"box", t.box}, {"swizzle", t.swizzle}, {"stage", t.stage}});
+      if (t.store) maps.back()["store"] = true;
+    }
     launches.push_back({{"entry", l.entry},
                         {"grid", grid},
                         {"block", json::array({l.threads, 1, 1})},

@@ -73,6 +73,45 @@ __device__ __forceinline__ void tma_load_5d(void* smem, const TensorMap* map, u6
                ::"r"(smem_addr(smem)), "l"(map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                : "memory");
 }
+// Tensor copy shared -> global of the map's box at element coordinates
+// (innermost first), one thread issuing it into its bulk group; elements
+// outside the tensor are not written. The shared tile must be made visible
+// to the async proxy first (fence_proxy_async, then a barrier).
+__device__ __forceinline__ void tma_store_1d(const TensorMap* map, const void* smem, int c0) {
+  asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];\n"
+               ::"l"(map), "r"(smem_addr(smem)), "r"(c0) : "memory");
+}
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, const void* smem, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+               ::"l"(map), "r"(smem_addr(smem)), "r"(c0), "r"(c1) : "memory");
+}
+__device__ __forceinline__ void tma_store_3d(const TensorMap* map, const void* smem, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+               ::"l"(map), "r"(smem_addr(smem)), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+__device__ __forceinline__ void tma_store_4d(const TensorMap* map, const void* smem, int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+               ::"l"(map), "r"(smem_addr(smem)), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
+}
+__device__ __forceinline__ void tma_store_5d(const TensorMap* map, const void* smem, int c0, int c1, int c2, int c3,
+                                             int c4) {
+  asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
+               ::"l"(map), "r"(smem_addr(smem)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4) : "memory");
+}
+// Closes this thread's bulk group of tensor stores, then waits until every
+// one of its groups has read its shared tile (the tile may then be
+// rewritten; the global writes complete on their own).
+__device__ __forceinline__ void tma_store_commit_wait_read() {
+  asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Whether the launch encoded this map: a launcher passes a map of zeros
+// where TMA cannot address the tensor, and the kernel stores it otherwise.
+__device__ __forceinline__ bool tensor_map_valid(const TensorMap* map) {
+  u64 any = 0;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) any |= map->opaque[i];
+  return any != 0;
+}
 // Register reallocation between warpgroups (every warp of the warpgroup).
 template <int R> __device__ __forceinline__ void reg_alloc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R)); }
 template <int R> __device__ __forceinline__ void reg_dealloc() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R)); }

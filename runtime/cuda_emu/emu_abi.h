@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 6
+#define TLC_EMU_ABI_VERSION 7
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -180,6 +180,10 @@ typedef struct tlc_emu_api {
   // [smem], [map, {coords}], [bar]: map is a 128-byte tensor map in the
   // emulator's encoding; coords has `rank` elements, innermost first.
   void (*tma_load)(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  // cp.async.bulk.tensor.<rank>d.global.shared::cta.bulk_group [map, {coords}],
+  // [smem]: the box at coords (innermost first) from shared memory to the
+  // tensor, elements outside it not written; complete when it returns.
+  void (*tma_store)(int rank, const void* map, const void* smem, const int* coords, const void* pc);
   // wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<kind>.<kind>: d is this
   // thread's n/2 float accumulators; trans_a/b 1 = MN-major operand.
   void (*wgmma)(int n, int kind, int trans_a, int trans_b, float* d, uint64_t desc_a, uint64_t desc_b,

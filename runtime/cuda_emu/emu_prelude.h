@@ -640,6 +640,11 @@ TLC_EMU_NOINLINE void tma_load(int rank, void* smem, const void* map, void* bar,
   const int coords[5] = {c0, c1, c2, c3, c4};
   tlc_emu_host->tma_load(rank, smem, map, bar, coords, TLC_EMU_PC);
 }
+TLC_EMU_NOINLINE void tma_store(int rank, const void* map, const void* smem, int c0, int c1 = 0, int c2 = 0,
+                                int c3 = 0, int c4 = 0) {
+  const int coords[5] = {c0, c1, c2, c3, c4};
+  tlc_emu_host->tma_store(rank, map, smem, coords, TLC_EMU_PC);
+}
 TLC_EMU_NOINLINE void wgmma(int n, int kind, int trans_a, int trans_b, float* d, uint64_t desc_a,
                             uint64_t desc_b, int scale_d) {
   tlc_emu_host->wgmma(n, kind, trans_a, trans_b, d, desc_a, desc_b, scale_d, TLC_EMU_PC);

@@ -359,9 +359,13 @@ TEST_CASE("gemm operands the kernel only reads may be staged for TMA; the module
   auto cu = test::generateCudaFor(wideGemmExample(), options);
   REQUIRE(cu);
   std::vector<cuda::TensorMapArg> read = maps(*cu);
-  REQUIRE(read.size() == 2);
+  REQUIRE(read.size() == 3);
   CHECK(read[0].stage);
   CHECK(read[1].stage);
+  // The accumulator's staging tile is stored to C by TMA: C's map is a store map, never staged.
+  CHECK(read[2].store);
+  CHECK_FALSE(read[2].stage);
+  CHECK_FALSE(read[0].store);
   CHECK(cu->primarySource.find(std::string("void __launch_bounds__(128) ") + cuda::kStageRowsEntry + "(") !=
         std::string::npos);
   CHECK(cu->fallbackSource.find(cuda::kStageRowsEntry) == std::string::npos);
@@ -374,9 +378,10 @@ TEST_CASE("gemm operands the kernel only reads may be staged for TMA; the module
   auto written = test::generateCudaFor(text, options);
   REQUIRE(written);
   std::vector<cuda::TensorMapArg> w = maps(*written);
-  REQUIRE(w.size() == 2);
+  REQUIRE(w.size() == 3);
   CHECK(w[0].stage);
   CHECK_FALSE(w[1].stage);
+  CHECK(w[2].store);
   // Staging off (--no-tma-staging): no map may be staged, no staging kernel.
   options.stageTma = false;
   auto off = test::generateCudaFor(wideGemmExample(), options);

@@ -102,8 +102,10 @@ TEST_CASE("an sm_90a gemm build lists its tensor maps and its version without TM
   std::string compact = squeeze(json);
   // Both are gemm operands the kernel only reads: a launch may stage them
   // into padded rows (cuda::StagedTensor) with the cubin's tlc_stage_rows.
+  // C, which the epilogue stores by TMA, has a store map (never staged).
   CHECK(compact.find(R"("tensor_maps":[{"box":[16,32],"param":0,"stage":true,"swizzle":64},)"
-                     R"({"box":[32,64],"param":1,"stage":true,"swizzle":128}])") != std::string::npos);
+                     R"({"box":[32,64],"param":1,"stage":true,"swizzle":128},{"box":[)") != std::string::npos);
+  CHECK(compact.find(R"("param":2,"stage":false,"store":true,"swizzle":)") != std::string::npos);
   CHECK(compact.find(R"("fallback":{"block":[128,1,1],"entry":"gemm_kernel0_no_tma")") != std::string::npos);
   CHECK(compact.find(R"("block":[256,1,1])") != std::string::npos);
   CHECK(compact.find(R"("persistent_blocks_per_sm":0)") != std::string::npos);

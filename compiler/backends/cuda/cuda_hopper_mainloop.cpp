@@ -87,9 +87,10 @@ void KernelEmitter::releaseStage(const std::string& stage) {
 }
 
 std::string KernelEmitter::syncThreads() const {
-  // wgmma reads shared memory through the async proxy: the generic writes
-  // (stores, cp.async) a barrier orders before it need a proxy fence first.
-  std::string fence = wgmma_.empty() ? "" : "tlc::fence_proxy_async(); ";
+  // wgmma reads shared memory through the async proxy, and so do TMA
+  // stores: the generic writes (stores, cp.async) a barrier orders before
+  // them need a proxy fence first.
+  std::string fence = wgmma_.empty() && tmaStores_.empty() ? "" : "tlc::fence_proxy_async(); ";
   ++barriersEmitted_;
   return fence + (hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();");
 }
@@ -122,11 +123,12 @@ std::string KernelEmitter::tensorMapParams() {
     tmapName_.push_back(fresh(bufs_[src.buffer.get()].name + "_tmap"));
     params += ", const __grid_constant__ tlc::TensorMap " + tmapName_[i];
   }
-  return params;
+  return params + tmaStoreParams();
 }
 
 bool KernelEmitter::tensorMapsNeedFallback() const {
   for (const TensorMapArg& t : tensorMaps_) {
+    if (t.store) continue;  // stored without TMA where the launch cannot map it
     const Buffer& b = func_.params[t.paramIndex].buffer;
     int64_t inner = dtypeBytes(b->dtype);
     for (size_t d = b->shape.size(); d-- > 1;) {

@@ -443,7 +443,8 @@ int64_t KernelEmitter::packSharedBuffers(const std::vector<const BufferNode*>& s
     // live from the kernel's start (the producer warpgroup copies into them
     // while the other threads run the statements before the mainloop).
     bool tma = hopper_ && loopTile(*hopper_, b);
-    bool panels = wgmmaTile(wgmma_, b) != nullptr;  // wgmma tiles: the swizzle's period too
+    // wgmma tiles and TMA-stored staging tiles: the swizzle's period too
+    bool panels = wgmmaTile(wgmma_, b) != nullptr || tmaStoreOf(b);
     int64_t align = tma || panels ? 1024 : 128;
     if (tma) lt.first = 0;
     // A persistent kernel's producer fills the ring for the next tile while
@@ -586,6 +587,7 @@ bool KernelEmitter::planBuffers() {
     return it != tiles_.buffers.end() && it->second.role == FragmentRole::Tile && it->second.layout.isMma();
   });
   accumulatorStores.visit(kernel_.body);
+  planTmaStores(accumulatorStores.targets);
 
   for (auto* a : scan.threadAllocs) {
     int64_t n;
@@ -666,6 +668,10 @@ bool KernelEmitter::planBuffers() {
       // 256-byte rows of float32 288 bytes apart).
       int64_t last = 0;
       const int64_t eb = dtypeBytes(b->dtype);
+      if (const TmaStore* ts = tmaStoreOf(b.get())) {  // in the panels TMA reads
+        info.layout = layout::Layout::panels(ts->rows, ts->cols, (int)eb, ts->span);
+        info.layoutRun = contiguousRun(*info.layout, eb);
+      }
       bool padded = b->scope != MemScope::Shared || accumulatorStores.targets.count(b.get());
       if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last)) {
         const int64_t rowBytes = last * eb, run = 8 * eb;

@@ -506,6 +506,23 @@ class KernelEmitter : public backend::CEmitter {
   bool registerPrefetch_ = true;  // loops may load register tiles ahead (off where that costs blocks per SM)
   std::vector<TensorMapArg> tensorMaps_;
   std::vector<std::string> tmapName_;  // the tensor-map parameters of the loop's tiles
+  // Staging tiles of accumulators stored to global memory by TMA
+  // (cuda_tma_stores.cpp): the tile, its copy to the tensor, the tile's
+  // shape and panel span, and the tensor's map (TensorMapArg::store).
+  struct TmaStore {
+    const ir::BufferNode* tile = nullptr;
+    const ir::CopyStmt* copy = nullptr;
+    int64_t rows = 0, cols = 0, span = 0;
+    int rowDim = -1;  // the tensor dimension the tile's rows run along (its columns: the last)
+    TensorMapArg arg;
+    std::string mapName;
+  };
+  std::vector<TmaStore> tmaStores_;
+  bool inTmaStorePlain_ = false;  // emitting the copy a TMA store falls back to
+  void planTmaStores(const std::unordered_set<const ir::BufferNode*>& stagingTiles);
+  const TmaStore* tmaStoreOf(const ir::BufferNode* tile) const;
+  std::string tmaStoreParams();  // their map parameters, after the ring's
+  void emitTmaStore(const ir::CopyStmt* c, const TmaStore& ts, const std::function<void()>& plain);
   int64_t barrierOffset_ = -1;  // full[stages] then empty[stages] mbarriers in shared memory
   VectorNest* vecNest_ = nullptr;  // the vectorized nest being emitted
   struct Preload {

@@ -128,9 +128,12 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   // needs neither the test nor the element-by-element path.
   const BufferInfo& ob = bufs_[other.buffer.get()];
   int64_t rowLength = 0;
-  bool alignedPairs = pairs && inside && ob.place == Placement::Shared && !ob.layout && ob.versions == 1 &&
-                      ob.sharedOffset % pairBytes == 0 && constInt(other.buffer->shape.back(), &rowLength) &&
-                      (rowLength + ob.rowPad) % 2 == 0;
+  // So are pairs into a TMA-stored staging tile: its panels' 16-byte chunks
+  // lie at multiples of 16 bytes from a base aligned to 1024.
+  bool alignedPairs = pairs && inside && ob.place == Placement::Shared &&
+                      ((!ob.layout && ob.versions == 1 && ob.sharedOffset % pairBytes == 0 &&
+                        constInt(other.buffer->shape.back(), &rowLength) && (rowLength + ob.rowPad) % 2 == 0) ||
+                       tmaStoreOf(other.buffer.get()));
   Var r = makeVar("r");
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
@@ -353,6 +356,14 @@ void KernelEmitter::emitCopy(const CopyStmt* c, bool partitioned, bool async) {
   }
   if (bufs_[c->src.buffer.get()].tile || bufs_[c->dst.buffer.get()].tile) {
     emitTileCopy(c);
+    return;
+  }
+  if (const TmaStore* ts = tmaStoreOf(c->src.buffer.get()); ts && !inTmaStorePlain_) {
+    emitTmaStore(c, *ts, [&] {
+      inTmaStorePlain_ = true;
+      emitCopy(c, partitioned, async);
+      inTmaStorePlain_ = false;
+    });
     return;
   }
   const Region &src = c->src, &dst = c->dst;

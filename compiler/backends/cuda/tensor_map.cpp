@@ -1,6 +1,7 @@
 #include "compiler/backends/cuda/tensor_map.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace tlc::cuda {
 
@@ -156,6 +157,10 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
     LaunchTensor x = tensorOf(tm.paramIndex);
     std::string why;
     if (rowMajorTensorMapSpec(x.dtype, x.address, x.shape, tm.box, tm.swizzle, &plan.specs[m], &why)) continue;
+    if (tm.store) {  // the kernel stores the tensor without TMA
+      plan.specs[m] = TensorMapSpec{};
+      continue;
+    }
     // Staged: the same map over padded rows in the workspace (at offset 0
     // until placed), when that is a map TMA can describe.
     TmaDType type;
@@ -211,6 +216,10 @@ std::string tmaStagedNote(const std::string& kernel, const std::string& tensor, 
 }
 
 int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out) {
+  if (spec.rank == 0) {
+    std::memset(out, 0, 128);
+    return 0;
+  }
   unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
   for (int i = 0; i < spec.rank; ++i) box[i] = spec.box[i];
   return encode(out, (int)spec.dtype, (unsigned)spec.rank, reinterpret_cast<void*>(spec.address), spec.dims,

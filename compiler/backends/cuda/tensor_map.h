@@ -72,11 +72,16 @@ std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor
 // not a multiple of 16 bytes, an address that is not 16-byte aligned), the
 // launch copies it into rows padded to 16 bytes and maps the copy, rather
 // than run the kernel's version without TMA.
+// `store`: the kernel writes the tensor through the map (TMA stores of an
+// epilogue); where TMA cannot address the tensor, the launch passes a map
+// of zeros (a TensorMapSpec of rank 0) and the kernel, which tests the map
+// (tlc::tensor_map_valid), stores it without TMA.
 struct TensorMapArg {
   int paramIndex = -1;
   std::vector<int64_t> box;
   int swizzle = 0;
   bool stage = false;
+  bool store = false;
 };
 
 // A tensor staged before a launch: `rows` rows of `rowBytes` bytes, back to
@@ -148,7 +153,8 @@ using EncodeTiledFn = int (*)(void* map, int dtype, unsigned rank, void* address
                               const uint64_t* strides, const unsigned* box, const unsigned* elementStrides,
                               int interleave, int swizzle, int l2Promotion, int oobFill);
 // Encodes `spec` into the 128 bytes at `out` (64-byte aligned) with the
-// driver: no interleave, 256-byte L2 promotion, zero fill out of bounds.
+// driver: no interleave, 256-byte L2 promotion, zero fill out of bounds;
+// a spec of rank 0 (a store map TMA cannot describe) as 128 zero bytes.
 // Returns the driver's result code (0: success).
 int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out);
 

@@ -327,39 +327,59 @@ void Machine::checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint3
 // ---------------------------------------------------------------------------
 // Tensor copies
 
+// The checks common to tensor copies in both directions: the map, its rank,
+// and the shared tile at `smem` (128-byte aligned, inside the shared memory
+// the launch gave). False (reported) where one fails.
+bool Machine::tmaSharedTile(Thread* t, uint32_t p, int rank, const void* map, const void* smem, const char* op,
+                            tlc::cuda::TensorMapSpec* spec, uint32_t* off, uint64_t* bytes) {
+  if (!isa::decodeTensorMap(map, spec)) {
+    report(FindingKind::BadTensorMap, t, p, 0,
+           "tensor copy with a map that is not a tensor map (not encoded by the emulator's encodeTensorMap, or corrupted)");
+    return false;
+  }
+  if (spec->rank != rank) {
+    report(FindingKind::BadTensorMap, t, p, 0,
+           std::string(op) + "_" + std::to_string(rank) + "d with a tensor map of rank " + std::to_string(spec->rank));
+    return false;
+  }
+  uintptr_t d = (uintptr_t)smem;
+  *bytes = isa::tmaBoxBytes(*spec);
+  const char* side = std::string(op) == "tma_load" ? "destination" : "source";
+  if (d < sharedBegin_ || d >= sharedEnd_) {
+    report(FindingKind::WildAccess, t, p, 0, std::string("tensor copy ") + side + " is not in shared memory");
+    return false;
+  }
+  *off = (uint32_t)(d - sharedBegin_);
+  if (*off % 128) {
+    report(FindingKind::Misaligned, t, p, 0,
+           std::string("tensor copy ") + side + " at " + offsetText(*off) + " is not 128-byte aligned");
+    return false;
+  }
+  if (d + *bytes > sharedEnd_ ||
+      (d >= dynBegin_ && d < dynCapacityEnd_ && d + *bytes > dynBegin_ + config_.dynamicSharedBytes)) {
+    report(FindingKind::OutOfBounds, t, p, 0,
+           "tensor copy of " + std::to_string(*bytes) + " bytes at " + offsetText(*off) + " runs past shared memory" +
+               " (or the launch's dynamic shared memory)");
+    return false;
+  }
+  return true;
+}
+
+static int swizzleSpan(const tlc::cuda::TensorMapSpec& spec) {
+  return spec.swizzle == tlc::cuda::TmaSwizzle::B128  ? 128
+         : spec.swizzle == tlc::cuda::TmaSwizzle::B64 ? 64
+         : spec.swizzle == tlc::cuda::TmaSwizzle::B32 ? 32
+                                                      : 0;
+}
+
 void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
   Thread* t = current_;
   activateHopper();
   uint32_t p = pcOffset(pc);
   tlc::cuda::TensorMapSpec spec;
-  if (!isa::decodeTensorMap(map, &spec)) {
-    report(FindingKind::BadTensorMap, t, p, 0,
-           "tensor copy with a map that is not a tensor map (not encoded by the emulator's encodeTensorMap, or corrupted)");
-    return;
-  }
-  if (spec.rank != rank) {
-    report(FindingKind::BadTensorMap, t, p, 0,
-           "tma_load_" + std::to_string(rank) + "d with a tensor map of rank " + std::to_string(spec.rank));
-    return;
-  }
-  uintptr_t d = (uintptr_t)smem;
-  const uint64_t bytes = isa::tmaBoxBytes(spec);
-  if (d < sharedBegin_ || d >= sharedEnd_) {
-    report(FindingKind::WildAccess, t, p, 0, "tensor copy destination is not in shared memory");
-    return;
-  }
-  const uint32_t off = (uint32_t)(d - sharedBegin_);
-  if (off % 128) {
-    report(FindingKind::Misaligned, t, p, 0, "tensor copy destination at " + offsetText(off) + " is not 128-byte aligned");
-    return;
-  }
-  if (d + bytes > sharedEnd_ ||
-      (d >= dynBegin_ && d < dynCapacityEnd_ && d + bytes > dynBegin_ + config_.dynamicSharedBytes)) {
-    report(FindingKind::OutOfBounds, t, p, 0,
-           "tensor copy of " + std::to_string(bytes) + " bytes to " + offsetText(off) + " runs past shared memory" +
-               " (or the launch's dynamic shared memory)");
-    return;
-  }
+  uint32_t off = 0;
+  uint64_t bytes = 0;
+  if (!tmaSharedTile(t, p, rank, map, smem, "tma_load", &spec, &off, &bytes)) return;
   Mbarrier* mb = findMbar(t, bar, p, "tensor copy");
   if (!mb) return;
   const uint32_t idx = mbarIndex_[mb->offset];
@@ -379,10 +399,7 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
       }
   }
   // Write it, 16-byte chunk by chunk, through the swizzle.
-  const int span = spec.swizzle == tlc::cuda::TmaSwizzle::B128  ? 128
-                   : spec.swizzle == tlc::cuda::TmaSwizzle::B64 ? 64
-                   : spec.swizzle == tlc::cuda::TmaSwizzle::B32 ? 32
-                                                                : 0;
+  const int span = swizzleSpan(spec);
   const uint32_t phase = (uint32_t)mb->st.phase;
   for (uint64_t b = 0; b < bytes; b += 16) {
     uint32_t dst = isa::swizzleAddress(off + (uint32_t)b, span);
@@ -400,6 +417,40 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
     }
   }
   mbarSettle(idx, isa::mbarCompleteTx(mbarriers_[idx].st, (uint32_t)bytes), t, p);
+}
+
+void Machine::tmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc) {
+  Thread* t = current_;
+  activateHopper();
+  uint32_t p = pcOffset(pc);
+  tlc::cuda::TensorMapSpec spec;
+  uint32_t off = 0;
+  uint64_t bytes = 0;
+  if (!tmaSharedTile(t, p, rank, map, smem, "tma_store", &spec, &off, &bytes)) return;
+  // Read the tile, 16-byte chunk by chunk, through the swizzle (checked as
+  // this thread's reads: the other threads' writes must be ordered before
+  // it by a barrier).
+  const int span = swizzleSpan(spec);
+  std::vector<uint8_t> data(bytes, 0);
+  for (uint64_t b = 0; b < bytes; b += 16) {
+    uint32_t src = isa::swizzleAddress(off + (uint32_t)b, span);
+    checkedAccess(t, (const void*)(sharedBegin_ + src), 16, TLC_EMU_READ, p);
+    std::memcpy(&data[b], (const void*)(sharedBegin_ + src), 16);
+  }
+  // Write the elements inside the tensor.
+  std::vector<uint64_t> gaddr;
+  std::vector<uint8_t> inb;
+  isa::tmaBox(spec, coords, &gaddr, &inb);
+  const int eb = spec.elemBytes;
+  for (size_t e = 0; e < gaddr.size(); ++e) {
+    if (!inb[e]) continue;
+    checkedAccess(t, (void*)gaddr[e], eb, TLC_EMU_WRITE, p);
+    for (auto& r : regions_)
+      if (gaddr[e] >= r->base && gaddr[e] + eb <= r->base + r->bytes) {
+        std::memcpy((void*)gaddr[e], &data[e * eb], eb);
+        break;
+      }
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -75,6 +75,13 @@ bool helperBody(const std::string& name, std::string* body) {
       {"mbar_wait", "tlc_emu::mbar_wait(bar, parity);"},
       {"fence_proxy_async", "tlc_emu::fence(TLC_EMU_FENCE_PROXY_ASYNC);"},
       {"tma_prefetch", "(void)map;"},
+      {"tma_store_1d", "tlc_emu::tma_store(1, map, smem, c0);"},
+      {"tma_store_2d", "tlc_emu::tma_store(2, map, smem, c0, c1);"},
+      {"tma_store_3d", "tlc_emu::tma_store(3, map, smem, c0, c1, c2);"},
+      {"tma_store_4d", "tlc_emu::tma_store(4, map, smem, c0, c1, c2, c3);"},
+      {"tma_store_5d", "tlc_emu::tma_store(5, map, smem, c0, c1, c2, c3, c4);"},
+      // The emulator's tensor stores complete when issued.
+      {"tma_store_commit_wait_read", "(void)0;"},
       {"tma_load_1d", "tlc_emu::tma_load(1, smem, map, bar, c0);"},
       {"tma_load_2d", "tlc_emu::tma_load(2, smem, map, bar, c0, c1);"},
       {"tma_load_3d", "tlc_emu::tma_load(3, smem, map, bar, c0, c1, c2);"},

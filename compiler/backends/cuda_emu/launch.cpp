@@ -65,6 +65,9 @@ void apiFence(int kind, const void* pc) { gMachine->fence(kind, pc); }
 void apiTmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
   gMachine->tmaLoad(rank, smem, map, bar, coords, pc);
 }
+void apiTmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc) {
+  gMachine->tmaStore(rank, map, smem, coords, pc);
+}
 void apiWgmma(int n, int kind, int ta, int tb, float* d, uint64_t da, uint64_t db, int scale, const void* pc) {
   gMachine->wgmma(n, kind, ta, tb, d, da, db, scale, pc);
 }
@@ -139,6 +142,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.mbar_wait = apiMbarWait;
   api_.fence = apiFence;
   api_.tma_load = apiTmaLoad;
+  api_.tma_store = apiTmaStore;
   api_.wgmma = apiWgmma;
   api_.wgmma_rs = apiWgmmaRs;
   api_.wgmma_sync = apiWgmmaSync;

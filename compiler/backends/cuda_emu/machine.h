@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/backends/cuda_emu/emulator.h"
 #include "compiler/backends/cuda_emu/fiber.h"
 #include "compiler/backends/cuda_emu/isa.h"
@@ -78,6 +79,7 @@ class Machine {
   void mbarWait(void* bar, unsigned parity, const void* pc);
   void fence(int kind, const void* pc);
   void tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  void tmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc);
   void wgmma(int n, int kind, int transA, int transB, float* d, uint64_t descA, uint64_t descB,
              int scaleD, const void* pc);
   void wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, uint64_t descB, int scaleD, const void* pc);
@@ -133,6 +135,8 @@ class Machine {
   bool relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
                          std::string* error);
   Mbarrier* findMbar(Thread* t, const void* bar, uint32_t pc, const char* what);
+  bool tmaSharedTile(Thread* t, uint32_t pc, int rank, const void* map, const void* smem, const char* op,
+                     tlc::cuda::TensorMapSpec* spec, uint32_t* off, uint64_t* bytes);
   void mbarSettle(uint32_t index, isa::MbarEvent ev, Thread* t, uint32_t pc);
   void checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc);
   bool vcOrdered(const Thread* t, uint32_t otherThread, uint32_t otherClock) const;
