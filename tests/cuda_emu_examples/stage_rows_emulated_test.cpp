@@ -121,3 +121,33 @@ TEST_CASE("a launch stages a tensor TMA cannot address when its map allows it, e
   CHECK(direct.specs.size() == 1);
   CHECK(direct.specs[0].address == 4096);
 }
+
+TEST_CASE("a store map over a tensor TMA cannot address is passed as zeros: the kernel stores it without TMA") {
+  auto unaligned = [](int) { return cuda::LaunchTensor{"float16", 4096, {100, 203}, "C"}; };
+  auto aligned = [](int) { return cuda::LaunchTensor{"float16", 4096, {100, 200}, "C"}; };
+  cuda::TensorMapArg store;
+  store.paramIndex = 0;
+  store.box = {128, 64};
+  store.swizzle = 128;
+  store.store = true;
+  // Neither staged nor a fallback nor an error: a map of rank 0.
+  cuda::LaunchMaps plan = cuda::planLaunchMaps("k", {store}, unaligned, false, true);
+  CHECK(plan.error.empty());
+  CHECK_FALSE(plan.fallback);
+  CHECK(plan.staged.empty());
+  REQUIRE(plan.specs.size() == 1);
+  CHECK(plan.specs[0].rank == 0);
+  // Encoded (by the emulator as by the driver's launchers) as 128 zero bytes.
+  unsigned char bytes[128];
+  std::memset(bytes, 0xab, sizeof bytes);
+  std::string why;
+  REQUIRE(cuda_emu::encodeTensorMap(plan.specs[0], bytes, &why));
+  bool zero = true;
+  for (unsigned char b : bytes) zero = zero && b == 0;
+  CHECK(zero);
+  // A tensor TMA addresses gets its map.
+  cuda::LaunchMaps direct = cuda::planLaunchMaps("k", {store}, aligned, false, true);
+  REQUIRE(direct.specs.size() == 1);
+  CHECK(direct.specs[0].rank == 2);
+  CHECK(direct.specs[0].address == 4096);
+}

@@ -202,7 +202,8 @@ namespace tlc::cuda_emu {
 // isa_hopper.cpp), which the emulated tensor copies decode. spec.address is
 // the host address of the emulated global tensor (the emulated kernel's
 // global pointers are host pointers). False with *why for a spec TMA cannot
-// describe.
+// describe; a spec of rank 0 (a store map the launch could not describe) is
+// written as 128 zero bytes, as the driver's launchers pass it.
 bool encodeTensorMap(const tlc::cuda::TensorMapSpec& spec, void* out128, std::string* why);
 
 class EmulatedModule {
