@@ -330,8 +330,14 @@ void Machine::checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint3
 // The checks common to tensor copies in both directions: the map, its rank,
 // and the shared tile at `smem` (128-byte aligned, inside the shared memory
 // the launch gave). False (reported) where one fails.
-bool Machine::tmaSharedTile(Thread* t, uint32_t p, int rank, const void* map, const void* smem, const char* op,
-                            tlc::cuda::TensorMapSpec* spec, uint32_t* off, uint64_t* bytes) {
+bool Machine::tmaSharedTile(int rank, const void* map, const void* smem, const char* op, const void* pc,
+                            TmaTile* out) {
+  activateHopper();
+  Thread* t = out->t = current_;
+  const uint32_t p = out->pc = pcOffset(pc);
+  tlc::cuda::TensorMapSpec* spec = &out->spec;
+  uint32_t* off = &out->off;
+  uint64_t* bytes = &out->bytes;
   if (!isa::decodeTensorMap(map, spec)) {
     report(FindingKind::BadTensorMap, t, p, 0,
            "tensor copy with a map that is not a tensor map (not encoded by the emulator's encodeTensorMap, or corrupted)");
@@ -373,13 +379,9 @@ static int swizzleSpan(const tlc::cuda::TensorMapSpec& spec) {
 }
 
 void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
-  Thread* t = current_;
-  activateHopper();
-  uint32_t p = pcOffset(pc);
-  tlc::cuda::TensorMapSpec spec;
-  uint32_t off = 0;
-  uint64_t bytes = 0;
-  if (!tmaSharedTile(t, p, rank, map, smem, "tma_load", &spec, &off, &bytes)) return;
+  TmaTile tile;
+  if (!tmaSharedTile(rank, map, smem, "tma_load", pc, &tile)) return;
+  auto& [t, p, spec, off, bytes] = tile;
   Mbarrier* mb = findMbar(t, bar, p, "tensor copy");
   if (!mb) return;
   const uint32_t idx = mbarIndex_[mb->offset];
@@ -420,13 +422,9 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
 }
 
 void Machine::tmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc) {
-  Thread* t = current_;
-  activateHopper();
-  uint32_t p = pcOffset(pc);
-  tlc::cuda::TensorMapSpec spec;
-  uint32_t off = 0;
-  uint64_t bytes = 0;
-  if (!tmaSharedTile(t, p, rank, map, smem, "tma_store", &spec, &off, &bytes)) return;
+  TmaTile tile;
+  if (!tmaSharedTile(rank, map, smem, "tma_store", pc, &tile)) return;
+  auto& [t, p, spec, off, bytes] = tile;
   // Read the tile, 16-byte chunk by chunk, through the swizzle (checked as
   // this thread's reads: the other threads' writes must be ordered before
   // it by a barrier).

@@ -135,8 +135,15 @@ class Machine {
   bool relocateTensorMap(unsigned char* map, const std::vector<KernelArg>& args, size_t argIndex,
                          std::string* error);
   Mbarrier* findMbar(Thread* t, const void* bar, uint32_t pc, const char* what);
-  bool tmaSharedTile(Thread* t, uint32_t pc, int rank, const void* map, const void* smem, const char* op,
-                     tlc::cuda::TensorMapSpec* spec, uint32_t* off, uint64_t* bytes);
+  // A tensor copy's thread, pc offset, map and shared tile (offset, bytes).
+  struct TmaTile {
+    Thread* t = nullptr;
+    uint32_t pc = 0;
+    tlc::cuda::TensorMapSpec spec;
+    uint32_t off = 0;
+    uint64_t bytes = 0;
+  };
+  bool tmaSharedTile(int rank, const void* map, const void* smem, const char* op, const void* pc, TmaTile* out);
   void mbarSettle(uint32_t index, isa::MbarEvent ev, Thread* t, uint32_t pc);
   void checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc);
   bool vcOrdered(const Thread* t, uint32_t otherThread, uint32_t otherClock) const;
