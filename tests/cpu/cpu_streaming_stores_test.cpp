@@ -4,6 +4,8 @@
 // rows that do not start on a cache line and extents shorter than one.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include "compiler/backends/cpu/cpu_backend.h"
 #include "runtime/cpu/tlc_cpu_runtime.h"
 #include "tests/cpu/cpu_test_util.h"
@@ -138,6 +140,9 @@ TEST_CASE("kernels that stream their outputs agree with the interpreter") {
 TEST_CASE("the streaming threshold has a default that a host program can override and restore") {
   int64_t initial = tlc_cpu_stream_store_min_bytes();
   CHECK(initial > 0);
+  // Half the last-level cache, at most 16 MiB (a server's cache is shared by
+  // many cores), unless the environment sets it.
+  if (!std::getenv("TLC_CPU_STREAM_MIN_BYTES")) CHECK(initial <= (int64_t(16) << 20));
   tlc_cpu_set_stream_store_min_bytes(12345);
   CHECK(tlc_cpu_stream_store_min_bytes() == 12345);
   tlc_cpu_set_stream_store_min_bytes(-1);
