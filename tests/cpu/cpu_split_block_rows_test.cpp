@@ -1,18 +1,13 @@
 // Pass cpu-split-block-rows (compiler/passes/cpu_split_block_rows.h): checked
-// on textual tile IR, for the split and for what it must leave alone, and
-// numerically: blocks of independent rows whose tiles overflow L1 (128 rows
-// of 64 float32) on the CPU against the interpreter and plain loops, at sizes
-// the tiles do not divide.
+// on textual tile IR, for the split and for what it must leave alone. The
+// row recurrences of cpu_row_loops_test.cpp run split (128-row tiles), and
+// the zoo's top-k (cpu_select_stores_test.cpp), against the interpreter.
 #include <doctest/doctest.h>
 
-#include <cmath>
-
 #include "compiler/passes/cpu_split_block_rows.h"
-#include "tests/cpu/cpu_test_util.h"
 #include "tests/support/pass_text.h"
 
 using namespace tlc;
-using namespace tlc::test;
 
 namespace {
 
@@ -62,28 +57,25 @@ TEST_CASE("a block of independent rows runs its body over groups of rows whose t
 }
 
 TEST_CASE("a row loop's variable is the row outside the tiles' first index; reductions along rows split") {
-  checkSplit(R"(
-func @f(X: float32[1000, 640], Q: float32[1000]) {
-  kernel grid(8) threads(128) as (bx) {
-    alloc x: fragment float32[128, 64]
-    alloc m: fragment float32[128]
-    fill(m, 0.0)
-    for k in serial(0 : +10) {
-      copy(X[bx * 128 : +128, k * 64 : +64], x)
-      reduce_max(x, m, dim=1, clear=false)
+  std::string text = kRunningSum;
+  auto replace = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  replace("Y: float32[1000, 640])", "Y: float32[1000, 640], Q: float32[1000])");
+  replace("    fill(acc, 0.0)\n", "    alloc m: fragment float32[128]\n    fill(acc, 0.0)\n");
+  replace("k * 64 : +64], s)\n", "k * 64 : +64], s)\n      reduce_max(s, m, dim=1, clear=false)\n");
+  replace("k * 64 : +64])\n    }\n", R"(k * 64 : +64])
     }
     for i in parallel(0 : +128) {
       if bx * 128 + i < 1000 {
-        Q[bx * 128 + i] = m[i] + x[i, i % 64]
+        Q[bx * 128 + i] = m[i] + s[i, i % 64]
       }
     }
-  }
-}
+)");
+  checkSplit(text + R"(
 // CHECK: for row_group in serial(0 : +4) {
-// CHECK: reduce_max(x, m, dim=1, clear=false)
-// CHECK: for i in parallel(0 : +32) {
-// CHECK-NEXT: if bx * 128 + (i + row_group * 32) < 1000 {
-// CHECK-NEXT: Q[bx * 128 + (i + row_group * 32)] = m[i] + x[i, (i + row_group * 32) % 64]
+// CHECK: reduce_max(s, m, dim=1, clear=false)
+// CHECK: for i_1 in parallel(0 : +32) {
+// CHECK-NEXT: if bx * 128 + (i_1 + row_group * 32) < 1000 {
+// CHECK-NEXT: Q[bx * 128 + (i_1 + row_group * 32)] = m[i_1] + s[i_1, (i_1 + row_group * 32) % 64]
 )");
 }
 
@@ -136,60 +128,4 @@ func @f(X: float32[1000, 640], Q: float32[64]) {
 // CHECK: alloc s: shared float32[128, 64]
 // CHECK-NOT: row_group
 )");
-}
-
-namespace {
-
-// A running sum and a running maximum along rows, with 128-row tiles of 64
-// float32 (32 KiB: more than a quarter of any L1), and a guarded store of
-// each row's maximum.
-const char* kWideRows = R"(
-def wide[M, N, block_M=128, block_N=64](X: Tensor[(M, N), float32], S: Tensor[(M, N), float32],
-                                       Q: Tensor[(M,), float32]):
-    with T.Kernel(T.ceildiv(M, block_M), threads=block_M) as bx:
-        s = T.alloc_shared((block_M, block_N), float32)
-        acc = T.alloc_fragment((block_M,), float32)
-        big = T.alloc_fragment((block_M,), float32)
-        T.clear(acc)
-        T.fill(big, -T.infinity(float32))
-        for k in T.serial(T.ceildiv(N, block_N)):
-            T.copy(X[bx * block_M, k * block_N], s)
-            T.reduce_max(s, big, dim=1, clear=False)
-            for i in T.Parallel(block_M):
-                for j in T.serial(block_N):
-                    acc[i] += s[i, j]
-                    s[i, j] = acc[i]
-            T.copy(s, S[bx * block_M, k * block_N])
-        for i in T.Parallel(block_M):
-            if bx * block_M + i < M:
-                Q[bx * block_M + i] = big[i]
-)";
-
-}  // namespace
-
-TEST_CASE("blocks of wide independent rows on the CPU agree with the interpreter and with plain loops") {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 128}, {300, 100}, {37, 200}}) {
-    CAPTURE(rows);
-    CAPTURE(cols);
-    CpuCompiled c = compileTl(kWideRows);
-    REQUIRE_MESSAGE(c.module, c.rendered());
-    auto r = runAgainstOracle(c, {{"M", rows}, {"N", cols}}, 5, {}, [&](driver::RunArgs& args) {
-      const auto& X = *args.tensors[0];
-      const auto& S = *args.tensors[1];
-      const auto& Q = *args.tensors[2];
-      int64_t tiles = (cols + 63) / 64;
-      for (int64_t i = 0; i < rows; ++i) {
-        double sum = 0, best = -INFINITY;
-        // The tile's columns past N read as zeros (the copy's fill).
-        for (int64_t j = 0; j < tiles * 64; ++j) {
-          double x = j < cols ? X.get(i * cols + j) : 0.0;
-          sum += x;
-          best = std::max(best, x);
-          if (j < cols) CHECK(std::fabs(S.get(i * cols + j) - sum) <= 1e-4 * (1 + std::fabs(sum)));
-        }
-        CHECK(Q.get(i) == float(best));
-      }
-    });
-    CHECK_MESSAGE(r.pass, r.log);
-  }
 }
