@@ -17,6 +17,7 @@
 #include "compiler/passes/cpu_lower_reduce.h"
 #include "compiler/passes/cpu_map_loops.h"
 #include "compiler/passes/cpu_select_stores.h"
+#include "compiler/passes/cpu_split_block_rows.h"
 #include "compiler/passes/cpu_vector_layouts.h"
 #include "compiler/passes/cpu_version_guards.h"
 
@@ -52,6 +53,13 @@ passes::PassPipeline cpuPipeline(const CpuLoweringOptions& options) {
   limits.maxBytes = std::max<int64_t>(256 << 10, (l2 > 0 ? l2 : 1 << 20) / 2);
   p.add(Pass{"cpu-group-blocks", "neighbouring blocks run together, sharing the gemm operand tiles they copy",
              [limits](const ir::Module& m, PassContext&) { return groupBlocks(m, limits); }});
+  int64_t l1 = options.l1Bytes;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  if (l1 <= 0) l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#endif
+  int64_t rowTileBytes = (l1 > 0 ? l1 : 32 << 10) / 4;
+  p.add(Pass{"cpu-split-block-rows", "a block of independent rows runs a few rows at a time when its tiles overflow L1",
+             [rowTileBytes](const ir::Module& m, PassContext&) { return splitBlockRows(m, rowTileBytes); }});
   p.add(wrap("cpu-lower-gemm", "gemm -> cpu.gemm micro-kernel intrinsic (clear_accum -> fill)", lowerGemm));
   p.add(wrap("cpu-lower-copy-fill", "copy and fill -> masked Parallel loops", lowerCopyAndFill));
   p.add(wrap("cpu-lower-reduce", "reduce_* -> loops over a local accumulator", lowerReductions));

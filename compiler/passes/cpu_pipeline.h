@@ -6,6 +6,8 @@
 //   cpu-coarsen-k           matches gemm loops on the tile operations
 //   cpu-group-blocks        after cpu-coarsen-k (which matches one block's
 //                           loop), on the tile operations
+//   cpu-split-block-rows    on the tile operations (a copy's rows are one
+//                           range to narrow)
 //   cpu-lower-gemm          first: clear_accum becomes a Fill, lowered next
 //   cpu-lower-copy-fill     copies and fills -> Parallel loops with masks
 //   cpu-lower-reduce        reductions -> loops over a local accumulator
@@ -34,6 +36,9 @@ struct CpuLoweringOptions {
   // buffers take at most half); 0: this machine's.
   int threads = 0;
   int64_t l2Bytes = 0;
+  // The L1 data cache of one core: cpu-split-block-rows keeps a block's
+  // tiles of independent rows within a quarter of it; 0: this machine's.
+  int64_t l1Bytes = 0;
 };
 
 // The pipeline's passes, in order.

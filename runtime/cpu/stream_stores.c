@@ -7,7 +7,12 @@
  * it is at least half as large as the last-level cache (an output that size
  * and an input like it do not stay cached together), the cache size read once
  * from sysfs (the cache the kernel's core shares), with sysconf and then
- * 32 MiB as fallbacks. TLC_CPU_STREAM_MIN_BYTES or
+ * 32 MiB as fallbacks, and at most 16 MiB: a server socket's last-level cache
+ * (hundreds of MB, which a virtual machine reports as its own) is shared by
+ * tens of cores, and an output of a few of them does not stay there (on a
+ * Xeon VM reporting 260 MB, 2 threads, 32 MiB outputs: a transpose went from
+ * 0.54 to 0.89-0.94 of memcpy's bandwidth, a layernorm from 0.67 to 0.78-0.79;
+ * bench/RESULTS.md). TLC_CPU_STREAM_MIN_BYTES or
  * tlc_cpu_set_stream_store_min_bytes override it. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -55,7 +60,7 @@ static long long default_min_bytes(void) {
   if (llc <= 0) llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (llc <= 0) llc = 32ll << 20;
-  return llc / 2;
+  return llc / 2 < (16ll << 20) ? llc / 2 : 16ll << 20;
 }
 
 int64_t tlc_cpu_stream_store_min_bytes(void) {

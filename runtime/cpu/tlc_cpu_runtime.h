@@ -31,7 +31,7 @@ void tlc_cpu_set_num_threads(int n);
 /* Output tensors of at least this many bytes are written with streaming
  * (non-temporal) stores where the compiler's rule allows it (see
  * compiler/backends/cpu/streaming_stores.h). Default: half the last-level
- * cache size, or TLC_CPU_STREAM_MIN_BYTES when set. */
+ * cache size, at most 16 MiB, or TLC_CPU_STREAM_MIN_BYTES when set. */
 int64_t tlc_cpu_stream_store_min_bytes(void);
 
 /* Sets that threshold for later kernel calls (bytes < 0: back to the default). */

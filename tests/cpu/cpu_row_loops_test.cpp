@@ -211,26 +211,30 @@ def running[M, N, block_M=32, block_N=48](X: Tensor[(M, N), float32], S: Tensor[
 }  // namespace
 
 TEST_CASE("row recurrences on the CPU agree with the interpreter and with plain loops") {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 96}, {37, 100}, {1, 7}}) {
-    CpuCompiled c = compileTl(kRowLoops);
+  // 32 x 48 tiles as written, and 128 x 64 ones, which overflow a quarter of
+  // L1 and run 16 or 32 rows at a time (cpu-split-block-rows).
+  for (auto [blockM, blockN] : {std::pair<int64_t, int64_t>{32, 48}, {128, 64}})
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 96}, {37, 100}, {1, 7}, {300, 200}}) {
+    CAPTURE(blockM);
+    CpuCompiled c = compileTl(kRowLoops, {{"block_M", std::to_string(blockM)}, {"block_N", std::to_string(blockN)}});
     REQUIRE_MESSAGE(c.module, c.rendered());
     auto r = runAgainstOracle(c, {{"M", rows}, {"N", cols}}, 11, {}, [&](driver::RunArgs& args) {
       const auto& X = *args.tensors[0];
       const auto& S = *args.tensors[1];
       const auto& P = *args.tensors[2];
       const auto& Q = *args.tensors[3];
-      int64_t tiles = (cols + 47) / 48;
+      int64_t tiles = (cols + blockN - 1) / blockN;
       for (int64_t i = 0; i < rows; ++i) {
         double sum = 0, best = -INFINITY;
         for (int64_t k = 0; k < tiles; ++k) {
           // The tile's columns past N read as zeros (the copy's fill).
-          for (int64_t j = k * 48; j < (k + 1) * 48; ++j) {
+          for (int64_t j = k * blockN; j < (k + 1) * blockN; ++j) {
             double x = j < cols ? X.get(i * cols + j) : 0.0;
             sum += x;
             best = std::max(best, x);
             if (j < cols) CHECK(std::fabs(S.get(i * cols + j) - sum) <= 1e-4 * (1 + std::fabs(sum)));
           }
-          for (int64_t j = k * 48; j < std::min(cols, (k + 1) * 48); ++j) CHECK(P.get(i * cols + j) == float(best));
+          for (int64_t j = k * blockN; j < std::min(cols, (k + 1) * blockN); ++j) CHECK(P.get(i * cols + j) == float(best));
         }
         CHECK(Q.get(i) == float(best));
       }

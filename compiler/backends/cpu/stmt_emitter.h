@@ -112,8 +112,8 @@ class StmtEmitter : public ExprEmitter {
 
   // Prefetches the elements [lo, lo + ext) of `var` at `indices` of `buf`
   // (contiguous in `var`), for reading into L2 (prefetcht1) or for writing
-  // (prefetchw: the line is fetched owned, so the store does not wait for
-  // it): for the next block of the grid (`nextIterationOf` null,
+  // into L1 (prefetcht0, so the store does not wait for the line): for the
+  // next block of the grid (`nextIterationOf` null,
   // next_block_prefetch.h), when the loops around
   // make the block read at most kNextBlockBytes, or for the next iteration of
   // `nextIterationOf`, when they make it read more.

@@ -44,7 +44,7 @@ void StmtEmitter::emitTransposeNest(const TransposeNest& t) {
     // The lines the next block (or the next iteration of an enclosing
     // serial loop, aheadLoop) reads or stores: the nest's rows are far
     // apart, too many streams for the hardware prefetchers, and each
-    // store would wait for its line (prefetchw fetches it owned).
+    // store would wait for its line (fetched into L1 ahead of the stores).
     auto prefetchRows = [&](const Buffer& buf, const std::vector<Expr>& indices, const Side& contiguous,
                             int64_t contiguousExtent, const Side& rows, int64_t rowCount, bool write) {
       if (buf->scope != MemScope::Global || blockVars_.empty()) return;
@@ -246,8 +246,12 @@ void StmtEmitter::prefetchAhead(const VarNode* var, const Buffer& buf, const std
   auto line = makeVar(buf->name + "_prefetch", DType::Int64);
   emitLoop(line, b_.getInt64(0), lines, ForKind::Serial, 0, [&] {
     llvm::Value* p = b_.CreateGEP(b_.getInt8Ty(), lineStart, b_.CreateMul(vars_[line.get()], b_.getInt64(64)));
-    // read (locality 2, prefetcht1: into L2) or write (prefetchw), data
-    b_.CreateCall(prefetch, {p, b_.getInt32(write ? 1 : 0), b_.getInt32(write ? 3 : 2), b_.getInt32(1)});
+    // A line to read goes into L2 (prefetcht1), one to store into L1
+    // (prefetcht0). Not prefetchw: on a Xeon, fetching the stored lines owned
+    // made transposes slower than fetching them shared into L1 (2 threads:
+    // permute_3d 2.42 -> 2.06 ms, a running sum over 128-row tiles 22.1 ->
+    // 15.5 ms, bench/RESULTS.md).
+    b_.CreateCall(prefetch, {p, b_.getInt32(0), b_.getInt32(write ? 3 : 2), b_.getInt32(1)});
   });
   vars_.erase(line.get());
 }

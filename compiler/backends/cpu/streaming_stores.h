@@ -16,9 +16,10 @@
 //   - the function never reads that tensor (no load, atomic or gemm operand
 //     names it), so no kernel of the call wants the lines back in the cache;
 //   - at run time, the tensor holds at least tlc_cpu_stream_store_min_bytes()
-//     bytes (by default half the last-level cache: such an output and an
-//     input of its size do not stay cached together): smaller outputs stay
-//     cached for whatever reads them next.
+//     bytes (by default half the last-level cache, at most 16 MiB: such an
+//     output and an input of its size do not stay cached together, and a
+//     server's cache is shared by many cores): smaller outputs stay cached
+//     for whatever reads them next.
 // Transposing nests (tile_transpose.h) follow the same rule for their stores
 // of whole 64-byte lines, checked for alignment at run time
 // (llvm_codegen.cpp, emitTransposeNest).
