@@ -65,8 +65,10 @@ void KernelEmitter::planTmaStores(const std::unordered_set<const BufferNode*>& s
         counts.reads[s.get()] != 1 || s->dtype != g->dtype || !tmaDTypeOf(std::string(dtypeName(g->dtype)), &type, &elemBytes) ||
         rows > 256 || !isFullRegion(c->src))
       continue;
+    // Each panel starts where its swizzle pattern does (8 rows of the span,
+    // from the tile's 1024-byte aligned base), as Layout::panels assumes.
     int64_t span = panelSpan(cols, elemBytes);
-    if (!span || (rows * cols * elemBytes) % 1024) continue;
+    if (!span || rows % 8) continue;
     // A tensor parameter, the tile's columns along its contiguous dimension,
     // its rows along another one; every other extent 1.
     int param = -1;
