@@ -513,8 +513,7 @@ class KernelEmitter : public backend::CEmitter {
     const ir::BufferNode* tile = nullptr;
     const ir::CopyStmt* copy = nullptr;
     int64_t rows = 0, cols = 0, span = 0;
-    int rowDim = -1;  // the tensor dimension the tile's rows run along (its columns: the last)
-    TensorMapArg arg;
+    TensorMapArg arg;  // its box: the tile's rows along one tensor dimension, its panels along the last
     std::string mapName;
   };
   std::vector<TmaStore> tmaStores_;

@@ -62,8 +62,8 @@ void KernelEmitter::planTmaStores(const std::unordered_set<const BufferNode*>& s
     int elemBytes = 0;
     // A whole 2-D tile, read by this copy only, of the tensor's element type.
     if (s->shape.size() != 2 || !constInt(s->shape[0], &rows) || !constInt(s->shape[1], &cols) ||
-        counts.reads[s.get()] != 1 || s->dtype != g->dtype || !tmaDTypeOf(std::string(dtypeName(g->dtype)), &type, &elemBytes) ||
-        rows > 256 || !isFullRegion(c->src))
+        counts.reads[s.get()] != 1 || s->dtype != g->dtype ||
+        !tmaDTypeOf(std::string(dtypeName(g->dtype)), &type, &elemBytes) || rows > 256 || !isFullRegion(c->src))
       continue;
     // Each panel starts where its swizzle pattern does (8 rows of the span,
     // from the tile's 1024-byte aligned base), as Layout::panels assumes.
@@ -92,7 +92,6 @@ void KernelEmitter::planTmaStores(const std::unordered_set<const BufferNode*>& s
     ts.rows = rows;
     ts.cols = cols;
     ts.span = span;
-    ts.rowDim = rowDim;
     ts.arg.paramIndex = param;
     ts.arg.box.assign(rank, 1);
     ts.arg.box[rowDim] = rows;
