@@ -371,13 +371,6 @@ bool Machine::tmaSharedTile(int rank, const void* map, const void* smem, const c
   return true;
 }
 
-static int swizzleSpan(const tlc::cuda::TensorMapSpec& spec) {
-  return spec.swizzle == tlc::cuda::TmaSwizzle::B128  ? 128
-         : spec.swizzle == tlc::cuda::TmaSwizzle::B64 ? 64
-         : spec.swizzle == tlc::cuda::TmaSwizzle::B32 ? 32
-                                                      : 0;
-}
-
 void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
   TmaTile tile;
   if (!tmaSharedTile(rank, map, smem, "tma_load", pc, &tile)) return;
@@ -394,14 +387,10 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
   for (size_t e = 0; e < gaddr.size(); ++e) {
     if (!inb[e]) continue;
     checkedAccess(t, (const void*)gaddr[e], eb, TLC_EMU_READ, p);
-    for (auto& r : regions_)
-      if (gaddr[e] >= r->base && gaddr[e] + eb <= r->base + r->bytes) {
-        std::memcpy(&data[e * eb], (const void*)gaddr[e], eb);
-        break;
-      }
+    if (inRegion(gaddr[e], eb)) std::memcpy(&data[e * eb], (const void*)gaddr[e], eb);
   }
   // Write it, 16-byte chunk by chunk, through the swizzle.
-  const int span = swizzleSpan(spec);
+  const int span = isa::swizzleSpan(spec.swizzle);
   const uint32_t phase = (uint32_t)mb->st.phase;
   for (uint64_t b = 0; b < bytes; b += 16) {
     uint32_t dst = isa::swizzleAddress(off + (uint32_t)b, span);
@@ -428,7 +417,7 @@ void Machine::tmaStore(int rank, const void* map, const void* smem, const int* c
   // Read the tile, 16-byte chunk by chunk, through the swizzle (checked as
   // this thread's reads: the other threads' writes must be ordered before
   // it by a barrier).
-  const int span = swizzleSpan(spec);
+  const int span = isa::swizzleSpan(spec.swizzle);
   std::vector<uint8_t> data(bytes, 0);
   for (uint64_t b = 0; b < bytes; b += 16) {
     uint32_t src = isa::swizzleAddress(off + (uint32_t)b, span);
@@ -443,11 +432,7 @@ void Machine::tmaStore(int rank, const void* map, const void* smem, const int* c
   for (size_t e = 0; e < gaddr.size(); ++e) {
     if (!inb[e]) continue;
     checkedAccess(t, (void*)gaddr[e], eb, TLC_EMU_WRITE, p);
-    for (auto& r : regions_)
-      if (gaddr[e] >= r->base && gaddr[e] + eb <= r->base + r->bytes) {
-        std::memcpy((void*)gaddr[e], &data[e * eb], eb);
-        break;
-      }
+    if (inRegion(gaddr[e], eb)) std::memcpy((void*)gaddr[e], &data[e * eb], eb);
   }
 }
 

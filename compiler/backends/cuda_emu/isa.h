@@ -173,10 +173,13 @@ bool mbarParityDone(const MbarState& s, unsigned parity);
 
 namespace tlc::cuda {
 struct TensorMapSpec;
+enum class TmaSwizzle : int;
 }
 
 namespace tlc::cuda_emu::isa {
 
+// The swizzle span in bytes of a tensor map's mode (0 without a swizzle).
+int swizzleSpan(tlc::cuda::TmaSwizzle s);
 // The emulator's 128-byte tensor map (see emulator.h encodeTensorMap):
 // false when the bytes are not one (bad magic or version, invalid fields).
 bool decodeTensorMap(const void* map128, tlc::cuda::TensorMapSpec* spec);

@@ -25,14 +25,6 @@ struct EmuTensorMap {
 };
 static_assert(sizeof(EmuTensorMap) <= 128, "the tensor map is 128 bytes");
 
-int spanOf(tlc::cuda::TmaSwizzle s) {
-  switch (s) {
-    case tlc::cuda::TmaSwizzle::B32: return 32;
-    case tlc::cuda::TmaSwizzle::B64: return 64;
-    case tlc::cuda::TmaSwizzle::B128: return 128;
-    default: return 0;
-  }
-}
 
 bool validSpec(const tlc::cuda::TensorMapSpec& s, std::string* why) {
   auto fail = [&](const std::string& m) {
@@ -51,7 +43,7 @@ bool validSpec(const tlc::cuda::TensorMapSpec& s, std::string* why) {
   }
   uint64_t row = (uint64_t)s.box[0] * s.elemBytes;
   if (row % 16) return fail("tensor map inner box row must be a multiple of 16 bytes");
-  int span = spanOf(s.swizzle);
+  int span = isa::swizzleSpan(s.swizzle);
   if (span && row > (uint64_t)span) return fail("tensor map inner box row is wider than the swizzle span");
   return true;
 }
@@ -69,7 +61,7 @@ bool encodeTensorMap(const tlc::cuda::TensorMapSpec& spec, void* out128, std::st
   m.version = kMapVersion;
   m.rank = (uint8_t)spec.rank;
   m.elemBytes = (uint8_t)spec.elemBytes;
-  m.swizzleBytes = (uint8_t)spanOf(spec.swizzle);
+  m.swizzleBytes = (uint8_t)isa::swizzleSpan(spec.swizzle);
   m.dtype = (uint8_t)spec.dtype;
   m.address = spec.address;
   for (int i = 0; i < spec.rank; ++i) {
@@ -84,6 +76,15 @@ bool encodeTensorMap(const tlc::cuda::TensorMapSpec& spec, void* out128, std::st
 
 namespace isa {
 
+int swizzleSpan(tlc::cuda::TmaSwizzle s) {
+  switch (s) {
+    case tlc::cuda::TmaSwizzle::B32: return 32;
+    case tlc::cuda::TmaSwizzle::B64: return 64;
+    case tlc::cuda::TmaSwizzle::B128: return 128;
+    default: return 0;
+  }
+}
+
 bool decodeTensorMap(const void* map128, tlc::cuda::TensorMapSpec* spec) {
   EmuTensorMap m;
   std::memcpy(&m, map128, sizeof m);
@@ -97,7 +98,7 @@ bool decodeTensorMap(const void* map128, tlc::cuda::TensorMapSpec* spec) {
               : m.swizzleBytes == 64 ? tlc::cuda::TmaSwizzle::B64
               : m.swizzleBytes == 32 ? tlc::cuda::TmaSwizzle::B32
                                      : tlc::cuda::TmaSwizzle::None;
-  if (m.swizzleBytes != 0 && spanOf(s.swizzle) != m.swizzleBytes) return false;
+  if (m.swizzleBytes != 0 && isa::swizzleSpan(s.swizzle) != m.swizzleBytes) return false;
   if (s.rank < 1 || s.rank > 5) return false;
   s.strides[0] = s.elemBytes;
   for (int i = 0; i < s.rank; ++i) {

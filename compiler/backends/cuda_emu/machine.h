@@ -119,6 +119,7 @@ class Machine {
                uint32_t otherClock) const;
   void checkedAccess(Thread* t, const void* addr, size_t size, int flags, uint32_t pc);
   bool inIgnoredMemory(uintptr_t a) const;
+  bool inRegion(uintptr_t a, size_t n) const;  // [a, a + n) inside one global region
   void recordBankAccess(Thread* t, uintptr_t a, size_t n, uint32_t pc);
   void flushBankConflicts();
 

@@ -23,6 +23,12 @@ bool Machine::inIgnoredMemory(uintptr_t a) const {
   return false;
 }
 
+bool Machine::inRegion(uintptr_t a, size_t n) const {
+  for (auto& r : regions_)
+    if (a >= r->base && a + n <= r->base + r->bytes) return true;
+  return false;
+}
+
 bool Machine::ordered(const Thread* t, uint32_t other, uint32_t otherEpoch, uint16_t otherWarpEpoch,
                       uint32_t otherClock) const {
   if (other == t->gid) return true;
@@ -263,9 +269,7 @@ uint64_t Machine::atomic(int op, int type, void* addr, uint64_t value, uint64_t 
     abortLaunch();
   }
   checkedAccess(t, addr, bytes, TLC_EMU_READ | TLC_EMU_WRITE | TLC_EMU_ATOMIC, p);
-  bool accessible = (a >= sharedBegin_ && a + bytes <= sharedEnd_) || inIgnoredMemory(a);
-  for (auto& r : regions_)
-    if (a >= r->base && a + bytes <= r->base + r->bytes) accessible = true;
+  bool accessible = (a >= sharedBegin_ && a + bytes <= sharedEnd_) || inIgnoredMemory(a) || inRegion(a, bytes);
   if (!accessible || a % bytes) return 0;
   uint64_t old = 0, next = 0;
   std::memcpy(&old, addr, bytes);
