@@ -95,6 +95,12 @@ std::string KernelEmitter::syncThreads() const {
   return fence + (hopper_ ? "tlc::named_barrier(1, " + std::to_string(threads_) + ");" : "__syncthreads();");
 }
 
+int KernelEmitter::paramIndexOf(const BufferNode* b) const {
+  for (size_t p = 0; p < func_.params.size(); ++p)
+    if (func_.params[p].buffer.get() == b) return (int)p;
+  return -1;
+}
+
 // The kernel parameters of the two tensor maps (after the function's).
 std::string KernelEmitter::tensorMapParams() {
   if (!hopper_) return "";
@@ -111,8 +117,7 @@ std::string KernelEmitter::tensorMapParams() {
     }
     const Region& src = op.copy->src;
     TensorMapArg t;
-    for (size_t p = 0; p < func_.params.size(); ++p)
-      if (func_.params[p].buffer.get() == src.buffer.get()) t.paramIndex = (int)p;
+    t.paramIndex = paramIndexOf(src.buffer.get());
     TLC_CHECK(t.paramIndex >= 0, "a TMA source is not a tensor parameter");
     t.box.assign(src.buffer->shape.size(), 1);
     t.box[op.rowDim] = i == 0 && hopper_->gemm && hopper_->slices > 1 ? 16 : op.rows;

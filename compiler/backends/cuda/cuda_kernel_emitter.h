@@ -201,6 +201,7 @@ class KernelEmitter : public backend::CEmitter {
 
   // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
   std::string tensorMapParams();
+  int paramIndexOf(const ir::BufferNode* b) const;  // the function parameter holding tensor b, or -1
   void emitHopperSetup();
   // Opens the loop of a persistent kernel over its tiles and declares the
   // block variables (openTiles); openTileLoop first declares the consumers'

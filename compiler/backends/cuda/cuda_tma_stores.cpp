@@ -71,9 +71,7 @@ void KernelEmitter::planTmaStores(const std::unordered_set<const BufferNode*>& s
     if (!span || rows % 8) continue;
     // A tensor parameter, the tile's columns along its contiguous dimension,
     // its rows along another one; every other extent 1.
-    int param = -1;
-    for (size_t p = 0; p < func_.params.size(); ++p)
-      if (func_.params[p].buffer.get() == g.get()) param = (int)p;
+    const int param = paramIndexOf(g.get());
     const size_t rank = g->shape.size();
     if (param < 0 || rank < 2 || rank > 5 || c->dst.ranges.size() != rank) continue;
     int rowDim = -1;
@@ -121,9 +119,7 @@ std::string KernelEmitter::tmaStoreParams() {
 void KernelEmitter::emitTmaStore(const CopyStmt* c, const TmaStore& ts, const std::function<void()>& plain) {
   const Region& dst = c->dst;
   const int64_t elemBytes = dtypeBytes(ts.tile->dtype), panelElems = ts.span / elemBytes;
-  const BufferInfo& info = bufs_[ts.tile];
-  const std::string tile = "(reinterpret_cast<" + typeName(ts.tile->dtype) + "*>(tlc_smem + " +
-                           std::to_string(info.sharedOffset) + "))";
+  const std::string& tile = bufs_[ts.tile].name;  // the tile's pointer, declared at its allocation
   open("if (tlc::tensor_map_valid(&" + ts.mapName + "))");
   open("if (tid == 0)");
   const size_t rank = dst.ranges.size();
