@@ -350,18 +350,20 @@ Expr Fragment::gridWarp(const Expr& row, const Expr& col, int64_t warpsM, int64_
   return colMajor ? add(mul(col, makeInt(warpsM)), row) : add(mul(row, makeInt(warpsN)), col);
 }
 
-Fragment Fragment::mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor) {
-  TLC_CHECK(m % (16 * warpsM) == 0 && n % (8 * warpsN) == 0, "mma accumulator tile must be whole 16x8 atoms per warp");
+Fragment Fragment::mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor, int64_t vector) {
+  const int64_t atomCols = 4 * vector;
+  TLC_CHECK((vector == 1 || vector == 2 || vector == 4) && m % (16 * warpsM) == 0 && n % (atomCols * warpsN) == 0,
+            "mma tile must be whole 16 x 4V atoms per warp");
   auto vars = makePlaceholders(2, "i");
   Expr i = makeVarRef(vars[0]), j = makeVarRef(vars[1]);
-  int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
+  int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / atomCols;
   Expr ii = floorMod(i, makeInt(wm)), jj = floorMod(j, makeInt(wn));
   Expr warp = gridWarp(floorDiv(i, makeInt(wm)), floorDiv(j, makeInt(wn)), warpsM, warpsN, colMajor);
-  Expr lane = add(mul(floorMod(ii, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(8)), makeInt(2)));
+  Expr lane = add(mul(floorMod(ii, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(atomCols)), makeInt(vector)));
   Expr thread = add(mul(warp, makeInt(32)), lane);
-  Expr atom = add(mul(floorDiv(ii, makeInt(16)), makeInt(atomsN)), floorDiv(jj, makeInt(8)));
-  Expr inAtom = add(mul(floorDiv(floorMod(ii, makeInt(16)), makeInt(8)), makeInt(2)), floorMod(jj, makeInt(2)));
-  Expr reg = add(mul(atom, makeInt(4)), inAtom);
+  Expr atom = add(mul(floorDiv(ii, makeInt(16)), makeInt(atomsN)), floorDiv(jj, makeInt(atomCols)));
+  Expr inAtom = add(mul(floorDiv(floorMod(ii, makeInt(16)), makeInt(8)), makeInt(vector)), floorMod(jj, makeInt(vector)));
+  Expr reg = add(mul(atom, makeInt(2 * vector)), inAtom);
   return Fragment({m, n}, vars, thread, {reg}, warpsM * warpsN * 32);
 }
 

@@ -123,8 +123,12 @@ class Fragment {
   // Warps are numbered row-major over the grid (warp = wm * warpsN + wn) or,
   // `colMajor`, column-major (warp = wn * warpsM + wm): the order of wgmma
   // warpgroups that split the columns, each warpgroup's 4 warps stacked
-  // along M.
-  static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor = false);
+  // along M. With `vector` V other than 2 the atoms are 16 x 4V and thread
+  // t holds columns V*(t%4) .. V*(t%4)+V-1 of each: the A-operand layout of
+  // mma.sync / wgmma for 8-bit (V = 4, k32) and tf32 (V = 1, k8) elements,
+  // as the accumulator layout (V = 2) is the A-operand layout of 16-bit ones.
+  static Fragment mmaAccumulator(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, bool colMajor = false,
+                                 int64_t vector = 2);
   // The index of the warp at (`row`, `col`) of a warpsM x warpsN grid
   // numbered as mmaAccumulator numbers it.
   static ir::Expr gridWarp(const ir::Expr& row, const ir::Expr& col, int64_t warpsM, int64_t warpsN, bool colMajor);

@@ -154,6 +154,33 @@ TEST_CASE("a float32 gemm with B as [N, K] runs on tf32 wgmma (k8) on sm_90a") {
   if (!ptx.empty()) CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32") != std::string::npos);
 }
 
+// A float8, int8 or float32 A operand that a Parallel loop fills takes the
+// A-operand layout of its element type (four 8-bit columns per lane and
+// atom, one tf32) and wgmma reads it from registers (the RS form).
+TEST_CASE("float8, int8 and tf32 register A operands run on wgmma's RS form on sm_90a, mma.sync elsewhere") {
+  std::string text = test::exampleSource("tests/cuda_emu_examples/register_fragments/narrow_operands.tl");
+  std::string source = test::emitCudaFor(text, "sm_90a");
+  CHECK(source.find("tlc::wgmma_f8_rs_m64n32k32<0>(") != std::string::npos);
+  CHECK(source.find("tlc::wgmma_tf32_rs_m64n32k8(") != std::string::npos);
+  CHECK(source.find("= tlc::pack4_bytes(A_f[0], A_f[1], A_f[2], A_f[3]);") != std::string::npos);
+  CHECK(source.find("= tlc::to_tf32(A_f[0]);") != std::string::npos);
+  CHECK(source.find("tlc::wgmma_s8_rs_m64n32k32(") != std::string::npos);
+  std::string ptx = ptxFor(source);
+  if (!ptx.empty()) {
+    CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3") != std::string::npos);
+    CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8") != std::string::npos);
+    CHECK(ptx.find("wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32") != std::string::npos);
+  }
+  std::string e5 = text;
+  e5.replace(e5.find("dtype=float8_e4m3"), 17, "dtype=float8_e5m2");
+  CHECK(test::emitCudaFor(e5, "sm_90a").find("tlc::wgmma_f8_rs_m64n32k32<1>(") != std::string::npos);
+  std::string sm89 = test::emitCudaFor(text, "sm_89");
+  CHECK(sm89.find("wgmma") == std::string::npos);
+  CHECK(sm89.find("tlc::mma_m16n8k32_e4m3(") != std::string::npos);
+  CHECK(sm89.find("= tlc::to_tf32(A_f[") != std::string::npos);
+  CHECK(sm89.find("tlc::mma_m16n8k32_s8(") != std::string::npos);
+}
+
 TEST_CASE("persistent (the default): a gemm mainloop kernel loops over its tiles, its version without TMA does not") {
   cuda::CudaOptions options;
   options.arch = "sm_90a";

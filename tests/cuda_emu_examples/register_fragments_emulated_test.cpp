@@ -149,6 +149,14 @@ TEST_CASE("register operand tiles: prefetched in pipelined loops, filled by Para
   checkGemmKernels("operand_tiles.tl", {"streamed", "scaled_operand"});
 }
 
+// 8-bit and float32 A operands in registers: float8 (wgmma's RS form on
+// sm_90a), tf32 (RS on sm_90a, mma.sync m16n8k8 on sm_80) and int8 (mma.sync
+// k32), each tile filled by a Parallel loop in its element type's A-operand
+// layout. K and the tiles' edges are not multiples of the tiles.
+TEST_CASE("register A operands of 8-bit and tf32 gemms") {
+  checkGemmKernels("narrow_operands.tl", {"f8_operand", "tf32_operand", "s8_operand"});
+}
+
 // Float16 / bfloat16 arithmetic in register nests, computed two lanes at a
 // time: a row-group tile with lets and per-row operands, and an int4
 // operand tile of a gemm unpacked in pairs. Sizes the tiles do not divide.

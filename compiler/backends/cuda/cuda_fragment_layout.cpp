@@ -188,18 +188,29 @@ std::vector<const GemmStmt*> gemmsInto(const KernelStmt& kernel, const BufferNod
 std::string registerOperandMismatch(const GemmStmt* g, const RegisterLayout& al, const FixedLayouts& fixed) {
   auto c = fixed.find(g->c.buffer.get());
   DType t = g->a.buffer->dtype;
-  if (t != DType::Float16 && t != DType::BFloat16) return "a register A operand must be float16 or bfloat16";
+  const bool sixteen = t == DType::Float16 || t == DType::BFloat16;
+  const bool other = t == DType::Float8E4M3 || t == DType::Float8E5M2 || t == DType::Int8 || t == DType::Float32;
+  if (!sixteen && !other)
+    return "a register A operand must be float16, bfloat16, float8_e4m3, float8_e5m2, int8 or float32 (tf32)";
   if (g->transA) return "a register A operand cannot be transposed (transpose_A=True)";
   if (!isFullRegion(g->a)) return "the A operand is part of the buffer";
   if (c == fixed.end()) return "the gemm does not run on the tensor cores";
   const RegisterLayout& cl = c->second;
   // MFMA stages a register A through LDS (cuda_mfma.cpp): any warp grid fits.
-  if (cl.mfma) return "";
+  if (cl.mfma) return sixteen ? "" : "a register A operand of an MFMA gemm must be float16 or bfloat16";
   if (al.mfma) return "A has an MFMA accumulator layout, but the gemm does not run on MFMA";
   if (cl.warpsN != 1 || al.warpsN != 1)
     return "the gemm's warp grid splits rows over several warps, so no warp holds whole rows of A";
   if (cl.rows != al.rows || cl.warpsM != al.warpsM) return "A's rows are spread over other warps than the gemm's rows";
-  if (al.cols % 16) return "A's columns are not whole 16-column steps";
+  // 8-bit and tf32 operands hold other columns per lane than the
+  // accumulator layout (RegisterLayout::vector): such an A has a group of
+  // its own, not an accumulator's.
+  const int64_t V = registerOperandVector(t);
+  if (al.vector != V)
+    return "a " + std::string(dtypeName(t)) + " register A operand holds " + std::to_string(V) +
+           " columns per lane and atom, not the accumulator layout's 2: it cannot share a loop nest with an "
+           "accumulator";
+  if (al.cols % (8 * V)) return "A's columns are not whole " + std::to_string(8 * V) + "-column k-steps";
   return "";
 }
 
@@ -220,12 +231,13 @@ std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayou
     if (groups.find(g.buffer) != root) continue;
     auto c = fixed.find(g.gemm->c.buffer.get());
     int64_t cols = 0;
-    if (c == fixed.end() || g.buffer->shape.size() != 2 || !constInt(g.buffer->shape[1], &cols) || cols % 16)
+    const int64_t V = registerOperandVector(g.buffer->dtype);
+    if (c == fixed.end() || g.buffer->shape.size() != 2 || !constInt(g.buffer->shape[1], &cols) || cols % (8 * V))
       return std::nullopt;
     const RegisterLayout& cl = c->second;
     // On MFMA the tile's columns split into the accumulator's blocks per wavefront column.
     if (cl.mfma && cols % (cl.mfma * cl.warpsN)) return std::nullopt;
-    RegisterLayout l = RegisterLayout::mma(cl.rows, cols, cl.warpsM, cl.warpsN, cl.mfma, cl.colMajor);
+    RegisterLayout l = RegisterLayout::mma(cl.rows, cols, cl.warpsM, cl.warpsN, cl.mfma, cl.colMajor, V);
     if (!registerOperandMismatch(g.gemm, l, fixed).empty()) return std::nullopt;
     if (found && !(found->first == g.buffer && found->second.sameRows(l) && found->second.cols == l.cols))
       return std::nullopt;
@@ -279,7 +291,9 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
         fail("its shape does not follow the rows and warps of the accumulator it shares a loop nest with", b);
         continue;
       }
-      layouts[b] = c.fixed ? fixed.at(b) : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor);
+      layouts[b] = c.fixed ? fixed.at(b)
+                           : RegisterLayout::mma(rep->rows, c.shape[1], rep->warpsM, rep->warpsN, rep->mfma,
+                                                 rep->colMajor, rep->vector);
       columns = columns == -1 || columns == c.shape[1] ? c.shape[1] : -2;
     } else if (c.role == Role::Rows) {
       if (c.shape[0] != rep->rows) fail("its shape does not follow the rows of the accumulator", b);
@@ -295,7 +309,8 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   }
   if (hasColumnVector && columns < 0) fail("a column vector beside tiles of different widths", list[0]);
   RegisterLayout columnLayout =
-      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor) : *rep;
+      columns > 0 ? RegisterLayout::mma(rep->rows, columns, rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor, rep->vector)
+                  : *rep;
   const BufferNode* largest = nullptr;  // the member taking the most registers
   int64_t largestRegs = 0;
   for (auto* b : list) {
@@ -361,7 +376,8 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   }
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
-    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN, rep->mfma, rep->colMajor)
+    RegisterLayout l = n.kind == Role::Tile ? RegisterLayout::mma(rep->rows, n.extents[1], rep->warpsM, rep->warpsN,
+                                                                  rep->mfma, rep->colMajor, rep->vector)
                        : n.kind == Role::Columns ? columnLayout
                                                  : *rep;
     plan.nests[n.loop] = RegisterNest{roleOf(n.kind), index, l};

@@ -68,7 +68,12 @@
 // may be the A operand of a tensor-core gemm (read straight from registers:
 // the accumulator layout of two 16 x 8 atoms is the A layout of a 16 x 16
 // one) when the gemm's warp grid is warpsM x 1, its M the group's R, and the
-// operand is a 16-bit [R, K] tile that is not transposed; the A operand of a
+// operand is a 16-bit [R, K] tile that is not transposed. A group without an
+// accumulator whose tile is such an operand takes the operand's layout; for
+// 8-bit and float32 (tf32) elements that is an mma layout whose lanes hold
+// 4 and 1 adjacent columns of each atom (RegisterLayout::vector; the
+// accumulator layout holds 2), which no accumulator's group can share. The
+// A operand of a
 // gemm whose warpgroups split the columns (colMajor) leaves the group for
 // shared memory instead. A row reduction of an mma tile whose rows span
 // several warps (warpsN > 1) combines their partial results through shared
@@ -110,7 +115,10 @@ struct RegisterLayout {
   int64_t rows = 0, cols = 0;  // the tile shape [R, C]
   int64_t threads = 0;         // T
   int64_t group = 1;           // RowGroups: G, threads sharing one row
-  int64_t vector = 1;          // RowGroups: V, contiguous columns per run (Mma: 2)
+  // RowGroups: V, contiguous columns per run. Mma: the columns a lane holds
+  // side by side in each 16 x 4V atom: 2 (the accumulator layout, the A
+  // operand of 16-bit gemms), 4 (8-bit A operands), 1 (tf32 A operands).
+  int64_t vector = 1;
   Kind kind = Kind::RowGroups;
   int64_t warpsM = 0, warpsN = 0;  // Mma: the warp grid (of 64-lane wavefronts for MFMA)
   // Mma on CDNA: the MFMA block S (32 or 16) of Fragment::mfmaAccumulator;
@@ -122,10 +130,10 @@ struct RegisterLayout {
   bool colMajor = false;
 
   static RegisterLayout mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma = 0,
-                            bool colMajor = false);
-  // The rows (16, or S) and columns (8, or S) of one accumulator atom.
+                            bool colMajor = false, int64_t vector = 2);
+  // The rows (16, or S) and columns (4V, or S) of one atom.
   int64_t atomRows() const { return mfma ? mfma : 16; }
-  int64_t atomCols() const { return mfma ? mfma : 8; }
+  int64_t atomCols() const { return mfma ? mfma : 4 * vector; }
   bool isMma() const { return kind == Kind::Mma; }
   // Mma: the warp-grid row and column of thread `tid`'s warp (of its 64-lane
   // wavefront for MFMA).
@@ -167,6 +175,14 @@ struct RegisterLayout {
   layout::Fragment rowVector() const;
   layout::Fragment columnVector() const;
 };
+
+// The lane's columns per atom (RegisterLayout::vector) of a register A
+// operand of element type `t`: 2 for 16-bit, 4 for 8-bit, 1 for 32-bit
+// (tf32) elements.
+inline int64_t registerOperandVector(DType t) {
+  const int bytes = dtypeBytes(t);
+  return bytes == 1 ? 4 : bytes == 4 ? 1 : 2;
+}
 
 enum class FragmentRole { Tile, Rows, Columns };
 

@@ -189,6 +189,9 @@ std::vector<int64_t> wgmmaWidths(int64_t n);
 // arguments for the K-major-only kinds (int8, float8, tf32); the 16-bit
 // helper takes <kind, transA, transB> from the caller.
 std::string wgmmaHelper(MmaKind k, int64_t width);
+// The same with A from registers (float16 / bfloat16, float8, tf32): the
+// 16-bit helper takes <kind, transB> from the caller.
+std::string wgmmaRsHelper(MmaKind k, int64_t width);
 struct DescOffsets {
   int64_t lbo, sbo;
 };

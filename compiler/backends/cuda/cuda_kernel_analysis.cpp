@@ -649,6 +649,7 @@ bool KernelEmitter::planBuffers() {
         info.warpsN = l.warpsN;
         info.mfma = l.mfma;
         info.colMajor = l.colMajor;
+        info.mmaVector = l.mfma ? 2 : l.vector;
       }
     }
     if (info.place == Placement::Shared) {

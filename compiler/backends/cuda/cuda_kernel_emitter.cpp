@@ -180,6 +180,8 @@ std::string KernelEmitter::fragmentPlacement(const BufferNode* b, const BufferIn
   if (info.fragment && info.mfma)
     return s + "registers, MFMA " + std::to_string(info.mfma) + "x" + std::to_string(info.mfma) +
            " accumulator layout (" + std::to_string(info.warpsM) + " x " + std::to_string(info.warpsN) + " wavefronts)";
+  if (info.fragment && info.mmaVector != 2)
+    return s + "registers, mma A-operand layout (" + std::to_string(info.mmaVector) + " columns per lane and atom)";
   if (info.fragment) return s + "registers, mma accumulator layout";
   if (info.tile) {
     const RegisterLayout& l = info.tile->layout;
@@ -587,7 +589,7 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) +
            " < " + std::to_string(info.elems) + "; ++" + varName(r) + ")");
       auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma,
-                                        info.colMajor);
+                                        info.colMajor, info.mmaVector);
       markNonNegative(nest[0]->var);
       markNonNegative(nest[1]->var);
       line("const " + typeName(nest[0]->var->dtype) + " " + varName(nest[0]->var) + " = " + expr(i) + ";");
@@ -596,7 +598,8 @@ void KernelEmitter::emitParallelNest(const ForStmt* f) {
       for (auto* o : uses.bufs) {
         auto oi = bufs_.find(o);
         if (oi != bufs_.end() && oi->second.fragment && oi->second.warpsM == info.warpsM &&
-            oi->second.warpsN == info.warpsN && oi->second.mfma == info.mfma && oi->second.colMajor == info.colMajor && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
+            oi->second.warpsN == info.warpsN && oi->second.mfma == info.mfma && oi->second.colMajor == info.colMajor &&
+            oi->second.mmaVector == info.mmaVector && o->shape.size() == 2 && oi->second.fragment->inputShape() == info.fragment->inputShape()) {
           fragmentRegister_[o] = makeVarRef(r);
           bound.push_back(o);
         }

@@ -40,6 +40,9 @@ struct BufferInfo {
   int64_t warpsM = 0, warpsN = 0;
   int64_t mfma = 0;  // the MFMA block of an MFMA accumulator layout (warps are then 64-lane wavefronts)
   bool colMajor = false;  // warps numbered column-major (MmaShape::colMajor)
+  // The lane's columns per atom of the mma layout (RegisterLayout::vector):
+  // 2, or 4 / 1 for 8-bit / tf32 gemm A operands.
+  int64_t mmaVector = 2;
   // Fragments held in registers with an inferred row-group layout.
   std::optional<RegisterTile> tile;
   // Elements of padding after each row of a row-major shared buffer (spreads
@@ -234,6 +237,10 @@ class KernelEmitter : public backend::CEmitter {
   void emitGemm(const ir::GemmStmt* g, bool partitioned);
   void emitGemmScalar(const ir::GemmStmt* g, bool partitioned);
   bool emitGemmMma(const ir::GemmStmt* g);    // cuda_mma.cpp
+  // The 32-bit A fragment register of a register A operand whose first tile
+  // register is `reg` (registerAOperand), `vector` of them packed:
+  // pack2 of 16-bit, pack4_bytes of 8-bit elements, a float rounded to tf32.
+  std::string registerAWord(const std::string& tile, const ir::Expr& reg, int64_t vector);
   // Without NVIDIA tensor cores: accumulators `acc` (`regs` per thread, the
   // mma layout) by multiply-adds (cuda_mma_fma.cpp).
   void emitGemmLayoutFma(const ir::GemmStmt* g, const MmaShape& s, const std::string& acc, int64_t regs);

@@ -208,7 +208,9 @@ std::string describeKernelLayouts(const KernelStmt& kernel, const KernelLayoutPl
         out += "MFMA " + std::to_string(l.mfma) + "x" + std::to_string(l.mfma) + " accumulator layout of " +
                std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " wavefronts; ";
       else if (l.isMma())
-        out += "mma accumulator layout of " + std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps" +
+        out += std::string(l.vector == 2 ? "mma accumulator layout" : "mma A-operand layout") + " of " +
+               std::to_string(l.warpsM) + " x " + std::to_string(l.warpsN) + " warps" +
+               (l.vector == 2 ? "" : ", " + std::to_string(l.vector) + " columns per lane and atom") +
                (l.colMajor ? " numbered by column" : "") + "; ";
       else if (t.role == FragmentRole::Tile)
         out += std::to_string(l.rows) + " x " + std::to_string(l.cols) + " over " + std::to_string(l.threads) +

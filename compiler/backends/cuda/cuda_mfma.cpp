@@ -126,7 +126,8 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
     markNonNegative(r);
     open(unroll + "for (int " + varName(r) + " = 0; " + varName(r) + " < " + std::to_string(aInfo.elems) + "; ++" +
          varName(r) + ")");
-    auto [i, k] = mmaAccumulatorIndex(s.m, s.k, aInfo.warpsM, aInfo.warpsN, threadIdx(), makeVarRef(r), aInfo.mfma);
+    auto [i, k] = mmaAccumulatorIndex(s.m, s.k, aInfo.warpsM, aInfo.warpsN, threadIdx(), makeVarRef(r), aInfo.mfma,
+                                      aInfo.colMajor, aInfo.mmaVector);
     line(stage + "[" + expr(add(mul(i, makeInt(s.k)), k)) + "] = " + aInfo.name + "[" + varName(r) + "];");
     close();
     line(syncThreads());

@@ -352,17 +352,18 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
 }
 
 std::pair<Expr, Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, const Expr& tid,
-                                          const Expr& reg, int64_t mfma, bool colMajor) {
+                                          const Expr& reg, int64_t mfma, bool colMajor, int64_t vector) {
   if (mfma) return mfmaAccumulatorIndex(m, n, warpsM, warpsN, mfma, tid, reg);
-  int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / 8;
+  const int64_t V = vector, atomCols = 4 * V;
+  int64_t wm = m / warpsM, wn = n / warpsN, atomsN = wn / atomCols;
   Expr lane = floorMod(tid, makeInt(32));
-  RegisterLayout grid = RegisterLayout::mma(m, n, warpsM, warpsN, 0, colMajor);
+  RegisterLayout grid = RegisterLayout::mma(m, n, warpsM, warpsN, 0, colMajor, V);
   Expr warpRow = grid.warpRow(tid), warpCol = grid.warpCol(tid);
-  Expr atom = floorDiv(reg, makeInt(4)), q = floorMod(reg, makeInt(4));
+  Expr atom = floorDiv(reg, makeInt(2 * V)), q = floorMod(reg, makeInt(2 * V));
   Expr row = add(add(mul(warpRow, makeInt(wm)), mul(floorDiv(atom, makeInt(atomsN)), makeInt(16))),
-                 add(mul(floorDiv(q, makeInt(2)), makeInt(8)), floorDiv(lane, makeInt(4))));
-  Expr col = add(add(mul(warpCol, makeInt(wn)), mul(floorMod(atom, makeInt(atomsN)), makeInt(8))),
-                 add(mul(floorMod(lane, makeInt(4)), makeInt(2)), floorMod(q, makeInt(2))));
+                 add(mul(floorDiv(q, makeInt(V)), makeInt(8)), floorDiv(lane, makeInt(4))));
+  Expr col = add(add(mul(warpCol, makeInt(wn)), mul(floorMod(atom, makeInt(atomsN)), makeInt(atomCols))),
+                 add(mul(floorMod(lane, makeInt(4)), makeInt(V)), floorMod(q, makeInt(V))));
   return {row, col};
 }
 
@@ -410,9 +411,17 @@ std::vector<Expr> operandIndex(const Region& r, bool transposed, const Expr& fir
   return idx;
 }
 
-Expr registerAOperand(int64_t a, int64_t atomsK, const Expr& kk, int q) {
-  Expr base = mul(add(makeInt(a * atomsK), floorDiv(kk, makeInt(8))), makeInt(4));
-  return add(base, makeInt((q / 2) * 4 + (q % 2) * 2));
+Expr registerAOperand(int64_t a, int64_t atomsK, const Expr& kk, int q, int64_t vector) {
+  const int64_t V = vector;
+  Expr base = mul(add(makeInt(a * atomsK), floorDiv(kk, makeInt(4 * V))), makeInt(2 * V));
+  return add(base, makeInt((q / 2) * 2 * V + (q % 2) * V));
+}
+
+std::string KernelEmitter::registerAWord(const std::string& tile, const Expr& reg, int64_t vector) {
+  auto at = [&](int64_t i) { return tile + "[" + expr(i ? add(reg, makeInt(i)) : reg) + "]"; };
+  if (vector == 1) return "tlc::to_tf32(" + at(0) + ")";
+  if (vector == 4) return "tlc::pack4_bytes(" + at(0) + ", " + at(1) + ", " + at(2) + ", " + at(3) + ")";
+  return "tlc::pack2(" + at(0) + ", " + at(1) + ")";
 }
 
 bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
@@ -440,13 +449,18 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     return false;
   }
   // A from registers: a tile of an mma group laid out over the gemm's rows
-  // (cuda_fragment_layout.h, "Mma groups").
+  // (cuda_fragment_layout.h, "Mma groups"), with the lane's columns per atom
+  // of A's element type (registerOperandVector).
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
   bool aRegister = aInfo.place == Placement::Register;
+  const bool sixteen = s.kind == MmaKind::F16 || s.kind == MmaKind::BF16;
+  const int64_t aVector = registerOperandVector(g->a.buffer->dtype);
   // MFMA reads a register A through LDS (cuda_mfma.cpp), in any accumulator layout.
   if (aRegister && !(aInfo.fragment && cRegister &&
-                     (s.mfma || (!aInfo.mfma && s.warpsN == 1 && aInfo.warpsN == 1 && aInfo.warpsM == s.warpsM)) &&
-                     !g->transA && isFullRegion(g->a) && (s.kind == MmaKind::F16 || s.kind == MmaKind::BF16)))
+                     (s.mfma ? sixteen
+                             : !aInfo.mfma && s.warpsN == 1 && aInfo.warpsN == 1 && aInfo.warpsM == s.warpsM &&
+                                   aInfo.mmaVector == aVector) &&
+                     !g->transA && isFullRegion(g->a)))
     return false;
   if (!aRegister && aInfo.place != Placement::Shared) return false;
   if (bufs_[g->b.buffer.get()].place != Placement::Shared) return false;
@@ -556,11 +570,9 @@ bool KernelEmitter::emitGemmMma(const GemmStmt* g) {
     Expr rowBase = add(aRowBase, makeInt(a * 16));
     std::string dst = af + "[" + std::to_string(a) + "]";
     if (aRegister) {
-      for (int q = 0; q < 4; ++q) {
-        Expr reg = registerAOperand(a, s.k / 8, kkE, q);
-        line(dst + "[" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" + expr(reg) + "], " + aInfo.name + "[" +
-             expr(add(reg, makeInt(1))) + "]);");
-      }
+      for (int q = 0; q < 4; ++q)
+        line(dst + "[" + std::to_string(q) + "] = " +
+             registerAWord(aInfo.name, registerAOperand(a, s.k / (4 * aVector), kkE, q, aVector), aVector) + ";");
       continue;
     }
     if (ldA) {

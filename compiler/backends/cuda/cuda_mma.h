@@ -90,12 +90,14 @@ std::pair<ir::Expr, ir::Expr> ldmatrixBElement(const ir::Expr& lane, const ir::E
 // (k, col) of B, within the gemm's region of a transposed or plain operand.
 std::vector<ir::Expr> operandIndex(const ir::Region& r, bool transposed, const ir::Expr& first, const ir::Expr& second);
 
-// A gemm A operand read from registers: a tile in the accumulator layout of
-// its warp's rows, `atomsK` 16 x 8 atoms wide. The mma.sync A fragment
-// register q (0..3) of the 16 x 16 atom at row atom `a`, column `kk`,
-// packs tile registers r and r + 1 for the r returned: accumulator atoms
-// (a, kk / 8) and (a, kk / 8 + 1), rows g and g + 8.
-ir::Expr registerAOperand(int64_t a, int64_t atomsK, const ir::Expr& kk, int q);
+// A gemm A operand read from registers: a tile in the mma layout of its
+// warp's rows with `vector` V columns per lane and atom (2 for 16-bit
+// elements, 4 for 8-bit ones, 1 for tf32: Fragment::mmaAccumulator),
+// `atomsK` 16 x 4V atoms wide. The A fragment register q (0..3) of the k-step
+// at row atom `a`, column `kk` (a multiple of 8V, the k-step), packs tile
+// registers r .. r + V - 1 for the r returned: atoms (a, kk / 4V) and
+// (a, kk / 4V + 1), rows g and g + 8.
+ir::Expr registerAOperand(int64_t a, int64_t atomsK, const ir::Expr& kk, int q, int64_t vector);
 
 // The mma shape of a gemm, or false when it is not eligible. The warp grid
 // minimizes the rows plus columns per warp; `fullRow` asks for every warp
@@ -131,10 +133,11 @@ MmaPlan planMma(const ir::KernelStmt& kernel, const std::vector<const ir::GemmSt
 // The logical (row, column) of register `reg` of thread `tid` in an mma
 // accumulator of an [m, n] tile over a warpsM x warpsN warp grid: the
 // closed-form inverse of Fragment::mmaAccumulator; with `mfma` (the MFMA
-// block S), of Fragment::mfmaAccumulator over a wavefront grid.
+// block S), of Fragment::mfmaAccumulator over a wavefront grid; `vector`:
+// the lane's columns per atom (Fragment::mmaAccumulator).
 std::pair<ir::Expr, ir::Expr> mmaAccumulatorIndex(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN,
                                                   const ir::Expr& tid, const ir::Expr& reg, int64_t mfma = 0,
-                                                  bool colMajor = false);
+                                                  bool colMajor = false, int64_t vector = 2);
 
 // How the cuda backend runs a Pipelined loop, from the plan that the
 // pipeline-planning pass wrote on it (see cuda_kernel_analysis.cpp): the

@@ -21,7 +21,9 @@ void KernelEmitter::emitGemmLayoutFma(const GemmStmt* g, const MmaShape& s, cons
   const DType accT = s.kind == MmaKind::S8 ? DType::Int32 : DType::Float32;
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
   const bool aRegister = aInfo.place == Placement::Register;
-  const int64_t wn = s.n / s.warpsN, atomsN = wn / 8, atomsK = s.k / 8;
+  // A register A operand holds V columns per lane and atom (RegisterLayout::vector).
+  const int64_t V = aInfo.mmaVector;
+  const int64_t wn = s.n / s.warpsN, atomsN = wn / 8, atomsK = s.k / (4 * V);
   Var r = makeVar("r"), k = makeVar("k");
   markNonNegative(r);
   markNonNegative(k);
@@ -34,13 +36,14 @@ void KernelEmitter::emitGemmLayoutFma(const GemmStmt* g, const MmaShape& s, cons
   open("for (int " + varName(k) + " = 0; " + varName(k) + " < " + std::to_string(s.k) + "; ++" + varName(k) + ")");
   std::string a;
   if (aRegister) {
-    // A(i, k) of the thread's row sits in lane (i % 8) * 4 + (k % 8) / 2 of
-    // its warp, register (atom row * atomsK + k / 8) * 4 + row half * 2 + k % 2.
+    // A(i, k) of the thread's row sits in lane (i % 8) * 4 + (k % 4V) / V of
+    // its warp, register (atom row * atomsK + k / 4V) * 2V + row half * V + k % V.
     Expr atom = floorDiv(rE, makeInt(4)), half = floorDiv(floorMod(rE, makeInt(4)), makeInt(2));
-    Expr reg = add(mul(add(mul(floorDiv(atom, makeInt(atomsN)), makeInt(atomsK)), floorDiv(kE, makeInt(8))), makeInt(4)),
-                   add(mul(half, makeInt(2)), floorMod(kE, makeInt(2))));
+    Expr reg =
+        add(mul(add(mul(floorDiv(atom, makeInt(atomsN)), makeInt(atomsK)), floorDiv(kE, makeInt(4 * V))), makeInt(2 * V)),
+            add(mul(half, makeInt(V)), floorMod(kE, makeInt(V))));
     Expr lane = add(mul(floorDiv(floorMod(threadIdx(), makeInt(32)), makeInt(4)), makeInt(4)),
-                    floorDiv(floorMod(kE, makeInt(8)), makeInt(2)));
+                    floorDiv(floorMod(kE, makeInt(4 * V)), makeInt(V)));
     a = "__shfl_sync(0xffffffffu, tlc::f(" + aInfo.name + "[" + expr(reg) + "]), " + expr(lane) + ", 32)";
   } else {
     a = cast(accT, g->a.buffer->dtype, access(g->a.buffer, operandIndex(g->a, g->transA, i, kE)));

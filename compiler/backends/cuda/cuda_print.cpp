@@ -59,7 +59,8 @@ void KernelEmitter::emitBlockPrint(const PrintStmt* p) {
     Var r = makeVar("r");
     markNonNegative(r);
     open("for (int " + varName(r) + " = 0; " + varName(r) + " < " + std::to_string(info.elems) + "; ++" + varName(r) + ")");
-    auto [i, j] = mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma, info.colMajor);
+    auto [i, j] =
+        mmaAccumulatorIndex(m, n, info.warpsM, info.warpsN, threadIdx(), makeVarRef(r), info.mfma, info.colMajor, info.mmaVector);
     fragmentRegister_[b.get()] = makeVarRef(r);
     emitPrintLine(p, b->name, {i, j}, load({i, j}));
     fragmentRegister_.erase(b.get());

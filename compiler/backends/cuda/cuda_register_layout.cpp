@@ -27,9 +27,10 @@ Expr eq(const Expr& a, int64_t b) { return makeBinary(BinaryOp::Eq, a, makeInt(b
 
 }  // namespace
 
-RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma, bool colMajor) {
+RegisterLayout RegisterLayout::mma(int64_t m, int64_t n, int64_t warpsM, int64_t warpsN, int64_t mfma, bool colMajor,
+                                   int64_t vector) {
   if (mfma) return RegisterLayout{m, n, warpsM * warpsN * 64, mfma, 1, Kind::Mma, warpsM, warpsN, mfma};
-  RegisterLayout l{m, n, warpsM * warpsN * 32, 4, 2, Kind::Mma, warpsM, warpsN};
+  RegisterLayout l{m, n, warpsM * warpsN * 32, 4, vector, Kind::Mma, warpsM, warpsN};
   l.colMajor = colMajor && warpsN > 1;
   return l;
 }
@@ -53,7 +54,7 @@ int64_t RegisterLayout::rowsPerThread() const {
 }
 int64_t RegisterLayout::chunksPerRow() const {
   if (mfma) return cols / warpsN / mfma;
-  return isMma() ? cols / warpsN / 8 : (cols + group * vector - 1) / (group * vector);
+  return isMma() ? cols / warpsN / atomCols() : (cols + group * vector - 1) / (group * vector);
 }
 bool RegisterLayout::paddedRows() const { return !isMma() && rows % rowSlots() != 0; }
 bool RegisterLayout::paddedColumns() const { return !isMma() && cols % (group * vector) != 0; }
@@ -98,7 +99,7 @@ Expr RegisterLayout::colOf(const Expr& chunk, const Expr& v, const Expr& tid) co
     return add(add(mul(waveN, makeInt(cols / warpsN)), mul(chunk, makeInt(mfma))), add(floorMod(tid, makeInt(mfma)), v));
   }
   Expr warpN = warpCol(tid);
-  Expr inWarp = add(add(mul(chunk, makeInt(8)), mul(floorMod(tid, makeInt(4)), makeInt(2))), v);
+  Expr inWarp = add(add(mul(chunk, makeInt(atomCols())), mul(floorMod(tid, makeInt(4)), makeInt(vector))), v);
   return add(mul(warpN, makeInt(cols / warpsN)), inWarp);
 }
 
@@ -110,7 +111,7 @@ Expr RegisterLayout::tileRegister(const Expr& ri, const Expr& chunk, const Expr&
     return add(mul(blk, makeInt(regs)), floorMod(ri, makeInt(regs)));
   }
   Expr atom = add(mul(floorDiv(ri, makeInt(2)), makeInt(chunksPerRow())), chunk);
-  return add(mul(atom, makeInt(4)), add(mul(floorMod(ri, makeInt(2)), makeInt(2)), v));
+  return add(mul(atom, makeInt(2 * vector)), add(mul(floorMod(ri, makeInt(2)), makeInt(vector)), v));
 }
 
 Expr RegisterLayout::tileRegisterAt(const Expr& ri, const Expr& c) const {
@@ -131,7 +132,7 @@ Expr RegisterLayout::columnVectorOwner(const Expr& tid) const {
 
 layout::Fragment RegisterLayout::tile() const {
   if (mfma) return layout::Fragment::mfmaAccumulator(rows, cols, warpsM, warpsN, mfma);
-  if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN, colMajor);
+  if (isMma()) return layout::Fragment::mmaAccumulator(rows, cols, warpsM, warpsN, colMajor, vector);
   auto v = placeholders(2);
   Expr i = makeVarRef(v[0]), j = makeVarRef(v[1]);
   Expr thread = add(mul(floorMod(i, makeInt(rowSlots())), makeInt(group)), columnGroup(*this, j));
@@ -183,14 +184,15 @@ layout::Fragment RegisterLayout::columnVector() const {
                             groups * warpsM, rep);
   }
   if (isMma()) {
-    // Column j: warp column j / wn, lane (j % 8) / 2; replicas: the 8 lane groups, then the warpsM warps.
-    int64_t wn = cols / warpsN;
+    // Column j: warp column j / wn, lane (j % 4V) / V; replicas: the 8 lane groups, then the warpsM warps.
+    int64_t wn = cols / warpsN, atom = atomCols();
     Expr jj = floorMod(j, makeInt(wn));
     Expr wRow = floorDiv(r, makeInt(8)), wCol = floorDiv(j, makeInt(wn));
     Expr warp = layout::Fragment::gridWarp(wRow, wCol, warpsM, warpsN, colMajor);
     Expr thread =
-        add(mul(warp, makeInt(32)), add(mul(floorMod(r, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(8)), makeInt(2))));
-    Expr reg = add(mul(floorDiv(jj, makeInt(8)), makeInt(2)), floorMod(jj, makeInt(2)));
+        add(mul(warp, makeInt(32)),
+            add(mul(floorMod(r, makeInt(8)), makeInt(4)), floorDiv(floorMod(jj, makeInt(atom)), makeInt(vector))));
+    Expr reg = add(mul(floorDiv(jj, makeInt(atom)), makeInt(vector)), floorMod(jj, makeInt(vector)));
     return layout::Fragment({cols}, v, thread, {reg}, threads, 8 * warpsM, rep);
   }
   Expr thread = add(mul(r, makeInt(group)), columnGroup(*this, j));

@@ -119,8 +119,9 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   // Every (i, j) of the fragment lies inside a whole-buffer matrix region.
   bool inside = matrix && isFullRegion(other);
   int64_t pairBytes = 2 * dtypeBytes(td);
-  // (MFMA registers r and r + 1 hold adjacent rows, not columns.)
-  bool pairs = s.fragment && !frag.mfma && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
+  // (MFMA registers r and r + 1 hold adjacent rows, not columns; so do
+  // those of a tf32 operand layout, one column per lane and atom.)
+  bool pairs = s.fragment && !frag.mfma && frag.mmaVector >= 2 && !bothFragments && matrix && dims[1] == (int)other.ranges.size() - 1 &&
                bufs_[other.buffer.get()].place != Placement::Register && (pairBytes == 4 || pairBytes == 8 || pairBytes == 16);
   // Pairs into a whole row-major shared buffer whose padded rows hold an even
   // number of elements start at even offsets (a pair's first column is even)
@@ -138,7 +139,8 @@ void KernelEmitter::emitFragmentCopy(const CopyStmt* c) {
   markNonNegative(r);
   open("#pragma unroll\n" + std::string(indent_ * 2, ' ') + "for (int " + varName(r) + " = 0; " + varName(r) + " < " +
        std::to_string(frag.elems) + "; " + (pairs ? varName(r) + " += 2" : "++" + varName(r)) + ")");
-  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r), frag.mfma, frag.colMajor);
+  auto [i, j] = mmaAccumulatorIndex(m, n, frag.warpsM, frag.warpsN, threadIdx(), makeVarRef(r), frag.mfma, frag.colMajor,
+                                    frag.mmaVector);
   auto indexOf = [&, i = i, j = j](int64_t dj) {
     if (matrix) return regionIndex(other, dims, {i, add(j, makeInt(dj))});
     return regionIndex(other, dims, unflatten(add(mul(i, makeInt(n)), j), extents));

@@ -31,6 +31,17 @@ std::string wgmmaHelper(MmaKind k, int64_t width) {
   }
 }
 
+std::string wgmmaRsHelper(MmaKind k, int64_t width) {
+  std::string n = std::to_string(width);
+  switch (k) {
+    case MmaKind::S8: return "tlc::wgmma_s8_rs_m64n" + n + "k32";
+    case MmaKind::F8E4M3: return "tlc::wgmma_f8_rs_m64n" + n + "k32<0>";
+    case MmaKind::F8E5M2: return "tlc::wgmma_f8_rs_m64n" + n + "k32<1>";
+    case MmaKind::TF32: return "tlc::wgmma_tf32_rs_m64n" + n + "k8";
+    default: return "tlc::wgmma_rs_m64n" + n + "k16";
+  }
+}
+
 DescOffsets descOffsets(const HopperOperand& op) {
   if (op.mnMajor) return {op.rows * op.span, 8 * op.span};
   return {16, 8 * op.span};
@@ -104,11 +115,14 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     // Mainloop gemms keep their own lowering, but for TMA's absence.
     if (g == mainloop || (loops.found.count(g) && options.tma)) continue;
     MmaShape s;
-    if (!mmaShapeOf(g, threads, options, &s, true) || s.kind == MmaKind::S8) continue;
-    // Float8 and tf32 wgmma read both operands K-major from shared memory.
-    if (wgmmaKMajorOnly(s.kind) && (g->transA || !g->transB || g->a.buffer->scope != MemScope::Shared)) continue;
+    if (!mmaShapeOf(g, threads, options, &s, true)) continue;
+    // Float8 and tf32 wgmma read both operands K-major: from shared memory,
+    // or A from registers.
+    if (wgmmaKMajorOnly(s.kind) && (g->transA || !g->transB)) continue;
     const Buffer& c = g->c.buffer;
-    if (c->scope != MemScope::Fragment || c->dtype != DType::Float32 || !isFullRegion(g->c)) continue;
+    // int8 sums in int32 accumulators, the others in float32 ones.
+    const DType accT = s.kind == MmaKind::S8 ? DType::Int32 : DType::Float32;
+    if (c->scope != MemScope::Fragment || c->dtype != accT || !isFullRegion(g->c)) continue;
     // Warpgroups along M (rowGroups of them), then along N (colGroups).
     int64_t rowGroups = s.m / 64, colGroups = rowGroups ? warps / 4 / rowGroups : 0;
     if (s.m % 64 || !rowGroups || (warps / 4) % rowGroups || s.n % (8 * colGroups) || s.n / colGroups > 256)
@@ -132,6 +146,8 @@ std::vector<WgmmaGemm> planWgmmaGemms(const KernelStmt& kernel, const std::vecto
     if (g->a.buffer->scope == MemScope::Fragment && colGroups == 1) {
       if (g->transA || !isFullRegion(g->a)) continue;
       w.registerA = true;
+    } else if (wgmmaKMajorOnly(s.kind) && g->a.buffer->scope != MemScope::Shared) {
+      continue;
     } else if (!planTile(g->a, g->transA, &w.a, g->a.buffer->scope == MemScope::Fragment) ||
                annotations.count(w.a.tile)) {
       continue;
@@ -157,7 +173,9 @@ static const WgmmaGemm* placedWgmma(const std::vector<WgmmaGemm>& gemms, const G
     return nullptr;
   // A planned from registers that ended up in shared memory (its group did
   // not fit) has no wgmma layout there: mma.sync reads it instead.
-  if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1)) return nullptr;
+  if (w->registerA && !(aInfo.fragment && aInfo.warpsM == warps && aInfo.warpsN == 1 &&
+                        aInfo.mmaVector == registerOperandVector(g->a.buffer->dtype)))
+    return nullptr;
   if (!w->registerA && aInfo.place != Placement::Shared) return nullptr;
   return w;
 }
@@ -196,14 +214,14 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
   // reads may change while it is in flight.
   std::string af = fresh("a_frag");
   if (w->registerA) {
-    line("unsigned " + af + "[" + std::to_string(s.k / 16) + "][4];");
-    for (int64_t kk = 0; kk < s.k / 16; ++kk)
+    // The lane's columns per atom of A's element type (4 of 8-bit, 1 of tf32).
+    const int64_t V = registerOperandVector(g->a.buffer->dtype);
+    line("unsigned " + af + "[" + std::to_string(s.k / kStep) + "][4];");
+    for (int64_t kk = 0; kk < s.k / kStep; ++kk)
       // The warp's one 16-row slice of A (registerAOperand).
-      for (int q = 0; q < 4; ++q) {
-        Expr reg = registerAOperand(0, s.k / 8, makeInt(kk * 16), q);
-        line(af + "[" + std::to_string(kk) + "][" + std::to_string(q) + "] = tlc::pack2(" + aInfo.name + "[" +
-             expr(reg) + "], " + aInfo.name + "[" + expr(add(reg, makeInt(1))) + "]);");
-      }
+      for (int q = 0; q < 4; ++q)
+        line(af + "[" + std::to_string(kk) + "][" + std::to_string(q) + "] = " +
+             registerAWord(aInfo.name, registerAOperand(0, s.k / (4 * V), makeInt(kk * kStep), q, V), V) + ";");
   }
   std::string db = fresh("desc_b"), da = fresh("desc_a");
   line("tlc::wgmma_fence();");
@@ -234,8 +252,8 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
       std::string d = "&" + acc + "[" + std::to_string(c0 / 8 * 4) + "]";
       std::string bDesc = db + " + " + std::to_string(tileOffset(w->b, kk, c0, eb) >> 4);
       if (w->registerA)
-        line("tlc::wgmma_rs_m64n" + std::to_string(width) + "k16<" + kind + ", " + tb + ">(" + d + ", " + af + "[" +
-             std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
+        line(wgmmaRsHelper(s.kind, width) + (wgmmaKMajorOnly(s.kind) ? "" : "<" + kind + ", " + tb + ">") + "(" + d +
+             ", " + af + "[" + std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
       else
         line(wgmmaHelper(s.kind, width) + targs + d + ", " + da +
              " + " + std::to_string(tileOffset(w->a, kk, 0, eb) >> 4) + ", " + bDesc + ", " + scale + ");");

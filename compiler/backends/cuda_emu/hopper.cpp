@@ -620,13 +620,27 @@ void Machine::wgExecute(WgOp& op) {
                                          : tlc_emu_float::bf16ToFloat((uint16_t)bits);
       };
       if (registerA) {
-        // Thread t (warp w, lane 4g + q) holds rows 16w + g (+ 8), columns
-        // 2q, 2q + 1 (+ 8) of A: registers {row, row + 8} x {k, k + 8}.
+        // Thread t (warp w, lane 4g + q) holds rows 16w + g (+ 8) of A and,
+        // of each, the V = 4 / element-bytes columns from V q (+ K / 2):
+        // registers {row, row + 8} x {k, k + K / 2}, each V elements packed
+        // from its low bits up.
+        const int V = 4 / eb;
         for (int t = 0; t < 128; ++t)
           for (int r = 0; r < 4; ++r) {
-            int row = (t / 32) * 16 + (t % 32) / 4 + (r % 2) * 8, col = (t % 4) * 2 + (r / 2) * 8;
-            A[row * 16 + col] = half(op.a[t][r] & 0xffff);
-            A[row * 16 + col + 1] = half(op.a[t][r] >> 16);
+            const int row = (t / 32) * 16 + (t % 32) / 4 + (r % 2) * 8, col = (t % 4) * V + (r / 2) * (K / 2);
+            const uint32_t word = op.a[t][r];
+            for (int e = 0; e < V; ++e) {
+              double v;
+              if (tf32) v = tlc_emu_float::tf32Operand(word);
+              else if (s8) v = (double)(int8_t)(uint8_t)(word >> (8 * e));
+              else if (f8) {
+                uint8_t byte = (uint8_t)(word >> (8 * e));
+                v = kind == TLC_EMU_WGMMA_E4M3 ? tlc_emu_float::e4m3ToFloat(byte) : tlc_emu_float::e5m2ToFloat(byte);
+              } else {
+                v = half(word >> (16 * e));
+              }
+              A[row * K + col + e] = v;
+            }
           }
       } else {
         for (int m = 0; m < 64; ++m)
@@ -710,7 +724,12 @@ void Machine::wgmmaRs(int n, int kind, int transB, float* d, const uint32_t* a, 
   Thread* t = current_;
   activateHopper();
   uint32_t p = pcOffset(pc);
-  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16) || (transB & ~1)) {
+  // A from registers: 16-bit, int8, float8 and tf32 operands; the 8-bit and
+  // tf32 ones have no transposes.
+  const bool kMajor = kind == TLC_EMU_WGMMA_S8 || kind == TLC_EMU_WGMMA_E4M3 || kind == TLC_EMU_WGMMA_E5M2 ||
+                      kind == TLC_EMU_WGMMA_TF32;
+  if (n < 8 || n > 256 || n % 8 || (kind != TLC_EMU_WGMMA_F16 && kind != TLC_EMU_WGMMA_BF16 && !kMajor) ||
+      (transB & ~1) || (kMajor && transB)) {
     report(FindingKind::Trap, t, p, 0, "unsupported wgmma shape or type");
     abortLaunch();
   }

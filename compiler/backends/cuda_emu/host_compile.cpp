@@ -105,6 +105,21 @@ bool helperBody(const std::string& name, std::string* body) {
     *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind, TB, d, a, desc_b, scale_d);";
     return true;
   }
+  static const std::regex f8rs(R"(wgmma_f8_rs_m64n(\d+)k32)");
+  if (std::regex_match(name, r, f8rs)) {
+    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind == 0 ? TLC_EMU_WGMMA_E4M3 : TLC_EMU_WGMMA_E5M2, 0, d, a, desc_b, scale_d);";
+    return true;
+  }
+  static const std::regex s8rs(R"(wgmma_s8_rs_m64n(\d+)k32)");
+  if (std::regex_match(name, r, s8rs)) {
+    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", TLC_EMU_WGMMA_S8, 0, reinterpret_cast<float*>(d), a, desc_b, scale_d);";
+    return true;
+  }
+  static const std::regex tfrs(R"(wgmma_tf32_rs_m64n(\d+)k8)");
+  if (std::regex_match(name, r, tfrs)) {
+    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", TLC_EMU_WGMMA_TF32, 0, d, a, desc_b, scale_d);";
+    return true;
+  }
   static const std::regex s8(R"(wgmma_s8_m64n(\d+)k32)");
   std::smatch i8;
   if (std::regex_match(name, i8, s8)) {
