@@ -149,8 +149,12 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
                                             RegisterLayout::mma(32, 48, 2, 1, 16), RegisterLayout::mma(64, 32, 2, 2, 16),
                                             // wgmma warpgroups splitting the columns: warps numbered by column
                                             RegisterLayout::mma(64, 32, 4, 2, 0, true), RegisterLayout::mma(64, 512, 4, 2, 0, true),
-                                            RegisterLayout::mma(128, 64, 8, 2, 0, true)}) {
+                                            RegisterLayout::mma(128, 64, 8, 2, 0, true),
+                                            // A-operand layouts of 8-bit (4 columns per lane and atom) and tf32 (1) elements
+                                            RegisterLayout::mma(64, 64, 4, 1, 0, false, 4), RegisterLayout::mma(128, 128, 8, 1, 0, false, 4),
+                                            RegisterLayout::mma(64, 32, 4, 1, 0, false, 1), RegisterLayout::mma(32, 16, 2, 1, 0, false, 1)}) {
     CAPTURE(l.mfma);
+    CAPTURE(l.vector);
     CAPTURE(l.colMajor);
     CAPTURE(l.rows);
     CAPTURE(l.cols);
@@ -189,12 +193,29 @@ TEST_CASE("mma and MFMA accumulator layouts place every element once (tiles) or 
             CHECK(tile.registerOf({i, j}) == reg);
             // The gemm emitters' closed form agrees.
             auto [mi, mj] = mmaAccumulatorIndex(l.rows, l.cols, l.warpsM, l.warpsN, ir::makeInt(t), ir::makeInt(reg),
-                                                l.mfma, l.colMajor);
+                                                l.mfma, l.colMajor, l.vector);
             CHECK(layout::evalIndex(mi, env) == i);
             CHECK(layout::evalIndex(mj, env) == j);
             CHECK(rowv.registerOf({i}) == ri);
             CHECK(colv.registerOf({j}) == ch * l.vector + v);
           }
+    // As a gemm's A operand (one warp per 16 rows): register q of the
+    // k-step at column kk packs the V elements of row g (+ 8 for odd q),
+    // columns kk + (q / 2) 4V + V (lane % 4) .. + V - 1, the mma / wgmma A
+    // fragment of the element type.
+    if (!l.mfma && l.warpsN == 1 && l.rows == 16 * l.warpsM) {
+      const int64_t V = l.vector;
+      for (int64_t t = 0; t < l.threads; ++t)
+        for (int64_t kk = 0; kk < l.cols; kk += 8 * V)
+          for (int q = 0; q < 4; ++q)
+            for (int64_t e = 0; e < V; ++e) {
+              std::vector<std::pair<ir::Var, int64_t>> env;
+              int64_t reg = layout::evalIndex(registerAOperand(0, l.cols / (4 * V), ir::makeInt(kk), q, V), env) + e;
+              int64_t i = (t / 32) * 16 + (t % 32) / 4 + (q % 2) * 8, j = kk + (q / 2) * 4 * V + (t % 4) * V + e;
+              CHECK(tile.threadOf({i, j}) == t);
+              CHECK(tile.registerOf({i, j}) == reg);
+            }
+    }
     // One replica of each vector element owns it (writes it out).
     ir::Var tv = ir::makeVar("t");
     for (int64_t i = 0; i < l.rows; ++i) {
