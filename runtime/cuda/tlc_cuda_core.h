@@ -315,6 +315,29 @@ TLC_INT_MINMAX(u16)
 TLC_INT_MINMAX(u32)
 TLC_INT_MINMAX(u64)
 #undef TLC_INT_MINMAX
+// sm_80 and newer have both in one instruction: `max.NaN` / `min.NaN` give
+// a NaN when either operand is one (a canonical NaN; signed zeros compare
+// equal, so the zero returned may differ in sign from the forms above).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !defined(__TLC_CUDA_EMULATED__)
+template <> __device__ __forceinline__ float max<float>(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+template <> __device__ __forceinline__ float min<float>(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+template <> __device__ __forceinline__ __half max<__half>(__half a, __half b) { return __hmax_nan(a, b); }
+template <> __device__ __forceinline__ __half min<__half>(__half a, __half b) { return __hmin_nan(a, b); }
+template <> __device__ __forceinline__ __nv_bfloat16 max<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __hmax_nan(a, b);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 min<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __hmin_nan(a, b);
+}
+#endif
 template <class T> __device__ __forceinline__ T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
 template <class T> __device__ __forceinline__ T fma(T a, T b, T c) { return cvt<T>(f(a) * f(b) + f(c)); }
 __device__ __forceinline__ float fma(float a, float b, float c) { return fmaf(a, b, c); }
