@@ -122,6 +122,21 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
   line(typeName(g->c.buffer->dtype) + " " + second + "[" + std::to_string(product.elems) + "];");
   std::vector<Stmt> after(consumers.begin() + gemmAt + 1, consumers.end());
   open("");
+  // The loads of the statements after the gemm that are the same whenever
+  // they run (a block scale `B_scale[bx, k]`, cuda_preloads.cpp) are issued
+  // with the iteration's wgmmas, into registers of the product buffer the
+  // iteration computes: their latency passes while the previous iteration's
+  // statements after its gemm run.
+  const std::vector<const Load*> loads = invariantLoads(after, false, consumers);
+  std::vector<std::string> loadsOf[2];
+  for (const Load* l : loads)
+    for (auto& names : loadsOf) {
+      names.push_back(fresh("preload"));
+      line(typeName(l->dtype) + " " + names.back() + ";");
+    }
+  auto registersOf = [&](const std::string& regs) -> const std::vector<std::string>& {
+    return loadsOf[regs == first ? 0 : 1];
+  };
   std::string n = fresh("n_iter"), j = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
   std::string newest = fresh("newest_stage"), oldest = fresh("oldest_stage");
   // Hidden from the compiler: with a trip count it knows, NVVM keeps only the
@@ -149,6 +164,7 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
     if (gathersIntoPanels(h)) line("tlc::fence_proxy_async();");
     bind(iter, stage);
     product.name = regs;
+    for (size_t i = 0; i < loads.size(); ++i) assignPreload(loads[i], registersOf(regs)[i]);
     Accesses inner;
     for (int i = 0; i < gemmAt; ++i) emitBlock(consumers[i], inner);
     emitGemmWgmma(g, false);
@@ -163,7 +179,7 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
     open("");
     bind(iter, oldest);
     product.name = regs;
-    preloadInvariantLoads(after, false);
+    for (size_t i = 0; i < loads.size(); ++i) usePreload(loads[i], registersOf(regs)[i]);
     line("tlc::wgmma_wait<" + std::to_string(pending) + ">();");
     line("tlc::fence_registers<" + std::to_string(product.elems) + ">(" + regs + ");");
     Accesses inner;

@@ -227,6 +227,15 @@ class KernelEmitter : public backend::CEmitter {
   // `afterGemm`: only loads after a gemm of `stmts` (those before one are
   // issued early already).
   void preloadInvariantLoads(const std::vector<ir::Stmt>& stmts, bool afterGemm = true);
+  // The loads preloadInvariantLoads would load for `stmts`, none where a
+  // statement jumps; `bindings`: statements whose bound variables the
+  // addresses must not use besides those of `stmts`.
+  std::vector<const ir::Load*> invariantLoads(const std::vector<ir::Stmt>& stmts, bool afterGemm,
+                                              const std::vector<ir::Stmt>& bindings = {});
+  // Emits `name = load;` for a register declared earlier, and makes the
+  // load stand for it (preloadedName) until preloaded_ is cleared.
+  void assignPreload(const ir::Load* l, const std::string& name);
+  void usePreload(const ir::Load* l, const std::string& name);
   const std::string* preloadedName(const ir::Load* l) const;
   std::string hopperTile(const HopperOperand& op, const std::string& stage);
   // tile operations (cuda_tile_ops.cpp); `partitioned`: spread over the block's

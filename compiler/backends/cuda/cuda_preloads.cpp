@@ -94,10 +94,12 @@ class InvariantLoads : public IRVisitor {
 
 }  // namespace
 
-void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts, bool afterGemm) {
+std::vector<const Load*> KernelEmitter::invariantLoads(const std::vector<Stmt>& stmts, bool afterGemm,
+                                                      const std::vector<Stmt>& bindings) {
   std::set<const BufferNode*> written = collectBufferWrites(kernel_.body).buffers;
   BoundVars bound;
   for (const Stmt& s : stmts) bound.visit(s);
+  for (const Stmt& s : bindings) bound.visit(s);
   struct Scan : IRVisitor {
     bool gemm = false, jumps = false;
     void visitGemm(const GemmStmt*) override { gemm = true; }
@@ -109,12 +111,24 @@ void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts, bool a
     if (scan.gemm || !afterGemm) found.visit(s);
     scan.visit(s);
   }
-  if (scan.jumps) return;
-  for (const Load* l : found.loads) {
+  if (scan.jumps) return {};
+  return found.loads;
+}
+
+void KernelEmitter::preloadInvariantLoads(const std::vector<Stmt>& stmts, bool afterGemm) {
+  for (const Load* l : invariantLoads(stmts, afterGemm)) {
     Preload p{l->buffer.get(), simplifiedIndices(l), fresh("preload")};
     line("const " + typeName(l->dtype) + " " + p.name + " = " + access(l->buffer, p.indices) + ";");
     preloaded_.push_back(std::move(p));
   }
+}
+
+void KernelEmitter::assignPreload(const Load* l, const std::string& name) {
+  line(name + " = " + access(l->buffer, simplifiedIndices(l)) + ";");
+}
+
+void KernelEmitter::usePreload(const Load* l, const std::string& name) {
+  preloaded_.push_back(Preload{l->buffer.get(), simplifiedIndices(l), name});
 }
 
 const std::string* KernelEmitter::preloadedName(const Load* l) const {
