@@ -185,13 +185,12 @@ std::vector<WgmmaGemm> planWgmmaGemms(const ir::KernelStmt& kernel, const std::v
 // k-step `kk` (16 elements) at row / column `mn`.
 std::vector<int64_t> wgmmaWidths(int64_t n);
 // The wgmma helper (runtime/cuda/tlc_cuda.h) of kind k for an instruction
-// `width` columns wide, each covering 32 bytes of k: with its template
-// arguments for the K-major-only kinds (int8, float8, tf32); the 16-bit
-// helper takes <kind, transA, transB> from the caller.
-std::string wgmmaHelper(MmaKind k, int64_t width);
-// The same with A from registers (float16 / bfloat16, float8, tf32): the
-// 16-bit helper takes <kind, transB> from the caller.
-std::string wgmmaRsHelper(MmaKind k, int64_t width);
+// `width` columns wide, each covering 32 bytes of k, with A from a
+// shared-memory descriptor or (`registerA`, the RS form) from registers:
+// with its template arguments for the K-major-only kinds (int8, float8,
+// tf32); the 16-bit helper takes <kind, transA, transB> (RS: <kind, transB>)
+// from the caller.
+std::string wgmmaHelper(MmaKind k, int64_t width, bool registerA = false);
 struct DescOffsets {
   int64_t lbo, sbo;
 };

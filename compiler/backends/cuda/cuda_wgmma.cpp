@@ -20,25 +20,14 @@ std::vector<int64_t> wgmmaWidths(int64_t n) {
   return w;
 }
 
-std::string wgmmaHelper(MmaKind k, int64_t width) {
-  std::string n = std::to_string(width);
+std::string wgmmaHelper(MmaKind k, int64_t width, bool registerA) {
+  const std::string n = std::to_string(width), rs = registerA ? "_rs" : "";
   switch (k) {
-    case MmaKind::S8: return "tlc::wgmma_s8_m64n" + n + "k32";
-    case MmaKind::F8E4M3: return "tlc::wgmma_f8_m64n" + n + "k32<0>";
-    case MmaKind::F8E5M2: return "tlc::wgmma_f8_m64n" + n + "k32<1>";
-    case MmaKind::TF32: return "tlc::wgmma_tf32_m64n" + n + "k8";
-    default: return "tlc::wgmma_m64n" + n + "k16";
-  }
-}
-
-std::string wgmmaRsHelper(MmaKind k, int64_t width) {
-  std::string n = std::to_string(width);
-  switch (k) {
-    case MmaKind::S8: return "tlc::wgmma_s8_rs_m64n" + n + "k32";
-    case MmaKind::F8E4M3: return "tlc::wgmma_f8_rs_m64n" + n + "k32<0>";
-    case MmaKind::F8E5M2: return "tlc::wgmma_f8_rs_m64n" + n + "k32<1>";
-    case MmaKind::TF32: return "tlc::wgmma_tf32_rs_m64n" + n + "k8";
-    default: return "tlc::wgmma_rs_m64n" + n + "k16";
+    case MmaKind::S8: return "tlc::wgmma_s8" + rs + "_m64n" + n + "k32";
+    case MmaKind::F8E4M3: return "tlc::wgmma_f8" + rs + "_m64n" + n + "k32<0>";
+    case MmaKind::F8E5M2: return "tlc::wgmma_f8" + rs + "_m64n" + n + "k32<1>";
+    case MmaKind::TF32: return "tlc::wgmma_tf32" + rs + "_m64n" + n + "k8";
+    default: return "tlc::wgmma" + rs + "_m64n" + n + "k16";
   }
 }
 
@@ -252,7 +241,7 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
       std::string d = "&" + acc + "[" + std::to_string(c0 / 8 * 4) + "]";
       std::string bDesc = db + " + " + std::to_string(tileOffset(w->b, kk, c0, eb) >> 4);
       if (w->registerA)
-        line(wgmmaRsHelper(s.kind, width) + (wgmmaKMajorOnly(s.kind) ? "" : "<" + kind + ", " + tb + ">") + "(" + d +
+        line(wgmmaHelper(s.kind, width, true) + (wgmmaKMajorOnly(s.kind) ? "" : "<" + kind + ", " + tb + ">") + "(" + d +
              ", " + af + "[" + std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
       else
         line(wgmmaHelper(s.kind, width) + targs + d + ", " + da +
