@@ -61,6 +61,8 @@ int64_t accumulatorLanes(DType at, int64_t extent) {
 }
 // The largest destination row kept in an accumulator row (reductions along an outer dimension).
 constexpr int64_t kMaxAccumulatorRow = 4096;
+// The levels of the lanes' pairwise combine written as statements, not loops (at most this many lanes).
+constexpr int64_t kStatementLevels = 2;
 
 class Lowering {
  public:
@@ -190,16 +192,24 @@ class Lowering {
     Stmt main = makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_);
     // The lanes combine pairwise, halving at each level in vector loops
     // (lane t takes lane t + w), instead of one chain of L dependent steps;
-    // lane 0 then joins the accumulator.
+    // lane 0 then joins the accumulator. The last levels (two lanes and one)
+    // are plain statements: a loop of two iterations that the vectorizer
+    // leaves scalar stays a loop with a variable index into the partial
+    // results, and LLVM then keeps the whole lane array in memory (every
+    // level a store and reloads) instead of in registers.
     std::vector<Stmt> body = {clearLanes, main};
+    auto level = [&](const Expr& t, int64_t w) {
+      return store(partials_, {t},
+                   combinePartials(r_->reduceKind, makeLoad(partials_, {t}, loc_),
+                                   makeLoad(partials_, {add(t, makeInt(w, it))}, loc_)));
+    };
     for (int64_t w = lanes / 2; w >= 1; w /= 2) {
+      if (w <= kStatementLevels) {
+        for (int64_t t = 0; t < w; ++t) body.push_back(level(makeInt(t, it), w));
+        continue;
+      }
       Var t = loopVar("_h");
-      Expr tv = makeVarRef(t, loc_);
-      body.push_back(makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized,
-                             store(partials_, {tv},
-                                   combinePartials(r_->reduceKind, makeLoad(partials_, {tv}, loc_),
-                                                   makeLoad(partials_, {add(tv, makeInt(w, it))}, loc_))),
-                             loc_));
+      body.push_back(makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized, level(makeVarRef(t, loc_), w), loc_));
     }
     body.push_back(store(acc_, a0, initial(di)));
     body.push_back(store(acc_, a0,
