@@ -144,6 +144,14 @@ bool contiguousAlong(const Node& e, const Var& w) {
   return v.ok;
 }
 
+// Whether the load walks its buffer's last dimension element by element as `w` steps by one.
+bool walksRow(const Load& l, const Var& w) {
+  if (l.indices.empty()) return false;
+  for (size_t d = 0; d + 1 < l.indices.size(); ++d)
+    if (coefficientOf(l.indices[d], w.get()) != 0) return false;
+  return coefficientOf(l.indices.back(), w.get()) == 1;
+}
+
 // The producer's lets and value with its loop variables replaced by a
 // read's indices (the lets' variables fresh).
 struct Instance {
@@ -531,8 +539,13 @@ class Inliner {
       if (!prod.lets.empty() &&
           !(s.bindable && (!s.lazy || readInside(prod.store->buffer, s.load->indices, s.loops))))
         return std::nullopt;  // no place for the lets
-      if (contiguous && !s.loops.empty() && !instantiate(prod, s.load->indices).contiguous(s.loops.back()->var))
-        return std::nullopt;
+      if (!s.loops.empty() && !instantiate(prod, s.load->indices).contiguous(s.loops.back()->var)) {
+        // Read transposed: reading the producer's sources along their columns would gather.
+        if (contiguous) return std::nullopt;
+        // A transposing producer (a nest the backend moves through registers)
+        // read along the rows it writes: inlined, the reader would gather.
+        if (walksRow(*s.load, s.loops.back()->var)) return std::nullopt;
+      }
     }
     return end;
   }
