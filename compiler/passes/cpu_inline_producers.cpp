@@ -190,6 +190,7 @@ struct ReadSite {
   const Load* load;
   std::vector<const ForStmt*> loops;
   bool lazy = false, bindable = false;
+  bool copied = false;  // the whole value of a store (or one arm of a select that is)
 };
 
 std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
@@ -199,6 +200,7 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
     std::vector<ReadSite> sites;
     int lazy = 0;
     bool bindable = false;
+    const Load* copy = nullptr;  // the load a store's value is
     explicit V(const BufferNode* b) : x(b) {}
     void visitFor(const ForStmt* f) override {
       loops.push_back(f);
@@ -207,7 +209,11 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
     }
     void visitStore(const StoreStmt* n) override {
       bindable = true;
+      Expr v = n->value;
+      if (auto* sel = as<Select>(v)) v = sel->t;
+      copy = as<Load>(v);
       IRVisitor::visitStore(n);
+      copy = nullptr;
       bindable = false;
     }
     void visitEvaluate(const EvaluateStmt* n) override {
@@ -223,7 +229,7 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
       --lazy;
     }
     void visitLoad(const Load* l) override {
-      if (l->buffer.get() == x) sites.push_back({l, loops, lazy > 0, bindable});
+      if (l->buffer.get() == x) sites.push_back({l, loops, lazy > 0, bindable, l == copy});
       IRVisitor::visitLoad(l);
     }
   } v(x);
@@ -542,9 +548,11 @@ class Inliner {
       if (!s.loops.empty() && !instantiate(prod, s.load->indices).contiguous(s.loops.back()->var)) {
         // Read transposed: reading the producer's sources along their columns would gather.
         if (contiguous) return std::nullopt;
-        // A transposing producer (a nest the backend moves through registers)
-        // read along the rows it writes: inlined, the reader would gather.
-        if (walksRow(*s.load, s.loops.back()->var)) return std::nullopt;
+        // A transposing producer (a nest the backend moves through
+        // registers) read along the rows it writes by a computation:
+        // inlined, the computation would gather. A copy that reads it
+        // becomes a transposing nest itself.
+        if (!s.copied && walksRow(*s.load, s.loops.back()->var)) return std::nullopt;
       }
     }
     return end;
