@@ -249,23 +249,21 @@ class Lowering {
 
   // Lanes [0, w) of the partial results take lanes [w, 2w): a vector loop,
   // or statements for the last levels (kStatementLevels).
-  std::vector<Stmt> laneLevelStmts(int64_t w) const {
+  Stmt laneLevel(int64_t w) const {
     DType it = src_.ranges[dim_].extent->dtype;
     auto level = [&](const Expr& t) {
       return store(partials_, {t},
                    combinePartials(r_->reduceKind, makeLoad(partials_, {t}, loc_),
                                    makeLoad(partials_, {add(t, makeInt(w, it))}, loc_)));
     };
-    std::vector<Stmt> out;
-    if (w <= kStatementLevels) {
-      for (int64_t t = 0; t < w; ++t) out.push_back(level(makeInt(t, it)));
-      return out;
+    if (w > kStatementLevels) {
+      Var t = loopVar("_h");
+      return makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized, level(makeVarRef(t, loc_)), loc_);
     }
-    Var t = loopVar("_h");
-    out.push_back(makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized, level(makeVarRef(t, loc_)), loc_));
-    return out;
+    std::vector<Stmt> out;
+    for (int64_t t = 0; t < w; ++t) out.push_back(level(makeInt(t, it)));
+    return makeSeq(std::move(out), loc_);
   }
-  Stmt laneLevel(int64_t w) const { return makeSeq(laneLevelStmts(w), loc_); }
 
   // The reduced dimension walked in order into one accumulator.
   Stmt scalarBody(const std::vector<Expr>& offs) const {
