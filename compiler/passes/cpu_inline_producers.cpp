@@ -144,6 +144,14 @@ bool contiguousAlong(const Node& e, const Var& w) {
   return v.ok;
 }
 
+// Whether the load walks its buffer's last dimension element by element as `w` steps by one.
+bool walksRow(const Load& l, const Var& w) {
+  if (l.indices.empty()) return false;
+  for (size_t d = 0; d + 1 < l.indices.size(); ++d)
+    if (coefficientOf(l.indices[d], w.get()) != 0) return false;
+  return coefficientOf(l.indices.back(), w.get()) == 1;
+}
+
 // The producer's lets and value with its loop variables replaced by a
 // read's indices (the lets' variables fresh).
 struct Instance {
@@ -182,6 +190,7 @@ struct ReadSite {
   const Load* load;
   std::vector<const ForStmt*> loops;
   bool lazy = false, bindable = false;
+  bool copied = false;  // the whole value of a store (or one arm of a select that is)
 };
 
 std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
@@ -191,6 +200,7 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
     std::vector<ReadSite> sites;
     int lazy = 0;
     bool bindable = false;
+    const Load* copy = nullptr;  // the load a store's value is
     explicit V(const BufferNode* b) : x(b) {}
     void visitFor(const ForStmt* f) override {
       loops.push_back(f);
@@ -199,7 +209,11 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
     }
     void visitStore(const StoreStmt* n) override {
       bindable = true;
+      Expr v = n->value;
+      if (auto* sel = as<Select>(v)) v = sel->t;
+      copy = as<Load>(v);
       IRVisitor::visitStore(n);
+      copy = nullptr;
       bindable = false;
     }
     void visitEvaluate(const EvaluateStmt* n) override {
@@ -215,7 +229,7 @@ std::vector<ReadSite> readSites(const Stmt& s, const BufferNode* x) {
       --lazy;
     }
     void visitLoad(const Load* l) override {
-      if (l->buffer.get() == x) sites.push_back({l, loops, lazy > 0, bindable});
+      if (l->buffer.get() == x) sites.push_back({l, loops, lazy > 0, bindable, l == copy});
       IRVisitor::visitLoad(l);
     }
   } v(x);
@@ -531,8 +545,15 @@ class Inliner {
       if (!prod.lets.empty() &&
           !(s.bindable && (!s.lazy || readInside(prod.store->buffer, s.load->indices, s.loops))))
         return std::nullopt;  // no place for the lets
-      if (contiguous && !s.loops.empty() && !instantiate(prod, s.load->indices).contiguous(s.loops.back()->var))
-        return std::nullopt;
+      if (!s.loops.empty() && !instantiate(prod, s.load->indices).contiguous(s.loops.back()->var)) {
+        // Read transposed: reading the producer's sources along their columns would gather.
+        if (contiguous) return std::nullopt;
+        // A transposing producer (a nest the backend moves through
+        // registers) read along the rows it writes by a computation:
+        // inlined, the computation would gather. A copy that reads it
+        // becomes a transposing nest itself.
+        if (!s.copied && walksRow(*s.load, s.loops.back()->var)) return std::nullopt;
+      }
     }
     return end;
   }

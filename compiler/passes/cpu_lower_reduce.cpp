@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "compiler/ir/functor.h"
 #include "compiler/passes/cpu_index_math.h"
@@ -61,6 +62,8 @@ int64_t accumulatorLanes(DType at, int64_t extent) {
 }
 // The largest destination row kept in an accumulator row (reductions along an outer dimension).
 constexpr int64_t kMaxAccumulatorRow = 4096;
+// The levels of the lanes' pairwise combine written as statements, not loops (at most this many lanes).
+constexpr int64_t kStatementLevels = 2;
 
 class Lowering {
  public:
@@ -84,6 +87,7 @@ class Lowering {
     if (laned) {
       partials_ = makeBuffer(dst_.buffer->name + "_part", at_, {makeInt(lanes)}, MemScope::Local, loc_);
       allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
+      if (std::optional<int64_t> rows = acrossRows(extent, lanes)) return lowerAcrossRows({allocs.back()}, *rows, extent, lanes);
     } else if (rowWise) {
       partials_ = makeBuffer(dst_.buffer->name + "_row", at_, {makeInt(last)}, MemScope::Local, loc_);
       allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
@@ -161,6 +165,106 @@ class Lowering {
     return makeVar(src_.buffer->name + suffix, src_.ranges[dim_].extent->dtype, loc_);
   }
 
+  // The rows R when the lanes of many short rows combine across the rows
+  // (lowerAcrossRows): a reduction of a 2-D region along its last dimension
+  // into all R elements of a 1-D destination, R a multiple of the lanes of
+  // one vector (at least one vector of rows), each row a whole number of
+  // chunks.
+  std::optional<int64_t> acrossRows(int64_t extent, int64_t lanes) const {
+    int64_t vector = 64 / std::max(1, dtypeBytes(at_)), rows = 0, lo = -1, hi = 0;
+    if (rank_ != 2 || keepsDim_ || dst_.ranges.size() != 1 || extent % lanes != 0) return std::nullopt;
+    ValidSpan span = validSpan(dst_.ranges[0], dst_.buffer->shape[0]);
+    if (!constInt(span.lo, &lo) || lo != 0 || !constInt(span.hi, &hi) || !constInt(src_.ranges[0].extent, &rows) ||
+        hi != rows || rows < vector || rows % vector != 0)
+      return std::nullopt;
+    return rows;
+  }
+
+  // The lanes of each of R short rows narrow to one vector of V, which is
+  // stored as a row of P [R, V]; P is transposed into Q [V, R] (a nest the
+  // backend moves through registers, tile_transpose.h), and V vector loops
+  // over the rows combine Q's rows into the R results. A pairwise combine
+  // of each row's lanes (the tree of lanedBody) takes log2(V) dependent
+  // levels of shuffles and compares per row; a top-k over rows of 64
+  // float32 spent most of its time there.
+  Stmt lowerAcrossRows(std::vector<Stmt> allocs, int64_t rows, int64_t extent, int64_t lanes) {
+    int64_t vector = 64 / std::max(1, dtypeBytes(at_));
+    DType it = src_.ranges[dim_].extent->dtype;
+    std::string name = dst_.buffer->name;
+    Buffer p = makeBuffer(name + "_rows", at_, {makeInt(rows), makeInt(vector)}, MemScope::Local, loc_);
+    Buffer q = makeBuffer(name + "_cols", at_, {makeInt(vector), makeInt(rows)}, MemScope::Local, loc_);
+    Buffer a = makeBuffer(name + "_accs", at_, {makeInt(rows)}, MemScope::Local, loc_);
+    for (const Buffer& b : {p, q, a}) allocs.push_back(std::make_shared<const AllocStmt>(b, loc_));
+    outer_ = {0};
+    Var r = makeVar(name + "_r0", it, loc_);
+    Expr rv = makeVarRef(r, loc_);
+    std::vector<Stmt> row = rowLanes({rv}, extent, lanes, vector);
+    Var l = loopVar("_v");
+    Expr lv = makeVarRef(l, loc_);
+    row.push_back(makeFor(l, makeInt(0, it), makeInt(vector, it), ForKind::Vectorized,
+                          store(p, {rv, lv}, makeLoad(partials_, {lv}, loc_)), loc_));
+    allocs.push_back(makeFor(r, makeInt(0, it), makeInt(rows, it), ForKind::Serial, makeSeq(std::move(row), loc_), loc_));
+    // Vector loops over the rows; `f` gives the statement at row `i`.
+    auto overRows = [&](const std::string& suffix, const std::function<Stmt(const Expr& i)>& f) {
+      Var i = makeVar(name + suffix, it, loc_);
+      return makeFor(i, makeInt(0, it), makeInt(rows, it), ForKind::Vectorized, f(makeVarRef(i, loc_)), loc_);
+    };
+    auto laneLoop = [&](const std::string& suffix, const std::function<Stmt(const Expr& k)>& f) {
+      Var k = loopVar(suffix);
+      return makeFor(k, makeInt(0, it), makeInt(vector, it), ForKind::Serial, f(makeVarRef(k, loc_)), loc_);
+    };
+    allocs.push_back(laneLoop("_t", [&](const Expr& k) {
+      return overRows("_t", [&](const Expr& i) { return store(q, {k, i}, makeLoad(p, {i, k}, loc_)); });
+    }));
+    auto dstAt = [&](const Expr& i) { return std::vector<Expr>{add(dst_.ranges[0].min, i)}; };
+    allocs.push_back(overRows("_i", [&](const Expr& i) { return store(a, {i}, initial(dstAt(i))); }));
+    allocs.push_back(laneLoop("_s", [&](const Expr& k) {
+      return overRows("_s", [&](const Expr& i) {
+        return store(a, {i}, combinePartials(r_->reduceKind, makeLoad(a, {i}, loc_), makeLoad(q, {k, i}, loc_)));
+      });
+    }));
+    allocs.push_back(overRows("_o", [&](const Expr& i) { return storeResult(dstAt(i), makeLoad(a, {i}, loc_)); }));
+    return makeSeq(std::move(allocs), loc_);
+  }
+
+  // One row's `lanes` partial results over its whole chunks, combined
+  // pairwise down to the first `keep` lanes (partials_).
+  std::vector<Stmt> rowLanes(const std::vector<Expr>& offs, int64_t extent, int64_t lanes, int64_t keep) const {
+    std::vector<Expr> si = srcIndex(offs);
+    DType it = src_.ranges[dim_].extent->dtype;
+    Var l = loopVar("_l"), c = loopVar("_c");
+    Expr L = makeInt(lanes, it);
+    std::vector<Expr> pl = {makeVarRef(l, loc_)};
+    std::vector<Stmt> body;
+    body.push_back(makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
+                           store(partials_, pl, reduceIdentity(r_->reduceKind, at_)), loc_));
+    std::vector<Expr> sc = si;
+    sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
+    Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
+                         store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc))), loc_);
+    body.push_back(makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_));
+    for (int64_t w = lanes / 2; w >= keep; w /= 2) body.push_back(laneLevel(w));
+    return body;
+  }
+
+  // Lanes [0, w) of the partial results take lanes [w, 2w): a vector loop,
+  // or statements for the last levels (kStatementLevels).
+  Stmt laneLevel(int64_t w) const {
+    DType it = src_.ranges[dim_].extent->dtype;
+    auto level = [&](const Expr& t) {
+      return store(partials_, {t},
+                   combinePartials(r_->reduceKind, makeLoad(partials_, {t}, loc_),
+                                   makeLoad(partials_, {add(t, makeInt(w, it))}, loc_)));
+    };
+    if (w > kStatementLevels) {
+      Var t = loopVar("_h");
+      return makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized, level(makeVarRef(t, loc_)), loc_);
+    }
+    std::vector<Stmt> out;
+    for (int64_t t = 0; t < w; ++t) out.push_back(level(makeInt(t, it)));
+    return makeSeq(std::move(out), loc_);
+  }
+
   // The reduced dimension walked in order into one accumulator.
   Stmt scalarBody(const std::vector<Expr>& offs) const {
     std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs), a0 = {makeInt(0)};
@@ -173,41 +277,26 @@ class Lowering {
 
   // Along the contiguous dimension: lane l of the partial results takes the
   // elements l, l + L, ... of the main part (a vector loop per chunk of L),
-  // then the lanes combine into the accumulator (a tree of log2(L) vector
-  // loops), which takes the rest in order.
+  // then the lanes combine pairwise, halving at each level (lane t takes
+  // lane t + w), instead of one chain of L dependent steps; lane 0 then
+  // joins the accumulator, which takes the rest in order. The last levels
+  // (two lanes and one) are plain statements: a loop of two iterations that
+  // the vectorizer leaves scalar stays a loop with a variable index into the
+  // partial results, and LLVM then keeps the whole lane array in memory
+  // (every level a store and reloads) instead of in registers.
   Stmt lanedBody(const std::vector<Expr>& offs, int64_t extent, int64_t lanes) const {
     std::vector<Expr> di = dstIndex(offs), si = srcIndex(offs), a0 = {makeInt(0)};
     DType it = src_.ranges[dim_].extent->dtype;
-    Var l = loopVar("_l"), c = loopVar("_c"), k = loopVar("_k");
-    Expr L = makeInt(lanes, it);
-    std::vector<Expr> pl = {makeVarRef(l, loc_)};
-    Stmt clearLanes = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
-                              store(partials_, pl, reduceIdentity(r_->reduceKind, at_)), loc_);
-    std::vector<Expr> sc = si;
-    sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
-    Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
-                         store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc))), loc_);
-    Stmt main = makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_);
-    // The lanes combine pairwise, halving at each level in vector loops
-    // (lane t takes lane t + w), instead of one chain of L dependent steps;
-    // lane 0 then joins the accumulator.
-    std::vector<Stmt> body = {clearLanes, main};
-    for (int64_t w = lanes / 2; w >= 1; w /= 2) {
-      Var t = loopVar("_h");
-      Expr tv = makeVarRef(t, loc_);
-      body.push_back(makeFor(t, makeInt(0, it), makeInt(w, it), ForKind::Vectorized,
-                             store(partials_, {tv},
-                                   combinePartials(r_->reduceKind, makeLoad(partials_, {tv}, loc_),
-                                                   makeLoad(partials_, {add(tv, makeInt(w, it))}, loc_))),
-                             loc_));
-    }
+    std::vector<Stmt> body = rowLanes(offs, extent - extent % lanes, lanes, 1);
     body.push_back(store(acc_, a0, initial(di)));
     body.push_back(store(acc_, a0,
                          combinePartials(r_->reduceKind, makeLoad(acc_, a0, loc_),
                                          makeLoad(partials_, {makeInt(0, it)}, loc_))));
-    if (extent % lanes)
+    if (extent % lanes) {
+      Var k = loopVar("_k");
       body.push_back(makeFor(k, makeInt(extent / lanes * lanes, it), makeInt(extent % lanes, it), ForKind::Serial,
                              step(si, makeVarRef(k, loc_)), loc_));
+    }
     body.push_back(storeResult(di, makeLoad(acc_, a0, loc_)));
     return makeSeq(std::move(body), loc_);
   }

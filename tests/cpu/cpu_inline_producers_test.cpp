@@ -221,6 +221,60 @@ func @t(X: float32[64, 64], Y: float32[64, 64]) {
 // CHECK: s[i, j] = X[i, j]
 // CHECK: Y[i_1, j_1] = s[j_1, i_1]
 )");
+  // A transposing copy between two tiles, read along the rows it writes:
+  // inlined, the reader would gather (the copy is a transpose through
+  // registers, tile_transpose.h).
+  checkText(R"(
+func @c(X: float32[16, 16], Y: float32[16]) {
+  kernel grid(1) threads(128) as (bx) {
+    alloc p: local float32[16, 16]
+    alloc q: local float32[16, 16]
+    for i in serial(0 : +16) {
+      for j in vectorized(0 : +16) {
+        p[i, j] = X[i, j] * 2.0
+      }
+    }
+    for k in serial(0 : +16) {
+      for i in vectorized(0 : +16) {
+        q[k, i] = p[i, k]
+      }
+    }
+    for k in serial(0 : +16) {
+      for i in vectorized(0 : +16) {
+        Y[i] = Y[i] + q[k, i]
+      }
+    }
+  }
+}
+// CHECK: q[k, i_1] = p[i_1, k]
+// CHECK: Y[i_2] = Y[i_2] + q[k_1, i_2]
+)");
+  // Read by a copy, the same producer folds into it: the copy becomes the
+  // transposing nest.
+  checkText(R"(
+func @d(X: float32[16, 16], Y: float32[16, 16]) {
+  kernel grid(1) threads(128) as (bx) {
+    alloc p: local float32[16, 16]
+    alloc q: local float32[16, 16]
+    for i in serial(0 : +16) {
+      for j in vectorized(0 : +16) {
+        p[i, j] = X[i, j] * 2.0
+      }
+    }
+    for k in serial(0 : +16) {
+      for i in vectorized(0 : +16) {
+        q[k, i] = p[i, k]
+      }
+    }
+    for k in serial(0 : +16) {
+      for i in vectorized(0 : +16) {
+        Y[k, i] = q[k, i]
+      }
+    }
+  }
+}
+// CHECK: Y[k, i_1] = p[i_1, k]
+)");
   // An expensive value read twice, and one read in a loop that does not index it.
   checkText(R"(
 func @r(X: float32[64], Y: float32[64], Z: float32[64, 64]) {

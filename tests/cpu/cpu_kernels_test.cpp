@@ -194,8 +194,9 @@ def vector_reductions[B, N, block_N=48](
 }
 
 TEST_CASE("the lanes of a row reduction combine as a tree of vector loops") {
-  // 300 float32: 4 chunks of 64 lanes, then 32, 16, 8, 4, 2 and 1 lanes
-  // combine pairwise; the 44 elements past the chunks follow in order.
+  // 300 float32: 4 chunks of 64 lanes, then 32, 16, 8 and 4 lanes combine
+  // pairwise in vector loops, the last 2 and 1 in statements; the 44
+  // elements past the chunks follow in order.
   const char* src = R"(
 def rows[M, N=300](X: Tensor[(M, N), float32], S: Tensor[(M,), float32], Mx: Tensor[(M,), float32]):
     with T.Kernel(M, threads=32) as b:
@@ -214,12 +215,68 @@ def rows[M, N=300](X: Tensor[(M, N), float32], S: Tensor[(M,), float32], Mx: Ten
   REQUIRE(lowered);
   std::string ir = ir::printModule(*lowered);
   INFO(ir);
-  for (const char* w : {"+32)", "+16)", "+8)", "+4)", "+2)", "+1)"})
+  for (const char* w : {"+32)", "+16)", "+8)", "+4)"})
     CHECK(ir.find(std::string("in vectorized(0 : ") + w) != std::string::npos);
+  CHECK(ir.find("s_part[1] = s_part[1] + s_part[3]") != std::string::npos);
+  CHECK(ir.find("s_part[0] = s_part[0] + s_part[1]") != std::string::npos);
   CHECK(ir.find("in serial(0 : +64)") == std::string::npos);
   for (int64_t m : {1, 5}) {
     OracleComparison r = runAgainstOracle(c, {{"M", m}});
     INFO(r.log);
     CHECK(r.pass);
+  }
+}
+
+// Reductions of many short rows (at least one vector of rows, a multiple of
+// it): each row's lanes narrow to one vector, the rows' vectors are
+// transposed and combined across the rows (cpu-lower-reduce,
+// lowerAcrossRows). Every kind, clear=False, a float16 destination, rows of
+// one and of four vectors of lanes, and a region of a larger tile.
+TEST_CASE("reductions of many short rows combine across the rows") {
+  const char* src = R"(
+def short_rows[M, N](X: Tensor[(M, N), float32], H: Tensor[(M, N), float16], I: Tensor[(M, N), int32],
+        S: Tensor[(M,), float32], Mx: Tensor[(M,), float32], Mn: Tensor[(M,), int32], A: Tensor[(M,), float16],
+        Acc: Tensor[(M,), float32], Part: Tensor[(M,), float32]):
+    with T.Kernel(T.ceildiv(M, 32), threads=128) as bx:
+        x = T.alloc_fragment((32, N), float32)
+        h = T.alloc_fragment((32, N), float16)
+        i = T.alloc_fragment((32, N), int32)
+        s = T.alloc_fragment((32,), float32)
+        mx = T.alloc_fragment((32,), float32)
+        mn = T.alloc_fragment((32,), int32)
+        a = T.alloc_fragment((32,), float16)
+        acc = T.alloc_fragment((32,), float32)
+        part = T.alloc_fragment((16,), float32)
+        T.copy(X[bx * 32, 0], x)
+        T.copy(H[bx * 32, 0], h)
+        T.copy(I[bx * 32, 0], i)
+        T.reduce_sum(x, s, dim=1)
+        T.reduce_max(x, mx, dim=1)
+        T.reduce_min(i, mn, dim=1)
+        T.reduce_absmax(h, a, dim=1)
+        T.copy(Acc[bx * 32], acc)
+        T.reduce_sum(x, acc, dim=1, clear=False)
+        T.reduce_max(x[16:32, 0:N], part, dim=1)
+        T.copy(s, S[bx * 32])
+        T.copy(mx, Mx[bx * 32])
+        T.copy(mn, Mn[bx * 32])
+        T.copy(a, A[bx * 32])
+        T.copy(acc, Acc[bx * 32])
+        T.copy(part, Part[bx * 32])
+)";
+  for (const char* n : {"32", "64", "128"}) {
+    CpuCompiled c = compileTl(src, {{"N", n}});
+    REQUIRE_MESSAGE(c.module, c.rendered());
+    auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+    REQUIRE(lowered);
+    std::string ir = ir::printModule(*lowered);
+    INFO(ir);
+    CHECK(ir.find("mx_cols") != std::string::npos);
+    CHECK(ir.find("part_cols") != std::string::npos);
+    for (int64_t m : {32, 45}) {
+      OracleComparison r = runAgainstOracle(c, {{"M", m}});
+      INFO(r.log);
+      CHECK(r.pass);
+    }
   }
 }

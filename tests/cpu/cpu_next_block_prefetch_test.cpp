@@ -72,8 +72,17 @@ TEST_CASE("blocks reading their own tiles prefetch the next block's tiles into L
   CpuCompiled add = compileTlFile(example("elementwise_add/add.tl"), {{"M", "256"}, {"N", "512"}, {"dtype", "float32"}});
   std::string text = assembly(add);
   CHECK(prefetches(text));
-  // row_sum's reduction reads each row of X in place (cpu-inline-producers),
-  // in runs of 512 bytes that the hardware prefetchers follow: no prefetch.
+}
+
+TEST_CASE("a row reduction reading its rows in chunks prefetches the next block's rows before the chunks") {
+  // The zoo's row maximum: cpu-lower-reduce walks each row of a 4 x 1024
+  // tile in 16 chunks of 64 lanes, reading X in place (cpu-inline-producers);
+  // the chunk loop's 1024 elements are prefetched for the next block.
+  CpuCompiled rows = compileTlFile(std::string(TLC_SOURCE_DIR) + "/bench/zoo/row_max.tl");
+  CHECK(prefetches(assembly(rows)));
+  OracleComparison r = runAgainstOracle(rows, {{"M", 9}, {"N", 3000}});
+  INFO(r.log);
+  CHECK(r.pass);
 }
 
 TEST_CASE("tiles shared by several blocks are not prefetched") {

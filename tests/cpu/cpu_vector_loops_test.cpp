@@ -1,7 +1,8 @@
 // The shape of the CPU backend's vector loops: cpu-guards-to-bounds
 // (compiler/passes/cpu_guards_to_bounds.h) and the vector width of loops that
-// widen float16 tiles (compiler/backends/cpu/vector_width.h), and transposing
-// nests through registers (compiler/backends/cpu/tile_transpose.h).
+// widen float16 tiles (compiler/backends/cpu/vector_width.h), transposing
+// nests through registers (compiler/backends/cpu/tile_transpose.h), and the
+// lanes of row reductions (cpu-lower-reduce) kept in registers.
 #include <doctest/doctest.h>
 
 #include "compiler/backends/cpu/cpu_backend.h"
@@ -143,4 +144,42 @@ def tr[M, N, block=32, dtype=float16](A: Tensor[(M, N), dtype], B: Tensor[(N, M)
     CHECK(cpu::emitLLVMText(*m, {}, false).find("shufflevector") != std::string::npos);
     checkAgainstOracle(c, {{{"M", 64}, {"N", 96}}, {{"M", 45}, {"N", 70}}});
   }
+}
+
+// A row reduction's partial results are combined pairwise; its last levels
+// are statements, so that LLVM keeps the lane array in registers (no alloca
+// is left for it): a float max over rows of 64 (one vector of 16 lanes) and
+// of 4096 (four vectors), an int32 min, and a row of 20 (a remainder).
+TEST_CASE("the lanes of a row reduction stay in registers") {
+  CpuCompiled c = compileTl(R"(
+def rows[M, N](X: Tensor[(M, N), float32], I: Tensor[(M, N), int32], W: Tensor[(M, 4096), float32],
+        S: Tensor[(M, 20), float32], Mx: Tensor[(M,), float32], Mn: Tensor[(M,), int32],
+        Wm: Tensor[(M,), float32], Ss: Tensor[(M,), float32]):
+    with T.Kernel(T.ceildiv(M, 16), threads=128) as bx:
+        x = T.alloc_fragment((16, N), float32)
+        i = T.alloc_fragment((16, N), int32)
+        w = T.alloc_fragment((2, 4096), float32)
+        s = T.alloc_fragment((16, 20), float32)
+        mx = T.alloc_fragment((16,), float32)
+        mn = T.alloc_fragment((16,), int32)
+        wm = T.alloc_fragment((2,), float32)
+        ss = T.alloc_fragment((16,), float32)
+        T.copy(X[bx * 16, 0], x)
+        T.copy(I[bx * 16, 0], i)
+        T.copy(W[bx * 2, 0], w)
+        T.copy(S[bx * 16, 0], s)
+        T.reduce_max(x, mx, dim=1)
+        T.reduce_min(i, mn, dim=1)
+        T.reduce_max(w, wm, dim=1)
+        T.reduce_sum(s, ss, dim=1)
+        T.copy(mx, Mx[bx * 16])
+        T.copy(mn, Mn[bx * 16])
+        T.copy(wm, Wm[bx * 2])
+        T.copy(ss, Ss[bx * 16])
+)",
+                            {{"N", "64"}});
+  auto m = lowered(c);
+  std::string ir = cpu::emitLLVMText(*m, {}, true);
+  CHECK(ir.find("_part = alloca") == std::string::npos);
+  checkAgainstOracle(c, {{{"M", 37}}, {{"M", 16}}});
 }

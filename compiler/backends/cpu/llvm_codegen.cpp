@@ -113,13 +113,25 @@ void StmtEmitter::emitFor(const ForStmt* f) {
   llvm::Type* it = valueType(ctx_, f->var->dtype);
   lo = b_.CreateIntCast(lo, it, isSigned(f->min->dtype));
   ext = b_.CreateIntCast(ext, it, isSigned(f->extent->dtype));
-  if (!blockVars_.empty())
+  if (!blockVars_.empty()) {
     for (const Load* l : nextBlockPrefetches(*f, blockVars_)) {
       prefetchAhead(f->var.get(), l->buffer, l->indices, lo, ext, /*write=*/false, nullptr);
       int64_t n = 0;
       if (const ForStmt* ahead = constInt(f->extent, &n) ? aheadLoop(l->indices, n * dtypeBytes(l->buffer->dtype)) : nullptr)
         prefetchAhead(f->var.get(), l->buffer, l->indices, lo, ext, /*write=*/false, ahead);
     }
+    // A row read in chunks: the serial loop's whole range of elements.
+    ChunkedReads chunks = chunkedNextBlockPrefetches(*f, blockVars_);
+    llvm::Value* elements = b_.CreateMul(ext, llvm::ConstantInt::get(ext->getType(), uint64_t(chunks.lanes)));
+    const VarNode* lane = chunks.vectorLoop ? chunks.vectorLoop->var.get() : nullptr;
+    for (const Load* l : chunks.loads) {
+      prefetchAhead(f->var.get(), l->buffer, l->indices, lo, elements, /*write=*/false, nullptr, lane);
+      int64_t n = 0;
+      int64_t rowBytes = constInt(f->extent, &n) ? n * chunks.lanes * dtypeBytes(l->buffer->dtype) : 0;
+      if (const ForStmt* ahead = rowBytes ? aheadLoop(l->indices, rowBytes) : nullptr)
+        prefetchAhead(f->var.get(), l->buffer, l->indices, lo, elements, /*write=*/false, ahead, lane);
+    }
+  }
   loopExtents_.push_back(b_.CreateSExt(ext, b_.getInt64Ty()));
   forStack_.push_back(f);
   if (const StoreStmt* store = streamingAllowed_ ? streamableStore(*f, *writeOnly_) : nullptr)

@@ -38,4 +38,19 @@ bool ownedByBlock(const std::vector<ir::Expr>& indices, const std::vector<const 
 std::vector<const ir::Load*> nextBlockPrefetches(const ir::ForStmt& loop,
                                                  const std::vector<const ir::VarNode*>& blockVars);
 
+// A row read in chunks: a serial loop whose body is one innermost Vectorized
+// loop of constant extent L from 0, reading at a last index `x + c * L + l`
+// (c the serial loop's variable, l the vector loop's; the other indices and
+// x free of both), as cpu-lower-reduce walks a row into its lanes of
+// partial results. The serial loop's E iterations read E * L consecutive
+// elements, which are prefetched for the next block before it, as one range;
+// the vector loop itself reads too few of them (64 lanes) to be worth a
+// prefetch loop of its own, and its index is not of the form `x + l`.
+struct ChunkedReads {
+  const ir::ForStmt* vectorLoop = nullptr;
+  int64_t lanes = 0;                   // L
+  std::vector<const ir::Load*> loads;  // owned by the block, without duplicates
+};
+ChunkedReads chunkedNextBlockPrefetches(const ir::ForStmt& loop, const std::vector<const ir::VarNode*>& blockVars);
+
 }  // namespace tlc::cpu

@@ -116,9 +116,12 @@ class StmtEmitter : public ExprEmitter {
   // next block of the grid (`nextIterationOf` null,
   // next_block_prefetch.h), when the loops around
   // make the block read at most kNextBlockBytes, or for the next iteration of
-  // `nextIterationOf`, when they make it read more.
+  // `nextIterationOf`, when they make it read more. `lane`, when given, is
+  // the vector variable of a row read in chunks (chunkedNextBlockPrefetches),
+  // taken at 0: the range is the chunks' `ext` elements.
   void prefetchAhead(const ir::VarNode* var, const ir::Buffer& buf, const std::vector<ir::Expr>& indices, llvm::Value* lo,
-                     llvm::Value* ext, bool write, const ir::ForStmt* nextIterationOf);
+                     llvm::Value* ext, bool write, const ir::ForStmt* nextIterationOf,
+                     const ir::VarNode* lane = nullptr);
 
   // One aligned non-temporal store of a 64-byte line (streaming_stores.h).
   void storeLine(llvm::Value* line, llvm::Value* addr);

@@ -204,7 +204,7 @@ const ForStmt* StmtEmitter::aheadLoop(const std::vector<Expr>& indices, int64_t 
 }
 
 void StmtEmitter::prefetchAhead(const VarNode* var, const Buffer& buf, const std::vector<Expr>& indices, llvm::Value* lo,
-                   llvm::Value* ext, bool write, const ForStmt* nextIterationOf) {
+                   llvm::Value* ext, bool write, const ForStmt* nextIterationOf, const VarNode* lane) {
   std::vector<std::pair<const VarNode*, llvm::Value*>> saved;
   auto bind = [&](const VarNode* v, llvm::Value* value) {
     saved.push_back({v, vars_.count(v) ? vars_[v] : nullptr});
@@ -217,6 +217,7 @@ void StmtEmitter::prefetchAhead(const VarNode* var, const Buffer& buf, const std
     for (size_t i = 0; i < blockVars_.size(); ++i) bind(blockVars_[i], nextBlockValues_[i]);
   }
   bind(var, lo);
+  if (lane) bind(lane, llvm::ConstantInt::get(valueType(ctx_, lane->dtype), 0));
   llvm::Value* first = emitAddress(buf, indices, /*inBounds=*/false);
   for (auto it = saved.rbegin(); it != saved.rend(); ++it)
     if (it->second)

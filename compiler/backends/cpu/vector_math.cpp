@@ -40,6 +40,12 @@ constexpr float kPi4Hi = 0.785398185f, kPi4Lo = -2.18556941e-8f;
 constexpr float kPi2Hi = 1.57079637f, kPi2Lo = -4.37113883e-8f;
 constexpr float kPiHi = 3.14159274f, kPiLo = -8.74227766e-8f;
 constexpr float kTanPi8 = 0.414213562f;
+// 1.5 * 2^23: for |v| < 2^22, v + kRoundShifter is a float of unit ulp whose
+// value is kRoundShifter + rint(v) and whose low mantissa bits hold rint(v)
+// as an integer, so one add (or the multiply-add that computes v) rounds to
+// an integer both as a float and as bits, without vrndscaleps (8 cycles of
+// latency) and cvttps2dq (7).
+constexpr float kRoundShifter = 12582912.0f;
 
 class Math {
  public:
@@ -70,8 +76,24 @@ class Math {
     for (size_t i = N - 1; i-- > 0;) r = fma(r, x, c(coeffs[i]));
     return r;
   }
+  // The coefficients at an even degree and at an odd one, paired: Estrin's
+  // scheme, c0 + c1 x + x^2 (c2 + c3 x) + x^4 c4 for five, whose two levels
+  // of independent multiply-adds are shorter than Horner's chain (the vector
+  // loops of exp and tanh are bound by their latency, not their operations).
+  // `x2` is x * x, which the callers compute anyway.
+  llvm::Value* estrin5(llvm::Value* x, llvm::Value* x2, const float (&k)[5]) {
+    llvm::Value* lo = fma(c(k[1]), x, c(k[0]));
+    llvm::Value* hi = fma(c(k[3]), x, c(k[2]));
+    return fma(c(k[4]), mul(x2, x2), fma(hi, x2, lo));
+  }
   // 2^n for integers n in [-126, 127].
   llvm::Value* pow2(llvm::Value* n) { return b_.CreateBitCast(b_.CreateShl(b_.CreateAdd(n, ci(127)), 23), t_); }
+  // rint(v) as a float and as an integer, for |v| < 2^22, from the sum
+  // `shifted` = v + kRoundShifter (kRoundShifter above).
+  llvm::Value* unshift(llvm::Value* shifted) { return sub(shifted, c(kRoundShifter)); }
+  llvm::Value* shiftedInt(llvm::Value* shifted) {
+    return b_.CreateSub(b_.CreateBitCast(shifted, it_), ci(int32_t(0x4b400000)));
+  }
 
   // x * 2^n for n in [-252, 254], in two steps so that a subnormal result
   // is rounded once.
@@ -80,36 +102,43 @@ class Math {
     return mul(mul(x, pow2(n1)), pow2(b_.CreateSub(n, n1)));
   }
 
-  // n = rint(x / ln 2) and r = x - n ln 2, for |x| below 2^15 ln 2.
-  void reduceLn2(llvm::Value* x, llvm::Value*& n, llvm::Value*& r) {
-    n = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, mul(x, c(kLog2e)));
+  // n = the integer nearest x / ln 2 (as a float, and `ni` as an integer)
+  // and r = x - n ln 2, for |x| below 2^15 ln 2.
+  void reduceLn2(llvm::Value* x, llvm::Value*& n, llvm::Value*& ni, llvm::Value*& r) {
+    llvm::Value* shifted = fma(x, c(kLog2e), c(kRoundShifter));
+    n = unshift(shifted);
+    ni = shiftedInt(shifted);
     r = fma(n, c(-kLn2Hi), x);
     r = fma(n, c(-kLn2Lo), r);
   }
-  // e^r - 1 on |r| <= ln2/2 (slightly beyond, where rint(x log2 e) rounds up).
+  // e^r - 1 on |r| <= ln2/2 (slightly beyond, where the rounding of x log2 e goes up).
   llvm::Value* expm1Reduced(llvm::Value* r) {
     llvm::Value* r2 = mul(r, r);
-    return fma(mul(r2, r), poly(r, kExpm1Q), fma(r2, c(0.5f), r));
+    return fma(mul(r2, r), estrin5(r, r2, kExpm1Q), fma(r2, c(0.5f), r));
   }
   // e^r on the same range.
-  llvm::Value* expReduced(llvm::Value* r) { return add(c(1.0f), fma(mul(r, r), poly(r, kExpQ), r)); }
+  llvm::Value* expReduced(llvm::Value* r) {
+    llvm::Value* r2 = mul(r, r);
+    return add(c(1.0f), fma(r2, estrin5(r, r2, kExpQ), r));
+  }
 
   llvm::Value* exp(llvm::Value* x) {
     // Beyond [-104, 89] the result is 0 or +inf; the clamp keeps n in range.
     llvm::Value* nan = isNan(x);
     llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -104.0f, 89.0f));
-    llvm::Value *n, *r;
-    reduceLn2(xc, n, r);
-    llvm::Value* res = scale(expReduced(r), b_.CreateFPToSI(n, it_));
+    llvm::Value *n, *ni, *r;
+    reduceLn2(xc, n, ni, r);
+    llvm::Value* res = scale(expReduced(r), ni);
     return sel(nan, x, res);
   }
 
   llvm::Value* exp2(llvm::Value* x) {
     llvm::Value* nan = isNan(x);
     llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -151.0f, 129.0f));
-    llvm::Value* n = b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, xc);
+    llvm::Value* shifted = add(xc, c(kRoundShifter));
+    llvm::Value* n = unshift(shifted);
     llvm::Value* r = mul(sub(xc, n), c(kLn2));  // xc - n is exact
-    llvm::Value* res = scale(expReduced(r), b_.CreateFPToSI(n, it_));
+    llvm::Value* res = scale(expReduced(r), shiftedInt(shifted));
     return sel(nan, x, res);
   }
 
@@ -117,13 +146,12 @@ class Math {
     // Below -18, e^x < 2^-25 and the result rounds to -1.
     llvm::Value* nan = isNan(x);
     llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -18.0f, 89.0f));
-    llvm::Value *n, *r;
-    reduceLn2(xc, n, r);
+    llvm::Value *n, *ni, *r;
+    reduceLn2(xc, n, ni, r);
     llvm::Value* p = expm1Reduced(r);
     // 2^n (p + 1) - 1 = 2^n p + (2^n - 1), where 2^n - 1 is exact for the n
     // at which it matters; 2^128 is out of range, so n = 128 takes 2^127 and
     // doubles (exactly, or to +inf).
-    llvm::Value* ni = b_.CreateFPToSI(n, it_);
     llvm::Value* big = b_.CreateICmpSGT(ni, ci(127));
     llvm::Value* s = pow2(sel(big, ci(127), ni));
     llvm::Value* res = fma(s, p, sub(s, c(1.0f)));
@@ -177,15 +205,19 @@ class Math {
 
   // expm1(t) / (expm1(t) + 2) for t = 2|x|, with x's sign. t is limited to
   // 18.2 (tanh(9.1) rounds to 1), so 2^n needs no second step and no case
-  // of expm1 below 0 or at overflow arises.
+  // of expm1 below 0 or at overflow arises. n comes from |x| itself (times
+  // 2 log2 e, exactly t log2 e), beside t rather than after it; a NaN goes
+  // through as a NaN (no conversion to an integer has an undefined result)
+  // and the last select returns x.
   llvm::Value* tanh(llvm::Value* x) {
     llvm::Value* a = fabs(x);
     a = sel(b_.CreateFCmpOGT(a, c(9.1f)), c(9.1f), a);
     llvm::Value* nan = isNan(a);
-    llvm::Value* t = sel(nan, c(0.0f), add(a, a));
-    llvm::Value *n, *r;
-    reduceLn2(t, n, r);
-    llvm::Value* s = pow2(b_.CreateFPToSI(n, it_));
+    llvm::Value* t = add(a, a);
+    llvm::Value* shifted = fma(a, c(2.0f * kLog2e), c(kRoundShifter));
+    llvm::Value* n = unshift(shifted);
+    llvm::Value* r = fma(n, c(-kLn2Lo), fma(n, c(-kLn2Hi), t));
+    llvm::Value* s = pow2(shiftedInt(shifted));
     llvm::Value* e = fma(s, expm1Reduced(r), sub(s, c(1.0f)));
     llvm::Value* res = sel(nan, x, b_.CreateFDiv(e, add(e, c(2.0f))));
     return copySign(res, x);
