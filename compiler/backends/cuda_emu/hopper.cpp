@@ -593,31 +593,27 @@ void Machine::wgExecute(WgOp& op) {
       std::vector<uint32_t> chunks;
       std::vector<double> A(64 * K), B(K * n);
       bool bad = false;
+      // One operand element from its `eb` bytes (the low ones of `bits`).
+      auto element = [&](uint32_t bits) -> double {
+        if (s8) return (double)(int8_t)(uint8_t)bits;
+        // The tensor cores read a tf32's sign, exponent and top 10 mantissa
+        // bits: the rest is dropped, not rounded.
+        if (tf32) return tlc_emu_float::tf32Operand(bits);
+        if (f8)
+          return kind == TLC_EMU_WGMMA_E4M3 ? tlc_emu_float::e4m3ToFloat((uint8_t)bits)
+                                            : tlc_emu_float::e5m2ToFloat((uint8_t)bits);
+        return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat((uint16_t)bits)
+                                         : tlc_emu_float::bf16ToFloat((uint16_t)bits);
+      };
       auto load = [&](uint32_t addr) -> double {
         if (addr + eb > window || addr % eb) {
           bad = true;
           return 0;
         }
         chunks.push_back(addr & ~15u);
-        if (s8) return (double)*(const int8_t*)(sharedBegin_ + addr);
-        if (tf32) {
-          // The tensor cores read the float32's sign, exponent and top 10
-          // mantissa bits: the rest is dropped, not rounded.
-          uint32_t bits;
-          std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 4);
-          return tlc_emu_float::tf32Operand(bits);
-        }
-        if (f8) {
-          uint8_t byte = *(const uint8_t*)(sharedBegin_ + addr);
-          return kind == TLC_EMU_WGMMA_E4M3 ? tlc_emu_float::e4m3ToFloat(byte) : tlc_emu_float::e5m2ToFloat(byte);
-        }
-        uint16_t bits;
-        std::memcpy(&bits, (const void*)(sharedBegin_ + addr), 2);
-        return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat(bits) : tlc_emu_float::bf16ToFloat(bits);
-      };
-      auto half = [&](uint32_t bits) {
-        return kind == TLC_EMU_WGMMA_F16 ? tlc_emu_float::halfToFloat((uint16_t)bits)
-                                         : tlc_emu_float::bf16ToFloat((uint16_t)bits);
+        uint32_t bits = 0;
+        std::memcpy(&bits, (const void*)(sharedBegin_ + addr), eb);  // little-endian: the low bytes
+        return element(bits);
       };
       if (registerA) {
         // Thread t (warp w, lane 4g + q) holds rows 16w + g (+ 8) of A and,
@@ -628,19 +624,7 @@ void Machine::wgExecute(WgOp& op) {
         for (int t = 0; t < 128; ++t)
           for (int r = 0; r < 4; ++r) {
             const int row = (t / 32) * 16 + (t % 32) / 4 + (r % 2) * 8, col = (t % 4) * V + (r / 2) * (K / 2);
-            const uint32_t word = op.a[t][r];
-            for (int e = 0; e < V; ++e) {
-              double v;
-              if (tf32) v = tlc_emu_float::tf32Operand(word);
-              else if (s8) v = (double)(int8_t)(uint8_t)(word >> (8 * e));
-              else if (f8) {
-                uint8_t byte = (uint8_t)(word >> (8 * e));
-                v = kind == TLC_EMU_WGMMA_E4M3 ? tlc_emu_float::e4m3ToFloat(byte) : tlc_emu_float::e5m2ToFloat(byte);
-              } else {
-                v = half(word >> (16 * e));
-              }
-              A[row * K + col + e] = v;
-            }
+            for (int e = 0; e < V; ++e) A[row * K + col + e] = element(op.a[t][r] >> (8 * eb * e));
           }
       } else {
         for (int m = 0; m < 64; ++m)

@@ -105,38 +105,18 @@ bool helperBody(const std::string& name, std::string* body) {
     *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind, TB, d, a, desc_b, scale_d);";
     return true;
   }
-  static const std::regex f8rs(R"(wgmma_f8_rs_m64n(\d+)k32)");
-  if (std::regex_match(name, r, f8rs)) {
-    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", Kind == 0 ? TLC_EMU_WGMMA_E4M3 : TLC_EMU_WGMMA_E5M2, 0, d, a, desc_b, scale_d);";
-    return true;
-  }
-  static const std::regex s8rs(R"(wgmma_s8_rs_m64n(\d+)k32)");
-  if (std::regex_match(name, r, s8rs)) {
-    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", TLC_EMU_WGMMA_S8, 0, reinterpret_cast<float*>(d), a, desc_b, scale_d);";
-    return true;
-  }
-  static const std::regex tfrs(R"(wgmma_tf32_rs_m64n(\d+)k8)");
-  if (std::regex_match(name, r, tfrs)) {
-    *body = "tlc_emu::wgmma_rs(" + r[1].str() + ", TLC_EMU_WGMMA_TF32, 0, d, a, desc_b, scale_d);";
-    return true;
-  }
-  static const std::regex s8(R"(wgmma_s8_m64n(\d+)k32)");
-  std::smatch i8;
-  if (std::regex_match(name, i8, s8)) {
-    *body = "tlc_emu::wgmma(" + i8[1].str() + ", TLC_EMU_WGMMA_S8, 0, 0, reinterpret_cast<float*>(d), desc_a, desc_b, scale_d);";
-    return true;
-  }
-  static const std::regex f8(R"(wgmma_f8_m64n(\d+)k32)");
-  std::smatch e8;
-  if (std::regex_match(name, e8, f8)) {
-    *body = "tlc_emu::wgmma(" + e8[1].str() +
-            ", Kind == 0 ? TLC_EMU_WGMMA_E4M3 : TLC_EMU_WGMMA_E5M2, 0, 0, d, desc_a, desc_b, scale_d);";
-    return true;
-  }
-  static const std::regex tf(R"(wgmma_tf32_m64n(\d+)k8)");
-  std::smatch t32;
-  if (std::regex_match(name, t32, tf)) {
-    *body = "tlc_emu::wgmma(" + t32[1].str() + ", TLC_EMU_WGMMA_TF32, 0, 0, d, desc_a, desc_b, scale_d);";
+  // The K-major kinds (int8 and float8 k32, tf32 k8), A from a descriptor or
+  // (`_rs`) from registers; no transposes.
+  static const std::regex kmajor(R"(wgmma_(s8|f8|tf32)(_rs)?_m64n(\d+)k(32|8))");
+  std::smatch km;
+  if (std::regex_match(name, km, kmajor) && (km[1] == "tf32") == (km[4] == "8")) {
+    const std::string kind = km[1] == "s8"   ? "TLC_EMU_WGMMA_S8"
+                             : km[1] == "f8" ? "Kind == 0 ? TLC_EMU_WGMMA_E4M3 : TLC_EMU_WGMMA_E5M2"
+                                             : "TLC_EMU_WGMMA_TF32";
+    // int8's accumulators are int32, passed as floats and reinterpreted.
+    const std::string d = km[1] == "s8" ? "reinterpret_cast<float*>(d)" : "d";
+    *body = km[2].matched ? "tlc_emu::wgmma_rs(" + km[3].str() + ", " + kind + ", 0, " + d + ", a, desc_b, scale_d);"
+                          : "tlc_emu::wgmma(" + km[3].str() + ", " + kind + ", 0, 0, " + d + ", desc_a, desc_b, scale_d);";
     return true;
   }
   static const std::regex wg(R"(wgmma_m64n(\d+)k16)");
