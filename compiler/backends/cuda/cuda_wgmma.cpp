@@ -191,7 +191,10 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
   // Each k-step covers 32 bytes of k: k16 of 16-bit elements, k32 of float8
   // ones, k8 of tf32 (wgmmaHelper).
   const int64_t kStep = 32 / eb;
-  const std::string targs = wgmmaKMajorOnly(s.kind) ? "(" : "<" + kind + ", " + ta + ", " + tb + ">(";
+  // The 16-bit helpers' template arguments: <kind, transA, transB>, with A
+  // from registers <kind, transB>.
+  const std::string targs =
+      wgmmaKMajorOnly(s.kind) ? "(" : "<" + kind + (w->registerA ? "" : ", " + ta) + ", " + tb + ">(";
   const std::string& acc = cInfo.name;
   const std::string pin = wgmmaPin(g);
   // The tile's first byte, in the live stage of a pipelined tile.
@@ -241,8 +244,8 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
       std::string d = "&" + acc + "[" + std::to_string(c0 / 8 * 4) + "]";
       std::string bDesc = db + " + " + std::to_string(tileOffset(w->b, kk, c0, eb) >> 4);
       if (w->registerA)
-        line(wgmmaHelper(s.kind, width, true) + (wgmmaKMajorOnly(s.kind) ? "" : "<" + kind + ", " + tb + ">") + "(" + d +
-             ", " + af + "[" + std::to_string(kk) + "], " + bDesc + ", " + scale + ");");
+        line(wgmmaHelper(s.kind, width, true) + targs + d + ", " + af + "[" + std::to_string(kk) + "], " + bDesc + ", " +
+             scale + ");");
       else
         line(wgmmaHelper(s.kind, width) + targs + d + ", " + da +
              " + " + std::to_string(tileOffset(w->a, kk, 0, eb) >> 4) + ", " + bDesc + ", " + scale + ");");
