@@ -1,5 +1,6 @@
 #include "compiler/passes/layout.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -200,6 +201,54 @@ Layout Layout::runSwizzled(int64_t rows, int64_t cols, int elemBytes, int64_t ru
   Expr physRun = makeBinary(BinaryOp::BitXor, floorDiv(c, makeInt(runElems)), pattern);
   Expr inRun = runElems == 1 ? makeInt(0) : floorMod(c, makeInt(runElems));
   Expr off = add(add(mul(r, makeInt(cols)), mul(physRun, makeInt(runElems))), inRun);
+  return Layout({rows, cols}, vars, {off});
+}
+
+namespace {
+
+// A row-major [rows, cols] layout whose run u of row r is stored as run `moved(u, r)`.
+Layout movedRuns(int64_t rows, int64_t cols, int64_t runElems, const std::function<Expr(Expr, Expr)>& moved) {
+  TLC_CHECK(runElems >= 1 && cols % runElems == 0, "rows of whole runs");
+  auto vars = makePlaceholders(2, "i");
+  Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);
+  Expr physRun = moved(floorDiv(c, makeInt(runElems)), r);
+  Expr inRun = runElems == 1 ? makeInt(0) : floorMod(c, makeInt(runElems));
+  Expr off = add(add(mul(r, makeInt(cols)), mul(physRun, makeInt(runElems))), inRun);
+  return Layout({rows, cols}, vars, {off});
+}
+
+}  // namespace
+
+Layout Layout::runRotated(int64_t rows, int64_t cols, int64_t runElems, int64_t rowsPerGroup) {
+  const int64_t runs = cols / runElems;
+  return movedRuns(rows, cols, runElems, [&](Expr u, Expr r) {
+    return floorMod(add(u, floorDiv(r, makeInt(rowsPerGroup))), makeInt(runs));
+  });
+}
+
+Layout Layout::runXored(int64_t rows, int64_t cols, int64_t runElems, int64_t rowsPerGroup, int64_t period) {
+  TLC_CHECK(period >= 1 && (period & (period - 1)) == 0 && (cols / runElems) % period == 0,
+            "a power-of-two period that divides the runs of a row");
+  return movedRuns(rows, cols, runElems, [&](Expr u, Expr r) {
+    return makeBinary(BinaryOp::BitXor, u, floorMod(floorDiv(r, makeInt(rowsPerGroup)), makeInt(period)));
+  });
+}
+
+bool Layout::chunksXorFits(int64_t rows, int64_t cols, int elemBytes, int64_t rowsPerGroup) {
+  return elemBytes >= 1 && 16 % elemBytes == 0 && rowsPerGroup >= 1 && (rows * cols * elemBytes) % 128 == 0 &&
+         (rowsPerGroup * cols * elemBytes) % 128 == 0;
+}
+
+Layout Layout::chunksXored(int64_t rows, int64_t cols, int elemBytes, int64_t rowsPerGroup, int64_t mask) {
+  const int64_t chunkElems = 16 / elemBytes;
+  TLC_CHECK(chunksXorFits(rows, cols, elemBytes, rowsPerGroup) && (mask == 1 || mask == 2 || mask == 4),
+            "groups of whole runs of 8 chunks and a mask below 8");
+  auto vars = makePlaceholders(2, "i");
+  Expr r = makeVarRef(vars[0]), c = makeVarRef(vars[1]);
+  Expr flat = add(mul(r, makeInt(cols)), c);
+  Expr chunk = makeBinary(BinaryOp::BitXor, floorDiv(flat, makeInt(chunkElems)),
+                          mul(floorMod(floorDiv(r, makeInt(rowsPerGroup)), makeInt(2)), makeInt(mask)));
+  Expr off = add(mul(chunk, makeInt(chunkElems)), floorMod(flat, makeInt(chunkElems)));
   return Layout({rows, cols}, vars, {off});
 }
 

@@ -62,6 +62,23 @@ class Layout {
   // rowsPerPhase * runBytes <= 128 (callers check runSwizzleFits).
   static Layout runSwizzled(int64_t rows, int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase);
   static bool runSwizzleFits(int64_t cols, int elemBytes, int64_t runBytes, int64_t rowsPerPhase);
+  // A row-major layout whose runs of `runElems` elements move along their
+  // row by the row's group (r / rowsPerGroup): rotated, run u of row r to
+  // (u + r / rowsPerGroup) % runs, or XORed, to u ^ ((r / rowsPerGroup) %
+  // period) (period a power of two that divides the runs of a row). Rows must
+  // be whole runs. For tiles read across the rows (an MFMA operand whose k
+  // runs down the columns: rows r, r + E, ... read at one column in one phase).
+  static Layout runRotated(int64_t rows, int64_t cols, int64_t runElems, int64_t rowsPerGroup);
+  static Layout runXored(int64_t rows, int64_t cols, int64_t runElems, int64_t rowsPerGroup, int64_t period);
+  // A row-major layout whose 16-byte chunks, numbered over the whole tile,
+  // are XORed by `mask` (1, 2 or 4) in every other group of `rowsPerGroup`
+  // rows: chunk q of row r moves to q ^ (mask * ((r / rowsPerGroup) % 2)).
+  // Each aligned run of 8 chunks (128 bytes) keeps its chunks, so row-wise
+  // copies stay free of conflicts whatever the row length; a group of rows
+  // must be whole runs of 8 chunks (chunksXorFits), so that the XOR moves
+  // chunks within runs that one mask covers: a permutation.
+  static Layout chunksXored(int64_t rows, int64_t cols, int elemBytes, int64_t rowsPerGroup, int64_t mask);
+  static bool chunksXorFits(int64_t rows, int64_t cols, int elemBytes, int64_t rowsPerGroup);
   // The tile as TMA writes it and wgmma reads it: each row cut into panels
   // of `span` bytes (128, 64 or 32), panel p holding all rows of columns
   // [p * span, (p + 1) * span) one after the other, its 16-byte chunks

@@ -58,11 +58,40 @@ struct SumOp { template <class T> __device__ T operator()(T a, T b) const { retu
 // Combines the values of `group` consecutive lanes (a power of two: at most
 // 32, or 64 on a CDNA wavefront, whose step of distance 32 crosses its two
 // halves); every lane gets the result.
+#ifdef TLC_HIP_LANES
+// CDNA (the HIP dialect): the steps go up from distance 1, so each aligned
+// block of s lanes holds one value when the step of distance s starts, and
+// a DPP move that pairs the block with its neighbour gives the value the
+// xor shuffle would, without the LDS crossbar: quad_perm [1,0,3,2] and
+// [2,3,0,1] (distances 1 and 2), row_half_mirror (4), row_mirror (8);
+// distance 16 is ds_swizzle's xor 16 (no address), 32 a shuffle.
+template <int swizzle, int ctrl, class T> __device__ __forceinline__ T lane_move(T v) {
+  static_assert(sizeof(T) <= 8, "a lane move of at most 8 bytes");
+  int w[2] = {0, 0};
+  memcpy(w, &v, sizeof(T));
+  for (int i = 0; i < (sizeof(T) > 4 ? 2 : 1); ++i) {
+    if constexpr (swizzle) w[i] = tlc_lane_swizzle<ctrl>(w[i]);
+    else w[i] = tlc_lane_dpp<ctrl>(w[i]);
+  }
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+template <int group, class T, class Op> __device__ __forceinline__ T group_allreduce(T v, Op op) {
+  if constexpr (group >= 2) v = op(v, lane_move<0, 0xB1>(v));
+  if constexpr (group >= 4) v = op(v, lane_move<0, 0x4E>(v));
+  if constexpr (group >= 8) v = op(v, lane_move<0, 0x141>(v));
+  if constexpr (group >= 16) v = op(v, lane_move<0, 0x140>(v));
+  if constexpr (group >= 32) v = op(v, lane_move<1, 0x401F>(v));
+  if constexpr (group >= 64) v = op(v, shfl_xor(v, 32, 64));
+  return v;
+}
+#else
 template <int group, class T, class Op> __device__ __forceinline__ T group_allreduce(T v, Op op) {
 #pragma unroll
   for (int s = group / 2; s >= 1; s >>= 1) v = op(v, shfl_xor(v, s, group > 32 ? 64 : 32));
   return v;
 }
+#endif
 
 // ---- vector memory access ------------------------------------------------------
 // Raw bytes moved as one access. `may_alias`: the elements they carry keep

@@ -13,7 +13,9 @@
 // Warp-level code of the emitter works on groups of lanes with xor shuffles:
 // up to 32 lanes, within one half of a 64-lane wavefront, as on a CUDA warp,
 // or 64 (`tlc::group_allreduce<64>`, `tlc::shfl_xor(v, s, 64)`), whose step
-// of distance 32 crosses the halves.
+// of distance 32 crosses the halves. A group reduction's steps of distance
+// 1 to 8 move values by DPP (`tlc_lane_dpp` below), that of 16 by
+// ds_swizzle (`tlc_lane_swizzle`).
 #pragma once
 #if defined(__HIPCC_RTC__)
 typedef unsigned char uint8_t;  // hiprtc declares the 32- and 64-bit ones only
@@ -203,6 +205,24 @@ template <class T> __device__ __forceinline__ T __shfl_sync(unsigned, T v, int l
   return __shfl(v, lane, width);
 }
 __device__ __forceinline__ void __syncwarp(unsigned = 0xffffffffu) { __builtin_amdgcn_wave_barrier(); }
+
+// A 32-bit value from another lane of the row by a DPP control word (a
+// modifier of the move, no LDS traffic): quad_perm (ctrl < 0x100, lane i of
+// each quad reads lane (ctrl >> 2i) & 3 of it), row_mirror (0x140: lane i of
+// 16 reads 15 - i), row_half_mirror (0x141: lane i of 8 reads 7 - i). The
+// lane-group reductions of tlc_cuda.h take their steps of distance 1 to 8
+// from it, and that of distance 16 from tlc_lane_swizzle (TLC_HIP_LANES,
+// group_allreduce).
+#define TLC_HIP_LANES 1
+template <int ctrl> __device__ __forceinline__ int tlc_lane_dpp(int w) {
+  return __builtin_amdgcn_update_dpp(w, w, ctrl, 0xF, 0xF, false);
+}
+// A 32-bit value from another lane of the caller's 32 by ds_swizzle's
+// bit mode (pattern bit 15 clear: lane i reads ((i & and) | or) ^ xor, the
+// masks in bits 0-4, 5-9 and 10-14): no address, unlike ds_bpermute.
+template <int pattern> __device__ __forceinline__ int tlc_lane_swizzle(int w) {
+  return __builtin_amdgcn_ds_swizzle(w, pattern);
+}
 __device__ __forceinline__ size_t __cvta_generic_to_shared(const void* p) {
   return (size_t)(const __attribute__((address_space(3))) char*)p;
 }

@@ -52,6 +52,52 @@ TEST_CASE("run-swizzled layouts give the rows of one LDS phase distinct banks at
   CHECK_FALSE(Layout::runSwizzleFits(8, 1, 8, 16));   // 16 rows a line: a phase is conflict free already
 }
 
+TEST_CASE("layouts for tiles read across their rows move whole runs or 128-byte-aligned chunks") {
+  // Rotated and XORed runs: permutations of the tile that move a row's runs
+  // of S columns by the row's group of E rows, so that the groups a phase
+  // reads at one column (rows r and r + E) land on different runs.
+  for (auto [rows, cols, runElems, group] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+           {64, 32, 16, 8}, {16, 48, 16, 4}, {32, 64, 32, 4}, {8, 16, 16, 1}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    const int64_t runs = cols / runElems;
+    std::vector<Layout> layouts{Layout::runRotated(rows, cols, runElems, group)};
+    if (runs % 2 == 0) layouts.push_back(Layout::runXored(rows, cols, runElems, group, 2));
+    for (const Layout& l : layouts) {
+      CHECK(l.isBijective());
+      CHECK(l.outputShape() == std::vector<int64_t>{rows * cols});
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; c += runElems) {
+          const int64_t base = l.apply({r, c})[0];
+          CHECK(base / cols == r);  // the run stays in its row
+          for (int64_t k = 1; k < runElems; ++k) CHECK(l.apply({r, c + k})[0] == base + k);
+          if (runs > 1 && r + group < rows) CHECK(l.apply({r + group, c})[0] % cols != base % cols);
+        }
+    }
+  }
+  // XORed chunks: each aligned 128 bytes keep their chunks (row-wise copies
+  // of any row length stay conflict free), and every other group of E rows
+  // moves its chunks by the mask.
+  for (auto [rows, cols, bytes, group, mask] : std::vector<std::tuple<int64_t, int64_t, int, int64_t, int64_t>>{
+           {16, 48, 2, 4, 2}, {32, 32, 1, 8, 1}, {16, 24, 4, 4, 4}}) {
+    CAPTURE(cols);
+    CAPTURE(mask);
+    Layout l = Layout::chunksXored(rows, cols, bytes, group, mask);
+    CHECK(l.isBijective());
+    const int64_t chunkElems = 16 / bytes;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; c += chunkElems) {
+        const int64_t flat = r * cols + c, phys = l.apply({r, c})[0];
+        CHECK(phys / (8 * chunkElems) == flat / (8 * chunkElems));
+        CHECK(phys / chunkElems == (flat / chunkElems ^ (r / group % 2 ? mask : 0)));
+        for (int64_t k = 1; k < chunkElems; ++k) CHECK(l.apply({r, c + k})[0] == phys + k);
+      }
+  }
+  // Groups that cut a run of 8 chunks would not give a permutation.
+  CHECK_FALSE(Layout::chunksXorFits(16, 24, 4, 1));
+  CHECK(Layout::chunksXorFits(16, 24, 4, 4));
+}
+
 TEST_CASE("swizzled shared layouts are permutations that spread 8 rows over 8 bank groups") {
   for (auto [rows, cols, bytes] : std::vector<std::tuple<int64_t, int64_t, int>>{
            {64, 64, 2}, {32, 32, 2}, {128, 16, 2}, {16, 128, 2}, {32, 32, 4}, {64, 8, 4}}) {

@@ -1,5 +1,7 @@
 // Shuffles of a whole 64-lane wavefront (HIP C): isa::waveShfl against
-// hand-computed sources, and the emulated machine running HIP C whose
+// hand-computed sources; DPP moves and swizzles (tlc_lane_dpp,
+// tlc_lane_swizzle) against hand-computed sources, and the group reductions
+// whose short steps use them; and the emulated machine running HIP C whose
 // width-64 shuffles are collectives of the wavefront: a 64-lane reduction
 // (tlc::group_allreduce<64>, HIP's __shfl_xor) is exact for every lane of
 // two wavefronts; the planted bug of a reduction without its distance-32
@@ -10,6 +12,8 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "compiler/backends/cuda_emu/emulator.h"
 #include "compiler/backends/cuda_emu/isa.h"
@@ -136,6 +140,49 @@ TEST_CASE("a 64-lane reduction in HIP C sums each whole wavefront") {
     REQUIRE_MESSAGE(run.r.clean(), run.r.render());
     for (unsigned t = 0; t < 128; ++t) CHECK(run.out[t] == groupSum(run.in, t, 64));
     CHECK(groupSum(run.in, 0, 64) != groupSum(run.in, 64, 64));  // the two wavefronts differ
+  }
+}
+
+TEST_CASE("DPP moves and swizzles in HIP C read the lanes their control words name") {
+  // The source lane of lane l, by hand: quad_perm [1,0,3,2] and [2,3,0,1]
+  // (xor 1, xor 2), row_half_mirror (7 - i within 8), row_mirror (15 - i
+  // within 16), and quad_perm [3,3,0,1] (lanes 0 and 1 of a quad both read lane 3).
+  struct Move {
+    const char* ctrl;
+    int (*src)(int);
+  };
+  const Move moves[] = {{"0xB1", [](int l) { return l ^ 1; }},
+                        {"0x4E", [](int l) { return l ^ 2; }},
+                        {"0x141", [](int l) { return (l & ~7) | (7 - (l & 7)); }},
+                        {"0x140", [](int l) { return (l & ~15) | (15 - (l & 15)); }},
+                        {"0x4F", [](int l) { return (l & ~3) | (0x4F >> (2 * (l & 3)) & 3); }}};
+  for (const Move& mv : moves) {
+    INFO(mv.ctrl);
+    auto m = compile(hipKernel(std::string("v = tlc_lane_dpp<") + mv.ctrl + ">(v);"));
+    Run run = launch(*m, 128);
+    REQUIRE_MESSAGE(run.r.clean(), run.r.render());
+    for (int t = 0; t < 128; ++t) CHECK(run.out[t] == run.in[t / 64 * 64 + mv.src(t % 64)]);
+  }
+  CHECK((0x4F >> 0 & 3) == 3);  // lane 0 of a quad reads lane 3
+  // ds_swizzle's bit mode within each 32 lanes: xor 16 (0x401F), and
+  // and 0x1C | or 1 (lane i reads (i & 28) | 1: 0x3C), by hand.
+  for (auto [pattern, src] : std::vector<std::pair<const char*, int (*)(int)>>{
+           {"0x401F", [](int l) { return l ^ 16; }}, {"0x3C", [](int l) { return (l & ~3) | 1; }}}) {
+    INFO(pattern);
+    auto m = compile(hipKernel(std::string("v = tlc_lane_swizzle<") + pattern + ">(v);"));
+    Run run = launch(*m, 128);
+    REQUIRE_MESSAGE(run.r.clean(), run.r.render());
+    for (int t = 0; t < 128; ++t) CHECK(run.out[t] == run.in[t / 32 * 32 + src(t % 32)]);
+  }
+}
+
+TEST_CASE("group reductions of 2 to 64 lanes in HIP C, their short steps by DPP, sum each group") {
+  for (int group : {2, 4, 8, 16, 32, 64}) {
+    INFO(group);
+    auto m = compile(hipKernel("v = tlc::group_allreduce<" + std::to_string(group) + ">(v, tlc::SumOp());"));
+    Run run = launch(*m, 128);
+    REQUIRE_MESSAGE(run.r.clean(), run.r.render());
+    for (unsigned t = 0; t < 128; ++t) CHECK(run.out[t] == groupSum(run.in, t, group));
   }
 }
 

@@ -37,6 +37,16 @@ std::string emittedHip(const std::string& path, const std::string& arch, bool li
   return src->source;
 }
 
+// The disassembly of HIP C built for `arch`, or "" (said on stderr) where
+// this machine cannot disassemble it.
+std::string disassembled(const std::string& src, const hip::HipArch& arch) {
+  hip::HipBuildResult built = hip::compileHip(src, arch);
+  REQUIRE_MESSAGE(built.ok, built.error);
+  std::string text, error;
+  if (!hip::disassembleHsaco(built.binary, arch, &text, &error)) std::cerr << "skipping the disassembly: " << error << "\n";
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("hip targets name the supported AMD architectures") {
@@ -184,13 +194,8 @@ extern "C" __global__ void __launch_bounds__(64) mfma_fp8(const tlc_fp8_e4m3* A,
       continue;
     }
     INFO(archName);
-    hip::HipBuildResult built = hip::compileHip(kernel, *arch);
-    REQUIRE_MESSAGE(built.ok, built.error);
-    std::string text, error;
-    if (!hip::disassembleHsaco(built.binary, *arch, &text, &error)) {
-      std::cerr << "skipping the disassembly: " << error << "\n";
-      continue;
-    }
+    const std::string text = disassembled(kernel, *arch);
+    if (text.empty()) continue;
     CHECK(text.find("v_mfma_f32_32x32x8") != std::string::npos);
     CHECK(text.find("v_mfma_f32_16x16x16") != std::string::npos);
     // int8: gfx90a's 4-element forms, gfx942's 8-element ones.
@@ -208,6 +213,32 @@ extern "C" __global__ void __launch_bounds__(64) mfma_fp8(const tlc_fp8_e4m3* A,
 
 // T.gemm on float8 runs on gfx942's float8 MFMAs (e4m3 as fp8, e5m2 as bf8);
 // gfx90a, which has none, keeps the multiply-add fallback.
+// The issue's acceptance of the AMD code: the gemm example's code object
+// multiplies on the matrix cores and reads LDS 128 bits at a time (the
+// accumulator's staging tile on its way out), and a row reduction's short
+// steps are DPP moves.
+TEST_CASE("the gemm example has v_mfma and 128-bit LDS loads, the softmax example DPP row steps") {
+  for (const char* archName : {"gfx942", "gfx90a"}) {
+    const hip::HipArch* arch = hip::findHipArch(archName);
+    std::string why;
+    if (!hip::hipCompilerAvailable(*arch, &why)) {
+      std::cerr << "skipping the " << archName << " example builds: " << why << "\n";
+      continue;
+    }
+    INFO(archName);
+    const std::string gemm = disassembled(emittedHip("examples/gemm/gemm.tl", archName), *arch);
+    if (!gemm.empty()) {
+      CHECK(gemm.find("v_mfma_f32_32x32x8") != std::string::npos);
+      CHECK(gemm.find("ds_read_b128") != std::string::npos);
+    }
+    const std::string softmax = disassembled(emittedHip("examples/softmax/softmax.tl", archName), *arch);
+    if (!softmax.empty()) {
+      for (const char* dpp : {"quad_perm:[1,0,3,2]", "quad_perm:[2,3,0,1]", "row_half_mirror", "row_mirror"})
+        CHECK_MESSAGE(softmax.find(dpp) != std::string::npos, dpp);
+    }
+  }
+}
+
 TEST_CASE("the float8 gemm example runs on v_mfma_f32_32x32x16_fp8_fp8 / _bf8_bf8 on gfx942 only") {
   const std::string path = "examples/gemm_fp8/gemm_fp8.tl";
   CHECK(emittedHip(path, "gfx90a").find("tlc::mfma_") == std::string::npos);
@@ -222,13 +253,8 @@ TEST_CASE("the float8 gemm example runs on v_mfma_f32_32x32x16_fp8_fp8 / _bf8_bf
       std::cerr << "skipping the gfx942 float8 build: " << why << "\n";
       continue;
     }
-    hip::HipBuildResult built = hip::compileHip(src, *arch);
-    REQUIRE_MESSAGE(built.ok, built.error);
-    std::string text, error;
-    if (!hip::disassembleHsaco(built.binary, *arch, &text, &error)) {
-      std::cerr << "skipping the disassembly: " << error << "\n";
-      continue;
-    }
+    const std::string text = disassembled(src, *arch);
+    if (text.empty()) continue;
     CHECK(text.find(e4m3 ? "v_mfma_f32_32x32x16_fp8_fp8" : "v_mfma_f32_32x32x16_bf8_bf8") != std::string::npos);
   }
 }

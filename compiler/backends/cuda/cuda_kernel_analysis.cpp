@@ -588,6 +588,15 @@ bool KernelEmitter::planBuffers() {
   });
   accumulatorStores.visit(kernel_.body);
   planTmaStores(accumulatorStores.targets);
+  // Those stored to from MFMA accumulator layouts (the HIP dialect's gemms
+  // that do not fall back to multiply-adds in the mma.sync layout).
+  CopyTargets mfmaStores([&](const BufferNode* b) {
+    if (auto it = layouts.accumulators.find(b); it != layouts.accumulators.end()) return it->second.mfma > 0;
+    auto it = tiles_.buffers.find(b);
+    return it != tiles_.buffers.end() && it->second.role == FragmentRole::Tile && it->second.layout.isMma() &&
+           it->second.layout.mfma > 0;
+  });
+  mfmaStores.visit(kernel_.body);
 
   for (auto* a : scan.threadAllocs) {
     int64_t n;
@@ -666,7 +675,12 @@ bool KernelEmitter::planBuffers() {
       // pairs, 32 of 32-bit ones), and one 128-byte phase holds 128 / R rows,
       // which fall on distinct banks when rows lie an odd number of runs
       // apart modulo 128 bytes (64-byte rows of float16 80 bytes apart,
-      // 256-byte rows of float32 288 bytes apart).
+      // 256-byte rows of float32 288 bytes apart). An MFMA accumulator
+      // (the HIP dialect) stores, per register, 16 consecutive columns of a
+      // row from each 16 lanes of its 16 x 16 blocks, the next 16 lanes 4
+      // rows further: four rows must then lie between 16 and 112 - 16 * eb
+      // bytes from a multiple of 128 apart (128-byte rows of float32 144
+      // bytes apart), so that both runs of a 32-lane phase find free banks.
       int64_t last = 0;
       const int64_t eb = dtypeBytes(b->dtype);
       if (const TmaStore* ts = tmaStoreOf(b.get())) {  // in the panels TMA reads
@@ -677,7 +691,11 @@ bool KernelEmitter::planBuffers() {
       if (padded && !info.layout && b->shape.size() >= 2 && constInt(b->shape.back(), &last)) {
         const int64_t rowBytes = last * eb, run = 8 * eb;
         if (accumulatorStores.targets.count(b.get()) && (eb == 2 || eb == 4) && rowBytes % 16 == 0) {
-          auto spread = [&] { return (rowBytes + info.rowPad * eb) % run == 0 && (rowBytes + info.rowPad * eb) % 128 / run % 2; };
+          auto spread = [&] {
+            const int64_t stride = rowBytes + info.rowPad * eb;
+            if (mfmaStores.targets.count(b.get())) return 4 * stride % 128 >= 16 * eb && 4 * stride % 128 <= 128 - 16 * eb;
+            return stride % run == 0 && stride % 128 / run % 2;
+          };
           while (!spread()) info.rowPad += 16 / eb;
         } else if (rowBytes % 128 == 0) {
           info.rowPad = 16 / eb;
@@ -701,7 +719,9 @@ bool KernelEmitter::planBuffers() {
     for (const GemmStmt* g : scan.gemms) {
       MmaShape s;
       if (bufs_[g->a.buffer.get()].place == Placement::Register && mmaShapeOf(g, threads_, options_, &s) && s.mfma)
-        scratch = std::max(scratch, s.m * s.k * dtypeBytes(g->a.buffer->dtype));
+        scratch = std::max(scratch, s.m * dtypeBytes(g->a.buffer->dtype) *
+                                        mfmaStagePitch(s.m, s.k, dtypeBytes(g->a.buffer->dtype),
+                                                       mfmaLaneElems(s.kind, options_.arch), s.mfma));
     }
   // Packed first as a block per tile. A kernel that runs two blocks per SM
   // that way keeps that form: persistent, such gemms measured up to a third

@@ -80,6 +80,37 @@ bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShap
   return s->k % s->kStep == 0;
 }
 
+int64_t mfmaStagePitch(int64_t m, int64_t k, int64_t bytes, int64_t E, int64_t S) {
+  // A thread's register r holds row 4 * (l / S) + r % 4 (of its block's
+  // first 4 G rows), column l % S; the operand reads take row l % S, E
+  // elements from column E * (l / S) of each k step.
+  auto wavefronts = [&](int64_t pitch) {
+    int64_t total = 0;
+    std::vector<int64_t> offs;
+    for (int64_t half = 0; half < 64; half += 32) {
+      for (int64_t r = 0; r < 4; ++r)
+        for (int64_t c0 = 0; c0 + S <= k; c0 += S) {
+          offs.clear();
+          for (int64_t l = half; l < half + 32; ++l) offs.push_back(((4 * (l / S) + r) * pitch + c0 + l % S) * bytes);
+          total += ldsWavefronts(offs, bytes);
+        }
+      for (int64_t k0 = 0; k0 + E * 64 / S <= k; k0 += E * 64 / S) {
+        offs.clear();
+        for (int64_t l = half; l < half + 32; ++l) offs.push_back(((l % S) * pitch + k0 + E * (l / S)) * bytes);
+        total += ldsWavefronts(offs, E * bytes);
+      }
+    }
+    return total;
+  };
+  int64_t best = k, bestCount = wavefronts(k);
+  for (int64_t pad = E; pad * bytes <= 32 && m >= S; pad += E)
+    if (int64_t n = wavefronts(k + pad); n < bestCount) {
+      best = k + pad;
+      bestCount = n;
+    }
+  return best;
+}
+
 std::pair<Expr, Expr> mfmaAccumulatorIndex(int64_t m, int64_t n, int64_t wavesM, int64_t wavesN, int64_t block,
                                            const Expr& tid, const Expr& reg) {
   const int64_t wm = m / wavesM, wn = n / wavesN, blocksN = wn / block, groups = 64 / block,
@@ -117,6 +148,7 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   // stage, then the block synchronizes.
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
   const bool aRegister = aInfo.place == Placement::Register;
+  const int64_t pitch = mfmaStagePitch(s.m, s.k, dtypeBytes(g->a.buffer->dtype), E, S);
   std::string stage;
   if (aRegister) {
     TLC_CHECK(rowScratchOffset_ >= 0, "an MFMA register A operand has its LDS stage");
@@ -128,12 +160,12 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
          varName(r) + ")");
     auto [i, k] = mmaAccumulatorIndex(s.m, s.k, aInfo.warpsM, aInfo.warpsN, threadIdx(), makeVarRef(r), aInfo.mfma,
                                       aInfo.colMajor, aInfo.mmaVector);
-    line(stage + "[" + expr(add(mul(i, makeInt(s.k)), k)) + "] = " + aInfo.name + "[" + varName(r) + "];");
+    line(stage + "[" + expr(add(mul(i, makeInt(pitch)), k)) + "] = " + aInfo.name + "[" + varName(r) + "];");
     close();
     line(syncThreads());
   }
   auto aElem = [&](const Expr& row, const Expr& k) {
-    if (aRegister) return stage + "[" + expr(add(mul(row, makeInt(s.k)), k)) + "]";
+    if (aRegister) return stage + "[" + expr(add(mul(row, makeInt(pitch)), k)) + "]";
     return access(g->a.buffer, operandIndex(g->a, g->transA, row, k));
   };
   auto bElem = [&](const Expr& k, const Expr& col) { return access(g->b.buffer, operandIndex(g->b, g->transB, k, col)); };

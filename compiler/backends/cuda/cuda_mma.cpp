@@ -3,6 +3,8 @@
 #include "compiler/backends/cuda/cuda_mma.h"
 
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
@@ -286,6 +288,81 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
   return true;
 }
 
+int64_t ldsWavefronts(const std::vector<int64_t>& offsets, int64_t bytes) {
+  const size_t lanes = bytes <= 4 ? 32 : bytes <= 8 ? 16 : 8;
+  int64_t total = 0;
+  for (size_t p = 0; p < offsets.size(); p += lanes) {
+    std::map<int64_t, std::set<int64_t>> banks;
+    for (size_t l = p; l < std::min(offsets.size(), p + lanes); ++l)
+      for (int64_t w = offsets[l] / 4; w <= (offsets[l] + bytes - 1) / 4; ++w) banks[w % 32].insert(w);
+    size_t worst = 1;
+    for (auto& [bank, words] : banks) worst = std::max(worst, words.size());
+    total += (int64_t)worst;
+  }
+  return total;
+}
+
+namespace {
+
+// The LDS wavefronts of an MFMA operand tile read across k under `layout`:
+// one wavefront's element reads (lane l: row k0 + E * (l / S) + v, column
+// c0 + l % S, for each k step k0, v < E and block column c0), plus the copy
+// writing the tile in 16-byte chunks in row-major order, 32 lanes at a time.
+int64_t acrossKWavefronts(const layout::Layout& layout, int64_t rows, int64_t cols, int64_t bytes, int64_t E,
+                          int64_t S, int64_t kStep) {
+  int64_t total = 0;
+  std::vector<int64_t> offs;
+  for (int64_t k0 = 0; k0 + kStep <= rows; k0 += kStep)
+    for (int64_t v = 0; v < E; ++v)
+      for (int64_t c0 = 0; c0 + S <= cols; c0 += S)
+        for (int64_t half = 0; half < 64; half += 32) {
+          offs.clear();
+          for (int64_t l = half; l < half + 32; ++l)
+            offs.push_back(layout.apply({k0 + E * (l / S) + v, c0 + l % S})[0] * bytes);
+          total += ldsWavefronts(offs, bytes);
+        }
+  const int64_t chunk = 16 / bytes, chunks = rows * cols / chunk;
+  for (int64_t p = 0; p < chunks; p += 32) {
+    offs.clear();
+    for (int64_t i = p; i < std::min(chunks, p + 32); ++i)
+      offs.push_back(layout.apply({i * chunk / cols, i * chunk % cols})[0] * bytes);
+    total += ldsWavefronts(offs, 16);
+  }
+  return total;
+}
+
+// An MFMA operand read across k (A transposed, B not transposed): each lane
+// reads its E elements one by one down the column, the lanes of a phase in
+// 32 / S groups E rows apart. The 16-byte-chunk swizzle keys on the row's
+// low bits, which groups E = 8 rows apart (or tiles whose rows are not a
+// power of two of chunks) share: runs of S columns moved by the row's group
+// of E rows, or the tile's 16-byte chunks XORed in every other group of E
+// rows (rows that are not a power of two of chunks), spread the groups over
+// the banks. The layout with the fewest
+// wavefronts (reads and the copy's writes), the chunk swizzle on a tie.
+layout::Layout acrossKLayout(int64_t rows, int64_t cols, int64_t bytes, int64_t E, int64_t S, int64_t kStep) {
+  layout::Layout best = layout::Layout::swizzled(rows, cols, (int)bytes);
+  if (16 % bytes || rows < kStep || cols % S || (S * bytes) % 16) return best;
+  int64_t bestCount = acrossKWavefronts(best, rows, cols, bytes, E, S, kStep);
+  const int64_t runs = cols / S;
+  int64_t period = 1;
+  while (runs % (2 * period) == 0 && 2 * period <= 64 / S) period *= 2;
+  std::vector<layout::Layout> candidates{layout::Layout::runRotated(rows, cols, S, E)};
+  if (period > 1) candidates.push_back(layout::Layout::runXored(rows, cols, S, E, period));
+  if (layout::Layout::chunksXorFits(rows, cols, (int)bytes, E))
+    for (int64_t mask : {1, 2, 4}) candidates.push_back(layout::Layout::chunksXored(rows, cols, (int)bytes, E, mask));
+  for (layout::Layout& c : candidates) {
+    if (!c.isBijective()) continue;  // (each is a permutation by construction)
+    if (int64_t n = acrossKWavefronts(c, rows, cols, bytes, E, S, kStep); n < bestCount) {
+      bestCount = n;
+      best = std::move(c);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& gemms, int64_t threads,
                 const CudaOptions& options, const std::unordered_set<const BufferNode*>& writtenInParallel,
                 const std::unordered_set<const GemmStmt*>& fullRow,
@@ -334,6 +411,11 @@ MmaPlan planMma(const KernelStmt& kernel, const std::vector<const GemmStmt*>& ge
             plan.swizzled.emplace(b.get(), layout::Layout::runSwizzled(rows, cols, bytes, run, P));
             continue;
           }
+        }
+        if (s.mfma && !alongK) {
+          plan.swizzled.emplace(b.get(), acrossKLayout(rows, cols, bytes, mfmaLaneElems(s.kind, options.arch), s.mfma,
+                                                       s.kStep));
+          continue;
         }
         plan.swizzled.emplace(b.get(), layout::Layout::swizzled(rows, cols, bytes));
       }

@@ -61,6 +61,16 @@ bool mfmaShapeOf(int64_t threads, bool fullRow, const std::string& arch, MmaShap
 // v_mfma_f32_32x32x16_fp8_fp8, their 16x16 forms), 1
 // for float32 (v_mfma_f32_32x32x2f32, v_mfma_f32_16x16x4f32).
 int64_t mfmaLaneElems(MmaKind kind, const std::string& arch);
+// The LDS wavefronts of one 32-lane warp's access of `bytes` a lane at these
+// byte offsets, as the emulator counts them: phases of 32 lanes for accesses
+// of up to 4 bytes, 16 for 8, 8 for 16; in each, the most distinct words one
+// of the 32 banks serves.
+int64_t ldsWavefronts(const std::vector<int64_t>& offsets, int64_t bytes);
+// The row pitch (elements) of the LDS stage of an MFMA A operand held in
+// registers ([m, k] of `bytes`-sized elements, E a lane, S x S blocks): the
+// row length, padded so that the accumulator-layout stores and the operand
+// reads find free banks.
+int64_t mfmaStagePitch(int64_t m, int64_t k, int64_t bytes, int64_t E, int64_t S);
 // Its k step with block S: 64 / S lane groups of mfmaLaneElems each.
 inline int64_t mfmaKStep(MmaKind kind, int64_t block, const std::string& arch) {
   return 64 / block * mfmaLaneElems(kind, arch);
