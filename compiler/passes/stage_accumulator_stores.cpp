@@ -23,6 +23,7 @@ namespace {
 class KernelScan : public BufferAccessVisitor {
  public:
   std::unordered_set<const BufferNode*> accumulators, shared;
+  int64_t maxStageBytes = kMaxStageBytes;
 
   void visitGemm(const GemmStmt* g) override {
     accumulators.insert(g->c.buffer.get());
@@ -98,9 +99,13 @@ bool sameShape(const Region& src, const Region& dst) {
 }
 
 class Stager : public IRMutator {
+ public:
+  explicit Stager(int64_t maxBytes) : maxBytes_(maxBytes) {}
+
  protected:
   Stmt mutateKernel(const KernelStmt* k, const Stmt& self) override {
     KernelScan scan;
+    scan.maxStageBytes = maxBytes_;
     scan.visit(k->body);
     scan.closeAccumulators();
     std::unordered_set<std::string> names = bufferNames(k->body);
@@ -152,13 +157,22 @@ class Stager : public IRMutator {
     const Buffer &f = c.src.buffer, &g = c.dst.buffer;
     int64_t bytes;
     return f->scope == MemScope::Fragment && scan.accumulators.count(f.get()) && isFullRegion(c.src) &&
-           g->scope == MemScope::Global && stageBytes(f->shape, g->dtype, &bytes) && bytes <= kMaxStageBytes &&
+           g->scope == MemScope::Global && stageBytes(f->shape, g->dtype, &bytes) && bytes <= scan.maxStageBytes &&
            sameShape(c.src, c.dst);
   }
+
+  int64_t maxBytes_;
 };
 
 }  // namespace
 
-Module stageAccumulatorStores(const Module& m, PassContext&) { return mutateBodies<Stager>(m); }
+Module stageAccumulatorStores(const Module& m, PassContext& ctx) {
+  // A target with less shared memory (64 KB of LDS on CDNA) bounds the
+  // staging buffer by what it has.
+  int64_t maxBytes = kMaxStageBytes;
+  if (std::string limit = ctx.option("max-shared-bytes"); !limit.empty())
+    maxBytes = std::min<int64_t>(maxBytes, std::stoll(limit));
+  return rewriteBodies(m, [&](const PrimFunc& f) { return Stager(maxBytes).mutate(f.body); });
+}
 
 }  // namespace tlc::passes

@@ -14,7 +14,9 @@
 //     copy(F, F_stage)
 //     copy(F_stage, G[...])
 // when no shared buffer of the kernel is used after it and the staging
-// buffer takes at most kMaxStageBytes. The values stored are the same: the
+// buffer takes at most kMaxStageBytes and at most the target's shared memory
+// per block (the pass option `max-shared-bytes`, which the CUDA and HIP
+// backends set: 64 KB of LDS on CDNA). The values stored are the same: the
 // first copy converts to G's element type as the original copy did, the
 // second one moves the converted elements.
 //

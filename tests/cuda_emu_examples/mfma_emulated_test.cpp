@@ -47,6 +47,7 @@ TEST_CASE("gemms on MFMA in the emulator match the interpreter on gfx90a and gfx
       {"gemm_f32_nt", {{"M", 50}, {"N", 20}, {"K", 30}}, "tlc::mfma_16x16x4_f32"},
       {"gemm_fp8_nt", {{"M", 70}, {"N", 100}, {"K", 150}}, "", "tlc::mfma_32x32x16_e4m3"},
       {"gemm_fp8_tn", {{"M", 45}, {"N", 50}, {"K", 100}}, "", "tlc::mfma_16x16x32_e5m2"},
+      {"gemm_wide_out", {{"M", 200}, {"N", 150}, {"K", 100}}, "tlc::mfma_32x32x8_i8", "tlc::mfma_32x32x16_i8"},
   };
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Case& c : cases) {

@@ -80,6 +80,7 @@ passes::PassPipeline cudaPasses(const CudaOptions& options) {
 std::optional<CudaModule> generateCuda(const Module& input, const CudaOptions& options, DiagnosticEngine& diags) {
   passes::PassOptions po;
   po.target = std::string(options.dialect().targetPrefix) + ":" + options.arch;
+  po.values["max-shared-bytes"] = std::to_string(options.maxSharedBytes);
   passes::PassContext ctx(diags, po);
   if (!passes::rejectAsyncStatements(input, diags, options.language == GpuLanguage::Cuda ? "CUDA" : "HIP"))
     return std::nullopt;
