@@ -157,6 +157,34 @@ TEST_CASE("register A operands of 8-bit and tf32 gemms") {
   checkGemmKernels("narrow_operands.tl", {"f8_operand", "tf32_operand", "s8_operand"});
 }
 
+// Column reductions of gemm accumulators in registers: mma.sync's 4 x 2
+// warps, two warpgroups over the rows or (numbered by column) splitting the
+// columns on wgmma, MFMA wavefronts on CDNA. Sizes the tiles do not divide.
+TEST_CASE("column reductions of gemm accumulators stay in registers") {
+  for (const char* arch : {"sm_80", "sm_90a", "gfx942", "gfx90a"})
+    for (const char* func : {"gemm_column_sums", "split_column_max"}) {
+      CAPTURE(arch);
+      CAPTURE(func);
+      SourceManager sm;
+      DiagnosticEngine diags{sm};
+      ir::Module module =
+          test::compileTreeFile("tests/cuda_emu_examples/register_fragments/accumulator_columns.tl", sm, diags);
+      std::string log;
+      std::map<std::string, int64_t> dims{{"M", 150}, {"N", 300}};
+      if (std::string(func) == "gemm_column_sums") dims["K"] = 70;
+      int rc = test::runEmulatedCheck(module, diags, dims, 11, &log, func, arch);
+      INFO(log);
+      CHECK(rc == 0);
+      const bool hip = std::string(arch).rfind("gfx", 0) == 0;
+      cuda::CudaOptions options = hip ? hip::hipOptions(arch) : cuda::CudaOptions{};
+      if (!hip) options.arch = arch;
+      auto src = cuda::generateCuda(module, options, diags);
+      REQUIRE(src);
+      CHECK(src->source.find("`C_f`: registers") != std::string::npos);
+      CHECK(src->source.find("`C_f`: shared") == std::string::npos);
+    }
+}
+
 // Float16 / bfloat16 arithmetic in register nests, computed two lanes at a
 // time: a row-group tile with lets and per-row operands, and an int4
 // operand tile of a gemm unpacked in pairs. Sizes the tiles do not divide.

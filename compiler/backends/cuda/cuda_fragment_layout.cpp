@@ -284,7 +284,6 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
   for (auto* b : list) {
     auto& c = uses.cands[b];
     if (!c.fallback.empty()) fail(c.fallback, b);
-    if (c.columnReduced) fail("a column reduction (reduce along dim=0) of a tile beside an mma accumulator", b);
     if (auto* a = annotationOf(b); a && a->layout.kind == LayoutKind::SharedFallback) fail("annotated shared_fallback", b);
     if (c.role == Role::Tile) {
       if (c.shape.size() != 2 || c.shape[0] != rep->rows || c.shape[1] % (rep->atomCols() * rep->warpsN)) {

@@ -194,12 +194,12 @@ bool usesConform(const Stmt& s, const BufferNode* b, const std::unordered_set<co
       return true;
     }
     case StmtKind::Reduce: {
-      // A row reduction: the register reduction of layout inference
+      // A row or column reduction: the register reduction of layout inference
       // (cuda_fragment_layout.h), which demotes the accumulator when its group does not fit.
       auto* r = as<ReduceStmt>(s);
       if (r->dst.buffer.get() == b) return false;
       if (r->src.buffer.get() != b) return !mentions(s, b);
-      return isFullRegion(r->src) && r->dim == 1;
+      return isFullRegion(r->src) && (r->dim == 1 || r->dim == 0);
     }
     case StmtKind::Gemm: {
       auto* g = as<GemmStmt>(s);

@@ -44,7 +44,7 @@ KernelEmitter::ReduceOps KernelEmitter::reduceOps(const ReduceStmt* r) {
 void KernelEmitter::emitRegisterReduce(const ReduceStmt* r, ReducePart part) {
   ReduceOps o = reduceOps(r);
   const RegisterLayout& l = bufs_[r->src.buffer.get()].tile->layout;
-  TLC_CHECK(l.rowWarps(warpLanes()) == 1 || !l.mfma, "an MFMA tile reduces rows held by one wavefront");
+  TLC_CHECK(r->dim == 0 || l.rowWarps(warpLanes()) == 1 || !l.mfma, "an MFMA tile reduces rows held by one wavefront");
   if (r->dim == 0) emitColumnReduce(r, o, part);
   else if (l.rowWarps(warpLanes()) > 1 && part != ReducePart::InThread) emitWarpSpanningReduce(r, o, part);
   else emitRowReduce(r, o, part);
@@ -251,8 +251,16 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
     markNonNegative(ri);
     Expr rowInRange = l.rowInRange(makeVarRef(ri), threadIdx());
     std::string skip = regions::isAlwaysTrue(rowInRange) ? "" : "if (" + expr(rowInRange) + ") ";
+    // The register of row slot ri, column c: ri * C + c in a row group.
+    std::string reg = "ri * " + C + " + c";
+    if (l.isMma()) {
+      Var cv = makeVar("c");
+      bindName(cv.get(), "c");
+      markNonNegative(cv);
+      reg = expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(cv)));
+    }
     line("for (int ri = 0; ri < " + std::to_string(l.rowsPerThread()) + "; ++ri) " + skip + acc + "[c] = " +
-         o.combine(acc + "[c]", o.value("ri * " + C + " + c")) + ";");
+         o.combine(acc + "[c]", o.value(reg)) + ";");
   }
   // Lanes l and l + G of a warp (G = the threads of a row, below W) hold
   // the same columns; a shuffle of a whole CDNA wavefront passes its width.
@@ -260,7 +268,8 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
     line("for (int s = " + L + "; s < " + Ws + "; s <<= 1) " + acc + "[c] = " + o.op + "(" + acc +
          "[c], tlc::shfl_xor(" + acc + "[c], s" + (W > 32 ? ", " + Ws : std::string()) + "));");
   close();
-  // Warps w and w + rowWarps hold the same columns.
+  // Warps w and w + rowWarps hold the same columns (those of one warp
+  // column of an mma tile).
   if (part != ReducePart::InThread && warps / rowWarps > 1) {
     std::string scratch = fresh("col_partial");
     line(A + "* " + scratch + " = reinterpret_cast<" + A + "*>(tlc_smem + " + std::to_string(rowScratchOffset_) + ");");
@@ -270,12 +279,26 @@ void KernelEmitter::emitColumnReduce(const ReduceStmt* r, const ReduceOps& o, Re
     line(syncThreads());
     line("#pragma unroll");
     open("for (int c = 0; c < " + C + "; ++c)");
-    std::string first = fresh("first");
-    line("const int " + first + " = tid / " + Ws + " % " + std::to_string(rowWarps) + ";");
-    line(acc + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
-    line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) + "; w += " +
-         std::to_string(rowWarps) + ") " + acc + "[c] = " +
-         o.combine(acc + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
+    if (l.isMma()) {
+      // The warps of the caller's warp column, one per warp row (the
+      // grid's numbering: row-major, or column-major for warpgroups that
+      // split the columns).
+      Var wr = makeVar("wr");
+      bindName(wr.get(), "wr");
+      markNonNegative(wr);
+      const std::string warp = expr(layout::Fragment::gridWarp(makeVarRef(wr), l.warpCol(threadIdx()), l.warpsM,
+                                                              l.warpsN, l.colMajor));
+      line(acc + "[c] = " + o.identity + ";");
+      line("for (int wr = 0; wr < " + std::to_string(l.warpsM) + "; ++wr) " + acc + "[c] = " +
+           o.combine(acc + "[c]", scratch + "[((" + warp + ") * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
+    } else {
+      std::string first = fresh("first");
+      line("const int " + first + " = tid / " + Ws + " % " + std::to_string(rowWarps) + ";");
+      line(acc + "[c] = " + scratch + "[(" + first + " * " + C + " + c) * " + L + " + tid % " + L + "];");
+      line("for (int w = " + first + " + " + std::to_string(rowWarps) + "; w < " + std::to_string(warps) + "; w += " +
+           std::to_string(rowWarps) + ") " + acc + "[c] = " +
+           o.combine(acc + "[c]", scratch + "[(w * " + C + " + c) * " + L + " + tid % " + L + "]") + ";");
+    }
     close();
     // The next reduction reuses the scratch; its target is registers.
     line(syncThreads());
