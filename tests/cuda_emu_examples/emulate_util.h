@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -62,6 +64,38 @@ inline int runEmulatedCheck(const ir::Module& module, DiagnosticEngine& diags, c
                                       : driver::runCudaEmulated(module, settings, arch, diags, options);
   *log = out.str() + diags.renderAll();
   return rc;
+}
+
+// What the emulator writes to stderr (its warnings and the shared-memory
+// totals) running `func` of `file` at 128^3 with --check for `arch` (sm_XX
+// or gfxNNN), with `defines`; the run must pass.
+inline std::string emulatedAt128(const std::string& file, const std::string& func, const std::string& arch,
+                                 const std::vector<Define>& defines = {}) {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = compileTreeFile(file, sm, diags, defines);
+  std::ostringstream err;
+  std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
+  std::string report;
+  int rc = runEmulatedCheck(module, diags, {{"M", 128}, {"N", 128}, {"K", 128}}, 3, &report, func, arch);
+  std::cerr.rdbuf(old);
+  const std::string log = err.str() + diags.renderAll(), all = report + log;
+  INFO(all);
+  REQUIRE(rc == 0);
+  return log;
+}
+
+// The shared-memory totals of an emulator log: warp-wide accesses, wavefronts, and wavefronts without conflicts.
+struct SharedTraffic {
+  unsigned long long accesses = 0, wavefronts = 0, ideal = 0;
+};
+inline SharedTraffic sharedTraffic(const std::string& log) {
+  SharedTraffic t;
+  size_t at = log.find("shared memory: ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(sscanf(log.c_str() + at, "shared memory: %llu warp-wide accesses, %llu wavefronts (%llu without", &t.accesses,
+                 &t.wavefronts, &t.ideal) == 3);
+  return t;
 }
 
 // The CUDA C of `module` for `arch`, with no pipelined loop left unpipelined.

@@ -118,31 +118,6 @@ TEST_CASE("an MFMA stage that does not fit in LDS is a located error naming it")
   CHECK(qNote);
 }
 
-namespace {
-
-// The emulator's report (warnings and the shared-memory counts) of `func`
-// of the gemm variants at 128^3, checked against the interpreter.
-std::string emulatedAt128(const char* func, const std::vector<Define>& defines, const char* arch) {
-  SourceManager sm;
-  DiagnosticEngine diags{sm};
-  ir::Module module = test::compileTreeFile(kFile, sm, diags, defines);
-  std::ostringstream out, err;
-  RunSettings settings;
-  settings.kernel = func;
-  settings.dims = {{"M", 128}, {"N", 128}, {"K", 128}};
-  settings.seed = 3;
-  settings.check = true;
-  settings.out = &out;
-  std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
-  int rc = runEmulated(module, settings, hip::hipOptions(arch), diags);
-  std::cerr.rdbuf(old);
-  const std::string log = err.str() + diags.renderAll(), report = out.str() + log;
-  INFO(report);
-  REQUIRE(rc == 0);
-  return log;
-}
-
-}  // namespace
 
 TEST_CASE("MFMA operands read along or across k are free of bank conflicts, their copies included") {
   // The operand tiles whose k runs along the rows (A not transposed, B
@@ -153,8 +128,8 @@ TEST_CASE("MFMA operands read along or across k are free of bank conflicts, thei
   // tile the row pitch their stores and reads need: the whole kernel's LDS
   // traffic, copies and reads, reaches the emulator's conflict-free count
   // (before: 5120 against 3584 wavefronts for float16 NT, 14336 against 8192
-  // for float32, 11776 against 7168 for int8 NN on gfx942, 5248 against 4352
-  // for the chained gemms, at 128^3).
+  // for float32, 11776 against 7168 for int8 NN on gfx942, 18432 against 9984
+  // for float8 TN, 5248 against 4352 for the chained gemms, at 128^3).
   struct Gemm {
     const char* func;
     const char* dtype;
@@ -163,7 +138,7 @@ TEST_CASE("MFMA operands read along or across k are free of bank conflicts, thei
   const Gemm gemms[] = {{"gemm_nt", "float16", true}, {"gemm_nt", "bfloat16", true}, {"gemm_tt", "bfloat16", true},
                         {"gemm_i8_nt", "", true},     {"gemm_f32", "", true},         {"gemm_fp8_nt", "", false},
                         {"gemm_shared_acc", "", true}, {"gemm_i8_nn", "", true},     {"gemm_rows", "", true},
-                        {"gemm_chain", "", true}};
+                        {"gemm_chain", "", true},      {"gemm_fp8_tn", "", false}};
   for (const char* arch : {"gfx90a", "gfx942"})
     for (const Gemm& g : gemms) {
       if (!g.gfx90a && std::string(arch) == "gfx90a") continue;
@@ -172,33 +147,28 @@ TEST_CASE("MFMA operands read along or across k are free of bank conflicts, thei
       CAPTURE(g.dtype);
       std::vector<Define> defines;
       if (*g.dtype) defines.push_back({"dtype", g.dtype});
-      const std::string log = emulatedAt128(g.func, defines, arch);
-      unsigned long long accesses = 0, wavefronts = 0, ideal = 0;
-      size_t at = log.find("shared memory: ");
-      REQUIRE(at != std::string::npos);
-      REQUIRE(sscanf(log.c_str() + at, "shared memory: %llu warp-wide accesses, %llu wavefronts (%llu without", &accesses,
-                     &wavefronts, &ideal) == 3);
-      CHECK(wavefronts == ideal);
+      const test::SharedTraffic t = test::sharedTraffic(test::emulatedAt128(kFile, g.func, arch, defines));
+      CHECK(t.wavefronts == t.ideal);
     }
 }
 
-// A transposed (read across k): the gemm's own LDS reads are free of bank
-// conflicts (the copies of the ragged edge tiles, element by element, and
-// the float16 result's staging tile keep some).
+// A transposed (read across k) in 48-row tiles: the gemm's own LDS reads
+// are free of bank conflicts (the copies of the ragged edge tiles, element
+// by element, keep some).
 TEST_CASE("MFMA operands read across k from a transposed A are free of bank conflicts") {
   std::ifstream in(std::string(TLC_SOURCE_DIR) + "/" + kFile);
   std::vector<std::string> lines;
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  for (const char* func : {"gemm_tn", "gemm_fp8_tn"}) {
-    CAPTURE(func);
-    // The line of the kernel's gemm.
-    size_t line = 0;
-    for (size_t i = 0; i < lines.size() && !line; ++i)
-      if (lines[i].find(std::string("def ") + func + "[") == 0)
-        for (size_t j = i + 1; j < lines.size() && !line; ++j)
-          if (lines[j].find("T.gemm(") != std::string::npos) line = j + 1;
-    REQUIRE(line > 0);
-    const std::string log = emulatedAt128(func, {}, "gfx942");
+  // The line of gemm_tn's gemm.
+  size_t line = 0;
+  for (size_t i = 0; i < lines.size() && !line; ++i)
+    if (lines[i].find("def gemm_tn[") == 0)
+      for (size_t j = i + 1; j < lines.size() && !line; ++j)
+        if (lines[j].find("T.gemm(") != std::string::npos) line = j + 1;
+  REQUIRE(line > 0);
+  for (const char* arch : {"gfx942", "gfx90a"}) {
+    CAPTURE(arch);
+    const std::string log = test::emulatedAt128(kFile, "gemm_tn", arch);
     CHECK(log.find("shared-memory bank conflicts") != std::string::npos);  // elsewhere: the check sees the warnings
     CHECK(log.find(".tl:" + std::to_string(line) + ": warning: shared-memory bank conflicts") == std::string::npos);
   }

@@ -9,10 +9,6 @@
 // stores' conflicts.
 #include <doctest/doctest.h>
 
-#include <cstdio>
-#include <iostream>
-#include <sstream>
-
 #include "compiler/backends/cuda/cuda_codegen.h"
 #include "compiler/driver/emulate_target.h"
 #include "tests/cuda_emu_examples/emulate_util.h"
@@ -23,34 +19,9 @@ namespace {
 
 const char* kFile = "tests/cuda_emu_examples/mfma/gemm_variants.tl";
 
-struct Traffic {
-  unsigned long long accesses = 0, wavefronts = 0, ideal = 0;
-};
-
 // Runs `func` of `file` at 128^3 in the emulator for `arch` with --check; the shared-memory totals.
-Traffic run(const char* file, const char* func, const char* arch) {
-  SourceManager sm;
-  DiagnosticEngine diags{sm};
-  ir::Module module = test::compileTreeFile(file, sm, diags);
-  std::ostringstream out, err;
-  driver::RunSettings settings;
-  settings.kernel = func;
-  settings.dims = {{"M", 128}, {"N", 128}, {"K", 128}};
-  settings.seed = 3;
-  settings.check = true;
-  settings.out = &out;
-  std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
-  int rc = driver::runCudaEmulated(module, settings, arch, diags);
-  std::cerr.rdbuf(old);
-  const std::string log = err.str(), report = out.str() + log + diags.renderAll();
-  INFO(report);
-  REQUIRE(rc == 0);
-  Traffic t;
-  size_t at = log.find("shared memory: ");
-  REQUIRE(at != std::string::npos);
-  REQUIRE(sscanf(log.c_str() + at, "shared memory: %llu warp-wide accesses, %llu wavefronts (%llu without", &t.accesses,
-                 &t.wavefronts, &t.ideal) == 3);
-  return t;
+test::SharedTraffic run(const char* file, const char* func, const char* arch) {
+  return test::sharedTraffic(test::emulatedAt128(file, func, arch));
 }
 
 }  // namespace
@@ -67,7 +38,7 @@ TEST_CASE("int8, float8 and tf32 mma.sync operand tiles are read near the confli
                         Case{"gemm_f32_nt", "sm_80", 1.15}}) {
     CAPTURE(c.func);
     CAPTURE(c.arch);
-    Traffic t = run(kFile, c.func, c.arch);
+    test::SharedTraffic t = run(kFile, c.func, c.arch);
     CAPTURE(t.wavefronts);
     CAPTURE(t.ideal);
     CHECK(double(t.wavefronts) <= c.slack * double(t.ideal));
@@ -104,7 +75,7 @@ TEST_CASE("a Parallel nest over a swizzled operand tile moves 16-byte runs") {
   auto cu = cuda::generateCuda(module, options, diags);
   REQUIRE_MESSAGE(cu, diags.renderAll());
   CHECK(cu->source.find("tlc::copy_vec<__half, 8>(vld_A_s") != std::string::npos);
-  Traffic t = run(file, "scaled_gemm", "sm_80");
+  test::SharedTraffic t = run(file, "scaled_gemm", "sm_80");
   CHECK(double(t.wavefronts) <= 1.1 * double(t.ideal));
 }
 
@@ -113,7 +84,7 @@ TEST_CASE("result tiles are staged through rows padded against the pair stores' 
   // rows, unpadded), and 4096 against 3584 (float32, 16-byte pad).
   for (const char* func : {"narrow", "wide_f32"}) {
     CAPTURE(func);
-    Traffic t = run("tests/cuda_emu_examples/narrow_epilogue.tl", func, "sm_80");
+    test::SharedTraffic t = run("tests/cuda_emu_examples/narrow_epilogue.tl", func, "sm_80");
     CHECK(double(t.wavefronts) <= 1.05 * double(t.ideal));
   }
 }

@@ -697,6 +697,15 @@ bool KernelEmitter::planBuffers() {
             return stride % run == 0 && stride % 128 / run % 2;
           };
           while (!spread()) info.rowPad += 16 / eb;
+          // A staging tile whose MFMA stores and copy out the pad cannot
+          // both spread takes XORed chunks instead.
+          int64_t rows;
+          if (mfmaStores.targets.count(b.get()) && b->shape.size() == 2 && constInt(b->shape[0], &rows))
+            if (auto l = mfmaStagingLayout(rows, last, eb, info.rowPad)) {
+              info.rowPad = 0;
+              info.layout = *l;
+              info.layoutRun = contiguousRun(*l, eb);
+            }
         } else if (rowBytes % 128 == 0) {
           info.rowPad = 16 / eb;
         }

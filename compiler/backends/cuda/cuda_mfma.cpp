@@ -33,6 +33,8 @@
 // ds_bpermute per candidate register), so every thread writes its elements
 // to an LDS stage of [M, K] (the kernel's scratch area), the block
 // synchronizes, and the operand loads read the stage like a shared A.
+#include <functional>
+
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_mma.h"
 
@@ -108,6 +110,42 @@ int64_t mfmaStagePitch(int64_t m, int64_t k, int64_t bytes, int64_t E, int64_t S
       best = k + pad;
       bestCount = n;
     }
+  return best;
+}
+
+std::optional<layout::Layout> mfmaStagingLayout(int64_t rows, int64_t cols, int64_t bytes, int64_t padElems) {
+  // `offset(r, c)`: the element offset of (r, c) under a candidate.
+  auto wavefronts = [&](const std::function<int64_t(int64_t, int64_t)>& offset) {
+    int64_t total = 0;
+    std::vector<int64_t> offs;
+    for (int64_t S : {16, 32})
+      for (int64_t b0 = 0; b0 + 4 * 64 / S <= rows; b0 += 4 * 64 / S)
+        for (int64_t r = 0; r < 4; ++r)
+          for (int64_t c0 = 0; c0 + S <= cols; c0 += S)
+            for (int64_t half = 0; half < 64; half += 32) {
+              offs.clear();
+              for (int64_t l = half; l < half + 32; ++l) offs.push_back(offset(b0 + 4 * (l / S) + r, c0 + l % S) * bytes);
+              total += ldsWavefronts(offs, bytes);
+            }
+    const int64_t chunk = 16 / bytes, chunks = rows * cols / chunk;
+    for (int64_t p = 0; p < chunks; p += 32) {
+      offs.clear();
+      for (int64_t i = p; i < std::min(chunks, p + 32); ++i) offs.push_back(offset(i * chunk / cols, i * chunk % cols) * bytes);
+      total += ldsWavefronts(offs, 16);
+    }
+    return total;
+  };
+  if (16 % bytes || cols % (16 / bytes) || !layout::Layout::chunksXorFits(rows, cols, (int)bytes, 4)) return std::nullopt;
+  int64_t bestCount = wavefronts([&](int64_t r, int64_t c) { return r * (cols + padElems) + c; });
+  std::optional<layout::Layout> best;
+  for (int64_t mask : {1, 2, 4}) {
+    layout::Layout l = layout::Layout::chunksXored(rows, cols, (int)bytes, 4, mask);
+    int64_t n = wavefronts([&](int64_t r, int64_t c) { return l.apply({r, c})[0]; });
+    if (n < bestCount) {
+      bestCount = n;
+      best = std::move(l);
+    }
+  }
   return best;
 }
 

@@ -13,6 +13,7 @@
 // shape that indexes it by the loop variables in order.
 #pragma once
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -71,6 +72,13 @@ int64_t ldsWavefronts(const std::vector<int64_t>& offsets, int64_t bytes);
 // row length, padded so that the accumulator-layout stores and the operand
 // reads find free banks.
 int64_t mfmaStagePitch(int64_t m, int64_t k, int64_t bytes, int64_t E, int64_t S);
+// The staging tile ([rows, cols] of `bytes`) of an MFMA accumulator's store
+// to global memory, padded by `padElems` a row: a layout with its 16-byte
+// chunks XORed by groups of 4 rows (Layout::chunksXored) where that leaves
+// fewer LDS wavefronts to the MFMA stores (16 or 32 columns of a row per
+// lane group, the groups 4 rows apart) and the row-wise copy out than the
+// pad does (rows of 64 bytes, whose pad cannot suit both), else nullopt.
+std::optional<layout::Layout> mfmaStagingLayout(int64_t rows, int64_t cols, int64_t bytes, int64_t padElems);
 // Its k step with block S: 64 / S lane groups of mfmaLaneElems each.
 inline int64_t mfmaKStep(MmaKind kind, int64_t block, const std::string& arch) {
   return 64 / block * mfmaLaneElems(kind, arch);
