@@ -357,14 +357,23 @@ void KernelEmitter::emitBlockLoop(const ForStmt* f, Accesses& pending) {
 Accesses KernelEmitter::emitIteration(const std::vector<Stmt>& stmts, Accesses& inner) {
   Accesses prefix;
   bool inPrefix = true;
+  // An in-place gemm's wgmmas stay in flight until a statement needs them
+  // retired, or the iteration ends (cuda_wgmma.cpp); an enclosing body's
+  // stay in flight through this loop, which does not touch them.
+  std::optional<InFlightWgmma> outer = std::exchange(inFlight_, std::nullopt);
   for (const Stmt& c : stmts) {
     auto* loop = as<ForStmt>(c);
     const bool leaf = c->kind != StmtKind::If && c->kind != StmtKind::Let && c->kind != StmtKind::Seq &&
                       (!loop || loop->forKind == ForKind::Parallel);
+    bool joins = false;
+    if (!runsBesideWgmma(c, &joins)) retireWgmma(inner);
     Accesses a = accessesOf(c);
     const bool barrierFirst = leaf && inner.conflictsWith(a);
     int64_t barriers = barriersEmitted_;
+    issuing_ = joins ? as<GemmStmt>(c) : nullptr;
     emitBlock(c, inner);
+    if (issuing_ && inFlight_) inFlight_->reads.merge(a);
+    issuing_ = nullptr;
     if (!inPrefix) continue;
     if (barrierFirst) {
       inPrefix = false;
@@ -373,6 +382,8 @@ Accesses KernelEmitter::emitIteration(const std::vector<Stmt>& stmts, Accesses& 
     prefix.merge(a);
     inPrefix = !(leaf && barriers != barriersEmitted_);
   }
+  retireWgmma(inner);
+  inFlight_ = std::move(outer);
   return prefix;
 }
 

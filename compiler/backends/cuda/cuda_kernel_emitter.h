@@ -262,6 +262,23 @@ class KernelEmitter : public backend::CEmitter {
   bool emitGemmWgmma(const ir::GemmStmt* g, bool wait = true);
   std::string wgmmaPin(const ir::GemmStmt* g);
   bool isWgmmaGemm(const ir::GemmStmt* g);
+  // wgmma kept in flight across a loop body's statements (cuda_wgmma.cpp):
+  // the in-place gemms at the body's top level issued and not yet waited for.
+  struct InFlightWgmma {
+    std::vector<const ir::GemmStmt*> gemms;
+    std::unordered_set<std::string> accumulators, operands;  // C names of their accumulators / operands
+    Accesses reads;  // what they read of shared memory
+  };
+  std::optional<InFlightWgmma> inFlight_;
+  const ir::GemmStmt* issuing_ = nullptr;  // emitted without its wait (joins inFlight_)
+  // Whether the top-level body statement `s` may run while the wgmmas in
+  // flight do (then emitted as usual), may join them (an in-place gemm: true
+  // with *joins set), or needs them retired first (false).
+  bool runsBesideWgmma(const ir::Stmt& s, bool* joins);
+  // Waits for the wgmmas in flight and pins their accumulators; their reads
+  // of shared memory become pending again (barriers emitted while they ran
+  // did not order them).
+  void retireWgmma(Accesses& pending);
   // The prefetching tensor-core mainloop (cuda_mma_mainloop.cpp).
   bool mmaMainloopEligible(const ir::GemmStmt* g, const PipelineSchedule& sched);
   void emitPipelinedMma(const ir::ForStmt* f, const PipelineSchedule& sched, const ir::GemmStmt* g,

@@ -4,6 +4,7 @@
 #include "compiler/backends/cuda/cuda_hopper.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/backends/cuda/cuda_layout_plan.h"
+#include "compiler/ir/buffer_access.h"
 #include "compiler/ir/functor.h"
 
 namespace tlc::cuda {
@@ -253,12 +254,83 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
     }
   }
   line("tlc::wgmma_commit();");
-  if (wait) {
+  if (g == issuing_) {
+    InFlightWgmma& f = inFlight_ ? *inFlight_ : inFlight_.emplace();
+    f.gemms.push_back(g);
+    f.accumulators.insert(cInfo.name);
+    f.operands.insert(aInfo.name);
+    f.operands.insert(bufs_[g->b.buffer.get()].name);
+  } else if (wait) {
     line("tlc::wgmma_wait<0>();");
     line(pin);
   }
   close();
   return true;
+}
+
+namespace {
+
+// The buffers a statement reads and writes, registers included.
+struct StatementUses : BufferAccessVisitor {
+  std::set<const BufferNode*> reads, writes;
+  bool jumps = false;
+  void visitBreak(const BreakStmt*) override { jumps = true; }
+  void visitContinue(const ContinueStmt*) override { jumps = true; }
+
+ protected:
+  void read(const Buffer& b) override { reads.insert(b.get()); }
+  void write(const Buffer& b) override { writes.insert(b.get()); }
+};
+
+}  // namespace
+
+// A statement runs beside the wgmmas in flight when it touches none of their
+// accumulators' registers, writes none of their operands and cannot leave
+// the iteration. An in-place gemm joins them when it reads no accumulator in
+// flight and writes no operand in flight; into an accumulator in flight only
+// with the same instructions (PTX orders wgmmas of one shape on the same
+// accumulator without a wait between them).
+bool KernelEmitter::runsBesideWgmma(const Stmt& s, bool* joins) {
+  *joins = false;
+  auto* g = as<GemmStmt>(s);
+  const WgmmaGemm* w = g ? placedWgmma(wgmma_, g, bufs_, threads_) : nullptr;
+  if (!inFlight_) {
+    *joins = w != nullptr;
+    return true;
+  }
+  StatementUses uses;
+  uses.visit(s);
+  if (uses.jumps) return false;
+  const InFlightWgmma& f = *inFlight_;
+  for (const BufferNode* b : uses.reads)
+    if (f.accumulators.count(bufs_[b].name)) {
+      // Only a joining gemm may read an accumulator in flight: its own.
+      if (!w || b != g->c.buffer.get() || g->a.buffer.get() == b || g->b.buffer.get() == b) return false;
+    }
+  for (const BufferNode* b : uses.writes)
+    if (f.operands.count(bufs_[b].name) || (f.accumulators.count(bufs_[b].name) && !w)) return false;
+  if (!w) return true;
+  if (f.accumulators.count(bufs_[g->c.buffer.get()].name))
+    for (const GemmStmt* x : f.gemms) {
+      if (x->c.buffer.get() != g->c.buffer.get()) continue;
+      const WgmmaGemm* y = placedWgmma(wgmma_, x, bufs_, threads_);
+      if (y->shape.kind != w->shape.kind || y->shape.n != w->shape.n || y->shape.warpsN != w->shape.warpsN ||
+          y->registerA != w->registerA || x->a.buffer->dtype != g->a.buffer->dtype ||
+          x->b.buffer->dtype != g->b.buffer->dtype)
+        return false;
+    }
+  *joins = true;
+  return true;
+}
+
+void KernelEmitter::retireWgmma(Accesses& pending) {
+  if (!inFlight_) return;
+  line("tlc::wgmma_wait<0>();");
+  std::unordered_set<std::string> pinned;
+  for (const GemmStmt* g : inFlight_->gemms)
+    if (pinned.insert(bufs_[g->c.buffer.get()].name).second) line(wgmmaPin(g));
+  pending.merge(inFlight_->reads);
+  inFlight_.reset();
 }
 
 }  // namespace tlc::cuda
