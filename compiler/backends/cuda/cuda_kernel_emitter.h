@@ -491,6 +491,9 @@ class KernelEmitter : public backend::CEmitter {
   // last one only where no barrier came between.
   std::unordered_map<const ir::ReduceStmt*, int> scratchHalf_;
   int64_t scratchHalfBytes_ = 0;
+  // The row pitch of each MFMA gemm's register A operand staged through the
+  // scratch (mfmaStagePitch, chosen by planBuffers).
+  std::unordered_map<const ir::GemmStmt*, int64_t> mfmaStagePitches_;
   ir::Buffer scratchBuffers_[2];
   // Set by a leaf statement's emission that knows better than its accesses
   // what it leaves unordered for the statements after it (emitBlock takes it

@@ -127,13 +127,7 @@ std::optional<layout::Layout> mfmaStagingLayout(int64_t rows, int64_t cols, int6
               for (int64_t l = half; l < half + 32; ++l) offs.push_back(offset(b0 + 4 * (l / S) + r, c0 + l % S) * bytes);
               total += ldsWavefronts(offs, bytes);
             }
-    const int64_t chunk = 16 / bytes, chunks = rows * cols / chunk;
-    for (int64_t p = 0; p < chunks; p += 32) {
-      offs.clear();
-      for (int64_t i = p; i < std::min(chunks, p + 32); ++i) offs.push_back(offset(i * chunk / cols, i * chunk % cols) * bytes);
-      total += ldsWavefronts(offs, 16);
-    }
-    return total;
+    return total + rowMajorCopyWavefronts(rows, cols, bytes, offset);
   };
   if (16 % bytes || cols % (16 / bytes) || !layout::Layout::chunksXorFits(rows, cols, (int)bytes, 4)) return std::nullopt;
   int64_t bestCount = wavefronts([&](int64_t r, int64_t c) { return r * (cols + padElems) + c; });
@@ -186,7 +180,7 @@ void KernelEmitter::emitGemmMfma(const GemmStmt* g, const MmaShape& s, const std
   // stage, then the block synchronizes.
   const BufferInfo& aInfo = bufs_[g->a.buffer.get()];
   const bool aRegister = aInfo.place == Placement::Register;
-  const int64_t pitch = mfmaStagePitch(s.m, s.k, dtypeBytes(g->a.buffer->dtype), E, S);
+  const int64_t pitch = aRegister ? mfmaStagePitches_.at(g) : 0;
   std::string stage;
   if (aRegister) {
     TLC_CHECK(rowScratchOffset_ >= 0, "an MFMA register A operand has its LDS stage");

@@ -3,9 +3,8 @@
 #include "compiler/backends/cuda/cuda_mma.h"
 
 #include <cmath>
-#include <map>
-#include <set>
 
+#include "compiler/backends/bank_wavefronts.h"
 #include "compiler/backends/cuda/cuda_archs.h"
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/ir/functor.h"
@@ -289,15 +288,20 @@ bool mmaShapeOf(const GemmStmt* g, int64_t threads, const CudaOptions& options, 
 }
 
 int64_t ldsWavefronts(const std::vector<int64_t>& offsets, int64_t bytes) {
-  const size_t lanes = bytes <= 4 ? 32 : bytes <= 8 ? 16 : 8;
+  return backend::bankWavefronts(
+             (int)offsets.size(), bytes, [&](int l) { return offsets[l]; }, [](int) { return true; })
+      .actual;
+}
+
+int64_t rowMajorCopyWavefronts(int64_t rows, int64_t cols, int64_t bytes,
+                               const std::function<int64_t(int64_t, int64_t)>& offset) {
+  const int64_t chunk = 16 / bytes, chunks = rows * cols / chunk;
   int64_t total = 0;
-  for (size_t p = 0; p < offsets.size(); p += lanes) {
-    std::map<int64_t, std::set<int64_t>> banks;
-    for (size_t l = p; l < std::min(offsets.size(), p + lanes); ++l)
-      for (int64_t w = offsets[l] / 4; w <= (offsets[l] + bytes - 1) / 4; ++w) banks[w % 32].insert(w);
-    size_t worst = 1;
-    for (auto& [bank, words] : banks) worst = std::max(worst, words.size());
-    total += (int64_t)worst;
+  std::vector<int64_t> offs;
+  for (int64_t p = 0; p < chunks; p += 32) {
+    offs.clear();
+    for (int64_t i = p; i < std::min(chunks, p + 32); ++i) offs.push_back(offset(i * chunk / cols, i * chunk % cols) * bytes);
+    total += ldsWavefronts(offs, 16);
   }
   return total;
 }
@@ -321,14 +325,8 @@ int64_t acrossKWavefronts(const layout::Layout& layout, int64_t rows, int64_t co
             offs.push_back(layout.apply({k0 + E * (l / S) + v, c0 + l % S})[0] * bytes);
           total += ldsWavefronts(offs, bytes);
         }
-  const int64_t chunk = 16 / bytes, chunks = rows * cols / chunk;
-  for (int64_t p = 0; p < chunks; p += 32) {
-    offs.clear();
-    for (int64_t i = p; i < std::min(chunks, p + 32); ++i)
-      offs.push_back(layout.apply({i * chunk / cols, i * chunk % cols})[0] * bytes);
-    total += ldsWavefronts(offs, 16);
-  }
-  return total;
+  return total + rowMajorCopyWavefronts(rows, cols, bytes,
+                                        [&](int64_t r, int64_t c) { return layout.apply({r, c})[0]; });
 }
 
 // An MFMA operand read across k (A transposed, B not transposed): each lane
@@ -352,7 +350,6 @@ layout::Layout acrossKLayout(int64_t rows, int64_t cols, int64_t bytes, int64_t 
   if (layout::Layout::chunksXorFits(rows, cols, (int)bytes, E))
     for (int64_t mask : {1, 2, 4}) candidates.push_back(layout::Layout::chunksXored(rows, cols, (int)bytes, E, mask));
   for (layout::Layout& c : candidates) {
-    if (!c.isBijective()) continue;  // (each is a permutation by construction)
     if (int64_t n = acrossKWavefronts(c, rows, cols, bytes, E, S, kStep); n < bestCount) {
       bestCount = n;
       best = std::move(c);

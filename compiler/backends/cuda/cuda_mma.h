@@ -13,6 +13,7 @@
 // shape that indexes it by the loop variables in order.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,6 +68,11 @@ int64_t mfmaLaneElems(MmaKind kind, const std::string& arch);
 // of up to 4 bytes, 16 for 8, 8 for 16; in each, the most distinct words one
 // of the 32 banks serves.
 int64_t ldsWavefronts(const std::vector<int64_t>& offsets, int64_t bytes);
+// The LDS wavefronts of a copy writing a [rows, cols] tile of `bytes`-sized
+// elements in 16-byte chunks in row-major order, 32 lanes at a time, with
+// element (r, c) at element offset offset(r, c).
+int64_t rowMajorCopyWavefronts(int64_t rows, int64_t cols, int64_t bytes,
+                               const std::function<int64_t(int64_t, int64_t)>& offset);
 // The row pitch (elements) of the LDS stage of an MFMA A operand held in
 // registers ([m, k] of `bytes`-sized elements, E a lane, S x S blocks): the
 // row length, padded so that the accumulator-layout stores and the operand

@@ -388,24 +388,8 @@ bool atomicApply(int op, int type, uint64_t old, uint64_t value, uint64_t compar
 }
 
 Wavefronts sharedWavefronts(const uint64_t addr[kWarpSize], uint32_t activeMask, int bytes) {
-  Wavefronts w;
-  int lanesPerPhase = bytes <= 4 ? 32 : (bytes <= 8 ? 16 : 8);
-  for (int phase = 0; phase < kWarpSize / lanesPerPhase; ++phase) {
-    std::set<uint64_t> words[32];
-    bool any = false;
-    for (int l = phase * lanesPerPhase; l < (phase + 1) * lanesPerPhase; ++l) {
-      if (!(activeMask >> l & 1u)) continue;
-      any = true;
-      uint64_t first = addr[l] / 4, last = (addr[l] + (uint64_t)(bytes > 0 ? bytes : 1) - 1) / 4;
-      for (uint64_t wd = first; wd <= last; ++wd) words[wd % 32].insert(wd);
-    }
-    if (!any) continue;
-    size_t worst = 1;
-    for (auto& s : words) worst = std::max(worst, s.size());
-    w.actual += (int)worst;
-    w.ideal += 1;
-  }
-  return w;
+  return backend::bankWavefronts(
+      kWarpSize, bytes, [&](int l) { return addr[l]; }, [&](int l) { return (activeMask >> l & 1u) != 0; });
 }
 
 }  // namespace tlc::cuda_emu::isa

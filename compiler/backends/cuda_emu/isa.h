@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/bank_wavefronts.h"
 #include "runtime/cuda_emu/emu_abi.h"
 
 namespace tlc::cuda_emu::isa {
@@ -100,10 +101,7 @@ int atomicTypeBytes(int type);
 // processed in phases of 128 bytes (32 lanes for <=4 bytes, 16 for 8, 8 for
 // 16); within a phase the wavefronts are the largest number of distinct
 // 4-byte words that map to one bank (identical words broadcast).
-struct Wavefronts {
-  int actual = 0;
-  int ideal = 0;
-};
+using Wavefronts = backend::Wavefronts;
 Wavefronts sharedWavefronts(const uint64_t addr[kWarpSize], uint32_t activeMask, int bytes);
 
 // ---------------------------------------------------------------------------

@@ -362,17 +362,9 @@ void Machine::complete(Collective& c) {
           bankMask |= 1u << r;
         }
         if (options_.countBankConflicts && bankMask) {
-          // One 8x8 matrix is one 128-byte phase.
-          isa::Wavefronts wf = isa::sharedWavefronts(bankAddr, bankMask, 4);
-          // sharedWavefronts treats the 8 lanes as 4-byte accesses; redo for 16 bytes.
-          std::set<uint64_t> words[32];
-          for (int r = 0; r < 8; ++r)
-            if (bankMask >> r & 1u)
-              for (int w = 0; w < 4; ++w) words[(bankAddr[r] / 4 + w) % 32].insert(bankAddr[r] / 4 + w);
-          size_t worst = 1;
-          for (auto& s : words) worst = std::max(worst, s.size());
-          wf.actual = (int)worst;
-          wf.ideal = 1;
+          // One 8x8 matrix is one 128-byte phase: 8 rows of 16 bytes.
+          isa::Wavefronts wf = backend::bankWavefronts(
+              8, 16, [&](int r) { return bankAddr[r]; }, [&](int r) { return (bankMask >> r & 1u) != 0; });
           countSharedWavefronts(*this, c.pc, wf);
         }
       }
