@@ -143,3 +143,31 @@ def k[M, N, K, block_N=8, block_K=128](A: Tensor[(M, K), float16], B: Tensor[(N,
   CHECK(cu.find("B_f[r] = tlc::unpack<tlc::u8>(B_f_next, r)", loop) != std::string::npos);
   CHECK(cu.find("const int k_next = k + 1;", loop) != std::string::npos);
 }
+
+TEST_CASE("a thread folds 16 registers or more of a maximum or an integer sum in four chains, a float sum in order") {
+  // softmax's row of 8192 on 256 threads: 32 registers a thread, whose
+  // maximum folds in four chains and whose float sum in column order.
+  std::string cu = emit(exampleSource("examples/softmax/softmax.tl"));
+  CHECK(cu.find("for (int c = 0; c < 32; ++c) acc_chain[c % 4] = tlc::max<float>(acc_chain[c % 4], X_f[((ri * 32) + c)]);") !=
+        std::string::npos);
+  CHECK(cu.find("float acc = tlc::max<float>(tlc::max<float>(acc_chain[0], acc_chain[1]), tlc::max<float>(acc_chain[2], acc_chain[3]));") !=
+        std::string::npos);
+  CHECK(count(cu, "_chain[4];") == 1);
+  // rmsnorm's float sum of squares over 32 registers a thread keeps its order.
+  std::string rms = emit(exampleSource("examples/rmsnorm/rmsnorm.tl"));
+  CHECK(rms.find("for (int c_1 = 0; c_1 < 32; ++c_1) acc = (acc + sq[((ri_4 * 32) + c_1)]);") != std::string::npos);
+  CHECK(count(rms, "_chain") == 0);
+  // An int32 sum reorders freely.
+  std::string isum = emit(R"(
+def isum[M](X: Tensor[(M, 512), int32], S: Tensor[(M,), int32]):
+    with T.Kernel(T.ceildiv(M, 4), threads=128) as bx:
+        X_f = T.alloc_fragment((4, 512), int32)
+        s = T.alloc_fragment((4,), int32)
+        T.copy(X[bx * 4, 0], X_f)
+        T.reduce_sum(X_f, s, dim=1)
+        T.copy(s, S[bx * 4])
+)");
+  CHECK(isum.find("for (int c_1 = 0; c_1 < 16; ++c_1) acc_chain[c_1 % 4] = (acc_chain[c_1 % 4] + X_f[((ri_3 * 16) + c_1)]);") !=
+        std::string::npos);
+  CHECK(isum.find("int acc = ((acc_chain[0] + acc_chain[1]) + (acc_chain[2] + acc_chain[3]));") != std::string::npos);
+}

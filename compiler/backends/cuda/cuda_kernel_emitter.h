@@ -406,6 +406,9 @@ class KernelEmitter : public backend::CEmitter {
   void emitColumnReduce(const ir::ReduceStmt* r, const ReduceOps& o, ReducePart part);
   // The destination element of row slot `ri` of a row reduction of a register tile (see cuda_register_tiles.cpp).
   std::string reduceTarget(const ir::ReduceStmt* r, const RegisterLayout& l, const ir::Expr& ri, std::string* guard);
+  // A thread's registers of row slot `ri` (column register `c`) folded into a new variable `a` (cuda_register_reduce.cpp).
+  void emitThreadFold(const ReduceOps& o, const std::string& a, const RegisterLayout& l, const ir::Var& ri,
+                      const ir::Var& c);
   // `if (...) ` that skips the padding (column register `c` past the tile) in a combine; empty when none.
   std::string columnGuard(const RegisterLayout& l, const ir::Expr& c);
   // The accumulating register reductions of loop `f` whose combine across

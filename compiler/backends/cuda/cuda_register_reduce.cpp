@@ -64,13 +64,7 @@ void KernelEmitter::emitRowReduce(const ReduceStmt* r, const ReduceOps& o, Reduc
   if (part == ReducePart::AcrossThreads) {
     line(o.accType + " " + a + " = " + cast(o.acc, td, target) + ";");
   } else {
-    line(o.accType + " " + a + " = " + o.identity + ";");
-    line("#pragma unroll");
-    open("for (int " + varName(c) + " = 0; " + varName(c) + " < " + std::to_string(l.colsPerThread()) + "; ++" +
-         varName(c) + ")");
-    line(columnGuard(l, makeVarRef(c)) + a + " = " +
-         o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
-    close();
+    emitThreadFold(o, a, l, ri, c);
   }
   // The threads of a row are consecutive lanes of one warp (or wavefront).
   const int64_t lanes = l.rowLanes(warpLanes());
@@ -125,10 +119,7 @@ void KernelEmitter::emitWarpSpanningReduce(const ReduceStmt* r, const ReduceOps&
   if (part == ReducePart::AcrossThreads) {
     line(A + " " + a + " = " + cast(o.acc, td, target) + ";");
   } else {
-    line(A + " " + a + " = " + o.identity + ";");
-    line("#pragma unroll");
-    line("for (int c = 0; c < " + cols + "; ++c) " + columnGuard(l, makeVarRef(c)) + a + " = " +
-         o.combine(a, o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c))))) + ";");
+    emitThreadFold(o, a, l, ri, c);
   }
   line(a + " = tlc::group_allreduce<" + lanes + ">(" + a + ", " + o.op + ");");
   line("if (tid % " + lanes + " == 0) " + scratch + "[" + slot + "] = " + a + ";");
@@ -330,6 +321,39 @@ std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayou
 
 // `if (...) ` before a combine of the thread's column register `c`, which
 // skips the padding of a tile the threads do not divide; empty otherwise.
+// A thread's registers of row slot `ri` folded into a new variable `a`. A
+// maximum or minimum, or an integer sum, whose order does not change its
+// value, folds into kFoldChains independent chains that are combined at the
+// end, so that the reduction's latency is a quarter of a serial chain's
+// (rows of 32 registers and more: top-k's 64-column rows, attention's
+// scores); a floating-point sum keeps its order.
+void KernelEmitter::emitThreadFold(const ReduceOps& o, const std::string& a, const RegisterLayout& l, const Var& ri,
+                                   const Var& c) {
+  constexpr int64_t kFoldChains = 4;
+  markNonNegative(c);
+  const int64_t cols = l.colsPerThread();
+  const bool reorderable = !o.isSum || !isFloat(o.acc);
+  const std::string ci = varName(c);
+  auto element = [&] { return o.value(expr(l.tileRegisterAt(makeVarRef(ri), makeVarRef(c)))); };
+  if (!reorderable || cols < 4 * kFoldChains || cols % kFoldChains) {
+    line(o.accType + " " + a + " = " + o.identity + ";");
+    line("#pragma unroll");
+    line("for (int " + ci + " = 0; " + ci + " < " + std::to_string(cols) + "; ++" + ci + ") " +
+         columnGuard(l, makeVarRef(c)) + a + " = " + o.combine(a, element()) + ";");
+    return;
+  }
+  const std::string chains = fresh(a + "_chain"), k = std::to_string(kFoldChains);
+  line(o.accType + " " + chains + "[" + k + "];");
+  line("#pragma unroll");
+  line("for (int q = 0; q < " + k + "; ++q) " + chains + "[q] = " + o.identity + ";");
+  line("#pragma unroll");
+  line("for (int " + ci + " = 0; " + ci + " < " + std::to_string(cols) + "; ++" + ci + ") " +
+       columnGuard(l, makeVarRef(c)) + chains + "[" + ci + " % " + k + "] = " +
+       o.combine(chains + "[" + ci + " % " + k + "]", element()) + ";");
+  line(o.accType + " " + a + " = " +
+       o.combine(o.combine(chains + "[0]", chains + "[1]"), o.combine(chains + "[2]", chains + "[3]")) + ";");
+}
+
 std::string KernelEmitter::columnGuard(const RegisterLayout& l, const Expr& c) {
   Expr in = l.chunkInRange(floorDiv(c, makeInt(l.vector)), threadIdx());
   return regions::isAlwaysTrue(in) ? "" : "if (" + expr(in) + ") ";

@@ -42,9 +42,7 @@ extern "C" __global__ void __launch_bounds__(64, 16) row_max_kernel0(float* __re
     for (int ri_3 = 0; ri_3 < 1; ++ri_3) {
       float acc = tlc::lowest<float>();
       #pragma unroll
-      for (int c_1 = 0; c_1 < 8; ++c_1) {
-        acc = tlc::max<float>(acc, X_f[((ri_3 * 8) + c_1)]);
-      }
+      for (int c_1 = 0; c_1 < 8; ++c_1) acc = tlc::max<float>(acc, X_f[((ri_3 * 8) + c_1)]);
       acc = tlc::group_allreduce<8>(acc, tlc::MaxOp());
       r_1[ri_3] = acc;
     }
