@@ -263,8 +263,9 @@ struct KernelStmt : StmtNode {
   // Block rasterization (T.use_swizzle): with a 2-D or 3-D grid and swizzle
   // = G > 0, the blocks of each (bx, by) plane are launched in groups of G
   // rows of the grid, column by column within a group, so that neighbouring
-  // blocks share operand tiles in L2; bz is not reordered. A schedule hint:
-  // every (bx, by[, bz]) still runs exactly once.
+  // blocks share operand tiles in L2; bz is not reordered; G = 1 is the row
+  // order. 0: not given, the backend chooses (a GPU gemm mainloop takes
+  // panels of rows). A schedule hint: every (bx, by[, bz]) still runs exactly once.
   int64_t swizzle = 0;
   KernelStmt(std::vector<Expr> g, std::vector<Var> v, int64_t t, Stmt b, SourceLoc l, int64_t swz = 0)
       : StmtNode(kKind, l), grid(std::move(g)), blockVars(std::move(v)), threads(t), body(std::move(b)), swizzle(swz) {}

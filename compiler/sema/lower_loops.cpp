@@ -478,8 +478,9 @@ void Sema::lowerWith(const ast::Stmt& s) {
         .note(kernelLoc_, "the kernel is launched here");
     ok = false;
   }
-  if (ok)
-    builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, lowered, s.loc, kernelSwizzle_));
+  // `enable=False` keeps the row order (a panel of one row), which a 1-D grid has anyway.
+  const int64_t swizzle = kernelSwizzle_ >= 0 ? kernelSwizzle_ : grid.size() >= 2 ? 1 : 0;
+  if (ok) builder_->emit(std::make_shared<const ir::KernelStmt>(grid, vars, threads, lowered, s.loc, swizzle));
   kernelSwizzle_ = 0;
   kernelSwizzleLoc_ = {};
 }

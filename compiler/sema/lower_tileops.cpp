@@ -232,7 +232,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
                  "the order blocks run in, not the result)");
       }
       kernelSwizzleLoc_ = loc;
-      kernelSwizzle_ = enable ? *panel : 0;
+      kernelSwizzle_ = enable ? *panel : -1;  // -1: the row order, asked for
       return;
     }
     case BuiltinId::SyncThreads:

@@ -171,3 +171,25 @@ def isum[M](X: Tensor[(M, 512), int32], S: Tensor[(M,), int32]):
         std::string::npos);
   CHECK(isum.find("int acc = ((acc_chain[0] + acc_chain[1]) + (acc_chain[2] + acc_chain[3]));") != std::string::npos);
 }
+
+TEST_CASE("a gemm mainloop on a 2-D grid without T.use_swizzle is rasterized in panels of 8 rows") {
+  const std::string panels = "const unsigned tlc_rows = min(tlc_grid_y, 8u);";
+  // The zoo's TN gemm (a persistent mainloop: its tiles walk the logical grid).
+  CHECK(emit(exampleSource("bench/zoo/gemm_tn.tl")).find(panels) != std::string::npos);
+  // A batched gemm (3-D grid) and attention keep the row order.
+  CHECK(emit(exampleSource("bench/zoo/gemm_batched.tl")).find("tlc_rows") == std::string::npos);
+  CHECK(emit(exampleSource("examples/flash_attention/mha_fwd_bshd.tl")).find("tlc_rows") == std::string::npos);
+  // T.use_swizzle(1) and enable=False ask for the row order; a panel of 4 is kept.
+  std::string gemm = exampleSource("bench/zoo/gemm_tn.tl");
+  const std::string at = "        A_s = T.alloc_shared(";
+  REQUIRE(gemm.find(at) != std::string::npos);
+  for (const char* hint : {"T.use_swizzle(1)", "T.use_swizzle(8, enable=False)", "T.use_swizzle(4)"}) {
+    std::string source = gemm;
+    source.insert(source.find(at), std::string("        ") + hint + "\n");
+    std::string cu = emit(source);
+    if (std::string(hint) == "T.use_swizzle(4)")
+      CHECK(cu.find("const unsigned tlc_rows = min(tlc_grid_y, 4u);") != std::string::npos);
+    else
+      CHECK_MESSAGE(cu.find("tlc_rows") == std::string::npos, hint);
+  }
+}

@@ -659,18 +659,49 @@ void KernelEmitter::defineNestVars(const std::vector<const ForStmt*>& nest, size
 
 // ---------------------------------------------------------------------------
 
+// The rows of a rasterization panel: the kernel's `T.use_swizzle` (1: the
+// row order); where it gives none, kGemmPanel rows for a gemm mainloop on a
+// 2-D grid (a pipelined loop of tile copies and one gemm: the blocks running
+// together then share the A row panels and B column panels of a few grid
+// rows in L2, as `T.use_swizzle(8)` in examples/gemm/gemm.tl; H100, 4096³:
+// NT 0.97 -> 1.00x cuBLAS, TN 0.96 -> 0.97x, int8 0.88 -> 0.95x), else the
+// row order: it keeps the blocks of one (batch, head) together in
+// attention-shaped kernels, and a batched gemm's planes of about a wave ran
+// 5% slower in panels (bench/RESULTS.md, 2026-12-07).
+int64_t KernelEmitter::rasterPanel() const {
+  constexpr int64_t kGemmPanel = 8;
+  if (kernel_.swizzle > 0 || kernel_.blockVars.size() != 2) return kernel_.swizzle;
+  struct GemmMainloop : IRVisitor {
+    bool found = false;
+    void visitFor(const ForStmt* f) override {
+      if (f->forKind == ForKind::Pipelined) {
+        int gemms = 0, others = 0;
+        for (const Stmt& s : seqStmts(f->body)) {
+          gemms += s->kind == StmtKind::Gemm;
+          others += s->kind != StmtKind::Gemm && s->kind != StmtKind::Copy;
+        }
+        found |= gemms == 1 && others == 0;
+      }
+      IRVisitor::visitFor(f);
+    }
+  } scan;
+  scan.visit(kernel_.body);
+  return scan.found ? kGemmPanel : 1;
+}
+
 void KernelEmitter::emitBlockIndices(const std::string& tile) {
   const char* dims[] = {"x", "y", "z"};
   // The grid extents: gridDim, or the logical grid of a persistent kernel.
   auto extent = [&](int d) { return (tile.empty() ? "gridDim." : "tlc_grid_") + std::string(dims[d]); };
-  if (kernel_.swizzle > 0 && kernel_.blockVars.size() >= 2) {
+  const int64_t swizzle = rasterPanel();
+  if (swizzle > 1 && kernel_.blockVars.size() >= 2) {
     // Block rasterization: the launch order walks groups of `swizzle` grid
     // rows, column by column within a group (the last group may be shorter).
     // A panel taller than the grid is one group of all its rows; block
     // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
     // A third grid dimension is not reordered: each of its (x, y) planes is
     // rasterized alone.
-    std::string panel = std::to_string(std::min<int64_t>(kernel_.swizzle, UINT32_MAX)) + "u";
+    std::string panel = std::to_string(std::min<int64_t>(swizzle, UINT32_MAX)) + "u";
     std::string block = tile.empty() ? "(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x" : tile;
     if (kernel_.blockVars.size() == 3) {
       const ir::Var& z = kernel_.blockVars[2];

@@ -540,6 +540,7 @@ class KernelEmitter : public backend::CEmitter {
   std::string ringStage_, ringPrev_, ringPhase_;
   // The block variables of tile `tile` (a linear index over the logical
   // grid, x fastest; rasterized as T.use_swizzle asks), or of this block.
+  int64_t rasterPanel() const;
   void emitBlockIndices(const std::string& tile);
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   bool hasGemms_ = false;         // the kernel has block-level gemms (planBuffers)
