@@ -302,15 +302,20 @@ bool KernelEmitter::runsBesideWgmma(const Stmt& s, bool* joins) {
   uses.visit(s);
   if (uses.jumps) return false;
   const InFlightWgmma& f = *inFlight_;
+  // The C name of a buffer of the kernel (none for one it does not hold).
+  auto nameOf = [&](const BufferNode* b) {
+    auto it = bufs_.find(b);
+    return it == bufs_.end() ? std::string() : it->second.name;
+  };
   for (const BufferNode* b : uses.reads)
-    if (f.accumulators.count(bufs_[b].name)) {
+    if (f.accumulators.count(nameOf(b))) {
       // Only a joining gemm may read an accumulator in flight: its own.
       if (!w || b != g->c.buffer.get() || g->a.buffer.get() == b || g->b.buffer.get() == b) return false;
     }
   for (const BufferNode* b : uses.writes)
-    if (f.operands.count(bufs_[b].name) || (f.accumulators.count(bufs_[b].name) && !w)) return false;
+    if (f.operands.count(nameOf(b)) || (f.accumulators.count(nameOf(b)) && !w)) return false;
   if (!w) return true;
-  if (f.accumulators.count(bufs_[g->c.buffer.get()].name))
+  if (f.accumulators.count(nameOf(g->c.buffer.get())))
     for (const GemmStmt* x : f.gemms) {
       if (x->c.buffer.get() != g->c.buffer.get()) continue;
       const WgmmaGemm* y = placedWgmma(wgmma_, x, bufs_, threads_);
