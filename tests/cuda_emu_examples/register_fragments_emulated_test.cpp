@@ -191,3 +191,28 @@ TEST_CASE("column reductions of gemm accumulators stay in registers") {
 TEST_CASE("register nests of 16-bit float arithmetic in lane pairs") {
   checkGemmKernels("paired_lanes.tl", {"affine_rows", "int4_operand"}, {"affine_rows"});
 }
+
+// wgmma kept in flight across statements on sm_90a: two score gemms into one
+// accumulator back to back, the output gemm in flight through a row sum, and
+// its shared A operand written again only after every warpgroup's wait (the
+// emulator reports a write to an operand of a wgmma in flight). Sizes the
+// tiles do not divide.
+TEST_CASE("wgmmas kept in flight across statements agree with the interpreter and overwrite no operand") {
+  SourceManager sm;
+  DiagnosticEngine diags{sm};
+  ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/register_fragments/inflight_wgmma.tl", sm, diags);
+  std::string log;
+  int rc = test::runEmulatedCheck(module, diags, {{"M", 150}, {"S", 300}}, 11, &log, "inflight_wgmma", "sm_90a");
+  INFO(log);
+  CHECK(rc == 0);
+  cuda::CudaOptions options;
+  options.arch = "sm_90a";
+  auto src = cuda::generateCuda(module, options, diags);
+  REQUIRE(src);
+  // One wait for the two score gemms and one for the output gemm, each past statements that run beside them.
+  size_t n = 0;
+  for (size_t at = src->source.find("tlc::wgmma_wait<0>();"); at != std::string::npos;
+       at = src->source.find("tlc::wgmma_wait<0>();", at + 1))
+    ++n;
+  CHECK(n == 2);
+}
