@@ -319,8 +319,6 @@ std::string KernelEmitter::reduceTarget(const ReduceStmt* r, const RegisterLayou
   return access(r->dst.buffer, {add(r->dst.ranges[0].min, l.rowOf(ri, threadIdx()))});
 }
 
-// `if (...) ` before a combine of the thread's column register `c`, which
-// skips the padding of a tile the threads do not divide; empty otherwise.
 // A thread's registers of row slot `ri` folded into a new variable `a`. A
 // maximum or minimum, or an integer sum, whose order does not change its
 // value, folds into kFoldChains independent chains that are combined at the
@@ -354,6 +352,8 @@ void KernelEmitter::emitThreadFold(const ReduceOps& o, const std::string& a, con
        o.combine(o.combine(chains + "[0]", chains + "[1]"), o.combine(chains + "[2]", chains + "[3]")) + ";");
 }
 
+// `if (...) ` before a combine of the thread's column register `c`, which
+// skips the padding of a tile the threads do not divide; empty otherwise.
 std::string KernelEmitter::columnGuard(const RegisterLayout& l, const Expr& c) {
   Expr in = l.chunkInRange(floorDiv(c, makeInt(l.vector)), threadIdx());
   return regions::isAlwaysTrue(in) ? "" : "if (" + expr(in) + ") ";
