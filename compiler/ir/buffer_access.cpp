@@ -50,6 +50,15 @@ void BufferAccessVisitor::visitPrint(const PrintStmt* n) {
   IRVisitor::visitPrint(n);
 }
 
+void StatementAccesses::visitGemm(const GemmStmt* n) {
+  ++gemms;
+  BufferAccessVisitor::visitGemm(n);
+}
+void StatementAccesses::visitBreak(const BreakStmt*) { jumps = true; }
+void StatementAccesses::visitContinue(const ContinueStmt*) { jumps = true; }
+void StatementAccesses::read(const Buffer& b) { reads.insert(b.get()); }
+void StatementAccesses::write(const Buffer& b) { writes.insert(b.get()); }
+
 namespace {
 class ReadScan : public BufferAccessVisitor {
  public:

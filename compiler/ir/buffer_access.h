@@ -29,6 +29,23 @@ class BufferAccessVisitor : public IRVisitor {
   void visitPrint(const PrintStmt* n) override;
 };
 
+// Every buffer a statement reads or writes, registers included, how many
+// gemms it holds and whether it breaks or continues a loop.
+class StatementAccesses : public BufferAccessVisitor {
+ public:
+  std::set<const BufferNode*> reads, writes;
+  bool jumps = false;
+  int gemms = 0;
+
+  void visitGemm(const GemmStmt* n) override;
+  void visitBreak(const BreakStmt* n) override;
+  void visitContinue(const ContinueStmt* n) override;
+
+ protected:
+  void read(const Buffer& b) override;
+  void write(const Buffer& b) override;
+};
+
 // The buffers read anywhere in `s` or `e` (null: none), as BufferAccessVisitor
 // counts reads; collectBufferWrites (buffer_writes.h) gives the writes.
 std::set<const BufferNode*> collectBufferReads(const Stmt& s);

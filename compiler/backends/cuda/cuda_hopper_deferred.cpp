@@ -34,31 +34,12 @@ using namespace ir;
 
 namespace {
 
-// Every buffer a statement reads or writes, registers included.
-class AllAccesses : public BufferAccessVisitor {
- public:
-  std::set<const BufferNode*> reads, writes;
-  bool jumps = false;
-  int gemms = 0;
-
-  void visitGemm(const GemmStmt* g) override {
-    ++gemms;
-    BufferAccessVisitor::visitGemm(g);
-  }
-  void visitBreak(const BreakStmt*) override { jumps = true; }
-  void visitContinue(const ContinueStmt*) override { jumps = true; }
-
- protected:
-  void read(const Buffer& b) override { reads.insert(b.get()); }
-  void write(const Buffer& b) override { writes.insert(b.get()); }
-};
-
 // The kernel's statements but one loop.
-class OutsideLoop : public AllAccesses {
+class OutsideLoop : public StatementAccesses {
  public:
   explicit OutsideLoop(const ForStmt* skip) : skip_(skip) {}
   void visitFor(const ForStmt* f) override {
-    if (f != skip_) AllAccesses::visitFor(f);
+    if (f != skip_) StatementAccesses::visitFor(f);
   }
 
  private:
@@ -89,7 +70,7 @@ int KernelEmitter::deferrableGemm(const ForStmt* f, const std::vector<Stmt>& con
   const BufferNode* p = g->c.buffer.get();
   if (!g->clearAccum || !isWgmmaGemm(g) || !isRegister(g->c.buffer)) return -1;
   // The statements before the gemm, then with it; those after it.
-  AllAccesses upTo, after;
+  StatementAccesses upTo, after;
   for (int i = 0; i < found; ++i) upTo.visit(consumers[i]);
   if (upTo.reads.count(p) || upTo.writes.count(p)) return -1;
   upTo.visit(consumers[found]);

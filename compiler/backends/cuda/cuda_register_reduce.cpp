@@ -348,8 +348,16 @@ void KernelEmitter::emitThreadFold(const ReduceOps& o, const std::string& a, con
   line("for (int " + ci + " = 0; " + ci + " < " + std::to_string(cols) + "; ++" + ci + ") " +
        columnGuard(l, makeVarRef(c)) + chains + "[" + ci + " % " + k + "] = " +
        o.combine(chains + "[" + ci + " % " + k + "]", element()) + ";");
-  line(o.accType + " " + a + " = " +
-       o.combine(o.combine(chains + "[0]", chains + "[1]"), o.combine(chains + "[2]", chains + "[3]")) + ";");
+  // The chains combined pairwise, in a tree.
+  std::vector<std::string> terms;
+  for (int64_t q = 0; q < kFoldChains; ++q) terms.push_back(chains + "[" + std::to_string(q) + "]");
+  while (terms.size() > 1) {
+    std::vector<std::string> next;
+    for (size_t q = 0; q + 1 < terms.size(); q += 2) next.push_back(o.combine(terms[q], terms[q + 1]));
+    if (terms.size() % 2) next.push_back(terms.back());
+    terms = std::move(next);
+  }
+  line(o.accType + " " + a + " = " + terms[0] + ";");
 }
 
 // `if (...) ` before a combine of the thread's column register `c`, which

@@ -268,22 +268,6 @@ bool KernelEmitter::emitGemmWgmma(const GemmStmt* g, bool wait) {
   return true;
 }
 
-namespace {
-
-// The buffers a statement reads and writes, registers included.
-struct StatementUses : BufferAccessVisitor {
-  std::set<const BufferNode*> reads, writes;
-  bool jumps = false;
-  void visitBreak(const BreakStmt*) override { jumps = true; }
-  void visitContinue(const ContinueStmt*) override { jumps = true; }
-
- protected:
-  void read(const Buffer& b) override { reads.insert(b.get()); }
-  void write(const Buffer& b) override { writes.insert(b.get()); }
-};
-
-}  // namespace
-
 // A statement runs beside the wgmmas in flight when it touches none of their
 // accumulators' registers, writes none of their operands and cannot leave
 // the iteration. An in-place gemm joins them when it reads no accumulator in
@@ -298,7 +282,7 @@ bool KernelEmitter::runsBesideWgmma(const Stmt& s, bool* joins) {
     *joins = w != nullptr;
     return true;
   }
-  StatementUses uses;
+  StatementAccesses uses;
   uses.visit(s);
   if (uses.jumps) return false;
   const InFlightWgmma& f = *inFlight_;
