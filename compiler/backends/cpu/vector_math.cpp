@@ -122,24 +122,23 @@ class Math {
     return add(c(1.0f), fma(r2, estrin5(r, r2, kExpQ), r));
   }
 
+  // A NaN goes through exp and exp2 as a NaN with no test for it: the clamp
+  // keeps it, so r and the polynomial are NaN, and so is their product with
+  // any power of 2 (the integer n read from its bits is some integer).
   llvm::Value* exp(llvm::Value* x) {
     // Beyond [-104, 89] the result is 0 or +inf; the clamp keeps n in range.
-    llvm::Value* nan = isNan(x);
-    llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -104.0f, 89.0f));
+    llvm::Value* xc = clampKeepNan(x, -104.0f, 89.0f);
     llvm::Value *n, *ni, *r;
     reduceLn2(xc, n, ni, r);
-    llvm::Value* res = scale(expReduced(r), ni);
-    return sel(nan, x, res);
+    return scale(expReduced(r), ni);
   }
 
   llvm::Value* exp2(llvm::Value* x) {
-    llvm::Value* nan = isNan(x);
-    llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -151.0f, 129.0f));
+    llvm::Value* xc = clampKeepNan(x, -151.0f, 129.0f);
     llvm::Value* shifted = add(xc, c(kRoundShifter));
     llvm::Value* n = unshift(shifted);
     llvm::Value* r = mul(sub(xc, n), c(kLn2));  // xc - n is exact
-    llvm::Value* res = scale(expReduced(r), shiftedInt(shifted));
-    return sel(nan, x, res);
+    return scale(expReduced(r), shiftedInt(shifted));
   }
 
   llvm::Value* expm1(llvm::Value* x) {
@@ -207,20 +206,18 @@ class Math {
   // 18.2 (tanh(9.1) rounds to 1), so 2^n needs no second step and no case
   // of expm1 below 0 or at overflow arises. n comes from |x| itself (times
   // 2 log2 e, exactly t log2 e), beside t rather than after it; a NaN goes
-  // through as a NaN (no conversion to an integer has an undefined result)
-  // and the last select returns x.
+  // through every operation as a NaN (no conversion to an integer has an
+  // undefined result).
   llvm::Value* tanh(llvm::Value* x) {
     llvm::Value* a = fabs(x);
     a = sel(b_.CreateFCmpOGT(a, c(9.1f)), c(9.1f), a);
-    llvm::Value* nan = isNan(a);
     llvm::Value* t = add(a, a);
     llvm::Value* shifted = fma(a, c(2.0f * kLog2e), c(kRoundShifter));
     llvm::Value* n = unshift(shifted);
     llvm::Value* r = fma(n, c(-kLn2Lo), fma(n, c(-kLn2Hi), t));
     llvm::Value* s = pow2(shiftedInt(shifted));
     llvm::Value* e = fma(s, expm1Reduced(r), sub(s, c(1.0f)));
-    llvm::Value* res = sel(nan, x, b_.CreateFDiv(e, add(e, c(2.0f))));
-    return copySign(res, x);
+    return copySign(b_.CreateFDiv(e, add(e, c(2.0f))), x);
   }
 
   // With e = exp(-|x|) in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) below,
