@@ -16,9 +16,9 @@
 // one or two iterations after it: on every path each wait then retires a
 // known group, which ptxas needs to keep the wgmmas asynchronous.
 //
-// Taken when the values are the same as in order: one gemm in the body, into
-// a register fragment it clears, that nothing outside the loop or before the
-// gemm reads or writes; the statements after the gemm write nothing that the
+// Taken when the values are the same as in order: one gemm in the body, of
+// operands in shared memory, into a register fragment it clears, that
+// nothing outside the loop or before the gemm reads or writes; the statements after the gemm write nothing that the
 // statements up to the gemm read or write, and read nothing those write but
 // the product; no shared memory is written by the body and nothing jumps;
 // the ring has at least three stages (two are held at once), and the second
@@ -68,7 +68,9 @@ int KernelEmitter::deferrableGemm(const ForStmt* f, const std::vector<Stmt>& con
   if (found < 0 || found + 1 == (int)consumers.size()) return -1;
   auto* g = as<GemmStmt>(consumers[found]);
   const BufferNode* p = g->c.buffer.get();
-  if (!g->clearAccum || !isWgmmaGemm(g) || !isRegister(g->c.buffer)) return -1;
+  // An A operand in registers stays read by the wgmmas until they are
+  // retired: the next iteration could not compute it while they run.
+  if (!g->clearAccum || !isWgmmaGemm(g) || !isRegister(g->c.buffer) || isRegister(g->a.buffer)) return -1;
   // The statements before the gemm, then with it; those after it.
   StatementAccesses upTo, after;
   for (int i = 0; i < found; ++i) upTo.visit(consumers[i]);
