@@ -18,11 +18,12 @@
 //
 // Taken when the values are the same as in order: one gemm in the body, of
 // operands in shared memory, into a register fragment it clears, that
-// nothing outside the loop or before the gemm reads or writes; the statements after the gemm write nothing that the
-// statements up to the gemm read or write, and read nothing those write but
-// the product; no shared memory is written by the body and nothing jumps;
-// the ring has at least three stages (two are held at once), and the second
-// copy of the product fits the consumers' registers.
+// nothing outside the loop or before the gemm reads or writes; the
+// statements after the gemm write nothing that the statements up to the
+// gemm read or write, and read nothing those write but the product; no
+// shared memory is written by the body and nothing jumps; the ring has at
+// least three stages (two are held at once), and the second copy of the
+// product fits the consumers' registers.
 #include <set>
 
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
