@@ -53,8 +53,8 @@ void KernelEmitter::emitBlockIndices(const std::string& tile) {
     // A panel taller than the grid is one group of all its rows; block
     // numbers are 64-bit (gridDim.x * gridDim.y blocks need not fit in 32).
     // rasterPanel gives a panel only to a grid of two or three dimensions
-    // (the verifier holds `swizzle` to those). A third grid dimension is not reordered: each of its (x, y) planes is
-    // rasterized alone.
+    // (the verifier holds `swizzle` to those). A third grid dimension is not
+    // reordered: each of its (x, y) planes is rasterized alone.
     std::string panel = std::to_string(std::min<int64_t>(swizzle, UINT32_MAX)) + "u";
     std::string block = tile.empty() ? "(unsigned long long)blockIdx.y * gridDim.x + blockIdx.x" : tile;
     if (kernel_.blockVars.size() == 3) {

@@ -538,9 +538,11 @@ class KernelEmitter : public backend::CEmitter {
   // ringStage_ / ringPrev_ / ringPhase_.
   bool persistent_ = false;
   std::string ringStage_, ringPrev_, ringPhase_;
-  // The block variables of tile `tile` (a linear index over the logical
-  // grid, x fastest; rasterized as T.use_swizzle asks), or of this block.
+  // The grid rows of a rasterization panel (1: the row order;
+  // cuda_block_indices.cpp).
   int64_t rasterPanel() const;
+  // The block variables of tile `tile` (a linear index over the logical
+  // grid, x fastest; in panels of rasterPanel() rows), or of this block.
   void emitBlockIndices(const std::string& tile);
   std::vector<WgmmaGemm> wgmma_;  // gemms run as wgmma in place
   bool hasGemms_ = false;         // the kernel has block-level gemms (planBuffers)
