@@ -181,40 +181,60 @@ template <class To> __device__ __forceinline__ auto nibbles_to_pair(u32 n0, u32 
   return hsub(pair(FromBits<To>::of((u16)(base | n0)), FromBits<To>::of((u16)(base | n1))),
               pair(FromBits<To>::of((u16)(base | bias)), FromBits<To>::of((u16)(base | bias))));
 }
-// (a & b) | c as one LOP3: with both masks in registers (which the compiler
-// loads once), where ptxas otherwise emits an AND and an OR of immediates.
-__device__ __forceinline__ u32 and_or(u32 a, u32 b, u32 c) {
+// (a & b) ^ c as one LOP3: with both masks in registers (which the compiler
+// loads once), where ptxas otherwise emits an AND and an XOR of immediates.
+__device__ __forceinline__ u32 xor_and(u32 a, u32 b, u32 c) {
   u32 r;
-  asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  asm("lop3.b32 %0, %1, %2, %3, 0x6A;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
 }
-// The two nibbles of byte b (low one first) as such a pair, without taking
-// the nibbles apart: b * 0x1001 holds the low nibble in bits 0-3 and the high
-// one in bits 16-19, which one AND-OR (LOP3) puts under both bias patterns;
-// `flip` (8 for signed nibbles) is XORed into both.
-template <class To> __device__ __forceinline__ auto byte_to_pair(u32 b, u32 flip, u32 bias) {
+// The byte of word w holding nibble i (0..2 * sizeof(W) - 1), zero-extended;
+// of a 32-bit word (a packed tile read a word at a time) by one PRMT.
+template <class W> __device__ __forceinline__ u32 byte_at(W w, int i) {
+  const int n = 2 * (int)sizeof(W);
+  if (sizeof(W) == 4) return __byte_perm((u32)bits_of(w), 0u, 0x4440u | (u32)((i & 7) >> 1));
+  return (u32)(((u64)bits_of(w) >> (4 * (i & (n - 1) & ~1))) & 0xFFu);
+}
+// The two nibbles of the byte of w holding nibble i (i even; the low nibble
+// first) as such a pair, without taking the nibbles apart; `flip` (8 for
+// signed nibbles) is XORed into both, `bias` subtracted from both.
+// float16: a word holding the byte in bytes 0 and 2 (one PRMT from a 32-bit
+// word, one multiply from a byte) has the low nibble in bits 0-3 and the high
+// one in bits 20-23; one LOP3 puts them under the pattern of 1024, giving
+// 1024 + lo and 1024 + 16 hi, and one paired multiply-add by (1, 1/16) takes
+// (1024 + bias, 64 + bias) off, exactly.
+// bfloat16 (whose 1 / 16-scaled pattern would reach the exponent): b * 0x1001
+// holds the low nibble in bits 0-3 and the high one in bits 16-19, which one
+// LOP3 puts under both bias patterns, and a paired subtraction takes them off.
+template <class To, class W> __device__ __forceinline__ auto byte_to_pair(W w, int i, u32 flip, u32 bias) {
   const u32 base = NibbleBase<To>::bits;
-  const u32 x = and_or((b & 0xFFu) * 0x1001u, 0x000F000Fu, base * 0x10001u) ^ (flip * 0x10001u);
   const auto bias2 = pair(FromBits<To>::of((u16)(base | bias)), FromBits<To>::of((u16)(base | bias)));
   auto h = bias2;
-  memcpy(&h, &x, sizeof x);
-  return hsub(h, bias2);
+  if constexpr (sizeof(To) == 2 && NibbleBase<To>::bits == 0x6400u) {
+    const u32 k = (u32)((i & (2 * (int)sizeof(W) - 1)) >> 1);
+    const u32 spread = sizeof(W) == 4 ? __byte_perm((u32)bits_of(w), 0u, 0x4040u | (k * 0x0101u)) : byte_at(w, i) * 0x10001u;
+    const u32 x = xor_and(spread, 0x00F0000Fu, (base * 0x10001u) ^ (flip * 0x00100001u));
+    memcpy(&h, &x, sizeof x);
+    const auto scale = pair(FromBits<To>::of((u16)0x3C00u), FromBits<To>::of((u16)0x2C00u));  // 1, 1/16
+    const auto offset = pair(FromBits<To>::of((u16)(0xE400u | bias)), FromBits<To>::of((u16)(0xD400u | (bias << 4))));
+    return __hfma2(h, scale, offset);
+  } else {
+    const u32 x = xor_and(byte_at(w, i) * 0x1001u, 0x000F000Fu, (base * 0x10001u) ^ (flip * 0x10001u));
+    memcpy(&h, &x, sizeof x);
+    return hsub(h, bias2);
+  }
 }
 // Whether the two lanes' nibbles are the low and high nibble of one byte of
 // one word (the dequantizing nests' case, folded at compile time).
 template <class W> __device__ __forceinline__ bool byte_of_pair(W w0, int i0, W w1, int i1) {
   return bits_of(w0) == bits_of(w1) && (i0 & 1) == 0 && i1 == i0 + 1;
 }
-template <class W> __device__ __forceinline__ u32 byte_at(W w, int i) {
-  const int n = 2 * (int)sizeof(W);
-  return (u32)(((u64)bits_of(w) >> (4 * (i & (n - 1)))) & 0xFFu);
-}
 template <class To, class W> __device__ __forceinline__ auto unpack_uint4_pair(W w0, int i0, W w1, int i1) {
-  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(byte_at(w0, i0), 0, 0);
+  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(w0, i0, 0, 0);
   return nibbles_to_pair<To>(nibble(w0, i0), nibble(w1, i1), 0);
 }
 template <class To, class W> __device__ __forceinline__ auto unpack_int4_pair(W w0, int i0, W w1, int i1) {
-  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(byte_at(w0, i0), 8, 8);
+  if (byte_of_pair(w0, i0, w1, i1)) return byte_to_pair<To>(w0, i0, 8, 8);
   return nibbles_to_pair<To>(nibble(w0, i0) ^ 8u, nibble(w1, i1) ^ 8u, 8);
 }
 // A float4 e2m1 code (sign, 2 exponent bits of bias 1, 1 mantissa bit) as the
@@ -227,8 +247,15 @@ __device__ __forceinline__ u32 fp4_bits(u32 c, int man, u32 half, int signShift)
   return mag | ((c & 8u) << signShift);
 }
 template <class To> __device__ __forceinline__ To fp4_to(u32 c) { return cvt<To>(__uint_as_float(fp4_bits(c, 23, 0x3f000000u, 28))); }
-template <> __device__ __forceinline__ float fp4_to<float>(u32 c) { return __uint_as_float(fp4_bits(c, 23, 0x3f000000u, 28)); }
-template <> __device__ __forceinline__ __half fp4_to<__half>(u32 c) { return __ushort_as_half((u16)fp4_bits(c, 10, 0x3800u, 12)); }
+// float16 (and float through it): the code's three magnitude bits placed at
+// bits 9-11 (the exponent's two low bits and the mantissa's top bit) make the
+// float16 of value fp4 * 2^-14, a subnormal for exponent 0 (whose 0.5 comes
+// out right that way), and one multiplication by 2^14 gives the value: float16
+// arithmetic keeps subnormals. No compare and select.
+template <> __device__ __forceinline__ __half fp4_to<__half>(u32 c) {
+  return __hmul(__ushort_as_half((u16)(((c & 7u) << 9) | ((c & 8u) << 12))), __ushort_as_half((u16)0x7400u));
+}
+template <> __device__ __forceinline__ float fp4_to<float>(u32 c) { return __half2float(fp4_to<__half>(c)); }
 template <> __device__ __forceinline__ __nv_bfloat16 fp4_to<__nv_bfloat16>(u32 c) {
   return __ushort_as_bfloat16((u16)fp4_bits(c, 7, 0x3f00u, 12));
 }

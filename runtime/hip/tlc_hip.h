@@ -119,6 +119,10 @@ template <class P, class H> __device__ __forceinline__ P make_pair(H a, H b) { r
 template <class P> __device__ __forceinline__ P add2(P a, P b) { return P{hadd(a.x, b.x), hadd(a.y, b.y)}; }
 template <class P> __device__ __forceinline__ P sub2(P a, P b) { return P{hsub(a.x, b.x), hsub(a.y, b.y)}; }
 template <class P> __device__ __forceinline__ P mul2(P a, P b) { return P{hmul(a.x, b.x), hmul(a.y, b.y)}; }
+__device__ __forceinline__ half2 fma2(half2 a, half2 b, half2 c) {
+  return half2{float2half_rn(half2float(a.x) * half2float(b.x) + half2float(c.x)),
+               float2half_rn(half2float(a.y) * half2float(b.y) + half2float(c.y))};
+}
 template <class P> __device__ __forceinline__ auto low_of(P p) { return p.x; }
 template <class P> __device__ __forceinline__ auto high_of(P p) { return p.y; }
 }  // namespace tlc_hip
@@ -147,6 +151,7 @@ template <class P> __device__ __forceinline__ auto high_of(P p) { return p.y; }
 #define __hadd2 tlc_hip::add2
 #define __hsub2 tlc_hip::sub2
 #define __hmul2 tlc_hip::mul2
+#define __hfma2 tlc_hip::fma2
 #define __low2half tlc_hip::low_of
 #define __high2half tlc_hip::high_of
 #define __low2bfloat16 tlc_hip::low_of

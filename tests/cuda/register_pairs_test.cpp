@@ -34,6 +34,11 @@ TEST_CASE("the W4A16 dequantizing loop converts and scales pairs of weights") {
   CHECK(cu.find("tlc::hmul(tlc::hsub(tlc::unpack_uint4_pair<__half>(") != std::string::npos);
   CHECK(cu.find("= tlc::low(") != std::string::npos);
   CHECK(cu.find("= tlc::high(") != std::string::npos);
+  // The packed weights are read a 32-bit word at a time (the word holding the
+  // lane's byte, then the nibble's index in it): no byte loads.
+  CHECK(cu.find("unsigned lanes[2];") != std::string::npos);
+  CHECK(cu.find("= (*reinterpret_cast<const unsigned*>(&Bq_s[") != std::string::npos);
+  CHECK(cu.find("tlc::u8 lanes[2];") == std::string::npos);
   // The scale group of a 64-wide tile with groups of 128 is the tile's: no per-element group index.
   CHECK(cu.find("const int g = ") == std::string::npos);
   CHECK(cu.find("tlc::cvt<__half>((tlc::f(") == std::string::npos);

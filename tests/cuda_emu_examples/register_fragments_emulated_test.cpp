@@ -189,7 +189,7 @@ TEST_CASE("column reductions of gemm accumulators stay in registers") {
 // time: a row-group tile with lets and per-row operands, and an int4
 // operand tile of a gemm unpacked in pairs. Sizes the tiles do not divide.
 TEST_CASE("register nests of 16-bit float arithmetic in lane pairs") {
-  checkGemmKernels("paired_lanes.tl", {"affine_rows", "int4_operand"}, {"affine_rows"});
+  checkGemmKernels("paired_lanes.tl", {"affine_rows", "int4_operand", "int4_operand_bf16"}, {"affine_rows"});
 }
 
 // wgmma kept in flight across statements on sm_90a: two score gemms into one

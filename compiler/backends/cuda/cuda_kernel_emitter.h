@@ -85,6 +85,7 @@ class KernelEmitter : public backend::CEmitter {
 
  protected:
   std::string loadExpr(const ir::Load* l) override;
+  std::string callExpr(const ir::Call* c) override;
 
  private:
   // analysis (cuda_kernel_analysis.cpp)
@@ -353,6 +354,13 @@ class KernelEmitter : public backend::CEmitter {
   // A pairedStore body inside the pair loops of `t`: everything but the
   // pair arithmetic per lane, then that in pairs.
   void emitPairedBody(const ir::Stmt& body, const TileLoops& t, const std::function<void()>& defineLoopVars);
+  // A 4-bit value unpacked from a byte of a shared tile whose aligned 32-bit
+  // words are whole (cuda_register_pairs.cpp): read as the word holding the
+  // byte, with the nibble's index in that word. Empty when it is not such a read.
+  struct PackedWordRead {
+    std::string word, index;
+  };
+  std::optional<PackedWordRead> packedWordRead(const ir::Call* c);
   // `packed`: a load that keeps the source elements, unconverted, packed in
   // the 32-bit words of the destination's register array (see packableLoad).
   void emitTileCopy(const ir::CopyStmt* c, bool packed = false);

@@ -9,6 +9,14 @@
 // such instruction gives the two values the scalar ones would (the same
 // correctly rounded operation per lane), in half the instructions: the
 // dequantizing loops of low-bit gemms are bound by these.
+//
+// Their nibbles are read a 32-bit word at a time: a 4-bit value unpacked
+// from a byte of a shared tile reads the aligned word holding the byte and
+// takes the nibble at its index in the word. A lane of an mma operand holds
+// one byte out of every four of its rows (bytes t, t + 4, ...), so the words
+// of a row are the same for the lanes of a quad and lie side by side for the
+// unrolled loop: NVVM loads four of them at once (one 16-byte LDS where there
+// were four byte loads), and one PRMT takes the lane's byte out of its word.
 #include "compiler/backends/cuda/cuda_kernel_emitter.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/passes/simplify.h"
@@ -42,6 +50,39 @@ bool isVar(const Expr& e, const Var& v) {
 }
 
 }  // namespace
+
+std::optional<KernelEmitter::PackedWordRead> KernelEmitter::packedWordRead(const Call* c) {
+  if (c->callee != "unpack_uint4" && c->callee != "unpack_int4" && c->callee != "unpack_fp4") return std::nullopt;
+  auto* l = as<Load>(c->args[0]);
+  if (!l || (l->buffer->dtype != DType::UInt8 && l->buffer->dtype != DType::Int8) || l->indices.empty())
+    return std::nullopt;
+  if ((!preloaded_.empty() && preloadedName(l)) || (vecNest_ && vecNest_->loadOf.count(l))) return std::nullopt;
+  auto it = bufs_.find(l->buffer.get());
+  if (it == bufs_.end()) return std::nullopt;
+  const BufferInfo& info = it->second;
+  // Every aligned word of the tile is whole: its base and versions lie at
+  // multiples of 4 bytes, and so do its rows (padded or swizzled, in runs of
+  // at least 4 bytes).
+  int64_t row = 0;
+  bool rowsAligned = l->indices.size() == 1 ||
+                     (constInt(l->buffer->shape.back(), &row) && (row + info.rowPad) % 4 == 0 && row % 4 == 0);
+  if (info.place != Placement::Shared || info.fragment || info.tile || info.sharedOffset % 4 != 0 ||
+      (info.versions > 1 && info.elems % 4 != 0) || !rowsAligned || (info.layout && info.layoutRun % 4 != 0))
+    return std::nullopt;
+  std::vector<Expr> idx = l->indices;
+  Expr col = idx.back();
+  idx.back() = passes::simplifyExpr(mul(floorDiv(col, makeInt(4, col->dtype)), makeInt(4, col->dtype)));
+  Expr nibble = makeCast(DType::Int32, c->args[1]);
+  Expr byte = makeCast(DType::Int32, floorMod(col, makeInt(4, col->dtype)));
+  Expr index = passes::simplifyExpr(add(floorMod(nibble, makeInt(2)), mul(byte, makeInt(2))));
+  return PackedWordRead{"(*reinterpret_cast<const unsigned*>(&" + access(l->buffer, idx) + "))", expr(index)};
+}
+
+std::string KernelEmitter::callExpr(const Call* c) {
+  if (auto w = packedWordRead(c))
+    return "tlc::" + c->callee + "<" + typeName(c->dtype) + ">(" + w->word + ", (int)(" + w->index + "))";
+  return CEmitter::callExpr(c);
+}
 
 const StoreStmt* KernelEmitter::pairedStore(const Stmt& body, const std::vector<const ForStmt*>& loops,
                                             const RegisterNest& nest) {
@@ -99,7 +140,7 @@ void KernelEmitter::emitPairedBody(const Stmt& body, const TileLoops& t, const s
   for (auto& leaf : leaves) {
     names.push_back(fresh("lanes"));
     if (const Call* c = unpackOf(leaf)) {
-      line(typeName(c->args[0]->dtype) + " " + names.back() + "[2];");
+      line((packedWordRead(c) ? std::string("unsigned") : typeName(c->args[0]->dtype)) + " " + names.back() + "[2];");
       line("int " + names.back() + "_nibble[2];");
     } else {
       line(typeName(type) + " " + names.back() + "[2];");
@@ -117,8 +158,9 @@ void KernelEmitter::emitPairedBody(const Stmt& body, const TileLoops& t, const s
   }
   for (size_t k = 0; k < leaves.size(); ++k) {
     if (const Call* c = unpackOf(leaves[k])) {
-      line(names[k] + "[" + lane + "] = " + expr(c->args[0]) + ";");
-      line(names[k] + "_nibble[" + lane + "] = (int)(" + expr(c->args[1]) + ");");
+      auto w = packedWordRead(c);
+      line(names[k] + "[" + lane + "] = " + (w ? w->word : expr(c->args[0])) + ";");
+      line(names[k] + "_nibble[" + lane + "] = (int)(" + (w ? w->index : expr(c->args[1])) + ");");
     } else {
       line(names[k] + "[" + lane + "] = " + expr(leaves[k]) + ";");
     }

@@ -61,7 +61,7 @@ bool helperBody(const std::string& name, std::string* body) {
       {"mma_m16n8k32_e4m3", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E4M3, d, a, b, d);"},
       {"mma_m16n8k32_e5m2", "tlc_emu::mma_f32(TLC_EMU_MMA_M16N8K32_F32_E5M2, d, a, b, d);"},
       {"to_tf32", "return tlc_emu_float::floatToTf32(x);"},
-      {"and_or", "return (a & b) | c;"},
+      {"xor_and", "return (a & b) ^ c;"},
       {"fence_registers", "(void)r;"},  // a compiler barrier only
       {"opaque", "return p;"},          // likewise
       {"runtime_value", "return v;"},   // hides v from the compiler only
