@@ -60,7 +60,6 @@ class Math {
   llvm::Value* add(llvm::Value* a, llvm::Value* x) { return b_.CreateFAdd(a, x); }
   llvm::Value* sub(llvm::Value* a, llvm::Value* x) { return b_.CreateFSub(a, x); }
   llvm::Value* sel(llvm::Value* cond, llvm::Value* a, llvm::Value* x) { return b_.CreateSelect(cond, a, x); }
-  llvm::Value* isNan(llvm::Value* x) { return isNaNBits(b_, x); }
   llvm::Value* fabs(llvm::Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   llvm::Value* copySign(llvm::Value* mag, llvm::Value* sign) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
@@ -141,10 +140,10 @@ class Math {
     return scale(expReduced(r), shiftedInt(shifted));
   }
 
+  // So does expm1: every path below gives NaN for a NaN r.
   llvm::Value* expm1(llvm::Value* x) {
     // Below -18, e^x < 2^-25 and the result rounds to -1.
-    llvm::Value* nan = isNan(x);
-    llvm::Value* xc = sel(nan, c(0.0f), clampKeepNan(x, -18.0f, 89.0f));
+    llvm::Value* xc = clampKeepNan(x, -18.0f, 89.0f);
     llvm::Value *n, *ni, *r;
     reduceLn2(xc, n, ni, r);
     llvm::Value* p = expm1Reduced(r);
@@ -155,8 +154,7 @@ class Math {
     llvm::Value* s = pow2(sel(big, ci(127), ni));
     llvm::Value* res = fma(s, p, sub(s, c(1.0f)));
     res = sel(big, mul(res, c(2.0f)), res);
-    res = sel(b_.CreateFCmpOEQ(x, c(0.0f)), x, res);  // keeps -0
-    return sel(nan, x, res);
+    return sel(b_.CreateFCmpOEQ(x, c(0.0f)), x, res);  // keeps -0
   }
 
   // log(1 + f) for the reduced m = 1 + f, and the exponent k (as float).
