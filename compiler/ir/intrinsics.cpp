@@ -36,7 +36,8 @@ const std::vector<IntrinsicInfo>& table() {
       // Introduced by the CPU lowering (compiler/passes/cpu_intrinsics.h).
       {"cpu.address_of", 1, R::Target, "cpu"}, {"cpu.gemm", 11, R::Target, "cpu"},
       {"cpu.atomic_add", 2, R::Target, "cpu"}, {"cpu.atomic_max", 2, R::Target, "cpu"},
-      {"cpu.atomic_min", 2, R::Target, "cpu"},
+      {"cpu.atomic_min", 2, R::Target, "cpu"}, {"cpu.max_keep", 2, R::Target, "cpu"},
+      {"cpu.min_keep", 2, R::Target, "cpu"},
   };
   return t;
 }

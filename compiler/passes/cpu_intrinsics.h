@@ -14,6 +14,10 @@
 //   cpu.atomic_add / cpu.atomic_max / cpu.atomic_min(&buf[idx], value)  (Evaluate, or
 //        the value of a Store: the element's previous value)
 //        an atomic read-modify-write of one element.
+//   cpu.max_keep(a, b) / cpu.min_keep(a, b)   (floats)
+//        b when it orders above (below) a, else a: a NaN b leaves a, and a
+//        NaN a stays (one vmaxps / vminps). Lanes of float max / min
+//        reductions, whose NaNs are tracked beside them (cpu-lower-reduce).
 #pragma once
 
 #include <string_view>
@@ -25,6 +29,11 @@ inline constexpr const char* kGemm = "cpu.gemm";
 inline constexpr const char* kAtomicAdd = "cpu.atomic_add";
 inline constexpr const char* kAtomicMax = "cpu.atomic_max";
 inline constexpr const char* kAtomicMin = "cpu.atomic_min";
+inline constexpr const char* kMaxKeep = "cpu.max_keep";
+inline constexpr const char* kMinKeep = "cpu.min_keep";
+
+// A value of its operands alone (no addresses, no effects).
+inline bool isPureValue(std::string_view callee) { return callee == kMaxKeep || callee == kMinKeep; }
 
 inline bool isAtomic(std::string_view callee) {
   return callee == kAtomicAdd || callee == kAtomicMax || callee == kAtomicMin;

@@ -8,6 +8,7 @@
 
 #include "compiler/ir/functor.h"
 #include "compiler/passes/cpu_index_math.h"
+#include "compiler/passes/cpu_intrinsics.h"
 #include "compiler/passes/cpu_loop_builder.h"
 #include "compiler/ir/module_rewrite.h"
 
@@ -87,7 +88,13 @@ class Lowering {
     if (laned) {
       partials_ = makeBuffer(dst_.buffer->name + "_part", at_, {makeInt(lanes)}, MemScope::Local, loc_);
       allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
-      if (std::optional<int64_t> rows = acrossRows(extent, lanes)) return lowerAcrossRows({allocs.back()}, *rows, extent, lanes);
+      std::vector<Stmt> laneAllocs = {allocs.back()};
+      if (nanLanes()) {
+        nans_ = makeBuffer(dst_.buffer->name + "_nan", bitsType(), {makeInt(lanes)}, MemScope::Local, loc_);
+        allocs.push_back(std::make_shared<const AllocStmt>(nans_, loc_));
+        laneAllocs.push_back(allocs.back());
+      }
+      if (std::optional<int64_t> rows = acrossRows(extent, lanes)) return lowerAcrossRows(laneAllocs, *rows, extent, lanes);
     } else if (rowWise) {
       partials_ = makeBuffer(dst_.buffer->name + "_row", at_, {makeInt(last)}, MemScope::Local, loc_);
       allocs.push_back(std::make_shared<const AllocStmt>(partials_, loc_));
@@ -227,6 +234,36 @@ class Lowering {
     return makeSeq(std::move(allocs), loc_);
   }
 
+  // Float maxima and minima over lanes keep NaN out of the accumulators'
+  // chains (nans_): a lane takes `v` when it orders above (below) the lane,
+  // one vmaxps / vminps, which keeps the lane for a NaN `v`; the largest
+  // magnitude bits the lane saw (an AND and an unsigned max, off the chain)
+  // tell after the chunks whether a NaN was among them, and the lane then
+  // becomes that NaN. The NaN-propagating max of every element (a compare,
+  // the NaN test of `v`'s bits, and the blends: five operations a vector)
+  // is left to the few combines after the chunks.
+  bool nanLanes() const {
+    return isFloat(at_) && (r_->reduceKind == ReduceKind::Max || r_->reduceKind == ReduceKind::AbsMax ||
+                            r_->reduceKind == ReduceKind::Min);
+  }
+  // The unsigned type of the accumulator's bits.
+  DType bitsType() const { return at_ == DType::Float64 ? DType::UInt64 : DType::UInt32; }
+  // Bits whose unsigned order is the magnitudes' (`undo`: back to bits of
+  // that magnitude): shifted left by one, the sign dropped. A mask would do
+  // too, but LLVM turns the mask of a value widened from float16 into a
+  // second conversion, of the masked float16. 64-bit bits are masked (a
+  // shifted infinity would not fit a constant; no conversion comes into them).
+  Expr magnitudeBits(Expr b, bool undo = false) const {
+    const DType bt = bitsType();
+    if (bt == DType::UInt64) return undo ? b : makeBinary(BinaryOp::BitAnd, b, makeInt(0x7fffffffffffffffll, bt), loc_);
+    return makeBinary(undo ? BinaryOp::Shr : BinaryOp::Shl, b, makeInt(1, bt), loc_);
+  }
+  // Those of infinity: anything above is a NaN.
+  Expr infinityBits() const {
+    if (at_ == DType::Float64) return makeInt(0x7ff0000000000000ll, bitsType());
+    return magnitudeBits(makeInt(0x7f800000, bitsType()));
+  }
+
   // One row's `lanes` partial results over its whole chunks, combined
   // pairwise down to the first `keep` lanes (partials_).
   std::vector<Stmt> rowLanes(const std::vector<Expr>& offs, int64_t extent, int64_t lanes, int64_t keep) const {
@@ -236,13 +273,37 @@ class Lowering {
     Expr L = makeInt(lanes, it);
     std::vector<Expr> pl = {makeVarRef(l, loc_)};
     std::vector<Stmt> body;
-    body.push_back(makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
-                           store(partials_, pl, reduceIdentity(r_->reduceKind, at_)), loc_));
+    std::vector<Stmt> init = {store(partials_, pl, reduceIdentity(r_->reduceKind, at_))};
+    if (nans_) init.push_back(store(nans_, pl, makeInt(0, bitsType())));
+    body.push_back(makeFor(l, makeInt(0, it), L, ForKind::Vectorized, makeSeq(std::move(init), loc_), loc_));
     std::vector<Expr> sc = si;
     sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
-    Stmt chunk = makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
-                         store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc))), loc_);
-    body.push_back(makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial, chunk, loc_));
+    Stmt step;
+    if (nans_) {
+      // The magnitude bits of the source element as stored (before a
+      // conversion to the accumulator type, which LLVM would otherwise do twice).
+      Expr v = value(sc);
+      if (r_->reduceKind == ReduceKind::AbsMax) v = absOf(v);
+      const char* keep = r_->reduceKind == ReduceKind::Min ? cpu_intrinsics::kMinKeep : cpu_intrinsics::kMaxKeep;
+      Expr magnitude = magnitudeBits(makeCall("reinterpret", {v}, bitsType(), loc_));
+      step = makeSeq({store(partials_, pl, makeCall(keep, {makeLoad(partials_, pl, loc_), v}, at_, loc_)),
+                      store(nans_, pl, makeBinary(BinaryOp::Max, makeLoad(nans_, pl, loc_), magnitude, loc_))},
+                     loc_);
+    } else {
+      step = store(partials_, pl, combine(r_->reduceKind, makeLoad(partials_, pl, loc_), value(sc)));
+    }
+    body.push_back(makeFor(c, makeInt(0, it), makeInt(extent / lanes, it), ForKind::Serial,
+                           makeFor(l, makeInt(0, it), L, ForKind::Vectorized, step, loc_), loc_));
+    if (nans_) {
+      // A lane that saw a NaN becomes it.
+      Expr n = makeLoad(nans_, pl, loc_);
+      Expr nan = makeCall("reinterpret", {magnitudeBits(n, true)}, at_, loc_);
+      body.push_back(makeFor(l, makeInt(0, it), L, ForKind::Vectorized,
+                             store(partials_, pl,
+                                   makeSelect(makeBinary(BinaryOp::Gt, n, infinityBits(), loc_), nan,
+                                              makeLoad(partials_, pl, loc_), loc_)),
+                             loc_));
+    }
     for (int64_t w = lanes / 2; w >= keep; w /= 2) body.push_back(laneLevel(w));
     return body;
   }
@@ -338,7 +399,7 @@ class Lowering {
   DType dt_, at_;
   SourceLoc loc_;
   bool inside_;
-  Buffer acc_, partials_;
+  Buffer acc_, partials_, nans_;
   std::vector<size_t> outer_;  // the source dimensions the loop nest walks
 };
 

@@ -6,6 +6,7 @@
 #include "compiler/ir/functor.h"
 #include "compiler/ir/linear_form.h"
 #include "compiler/ir/module_rewrite.h"
+#include "compiler/passes/cpu_intrinsics.h"
 
 namespace tlc::cpu {
 
@@ -67,7 +68,7 @@ class Votes : public IRVisitor {
   }
 
   void visitCall(const Call* node) override {
-    if (node->callee.rfind("cpu.", 0) == 0)
+    if (node->callee.rfind("cpu.", 0) == 0 && !cpu_intrinsics::isPureValue(node->callee))
       for (const Expr& a : node->args)
         if (auto* l = as<Load>(a)) pinned.insert(l->buffer.get());
     IRVisitor::visitCall(node);

@@ -253,6 +253,12 @@ static llvm::Value* mathOp(llvm::IRBuilder<>& b, const std::string& name, std::v
 llvm::Value* ExprEmitter::emitCall(const Call* c) {
   const std::string& n = c->callee;
   DType rt = c->dtype;
+  if (n == cpu_intrinsics::kMaxKeep || n == cpu_intrinsics::kMinKeep) {
+    llvm::Value* a = emitExpr(c->args[0]);
+    llvm::Value* b = emitExpr(c->args[1]);
+    llvm::Value* takes = n == cpu_intrinsics::kMaxKeep ? b_.CreateFCmpOLT(a, b) : b_.CreateFCmpOLT(b, a);
+    return b_.CreateSelect(takes, b, a);
+  }
   TLC_CHECK(n.rfind("cpu.", 0) != 0, "intrinsic `" + n + "` used as a value");
   if (n == "if_then_else") {
     auto sel = makeSelect(c->args[0], c->args[1], c->args[2], c->loc);
