@@ -39,7 +39,7 @@ void AccessSets::visitLoad(const Load* n) {
 }
 
 void AccessSets::visitCall(const Call* n) {
-  int intrinsic = n->callee.rfind("cpu.", 0) == 0 && !cpu_intrinsics::isPureValue(n->callee) ? 1 : 0;
+  int intrinsic = cpu_intrinsics::takesAddresses(n->callee) ? 1 : 0;
   intrinsicDepth_ += intrinsic;
   BufferAccessVisitor::visitCall(n);
   intrinsicDepth_ -= intrinsic;

@@ -32,8 +32,12 @@ inline constexpr const char* kAtomicMin = "cpu.atomic_min";
 inline constexpr const char* kMaxKeep = "cpu.max_keep";
 inline constexpr const char* kMinKeep = "cpu.min_keep";
 
-// A value of its operands alone (no addresses, no effects).
-inline bool isPureValue(std::string_view callee) { return callee == kMaxKeep || callee == kMinKeep; }
+// Whether a call takes the addresses of the loads among its operands (every
+// cpu.* intrinsic but the max_keep / min_keep values of their operands alone):
+// their buffers are read and written in ways no pass sees.
+inline bool takesAddresses(std::string_view callee) {
+  return callee.rfind("cpu.", 0) == 0 && callee != kMaxKeep && callee != kMinKeep;
+}
 
 inline bool isAtomic(std::string_view callee) {
   return callee == kAtomicAdd || callee == kAtomicMax || callee == kAtomicMin;

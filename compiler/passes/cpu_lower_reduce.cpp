@@ -237,7 +237,7 @@ class Lowering {
   // Float maxima and minima over lanes keep NaN out of the accumulators'
   // chains (nans_): a lane takes `v` when it orders above (below) the lane,
   // one vmaxps / vminps, which keeps the lane for a NaN `v`; the largest
-  // magnitude bits the lane saw (an AND and an unsigned max, off the chain)
+  // magnitude bits the lane saw (a shift and an unsigned max, off the chain)
   // tell after the chunks whether a NaN was among them, and the lane then
   // becomes that NaN. The NaN-propagating max of every element (a compare,
   // the NaN test of `v`'s bits, and the blends: five operations a vector)
@@ -280,8 +280,6 @@ class Lowering {
     sc[dim_] = add(src_.ranges[dim_].min, add(mul(makeVarRef(c, loc_), L), makeVarRef(l, loc_)));
     Stmt step;
     if (nans_) {
-      // The magnitude bits of the source element as stored (before a
-      // conversion to the accumulator type, which LLVM would otherwise do twice).
       Expr v = value(sc);
       if (r_->reduceKind == ReduceKind::AbsMax) v = absOf(v);
       const char* keep = r_->reduceKind == ReduceKind::Min ? cpu_intrinsics::kMinKeep : cpu_intrinsics::kMaxKeep;

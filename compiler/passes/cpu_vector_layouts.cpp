@@ -68,7 +68,7 @@ class Votes : public IRVisitor {
   }
 
   void visitCall(const Call* node) override {
-    if (node->callee.rfind("cpu.", 0) == 0 && !cpu_intrinsics::isPureValue(node->callee))
+    if (cpu_intrinsics::takesAddresses(node->callee))
       for (const Expr& a : node->args)
         if (auto* l = as<Load>(a)) pinned.insert(l->buffer.get());
     IRVisitor::visitCall(node);

@@ -137,10 +137,13 @@ void KernelEmitter::emitPairedBody(const Stmt& body, const TileLoops& t, const s
     return c && (c->callee == "unpack_uint4" || c->callee == "unpack_int4") && c->dtype == type ? c : nullptr;
   };
   std::vector<std::string> names;
+  std::vector<std::optional<PackedWordRead>> words;
   for (auto& leaf : leaves) {
     names.push_back(fresh("lanes"));
-    if (const Call* c = unpackOf(leaf)) {
-      line((packedWordRead(c) ? std::string("unsigned") : typeName(c->args[0]->dtype)) + " " + names.back() + "[2];");
+    const Call* c = unpackOf(leaf);
+    words.push_back(c ? packedWordRead(c) : std::nullopt);
+    if (c) {
+      line((words.back() ? std::string("unsigned") : typeName(c->args[0]->dtype)) + " " + names.back() + "[2];");
       line("int " + names.back() + "_nibble[2];");
     } else {
       line(typeName(type) + " " + names.back() + "[2];");
@@ -158,7 +161,7 @@ void KernelEmitter::emitPairedBody(const Stmt& body, const TileLoops& t, const s
   }
   for (size_t k = 0; k < leaves.size(); ++k) {
     if (const Call* c = unpackOf(leaves[k])) {
-      auto w = packedWordRead(c);
+      const auto& w = words[k];
       line(names[k] + "[" + lane + "] = " + (w ? w->word : expr(c->args[0])) + ";");
       line(names[k] + "_nibble[" + lane + "] = (int)(" + (w ? w->index : expr(c->args[1])) + ");");
     } else {
