@@ -122,6 +122,7 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"jit", B::Jit, C::Decorator, {}, 0, false},
       {"autotune", B::Autotune, C::Decorator, {}, 0, false},
       {"target", B::Target, C::Scalar, {"name"}, 1, false},
+      {"DataType", B::DataTypeOf, C::Scalar, {"dtype"}, 1, false},
       {"tune", B::Tune, C::Decorator, {}, 0, false},
       {"GemmWarpPolicy", B::GemmWarpPolicy, C::Enum, {}, 0, false},
   };

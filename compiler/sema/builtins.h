@@ -49,6 +49,8 @@ enum class BuiltinId {
   Autotune,
   // `T.target("hip")`: whether this compilation is for that target kind or architecture
   Target,
+  // TVM's `DataType("float16")` (`from tvm import DataType`): the dtype, whose `.bits` TileLang code reads
+  DataTypeOf,
 };
 
 enum class BuiltinCategory {

@@ -135,7 +135,8 @@ Value Sema::evalName(const ast::Expr& e) {
       return relocate(sym->value, e.loc);
     }
   }
-  if (e.name == "T" || e.name == "tilelang") {
+  // `tl`: the name TileLang code gives `tilelang` (`import tilelang as tl`).
+  if (e.name == "T" || e.name == "tilelang" || e.name == "tl") {
     Value v;
     v.kind = ValueKind::Module;
     v.loc = e.loc;
@@ -205,6 +206,15 @@ Value Sema::evalAttribute(const ast::Expr& e) {
       report(DiagKind::UndefinedName, e.loc, "a buffer has no attribute `" + attr + "` (it has `shape` and `dtype`)");
       return Value::error(e.loc);
     }
+    case ValueKind::DType:
+      // TVM's DataType fields: a scalar dtype of `bits` bits (bool: 1), one lane.
+      if (attr == "bits" || attr == "lanes") {
+        int64_t n = attr == "lanes" ? 1 : obj.dtype == DType::Bool ? 1 : dtypeBits(obj.dtype);
+        return Value::ofExpr(ir::makeInt(n, DType::Int32, e.loc), e.loc, true);
+      }
+      report(DiagKind::UndefinedName, e.loc,
+             "a dtype has no attribute `" + attr + "` (it has `bits` and `lanes`, as TVM's `DataType` does)");
+      return Value::error(e.loc);
     case ValueKind::Builtin:
       if (obj.builtin->id == BuiltinId::GemmWarpPolicy) {
         if (attr != "Square" && attr != "FullRow" && attr != "FullCol") {

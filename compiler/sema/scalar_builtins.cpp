@@ -280,6 +280,11 @@ Value Sema::callScalarBuiltin(const BuiltinInfo& b, const ast::Expr& call) {
     }
     case BuiltinId::Dynamic: return dynamicDimensions(*args.slots[0], args.slots[1], loc);
     case BuiltinId::Target: return targetTest(*args.slots[0], loc);
+    case BuiltinId::DataTypeOf: {
+      auto t = evalDType(*args.slots[0], "the argument of `DataType`");
+      if (!t) return Value::error(loc);
+      return Value::ofDType(*t, loc);
+    }
     case BuiltinId::GetThreadBinding:
     case BuiltinId::GetThreadBindings:
     case BuiltinId::GetBlockBinding:

@@ -33,6 +33,11 @@ TEST_CASE("TileLang-style softmax factory on the CPU") {
   checkStyle("softmax.tl", {}, {{"M", 13}, {"N", 150}});
 }
 
+TEST_CASE("TileLang-style gemv sized by DataType(dtype).bits, with `tl` and no import, on the CPU") {
+  checkStyle("gemv_vectorized.tl", {{"N", "37"}, {"K", "300"}});
+  checkStyle("gemv_vectorized.tl", {{"dtype", "float32"}, {"block_N", "8"}}, {{"N", 45}, {"K", 130}});
+}
+
 TEST_CASE("TileLang-style top-level prim_func on the CPU") {
   checkStyle("bias_relu.tl", {{"M", "45"}, {"N", "100"}, {"block_M", "16"}, {"block_N", "32"}});
 }

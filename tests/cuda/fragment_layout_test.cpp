@@ -411,6 +411,49 @@ def k[M, N=8192, block_M=4](X: Tensor[(M, N), float32], Y: Tensor[(M, N), float3
   CHECK(r.why("X_f").find("registers per thread") != std::string::npos);
 }
 
+TEST_CASE("a block of at most 256 threads keeps one group over 128 registers when all groups fit 192") {
+  // 64 rows of 128 values and of their indices on 128 threads: 64 + 64
+  // registers, and the two row vectors' 4 each.
+  auto kernel = [](int threads, int rows, int extra) {
+    return "def k[M, N=128, block_M=" + std::to_string(rows) + "](X: Tensor[(M, N), float32], "
+           "V: Tensor[(M,), float32], I: Tensor[(M,), int32]):\n"
+           "    with T.Kernel(T.ceildiv(M, block_M), threads=" + std::to_string(threads) + ") as bx:\n"
+           "        x = T.alloc_fragment((block_M, N), float32)\n"
+           "        idx = T.alloc_fragment((block_M, N), int32)\n"
+           "        m = T.alloc_fragment((block_M,), float32)\n"
+           "        a = T.alloc_fragment((block_M,), int32)\n"
+           "        T.copy(X[bx * block_M, 0], x)\n"
+           "        T.reduce_max(x, m, dim=1)\n"
+           "        for i, j in T.Parallel(block_M, N):\n"
+           "            idx[i, j] = T.if_then_else(x[i, j] == m[i], j, N)\n"
+           "        T.reduce_min(idx, a, dim=1)\n"
+           "        for i in T.Parallel(block_M):\n"
+           "            V[bx * block_M + i] = m[i]\n"
+           "            I[bx * block_M + i] = a[i]\n" +
+           (extra ? "        y = T.alloc_fragment((block_M, 4), float32)\n"
+                    "        w = T.alloc_fragment((4, " + std::to_string(extra) + "), float32)\n"
+                    "        T.copy(X[bx * block_M, 0], y)\n        T.copy(X[0, 0], w)\n"
+                    "        for i, j in T.Parallel(block_M, 4):\n            y[i, j] = y[i, j] * 2.0\n"
+                    "        for i, j in T.Parallel(4, " + std::to_string(extra) + "):\n            w[i, j] = w[i, j] + 1.0\n"
+                    "        T.copy(y, X[bx * block_M, 0])\n        T.copy(w, X[0, 0])\n"
+                  : "");
+  };
+  auto small = infer(kernel(128, 64, 0));
+  for (const char* b : {"x", "idx", "m", "a"}) {
+    CAPTURE(b);
+    CHECK(small.inRegisters(b));
+  }
+  CHECK(small.plan.overLimit == 0);
+  // 512 threads, 256 rows: the same 136 registers stay in shared memory.
+  auto large = infer(kernel(512, 256, 0));
+  CHECK_FALSE(large.inRegisters("x"));
+  CHECK(large.why("x").find("136 registers per thread (at most 128)") != std::string::npos);
+  // Other groups taking 64 registers leave 128: the 136 do not fit.
+  auto crowded = infer(kernel(128, 64, 2048));
+  CHECK(crowded.inRegisters("w"));
+  CHECK_FALSE(crowded.inRegisters("x"));
+}
+
 TEST_CASE("padded row-group layouts place every element once, and only the slots in range hold one") {
   for (auto l : std::vector<RegisterLayout>{{4, 1000, 128, 32, 4}, {7, 33, 128, 16, 1}, {1, 1000, 128, 128, 4},
                                             {1000, 1, 128, 1, 1}, {100, 24, 128, 1, 8}, {7, 33, 128, 64, 1},

@@ -86,6 +86,7 @@ TEST_CASE("every example runs clean in the CUDA emulator and matches the interpr
       {"tests/tilelang/if_frames.tl", {{"M", "70"}}, {}},
       {"tests/tilelang/reducers.tl", {}, {{"M", 37}, {"N", 300}}},
       {"tests/tilelang/atomic_prev.tl", {}, {{"N", 300}, {"B", 7}}},
+      {"tests/tilelang/gemv_vectorized.tl", {{"dtype", "float32"}}, {{"N", 37}, {"K", 300}}},
       {"examples/gemm/gemm.tl", {{"M", "128"}, {"N", "128"}, {"K", "64"}}, {}},
       {"examples/gemm/gemm.tl", {{"block_M", "64"}, {"block_N", "64"}}, {{"M", 72}, {"N", 80}, {"K", 40}}},
       {"examples/gemm/gemm.tl", {{"dtype", "bfloat16"}, {"block_M", "64"}, {"block_N", "64"}},

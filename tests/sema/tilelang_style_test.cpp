@@ -424,3 +424,44 @@ TEST_CASE("atomics returning the previous value: tickets per bin, and a maximum 
     checkClose(P, p, 0, 0);
   }
 }
+
+TEST_CASE("`tl` without an import and TVM's DataType(dtype).bits size a gemv's vectors") {
+  const int64_t N = 37, K = 300;
+  for (const char* dtype : {"float16", "float32"}) {
+    CAPTURE(dtype);
+    Compiled c = compileStyle("gemv_vectorized.tl", {{"dtype", dtype}});
+    // 16 bytes a thread and step: 8 float16 or 4 float32 elements.
+    CHECK(binding(c.func(), "dtype") == dtype);
+    DType dt = std::string(dtype) == "float16" ? DType::Float16 : DType::Float32;
+    HostTensor W(dt, {N, K}), x(dt, {K}), y(dt, {N});
+    interp::fillRandom(W, 41);
+    interp::fillRandom(x, 42);
+    run(c, {&W, &x, &y});
+    std::vector<double> want(N, 0.0);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k) want[n] += W.get(n * K + k) * x.get(k);
+    double tol = dt == DType::Float16 ? 2e-2 : 1e-4;
+    checkClose(y, want, tol, tol);
+  }
+}
+
+TEST_CASE("DataType's fields: bits and lanes; anything else is an error naming them") {
+  Compiled ok = compileText(
+      "def f[N](A: Tensor[(N,), float32]):\n"
+      "    with T.Kernel(1, threads=32) as bx:\n"
+      "        for i in T.Parallel(N):\n"
+      "            A[i] = DataType(\"float8_e4m3\").bits + DataType(\"bfloat16\").bits * 100 + T.int16.bits * 10000 + "
+      "DataType(\"float32\").lanes + DataType(\"bool\").bits * 1000000\n",
+      {{"N", "4"}});
+  INFO(ok.rendered());
+  REQUIRE(ok.module.has_value());
+  HostTensor A(DType::Float32, {4});
+  run(ok, {&A});
+  checkClose(A, std::vector<double>(4, 8 + 1600 + 160000 + 1 + 1000000), 0, 0);
+  Compiled bad = compileText(
+      "def f(A: Tensor[(4,), float32]):\n"
+      "    with T.Kernel(1, threads=32) as bx:\n"
+      "        A[0] = DataType(\"float16\").itemsize\n");
+  CHECK(bad.diags->hasErrors());
+  CHECK(bad.rendered().find("a dtype has no attribute `itemsize` (it has `bits` and `lanes`") != std::string::npos);
+}

@@ -250,7 +250,7 @@ std::optional<std::pair<const BufferNode*, RegisterLayout>> registerOperandLayou
 // accumulators' rows and warp grid, or the other members fall back.
 void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, const BufferNode* root,
                   const std::vector<const BufferNode*>& all, const FixedLayouts& fixed,
-                  const std::function<const AnnotateLayoutStmt*(const BufferNode*)>& annotationOf) {
+                  const std::function<const AnnotateLayoutStmt*(const BufferNode*)>& annotationOf, int64_t limit) {
   // The A operand of a gemm whose warpgroups split the columns is read from
   // shared memory, whole rows by each warpgroup: it leaves the group (the
   // group's copies and loops store to it there).
@@ -320,10 +320,11 @@ void planMmaGroup(FragmentLayoutPlan& plan, FragmentUses& uses, Groups& groups, 
     regs += t.registers();
     if (!largest || t.registers() > largestRegs) largest = b, largestRegs = t.registers();
   }
-  if (regs > kMaxRegisterElems)
-    fail("the fragments beside the accumulator need " + num(regs) + " registers per thread (at most " +
-             num(kMaxRegisterElems) + ")",
+  if (regs > limit) {
+    ++plan.overLimit;
+    fail("the fragments beside the accumulator need " + num(regs) + " registers per thread (at most " + num(limit) + ")",
          largest);
+  }
   for (auto& n : uses.nests) {
     if (n.buffers.empty() || groups.find(n.buffers[0]) != root) continue;
     bool fits = (n.kind == Role::Tile && n.extents[0] == rep->rows && n.extents[1] % (rep->atomCols() * rep->warpsN) == 0) ||
@@ -404,8 +405,11 @@ std::unordered_set<const GemmStmt*> fullRowGemms(const KernelStmt& kernel) {
   return out;
 }
 
-FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
-                                        const LayoutAnnotations& annotations, int64_t warp) {
+namespace {
+
+// The plan with at most `limit` registers per thread for each group.
+FragmentLayoutPlan planWithLimit(const KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
+                                 const LayoutAnnotations& annotations, int64_t warp, int64_t limit) {
   FragmentLayoutPlan plan;
   std::unordered_set<const BufferNode*> fixedSet;
   for (auto& [b, l] : fixed) fixedSet.insert(b);
@@ -463,13 +467,13 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
   for (const BufferNode* root : roots) {
     const std::vector<const BufferNode*>& list = members[root];
     if (std::any_of(list.begin(), list.end(), [&](const BufferNode* b) { return fixed.count(b) > 0; })) {
-      planMmaGroup(plan, uses, groups, root, list, fixed, annotationOf);
+      planMmaGroup(plan, uses, groups, root, list, fixed, annotationOf, limit);
       continue;
     }
     if (auto operand = registerOperandLayout(uses, groups, root, fixed)) {
       FixedLayouts withOperand = fixed;
       withOperand.emplace(operand->first, operand->second);
-      planMmaGroup(plan, uses, groups, root, list, withOperand, annotationOf);
+      planMmaGroup(plan, uses, groups, root, list, withOperand, annotationOf, limit);
       continue;
     }
     std::string why;
@@ -624,8 +628,9 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
                         "the annotation";
       if (threads % 32) fix = "; run the kernel with a multiple of 32 threads, or remove the annotation";
       int64_t regs = registersOf(uses, list, layout);
-      if (mismatch.empty() && regs > kMaxRegisterElems) {
-        mismatch = "its group would need " + num(regs) + " registers per thread (at most " + num(kMaxRegisterElems) + ")";
+      if (mismatch.empty() && regs > limit) {
+        ++plan.overLimit;
+        mismatch = "its group would need " + num(regs) + " registers per thread (at most " + num(limit) + ")";
         fix = "; use smaller tiles or more threads, or remove the annotation (the group then lives in shared memory)";
       }
       if (!mismatch.empty()) {
@@ -649,8 +654,10 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
             " threads: register layouts need whole warps";
     if (why.empty()) {
       int64_t regs = registersOf(uses, list, layout);
-      if (regs > kMaxRegisterElems)
-        why = "the group needs " + num(regs) + " registers per thread (at most " + num(kMaxRegisterElems) + ")";
+      if (regs > limit) {
+        ++plan.overLimit;
+        why = "the group needs " + num(regs) + " registers per thread (at most " + num(limit) + ")";
+      }
     }
     if (!why.empty()) {
       for (auto* b : list)
@@ -671,6 +678,21 @@ FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t thread
     addGroup(plan, uses, groups, root, list, layout);
   }
   return plan;
+}
+
+}  // namespace
+
+FragmentLayoutPlan inferFragmentLayouts(const KernelStmt& kernel, int64_t threads, const FixedLayouts& fixed,
+                                        const LayoutAnnotations& annotations, int64_t warp) {
+  FragmentLayoutPlan plan = planWithLimit(kernel, threads, fixed, annotations, warp, kMaxRegisterElems);
+  if (plan.overLimit != 1 || threads > kSmallBlockThreads) return plan;
+  // A small block: the one group over the limit may take what the others leave.
+  int64_t used = 0;
+  for (const auto& [b, tile] : plan.buffers) used += tile.registers();
+  int64_t limit = kSmallBlockRegisterElems - used;
+  if (limit <= kMaxRegisterElems) return plan;
+  FragmentLayoutPlan wider = planWithLimit(kernel, threads, fixed, annotations, warp, limit);
+  return wider.overLimit == 0 ? wider : plan;
 }
 
 }  // namespace tlc::cuda

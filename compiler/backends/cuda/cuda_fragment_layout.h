@@ -233,10 +233,19 @@ struct FragmentLayoutPlan {
   // Accumulators whose group does not fit although a use needs it (a row
   // reduction of the accumulator): they must live in shared memory instead.
   std::vector<std::pair<const ir::BufferNode*, std::string>> demote;  // with the reason
+  // Groups kept out of registers (in shared memory, or an annotation's
+  // conflict) only by the per-group register limit.
+  int overLimit = 0;
 };
 
 // Most register elements per thread that one group of fragments may take.
 constexpr int64_t kMaxRegisterElems = 128;
+// A block of at most kSmallBlockThreads threads may give its threads up to
+// 255 registers each (512 fit the register file): one group over
+// kMaxRegisterElems stays in registers there when all of the kernel's
+// register fragments together take at most kSmallBlockRegisterElems.
+constexpr int64_t kSmallBlockThreads = 256;
+constexpr int64_t kSmallBlockRegisterElems = 192;
 
 // The gemms whose accumulators should give each warp whole rows (a warp
 // grid of warps x 1): those whose accumulator shares a group with a row
