@@ -59,8 +59,8 @@ struct TargetOptions {
                   "cuda:sm_90a: pipelined gemms use the sm_80 mainloop (cp.async + mma.sync) instead of a "
                   "TMA producer warpgroup and wgmma");
     cmd->add_flag("--persistent,!--no-persistent", persistent,
-                  "cuda:sm_90a: kernels with a warp-specialized gemm mainloop run persistently (a block per SM "
-                  "looping over the tiles; the next tile's loads overlap the last one's epilogue); the default, "
+                  "cuda:sm_90a: kernels with a warp-specialized mainloop run persistently (the default: a block "
+                  "per SM looping over the tiles; the next tile's loads overlap the last one's epilogue); "
                   "--no-persistent launches a block per tile");
     cmd->add_flag("--no-tma-staging", noTmaStaging,
                   "cuda:sm_90a: a gemm operand whose rows TMA cannot address (not a multiple of 16 bytes) makes its "

@@ -280,9 +280,12 @@ TEST_CASE("the sm_90a float32 gemm through TMA and tf32 wgmma runs clean in the 
 // tile's stages; the ring's barriers, the release of each tile's last stage
 // and the barrier between tiles are what these check, with the split-K
 // gemm's per-tile lets, int8 and float8 mainloops, rasterized and plain
-// grids, at sizes the tiles divide and sizes they do not. The same kernels
-// built --no-persistent (a block per tile) run too.
-TEST_CASE("gemm kernels, persistent and not, loop over their tiles clean in the CUDA emulator") {
+// grids, at sizes the tiles divide and sizes they do not; and the general
+// form's consumers (which carry the ring's stage and phase across tiles):
+// the block-scaled gemm's deferred loop, attention, a dequantizing gemm and
+// the split-K decode. The same kernels built --no-persistent (a block per
+// tile) run too.
+TEST_CASE("warp-specialized kernels, persistent and not, loop over their tiles clean in the CUDA emulator") {
   EmulateOptions persistent, perTile;
   persistent.persistent = true;
   perTile.persistent = false;
@@ -295,6 +298,10 @@ TEST_CASE("gemm kernels, persistent and not, loop over their tiles clean in the 
       {"bench/zoo/gemm_splitk.tl", {}, {{"M", 150}, {"N", 300}, {"K", 200}}},
       {"bench/zoo/gemm_int8.tl", {}, {{"M", 256}, {"N", 384}, {"K", 256}}},
       {"examples/gemm_fp8/gemm_fp8.tl", {}, {{"M", 300}, {"N", 600}, {"K", 256}}},
+      {"examples/gemm_fp8/gemm_fp8_blockscale.tl", {}, {{"M", 300}, {"N", 512}, {"K", 640}}},
+      {"examples/flash_attention/mha_fwd_bhsd.tl", {{"B", "1"}, {"H", "2"}, {"S", "300"}, {"D", "64"}, {"causal", "True"}}, {}},
+      {"examples/dequantize_gemm/w4a16_gemm.tl", {{"group", "64"}}, {{"M", 37}, {"N", 300}, {"K", 256}}},
+      {"examples/dequantize_gemm/w4a16_decode.tl", {{"group", "64"}, {"split", "3"}}, {{"M", 3}, {"N", 300}, {"K", 1000}}},
   };
   for (const Case& c : cases) {
     checkEmulated(c, "sm_90a", persistent);

@@ -449,10 +449,14 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   };
   Accesses carried = withoutTiles(loopCarried(f));
   open("");
-  std::string n = fresh("n_iter"), it = fresh("iter"), stage = fresh("stage"), phase = fresh("phase");
+  // A persistent kernel's consumers continue around the ring from tile to tile.
+  std::string n = fresh("n_iter"), it = fresh("iter");
+  std::string stage = persistent_ ? ringStage_ : fresh("stage"), phase = persistent_ ? ringPhase_ : fresh("phase");
   line("const int " + n + " = " + expr(f->extent) + ";");
-  line("int " + stage + " = 0;");
-  line("unsigned " + phase + " = 0;");
+  if (!persistent_) {
+    line("int " + stage + " = 0;");
+    line("unsigned " + phase + " = 0;");
+  }
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");

@@ -455,10 +455,9 @@ bool KernelEmitter::planBuffers() {
   KernelLayoutPlan layouts = planKernelLayouts(kernel_, scan.gemms, threads_, options_, writtenInParallel_);
   hopper_ = layouts.hopper;
   wgmma_ = layouts.wgmma;
-  // Persistent: gemm mainloops only. A general loop (attention, a
-  // block-scaled gemm) keeps a block per tile: the block-scaled gemm was
-  // slower persistent (bench/RESULTS.md, 2026-12-04).
-  persistent_ = options_.persistent && hopper_ && hopper_->gemm;
+  // Persistent: every warp-specialized mainloop, the general form's too
+  // (its consumers carry the ring's stage and phase from tile to tile).
+  persistent_ = options_.persistent && hopper_;
   if (options_.printAfterAll)
     std::cerr << "// -----// layouts of " << name_ << " //----- //\n" << describeKernelLayouts(kernel_, layouts);
   if (reportLayoutConflicts(layouts, diags_)) return false;
