@@ -302,6 +302,9 @@ TEST_CASE("warp-specialized kernels, persistent and not, loop over their tiles c
       {"examples/flash_attention/mha_fwd_bhsd.tl", {{"B", "1"}, {"H", "2"}, {"S", "300"}, {"D", "64"}, {"causal", "True"}}, {}},
       {"examples/dequantize_gemm/w4a16_gemm.tl", {{"group", "64"}}, {{"M", 37}, {"N", 300}, {"K", 256}}},
       {"examples/dequantize_gemm/w4a16_decode.tl", {{"group", "64"}, {"split", "3"}}, {{"M", 3}, {"N", 300}, {"K", 1000}}},
+      // Six stages: the producer's scale copies lag four iterations (11 and
+      // 10 per tile, not multiples of four).
+      {"examples/dequantize_gemm/w4a16_decode.tl", {{"split", "2"}, {"stages", "6"}}, {{"M", 1}, {"N", 300}, {"K", 2600}}},
   };
   for (const Case& c : cases) {
     checkEmulated(c, "sm_90a", persistent);

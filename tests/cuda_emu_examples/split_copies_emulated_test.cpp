@@ -13,9 +13,10 @@ using namespace tlc;
 
 TEST_CASE("element-wise producer copies are split around the iteration and agree with the interpreter") {
   // float16 with two stages (the producer threads' stores one iteration
-  // behind leave no stage of slack), bfloat16 with three.
-  for (const auto& [dtype, stages] : std::vector<std::pair<std::string, std::string>>{{"float16", "2"},
-                                                                                      {"bfloat16", "3"}}) {
+  // behind leave no stage of slack), bfloat16 with three, float16 with five
+  // (the producer threads' stores three iterations behind).
+  for (const auto& [dtype, stages] : std::vector<std::pair<std::string, std::string>>{
+           {"float16", "2"}, {"bfloat16", "3"}, {"float16", "5"}}) {
     SourceManager sm;
     DiagnosticEngine diags{sm};
     ir::Module module = test::compileTreeFile("tests/cuda_emu_examples/split_copies.tl", sm, diags,
@@ -32,9 +33,16 @@ TEST_CASE("element-wise producer copies are split around the iteration and agree
       CHECK(src.find(pro + "[1];") != std::string::npos);
       CHECK(src.find(pro + "[2];") != std::string::npos);
       CHECK(src.find("S_s[(e") != std::string::npos);
-      // sm_90a: the producer threads store a stage's scales in the next
-      // iteration, after their wait for it, and arrive then.
-      if (arch == "sm_90a") CHECK(src.find("tlc::mbar_arrive(&tlc_full[prev_stage]);") != std::string::npos);
+      // sm_90a: the producer threads store a stage's scales stages - 2
+      // iterations later (at least one), after their wait for that
+      // iteration's stage, and arrive then; a lag of several iterations
+      // unrolls their loop by it.
+      if (arch == "sm_90a") {
+        CHECK(src.find("tlc::mbar_arrive(&tlc_full[prev_stage]);") != std::string::npos);
+        int lag = std::max(std::stoi(stages) - 2, 1);
+        CHECK((src.find("iter_first += " + std::to_string(lag) + ")") != std::string::npos) == (lag > 1));
+        if (lag > 1) CHECK(src.find("tlc::mbar_arrive(&tlc_full[prev_stage_" + std::to_string(lag - 1) + "]);") != std::string::npos);
+      }
       std::string pairType = dtype == "float16" ? "__half" : "__nv_bfloat16";
       CHECK(src.find("tlc::unpack_int4_pair<" + pairType + ">(") != std::string::npos);
       for (const auto& [func, dims] : std::vector<std::pair<std::string, std::map<std::string, int64_t>>>{

@@ -14,7 +14,8 @@
 // iterations later, after that many barriers. The prologue loads the
 // elements of all its stages before it stores any. The producer threads of
 // a warp-specialized loop split such copies too (emitHopperSetup: stores
-// one iteration behind the loads, after the wait for the next stage).
+// stages - 2 iterations, at least one, behind the loads, each after the
+// wait for its iteration's stage).
 //
 // Register staging (dialects without asynchronous copies: HIP, whose
 // gfx90a / gfx942 have no cp.async): every producer of a pipelined loop is

@@ -33,6 +33,10 @@ bool threadsRelease(const HopperMainloop& h) {
   return false;
 }
 
+// The most iterations the producer threads' element-wise copies lag
+// behind their loads (emitHopperSetup).
+constexpr int64_t kMaxProducerLag = 4;
+
 }  // namespace
 
 // The registers of the kernel's register tiles, per thread, with room for
@@ -203,11 +207,18 @@ void KernelEmitter::emitHopperSetup() {
   line("int " + stage + " = 0;");
   line("unsigned " + phase + " = 0;");
   // When every copy of the producer threads goes element by element, each
-  // thread stores a stage's elements and arrives on that stage's `full` in
-  // the next iteration, after its wait for the next stage: the loads'
-  // latency overlaps that wait instead of holding up each arrival. (The
-  // consumers, waiting on `full` of stage i, have released every stage the
-  // producer waits for up to iteration i + 1 when stages >= 2.)
+  // thread stores a stage's elements and arrives on that stage's `full`
+  // `lag` iterations later, after its wait for that iteration's stage: the
+  // loads' latency overlaps the waits instead of holding up each arrival.
+  // A thread's store waits for its load, so the producer runs `lag`
+  // iterations per memory latency: one was a stage per latency, which bound
+  // the W4A16 decode (bench/RESULTS.md, 2026-12-07). The consumers, waiting
+  // on `full` of stage i, have released every stage the producer waits for
+  // up to iteration i + lag when lag <= stages - 1; lag <= stages - 2 leaves
+  // them a stage of work while the producer gets to it. Each lagging
+  // iteration keeps its elements in registers of its own (the loop is
+  // unrolled by `lag`): a move of a register whose load is in flight would
+  // wait for it.
   std::vector<std::pair<const HopperOperand*, DeferredCopy>> split;
   for (const HopperOperand& op : h.tiles) {
     if (!op.gather) continue;
@@ -223,21 +234,30 @@ void KernelEmitter::emitHopperSetup() {
   // continuing around the ring from one tile to the next.
   if (persistent_) openTiles();
   line("const int " + n + " = " + expr(substitute(f->extent, h.producerLets)) + ";");
-  const std::string prevStage = split.empty() ? "" : fresh("prev_stage");
-  if (!split.empty()) line("int " + prevStage + " = 0;");
-  for (auto& [op, d] : split)
-    line(typeName(d.copy->src.buffer->dtype) + " " + d.regs + "[" + std::to_string(d.perThread) + "];");
-  // The split copies' stores into `stageName`, and the arrival.
-  auto storeSplit = [&](const std::string& stageName) {
+  const int64_t lag = split.empty() ? 1 : std::clamp<int64_t>(h.stages - 2, 1, kMaxProducerLag);
+  // Per lagging iteration: the stage its elements go to, and per copy its registers.
+  std::vector<std::string> prevStage;
+  std::vector<std::vector<std::string>> regsOf(lag);
+  for (int64_t r = 0; r < lag && !split.empty(); ++r) {
+    prevStage.push_back(fresh("prev_stage"));
+    line("int " + prevStage[r] + " = 0;");
+    for (auto& [op, d] : split) {
+      regsOf[r].push_back(r ? fresh(d.regs) : d.regs);
+      line(typeName(d.copy->src.buffer->dtype) + " " + regsOf[r].back() + "[" + std::to_string(d.perThread) + "];");
+    }
+  }
+  // The split copies' stores from registers set `r` into their stage, and the arrival.
+  auto storeSplit = [&](int64_t r) {
     Var version = makeVar("stage");
     markNonNegative(version);
-    line("const int " + varName(version) + " = " + stageName + ";");
-    for (auto& [op, d] : split) {
+    line("const int " + varName(version) + " = " + prevStage[r] + ";");
+    for (size_t c = 0; c < split.size(); ++c) {
+      auto& [op, d] = split[c];
       bufs_[op->tile].version = makeVarRef(version);
-      emitDeferredStores(d, d.regs);
+      emitDeferredStores(d, regsOf[r][c]);
       bufs_[op->tile].version = nullptr;
     }
-    line("tlc::mbar_arrive(&tlc_full[" + stageName + "]);");
+    line("tlc::mbar_arrive(&tlc_full[" + prevStage[r] + "]);");
   };
   // Tensor copies whose tiles are read only where one condition holds
   // (CopyStmt::usedWhen: hoist-guarded-copies' block-sparse loads) are not
@@ -252,84 +272,101 @@ void KernelEmitter::emitHopperSetup() {
       usedWhen = same ? u : nullptr;
       if (!same) break;
     }
-  line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
-  open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
-  line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
-  const std::string expectTx = "tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");";
-  if (tmaTiles && !gathers && !usedWhen) line(expectTx);
-  if (isNonNegative(f->min)) markNonNegative(f->var);
-  line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(substitute(f->min, h.producerLets)) +
-       " + " + it + ";");
-  if (tmaTiles && gathers) {
-    open("if (" + tmaThread + ")");
-    line(expectTx);
-  }
-  if (usedWhen) {
-    open("if (" + expr(usedWhen) + ")");
-    line(expectTx);
-  }
-  for (size_t i = 0; i < h.tiles.size(); ++i) {
-    const HopperOperand& op = h.tiles[i];
-    if (!op.copy) continue;
-    LocationScope copyAt(*this, op.copy->loc);
-    const Region& src = op.producerCopy()->src;
-    int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
-    // The gemm form's A: 16-row chunks go where their wgmma reads them (HopperMainloop::slices).
-    int64_t chunks = i == 0 && h.gemm && h.slices > 1 ? op.rows / 16 : 1;
-    for (int64_t p = 0; p < op.panels; ++p)
-      for (int64_t q = 0; q < chunks; ++q) {
-        int64_t w = q / h.slices, a = q % h.slices;
-        int64_t physical = chunks > 1 ? ((w / 4 * h.slices + a) * 4 + w % 4) * 16 : 0;
-        std::string coords;
-        for (size_t d = src.ranges.size(); d-- > 0;) {
-          Expr c = src.ranges[d].min;
-          if ((int)d == op.colDim && p) c = add(c, makeInt(p * panelElems, c->dtype));
-          if ((int)d == op.rowDim && chunks > 1 && q) c = add(c, makeInt(q * 16, c->dtype));
-          coords += ", (int)(" + expr(c) + ")";
+  // One iteration of the loop, `it` its index, `r` the register set of its split copies.
+  auto iteration = [&](int64_t r) {
+    line("tlc::mbar_wait(&tlc_empty[" + stage + "], " + phase + " ^ 1);");
+    const std::string expectTx = "tlc::mbar_arrive_expect_tx(&tlc_full[" + stage + "], " + std::to_string(bytes) + ");";
+    if (tmaTiles && !gathers && !usedWhen) line(expectTx);
+    if (isNonNegative(f->min)) markNonNegative(f->var);
+    line("const " + typeName(f->var->dtype) + " " + varName(f->var) + " = " + expr(substitute(f->min, h.producerLets)) +
+         " + " + it + ";");
+    if (tmaTiles && gathers) {
+      open("if (" + tmaThread + ")");
+      line(expectTx);
+    }
+    if (usedWhen) {
+      open("if (" + expr(usedWhen) + ")");
+      line(expectTx);
+    }
+    for (size_t i = 0; i < h.tiles.size(); ++i) {
+      const HopperOperand& op = h.tiles[i];
+      if (!op.copy) continue;
+      LocationScope copyAt(*this, op.copy->loc);
+      const Region& src = op.producerCopy()->src;
+      int64_t panelElems = op.span / dtypeBytes(op.tile->dtype);
+      // The gemm form's A: 16-row chunks go where their wgmma reads them (HopperMainloop::slices).
+      int64_t chunks = i == 0 && h.gemm && h.slices > 1 ? op.rows / 16 : 1;
+      for (int64_t p = 0; p < op.panels; ++p)
+        for (int64_t q = 0; q < chunks; ++q) {
+          int64_t w = q / h.slices, a = q % h.slices;
+          int64_t physical = chunks > 1 ? ((w / 4 * h.slices + a) * 4 + w % 4) * 16 : 0;
+          std::string coords;
+          for (size_t d = src.ranges.size(); d-- > 0;) {
+            Expr c = src.ranges[d].min;
+            if ((int)d == op.colDim && p) c = add(c, makeInt(p * panelElems, c->dtype));
+            if ((int)d == op.rowDim && chunks > 1 && q) c = add(c, makeInt(q * 16, c->dtype));
+            coords += ", (int)(" + expr(c) + ")";
+          }
+          line("tlc::tma_load_" + std::to_string(src.ranges.size()) + "d(" + hopperTile(op, stage) + " + " +
+               std::to_string(p * op.rows * panelElems + physical * panelElems) + ", &" + tmapName_[i] + ", &tlc_full[" +
+               stage + "]" + coords + ");");
         }
-        line("tlc::tma_load_" + std::to_string(src.ranges.size()) + "d(" + hopperTile(op, stage) + " + " +
-             std::to_string(p * op.rows * panelElems + physical * panelElems) + ", &" + tmapName_[i] + ", &tlc_full[" +
-             stage + "]" + coords + ");");
-      }
+    }
+    if (tmaTiles && gathers) close();
+    if (usedWhen) {
+      close("} else {");
+      ++indent_;
+      line("tlc::mbar_arrive(&tlc_full[" + stage + "]);");
+      close();
+    }
+    if (!split.empty()) {
+      // Iteration it - lag's elements into their stage (its registers are
+      // read at once, before this iteration's loads overwrite them).
+      open("if (" + it + " >= " + std::to_string(lag) + ")");
+      storeSplit(r);
+      close();
+      for (size_t c = 0; c < split.size(); ++c) emitDeferredLoads(split[c].second, regsOf[r][c]);
+      line(prevStage[r] + " = " + stage + ";");
+    } else if (gathers) {
+      // The gathers' runs into this stage, then one arrival per thread on
+      // `full` when they have landed (at once after element-wise stores,
+      // which a plain arrival releases).
+      Var version = makeVar("stage");
+      markNonNegative(version);
+      line("const int " + varName(version) + " = " + stage + ";");
+      std::string sync = fresh("sync");
+      line("bool " + sync + " = false;");
+      for (const HopperOperand& op : h.tiles)
+        if (op.gather) {
+          bufs_[op.tile].version = makeVarRef(version);
+          emitGather(*op.producerGather, ptid, h.producerThreads, sync, f->var.get());
+          bufs_[op.tile].version = nullptr;
+        }
+      line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");
+      line("else tlc::cp_async_mbar_arrive(&tlc_full[" + stage + "]);");
+    }
+    advanceRing(stage, phase);
+  };
+  line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
+  if (lag == 1) {
+    open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
+    iteration(0);
+  } else {
+    // Unrolled by `lag`: iteration first + r keeps its elements in set r.
+    const std::string first = fresh("iter_first"), L = std::to_string(lag);
+    open("for (int " + first + " = 0; " + first + " < " + n + "; " + first + " += " + L + ")");
+    for (int64_t r = 0; r < lag; ++r) {
+      open(r ? "if (" + first + " + " + std::to_string(r) + " < " + n + ")" : "");
+      line("const int " + it + " = " + first + " + " + std::to_string(r) + ";");
+      iteration(r);
+      close();
+    }
   }
-  if (tmaTiles && gathers) close();
-  if (usedWhen) {
-    close("} else {");
-    ++indent_;
-    line("tlc::mbar_arrive(&tlc_full[" + stage + "]);");
-    close();
-  }
-  if (!split.empty()) {
-    // The last iteration's elements into their stage (the registers are
-    // read at once, before this iteration's loads overwrite them).
-    open("if (" + it + " > 0)");
-    storeSplit(prevStage);
-    close();
-    for (auto& [op, d] : split) emitDeferredLoads(d, d.regs);
-    line(prevStage + " = " + stage + ";");
-  } else if (gathers) {
-    // The gathers' runs into this stage, then one arrival per thread on
-    // `full` when they have landed (at once after element-wise stores,
-    // which a plain arrival releases).
-    Var version = makeVar("stage");
-    markNonNegative(version);
-    line("const int " + varName(version) + " = " + stage + ";");
-    std::string sync = fresh("sync");
-    line("bool " + sync + " = false;");
-    for (const HopperOperand& op : h.tiles)
-      if (op.gather) {
-        bufs_[op.tile].version = makeVarRef(version);
-        emitGather(*op.producerGather, ptid, h.producerThreads, sync, f->var.get());
-        bufs_[op.tile].version = nullptr;
-      }
-    line("if (" + sync + ") { tlc::cp_async_wait_all(); tlc::mbar_arrive(&tlc_full[" + stage + "]); }");
-    line("else tlc::cp_async_mbar_arrive(&tlc_full[" + stage + "]);");
-  }
-  advanceRing(stage, phase);
   close();
-  if (!split.empty()) {
-    open("if (" + n + " > 0)");
-    storeSplit(prevStage);
+  // The last iterations' elements (of each register set, the iteration that used it last).
+  for (int64_t r = 0; r < lag && !split.empty(); ++r) {
+    open("if (" + n + " > " + std::to_string(r) + ")");
+    storeSplit(r);
     close();
   }
   if (persistent_) close();
