@@ -81,6 +81,11 @@ bool buildSharedObject(const ir::Module& lowered, const std::string& path, const
 // The optimized LLVM IR of a lowered module, as text (for `tlc emit --stage=llvm`).
 std::string emitLLVMText(const ir::Module& lowered, const CpuOptions& options, bool optimized);
 
+// The module in LLVM's text form `llvmIR` after narrow_vector_compares.h's
+// pass on each of its functions, as text ("; error: ..." when it does not
+// parse): the pass on textual IR, for its tests.
+std::string narrowVectorComparesInText(const std::string& llvmIR);
+
 // Assembly for the target (for `tlc emit --stage=asm`).
 std::string emitAssembly(const ir::Module& lowered, const CpuOptions& options);
 

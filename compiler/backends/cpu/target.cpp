@@ -1,5 +1,7 @@
 #include "compiler/backends/cpu/target.h"
 
+#include "compiler/backends/cpu/narrow_vector_compares.h"
+
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Module.h>
@@ -225,6 +227,10 @@ void optimizeModule(llvm::Module& m, CpuTarget& target, int optLevel) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
+  if (optLevel >= 2)
+    pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel) {
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(NarrowVectorCompares()));
+    });
   llvm::OptimizationLevel level = optLevel >= 3   ? llvm::OptimizationLevel::O3
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
