@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backends/cpu/cpu_backend.h"
 #include "compiler/driver/cpu_target.h"
 #include "compiler/sema/frontend.h"
 
@@ -28,6 +29,14 @@ inline CpuCompiled compileTl(const std::string& text, const std::vector<Define>&
   uint32_t file = c.sources->addBuffer("test.tl", text);
   c.module = compileSource(*c.sources, *c.diags, file, defines);
   return c;
+}
+
+// The LLVM IR of `c`'s module lowered by the CPU pipeline, for `options`'
+// target (`optimized`: after LLVM's optimizer); "" when it does not lower.
+inline std::string cpuLLVM(CpuCompiled& c, const cpu::CpuOptions& options, bool optimized) {
+  if (!c.module) return "";
+  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
+  return lowered ? cpu::emitLLVMText(*lowered, options, optimized) : "";
 }
 
 inline CpuCompiled compileTlFile(const std::string& path, const std::vector<Define>& defines = {}) {
