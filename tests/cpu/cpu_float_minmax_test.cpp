@@ -52,13 +52,13 @@ def act[M, N](X: Tensor[(M, N), float16], Y: Tensor[(M, N), float16], F: Tensor[
 
 // The LLVM IR of `source` for AVX-512 without FP16 arithmetic.
 std::string znver4IR(CpuCompiled& c) {
-  auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
-  INFO(c.rendered());
-  REQUIRE(lowered);
   cpu::CpuOptions o;
   o.cpu = "znver4";
   o.features = "+avx512f";
-  return cpu::emitLLVMText(*lowered, o, true);
+  std::string ir = cpuLLVM(c, o, true);
+  INFO(c.rendered());
+  REQUIRE(!ir.empty());
+  return ir;
 }
 
 // The kernel `source` has vector float32 code (`expected` in its IR) and no

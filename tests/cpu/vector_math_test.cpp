@@ -199,9 +199,8 @@ TEST_CASE("a T.Parallel loop of float32 math is vector code with no libm call") 
                               "        for i in T.Parallel(256):\n"
                               "            Y[bx * 256 + i] = " + call + "\n");
     REQUIRE_MESSAGE(c.module, c.rendered());
-    auto lowered = driver::lowerModuleForCpu(*c.module, {}, *c.diags);
-    REQUIRE_MESSAGE(lowered, c.rendered());
-    std::string llvm = cpu::emitLLVMText(*lowered, {}, /*optimized=*/true);
+    std::string llvm = cpuLLVM(c, {}, /*optimized=*/true);
+    REQUIRE_MESSAGE(!llvm.empty(), c.rendered());
     CHECK(llvm.find("x float>") != std::string::npos);
     if (name == "sin" || name == "cos") {
       // libmvec's 8-lane entry; the loop the vectorizer keeps for overlapping

@@ -36,23 +36,31 @@ namespace {
 
 enum class Ext { None, Zero, Sign };
 
+// The 32-bit form of a 64-bit vector operand: `value` itself (a vector of
+// 32-bit lanes or a constant), or the 32-bit scalar whose splat it is
+// (`splat`), built only once both operands have one (materialize).
+struct Narrow {
+  llvm::Value* value = nullptr;
+  bool splat = false;
+};
+
 // The 32-bit vector `v` extends, and how; for a constant, one that fits
-// `want` (the other operand's extension). Null when there is none.
-llvm::Value* narrowed(llvm::Value* v, Ext want, Ext* how, llvm::IRBuilder<>& b) {
+// `want` (the other operand's extension). Null `value` when there is none.
+Narrow narrowed(llvm::Value* v, Ext want, Ext* how) {
   auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
-  llvm::Type* i32 = b.getInt32Ty();
   if (auto* c = llvm::dyn_cast<llvm::Constant>(v)) {
-    if (want == Ext::None) return nullptr;
+    if (want == Ext::None) return {};
     std::vector<llvm::Constant*> lanes;
+    llvm::Type* i32 = llvm::Type::getInt32Ty(v->getContext());
     for (unsigned i = 0; i < vt->getNumElements(); ++i) {
       auto* e = llvm::dyn_cast_or_null<llvm::ConstantInt>(c->getAggregateElement(i));
-      if (!e) return nullptr;
+      if (!e) return {};
       bool fits = want == Ext::Zero ? e->getValue().isIntN(32) : e->getValue().isSignedIntN(32);
-      if (!fits) return nullptr;
+      if (!fits) return {};
       lanes.push_back(llvm::ConstantInt::get(i32, e->getValue().trunc(32)));
     }
     *how = want;
-    return llvm::ConstantVector::get(lanes);
+    return {llvm::ConstantVector::get(lanes), false};
   }
   auto extOf = [](llvm::Value* x, Ext* kind) -> llvm::Value* {
     if (llvm::isa<llvm::ZExtInst>(x)) *kind = Ext::Zero;
@@ -63,20 +71,24 @@ llvm::Value* narrowed(llvm::Value* v, Ext want, Ext* how, llvm::IRBuilder<>& b) 
   };
   Ext kind = Ext::None;
   if (llvm::Value* src = extOf(v, &kind)) {  // a vector extension
-    if (want != Ext::None && want != kind) return nullptr;
+    if (want != Ext::None && want != kind) return {};
     *how = kind;
-    return src;
+    return {src, false};
   }
   // A splat of an extended scalar: insertelement into lane 0, then a
   // shuffle with an all-zeros mask.
   using namespace llvm::PatternMatch;
   llvm::Value* scalar = nullptr;
-  if (!match(v, m_Shuffle(m_InsertElt(m_Value(), m_Value(scalar), m_ZeroInt()), m_Value(), m_ZeroMask())))
-    return nullptr;
+  if (!match(v, m_Shuffle(m_InsertElt(m_Value(), m_Value(scalar), m_ZeroInt()), m_Value(), m_ZeroMask()))) return {};
   llvm::Value* src = extOf(scalar, &kind);
-  if (!src || (want != Ext::None && want != kind)) return nullptr;
+  if (!src || (want != Ext::None && want != kind)) return {};
   *how = kind;
-  return b.CreateVectorSplat(vt->getElementCount(), src);
+  return {src, true};
+}
+
+// The 32-bit vector of `n`, an operand of the 64-bit vector type `vt`.
+llvm::Value* materialize(const Narrow& n, llvm::FixedVectorType* vt, llvm::IRBuilder<>& b) {
+  return n.splat ? b.CreateVectorSplat(vt->getElementCount(), n.value) : n.value;
 }
 
 bool readsAs(llvm::CmpInst::Predicate p, Ext how) {
@@ -99,15 +111,11 @@ llvm::PreservedAnalyses NarrowVectorCompares::run(llvm::Function& f, llvm::Funct
     // The non-constant side decides the extension; a constant side follows it.
     if (llvm::isa<llvm::Constant>(x)) std::swap(x, y);
     Ext how = Ext::None, other = Ext::None;
-    llvm::Value* nx = narrowed(x, Ext::None, &how, b);
-    llvm::Value* ny = nx ? narrowed(y, how, &other, b) : nullptr;
-    if (!nx || !ny || !readsAs(c->getPredicate(), how)) {
-      // A splat made for a side that did not narrow goes unused: drop it.
-      for (llvm::Value* v : {nx, ny})
-        if (auto* i = llvm::dyn_cast_or_null<llvm::Instruction>(v))
-          if (i->use_empty()) llvm::RecursivelyDeleteTriviallyDeadInstructions(i);
-      continue;
-    }
+    Narrow n1 = narrowed(x, Ext::None, &how);
+    Narrow n2 = n1.value ? narrowed(y, how, &other) : Narrow{};
+    if (!n1.value || !n2.value || !readsAs(c->getPredicate(), how)) continue;
+    auto* vt = llvm::cast<llvm::FixedVectorType>(x->getType());
+    llvm::Value *nx = materialize(n1, vt, b), *ny = materialize(n2, vt, b);
     if (x != c->getOperand(0)) std::swap(nx, ny);
     llvm::Value* narrow = b.CreateICmp(c->getPredicate(), nx, ny, c->getName());
     c->replaceAllUsesWith(narrow);
