@@ -146,12 +146,18 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
     // Tensor maps (Hopper TMA) follow the device arguments. A tensor TMA
     // cannot address where it lies is staged into a stream-ordered workspace
     // when its map allows it; otherwise the launch's version without TMA runs.
-    if (!l.tensorMaps.empty() && !api.tensorMapEncodeTiled && l.fallbackEntry.empty())
+    // A driver without an encoder one of the maps needs runs the version
+    // without TMA, else fails naming the entry point.
+    const char* missingEncoder = nullptr;
+    for (const TensorMapInfo& t : l.tensorMaps)
+      if (t.im2col ? !api.tensorMapEncodeIm2col : !api.tensorMapEncodeTiled)
+        missingEncoder = t.im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled";
+    if (missingEncoder && l.fallbackEntry.empty())
       return fail(TLC_ERROR_BACKEND_UNAVAILABLE, "kernel `" + info.name +
-                                                     "` copies tensors with TMA, but the CUDA driver lacks "
-                                                     "cuTensorMapEncodeTiled (CUDA 12 or newer)");
+                                                     "` copies tensors with TMA, but the CUDA driver lacks " +
+                                                     missingEncoder + " (CUDA 12 or newer)");
     auto planMaps = [&](bool canStage) {
-      if (!api.tensorMapEncodeTiled) {
+      if (missingEncoder) {
         cuda::LaunchMaps none;
         none.fallback = !l.tensorMaps.empty();
         return none;
@@ -199,10 +205,12 @@ tlc_status deviceLaunch(tlc_kernel* k, const tlc_arg* args, const CheckedArgs& c
       if (tlc_status st = stageTensors(api, m, plan, workspace.ptr, stream, info.name)) return st;
     }
     for (size_t t = 0; t < plan.specs.size(); ++t) {
-      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, plan.specs[t], maps[t].bytes);
+      int rc = cuda::encodeTensorMap(api.tensorMapEncodeTiled, api.tensorMapEncodeIm2col, plan.specs[t],
+                                     maps[t].bytes);
       if (rc != 0)
-        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: cuTensorMapEncodeTiled failed for tensor `" +
-                                          info.params[l.tensorMaps[t].paramIndex].name + "`: " + api.describe(rc));
+        return fail(TLC_ERROR_LAUNCH, "kernel `" + info.name + "`: " + cuda::tensorMapEncoderName(plan.specs[t]) +
+                                          " failed for tensor `" + info.params[l.tensorMaps[t].paramIndex].name +
+                                          "`: " + api.describe(rc));
       launchParams.push_back(maps[t].bytes);
     }
     const std::string& entry = useFallback ? l.fallbackEntry : l.entry;

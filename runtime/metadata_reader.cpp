@@ -134,6 +134,31 @@ Rpn rpnOf(const json& j) {
   return Rpn{};
 }
 
+// A tensor map's "im2col" object: the convolution's "kernel", "stride",
+// "pad" and "dilation", each [h, w]; marks the map an im2col map.
+void readIm2col(const json& j, TensorMapInfo* tm) {
+  struct Field {
+    const char* name;
+    int* value;
+    int least;
+  };
+  cuda::Im2colGeometry& g = tm->geometry;
+  const Field fields[] = {
+      {"kernel", g.kernel, 1}, {"stride", g.stride, 1}, {"pad", g.pad, 0}, {"dilation", g.dilation, 1}};
+  for (const Field& f : fields) {
+    const json& v = j.at(f.name);
+    if (!v.is_array() || v.size() != 2)
+      throw std::runtime_error(std::string("an im2col tensor map's \"") + f.name + "\" is not a pair [h, w]");
+    for (int a = 0; a < 2; ++a) {
+      if (!v[a].is_number_integer() || v[a].get<int64_t>() < f.least || v[a].get<int64_t>() > (1 << 20))
+        throw std::runtime_error(std::string("an im2col tensor map's \"") + f.name + "\" has " + v[a].dump() +
+                                 " where an integer in " + std::to_string(f.least) + "..1048576 is expected");
+      f.value[a] = (int)v[a].get<int64_t>();
+    }
+  }
+  tm->im2col = true;
+}
+
 }  // namespace
 
 bool parseMetadata(const std::string& text, std::string* target, std::vector<KernelInfo>* kernels, std::string* error,
@@ -229,10 +254,17 @@ bool parseMetadata(const std::string& text, std::string* target, std::vector<Ker
               tm.swizzle = t.at("swizzle").get<int>();
               tm.stage = t.value("stage", false);
               tm.store = t.value("store", false);
+              if (t.contains("im2col")) readIm2col(t.at("im2col"), &tm);
+              // An im2col map's box is {pixels, channels} over a rank-4
+              // (N, H, W, C) tensor; a tiled map's box has the tensor's rank.
+              const size_t rank = tm.im2col ? 4 : tm.box.size();
               if (tm.paramIndex < 0 || tm.paramIndex >= (int)ki.params.size() || !ki.params[tm.paramIndex].isTensor ||
-                  tm.box.size() != ki.params[tm.paramIndex].shape.size())
+                  rank != ki.params[tm.paramIndex].shape.size())
                 throw std::runtime_error("a tensor map refers to parameter " + std::to_string(tm.paramIndex) +
-                                         ", which is not a tensor of that rank");
+                                         ", which is not a tensor of rank " + std::to_string(rank));
+              if (tm.im2col && tm.box.size() != 2)
+                throw std::runtime_error("an im2col tensor map's box has " + std::to_string(tm.box.size()) +
+                                         " values, not 2 (pixels, channels)");
               li.tensorMaps.push_back(tm);
             }
           if (l.contains("fallback") && !l.at("fallback").is_null()) {

@@ -110,11 +110,14 @@ bool GpuDriver::setDynamicShared(void* fn, int bytes) {
   return check(api_->funcSetAttribute(fn, 8, bytes), "cuFuncSetAttribute");
 }
 bool GpuDriver::encodeTensorMap(const cuda::TensorMapSpec& spec, void* out) {
-  if (!api_->tensorMapEncodeTiled) {
-    error_ = "the CUDA driver lacks cuTensorMapEncodeTiled (CUDA 12 or newer), which TMA kernels need";
+  const char* name = cuda::tensorMapEncoderName(spec);
+  int rc = cuda::encodeTensorMap(api_->tensorMapEncodeTiled, api_->tensorMapEncodeIm2col, spec, out);
+  if (rc == cuda::kTensorMapEncoderMissing) {
+    error_ = std::string("the CUDA driver lacks ") + name + " (CUDA 12 or newer), which " +
+             (spec.im2col ? "TMA kernels with im2col loads need" : "TMA kernels need");
     return false;
   }
-  return check(cuda::encodeTensorMap(api_->tensorMapEncodeTiled, spec, out), "cuTensorMapEncodeTiled");
+  return check(rc, name);
 }
 
 bool GpuDriver::launch(void* fn, const unsigned grid[3], unsigned threads, unsigned sharedBytes, void** args) {

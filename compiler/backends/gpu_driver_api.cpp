@@ -61,6 +61,7 @@ std::string bindEntryPoints(GpuRuntime runtime, GpuDriverApi& a) {
                 {bind(h, a.cuGetErrorString, "cuGetErrorString"), "cuGetErrorString"}};
     bind(h, a.ctxGetDevice, "cuCtxGetDevice");
     bind(h, a.tensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+    bind(h, a.tensorMapEncodeIm2col, "cuTensorMapEncodeIm2col");
     bind(h, a.memAllocAsync, "cuMemAllocAsync");
     bind(h, a.memFreeAsync, "cuMemFreeAsync");
   } else {

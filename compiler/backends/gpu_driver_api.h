@@ -10,7 +10,8 @@
 // values). One table of entry points is bound by name to either library
 // (`bindGpuDriverApi`); what exists on one side only is null on the other:
 //   - CUDA: contexts (cuCtx*, primary contexts), cuFuncSetAttribute (shared
-//     memory above 48 KiB is opt-in), cuTensorMapEncodeTiled (TMA);
+//     memory above 48 KiB is opt-in), cuTensorMapEncodeTiled and
+//     cuTensorMapEncodeIm2col (TMA);
 //   - HIP: hipSetDevice / hipGetDevice (a current device per thread, no
 //     contexts: LDS needs no opt-in), hipRuntimeGetVersion (the pointer
 //     attributes' memory types were renumbered in ROCm 6).
@@ -71,6 +72,7 @@ struct GpuDriverApi {
   int (*primaryCtxRetain)(void**, int) = nullptr;
   int (*funcSetAttribute)(void*, int, int) = nullptr;
   cuda::EncodeTiledFn tensorMapEncodeTiled = nullptr;  // CUDA 12+; only kernels with tensor maps need it
+  cuda::EncodeIm2colFn tensorMapEncodeIm2col = nullptr;  // CUDA 12+; only kernels with im2col maps need it
   // Stream-ordered allocation (CUDA 11.2+; optional): workspaces of staged tensor maps.
   int (*memAllocAsync)(DevicePtr*, size_t, void*) = nullptr;
   int (*memFreeAsync)(DevicePtr, void*) = nullptr;

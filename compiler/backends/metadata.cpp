@@ -212,6 +212,16 @@ json launchPlanJson(const DeviceLaunchPlan& plan) {
     for (const cuda::TensorMapArg& t : l.tensorMaps) {
       maps.push_back({{"param", t.paramIndex}, {"box", t.box}, {"swizzle", t.swizzle}, {"stage", t.stage}});
       if (t.store) maps.back()["store"] = true;
+      // Im2col maps only: the convolution the launcher's corners and
+      // element strides come from, each (h, w); the box is {pixels, channels}.
+      if (t.im2col) {
+        const cuda::Im2colGeometry& g = t.geometry;
+        auto pair = [](const int* v) { return json::array({v[0], v[1]}); };
+        maps.back()["im2col"] = {{"kernel", pair(g.kernel)},
+                                 {"stride", pair(g.stride)},
+                                 {"pad", pair(g.pad)},
+                                 {"dilation", pair(g.dilation)}};
+      }
     }
     launches.push_back({{"entry", l.entry},
                         {"grid", grid},

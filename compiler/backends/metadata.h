@@ -40,7 +40,9 @@
 // "shared_bytes", "tensor_maps"}; "tensor_maps" ({"param": i, "box": [ints,
 // outermost first], "swizzle": bytes}) are 128-byte CUtensorMap arguments
 // that the launcher encodes from tensor i's address and shape and passes
-// after the device arguments, and "fallback" ({"entry", "block",
+// after the device arguments (with "im2col": {"kernel", "stride", "pad",
+// "dilation"}, each [h, w], a map in im2col mode over an (N, H, W, C)
+// tensor whose "box" is [pixels, channels]: cuda/tensor_map.h), and "fallback" ({"entry", "block",
 // "shared_bytes"} or null) is the kernel to launch instead, with the device
 // arguments only, when one of them cannot be encoded;
 // "persistent_blocks_per_sm" (0 when absent) > 0 marks a persistent kernel,

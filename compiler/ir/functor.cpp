@@ -236,7 +236,7 @@ Stmt IRMutator::mutateFor(const ForStmt* n, const Stmt& self) {
   Stmt body = mutate(n->body);
   if (mn == n->min && ext == n->extent && body == n->body) return self;
   auto f = std::make_shared<ForStmt>(n->var, mn, ext, n->forKind, body, n->loc);
-  f->copyPipelineAttributes(*n);
+  f->copyLoopAttributes(*n);
   return f;
 }
 Stmt IRMutator::mutateIf(const IfStmt* n, const Stmt& self) {

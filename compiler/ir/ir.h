@@ -307,12 +307,19 @@ struct ForStmt : StmtNode {
   std::vector<std::vector<int64_t>> group;
   // false: the loop never becomes a warp-specialized mainloop (sm_90a).
   bool warpSpecialize = true;
+  // Parallel loops only: the outer loop of the gather nest T.c2d_im2col
+  // writes (ir/im2col.h) carries the convolution's geometry, kernel,
+  // stride, padding and dilation, each (h, w); empty otherwise. A hint
+  // only: the CUDA backend loads the tile by TMA in im2col mode where the
+  // nest is still exactly the one that geometry describes (matchIm2col).
+  std::vector<int64_t> im2col;
   Stmt body;
   ForStmt(Var v, Expr mn, Expr ext, ForKind k, Stmt b, SourceLoc l)
       : StmtNode(kKind, l), var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), forKind(k),
         body(std::move(b)) {}
-  // Copies the pipeline attributes (num_stages, order, stage, group, warp_specialize) of `from`.
-  void copyPipelineAttributes(const ForStmt& from) {
+  // Copies the loop attributes (num_stages, order, stage, group, warp_specialize, im2col) of `from`.
+  void copyLoopAttributes(const ForStmt& from) {
+    im2col = from.im2col;
     numStages = from.numStages;
     order = from.order;
     stage = from.stage;

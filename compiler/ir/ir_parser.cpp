@@ -11,6 +11,7 @@
 #include <limits>
 #include <set>
 
+#include "compiler/ir/im2col.h"
 #include "compiler/ir/ir_parser_internal.h"
 #include "compiler/ir/verifier.h"
 
@@ -328,7 +329,7 @@ Stmt IRParser::parseAlloc() {
 // for := 'for' vardecl 'in' kind '(' expr ':' '+' expr (',' attr)* ')' loc-suffix? block
 // kind := 'serial' | 'parallel' | 'pipelined' | 'unroll' | 'vectorized'
 // attr := 'num_stages' '=' NUMBER | ('order' | 'stage') '=' ints | 'group' '=' '[' ints (',' ints)* ']'
-//         | 'warp_specialize' '=' ('true' | 'false')
+//         | 'warp_specialize' '=' ('true' | 'false') | 'im2col' '=' ints (8 of them, ir/im2col.h)
 // ints := '[' (int (',' int)*)? ']'
 Stmt IRParser::parseFor() {
   SourceLoc loc = take().loc;
@@ -349,7 +350,9 @@ Stmt IRParser::parseFor() {
   int64_t stages = 0;
   std::vector<int64_t> order, stage;
   std::vector<std::vector<int64_t>> group;
-  bool seenStages = false, seenOrder = false, seenStage = false, seenGroup = false, seenWs = false;
+  bool seenStages = false, seenOrder = false, seenStage = false, seenGroup = false, seenWs = false,
+       seenIm2col = false;
+  std::vector<int64_t> im2col;
   bool warpSpecialize = true;
   auto ints = [&](std::vector<int64_t>& list) {
     expectPunct("[");
@@ -384,9 +387,17 @@ Stmt IRParser::parseFor() {
       if (v.text != "true" && v.text != "false")
         fail(DiagKind::IrInvalidAttribute, v.loc, "`warp_specialize` is true or false, not " + describe(v));
       warpSpecialize = v.text == "true";
+    } else if (key.text == "im2col") {
+      once(seenIm2col);
+      ints(im2col);
+      if (!validIm2colAttribute(im2col))
+        fail(DiagKind::IrInvalidAttribute, key.loc,
+             "`im2col` is [kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w]: kernels, "
+             "strides and dilations at least 1, paddings at least 0");
     } else {
       fail(DiagKind::IrInvalidAttribute, key.loc,
-           "unknown loop attribute " + describe(key) + "; expected num_stages, order, stage, group or warp_specialize");
+           "unknown loop attribute " + describe(key) +
+               "; expected num_stages, order, stage, group, warp_specialize or im2col");
     }
   }
   expectPunct(")");
@@ -400,6 +411,7 @@ Stmt IRParser::parseFor() {
   f->stage = std::move(stage);
   f->group = std::move(group);
   f->warpSpecialize = warpSpecialize;
+  f->im2col = std::move(im2col);
   return f;
 }
 

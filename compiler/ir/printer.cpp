@@ -433,6 +433,7 @@ class Printer {
           range += "]";
         }
         if (!f->warpSpecialize) range += ", warp_specialize=false";
+        if (!f->im2col.empty()) range += ", im2col=" + ints(f->im2col);
         std::vector<const void*> scope;
         std::string var = f->var ? declareVar(f->var, scope) : "<null>";
         bracedBody("for " + var + " in " + forKindName(f->forKind) + "(" + range + ")", f->body, s->loc, scope);

@@ -39,7 +39,7 @@ class Substituter : public IRMutator {
     shadow_.pop_back();
     if (mn == n->min && ext == n->extent && body == n->body) return self;
     auto f = std::make_shared<ForStmt>(n->var, mn, ext, n->forKind, body, n->loc);
-    f->copyPipelineAttributes(*n);
+    f->copyLoopAttributes(*n);
     return f;
   }
 

@@ -312,7 +312,7 @@ class Grouping {
                        (exprBits(f->min) | exprBits(f->extent)) == 0 && !jumpsOutOf(f->body);
         if (!fusable) break;
         auto out = std::make_shared<ForStmt>(f->var, f->min, f->extent, f->forKind, jam(f->body), f->loc);
-        out->copyPipelineAttributes(*f);
+        out->copyLoopAttributes(*f);
         return out;
       }
       case StmtKind::If: {

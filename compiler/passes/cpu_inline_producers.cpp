@@ -453,7 +453,7 @@ class Inliner {
         path_.pop_back();
         if (!b) return nullptr;
         auto out = std::make_shared<ForStmt>(f->var, f->min, f->extent, f->forKind, b, f->loc);
-        out->copyPipelineAttributes(*f);
+        out->copyLoopAttributes(*f);
         return out;
       }
       case StmtKind::If: {

@@ -39,7 +39,7 @@ class Interchange : public IRMutator {
       if (auto out = distribute(*node, body)) return *out;
     if (body == node->body) return self;
     auto f = std::make_shared<ForStmt>(node->var, node->min, node->extent, node->forKind, body, node->loc);
-    f->copyPipelineAttributes(*node);
+    f->copyLoopAttributes(*node);
     return f;
   }
 

@@ -98,7 +98,7 @@ class Versioner : public IRMutator {
       fastBody = std::make_shared<const LetStmt>((*it)->var, (*it)->value, fastBody, (*it)->loc);
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
       auto loop = std::make_shared<ForStmt>((*it)->var, (*it)->min, (*it)->extent, (*it)->forKind, fastBody, (*it)->loc);
-      loop->copyPipelineAttributes(**it);
+      loop->copyLoopAttributes(**it);
       fastBody = loop;
     }
     // The original nest, shared (IR nodes are immutable), is the else branch.

@@ -63,7 +63,7 @@ class Hoist : public IRMutator {
     if (!changed) return out;
     auto g = std::make_shared<ForStmt>(loop->var, loop->min, loop->extent, loop->forKind,
                                        makeSeq(std::move(rewritten), loop->loc), loop->loc);
-    g->copyPipelineAttributes(*loop);
+    g->copyLoopAttributes(*loop);
     return g;
   }
 

@@ -352,7 +352,7 @@ class Simplifier : public IRMutator {
     if (isEmpty(body) && pure(mn) && pure(ext)) return emptyStmt(n->loc);
     if (mn == n->min && ext == n->extent && body == n->body) return self;
     auto f = std::make_shared<ForStmt>(n->var, mn, ext, n->forKind, body, n->loc);
-    f->copyPipelineAttributes(*n);
+    f->copyLoopAttributes(*n);
     return f;
   }
 

@@ -16,6 +16,8 @@ const std::vector<BuiltinInfo>& allBuiltins() {
       {"alloc_var", B::AllocVar, C::Alloc, {"dtype", "init"}, 1, false},
       {"alloc_reducer", B::AllocReducer, C::Alloc, {"shape", "dtype", "op", "replication"}, 2, false},
       {"copy", B::Copy, C::TileOp, {"src", "dst", "coalesced_width", "disable_tma"}, 2, false},
+      {"c2d_im2col", B::C2dIm2col, C::TileOp,
+       {"img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad", "eviction_policy"}, 8, false},
       {"gemm", B::Gemm, C::TileOp, {"A", "B", "C", "transpose_A", "transpose_B", "clear_accum", "policy", "k_pack", "wg_wait"}, 3, false},
       {"fill", B::Fill, C::TileOp, {"buffer", "value"}, 2, false},
       {"clear", B::Clear, C::TileOp, {"buffer"}, 1, false},

@@ -13,7 +13,7 @@ enum class BuiltinId {
   // kernels and allocation
   Kernel, AllocShared, AllocFragment, AllocLocal, AllocVar, AllocReducer,
   // tile operations (statements)
-  Copy, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
+  Copy, C2dIm2col, Gemm, Fill, Clear, ReduceMax, ReduceSum, ReduceMin, ReduceAbsSum, ReduceAbsMax,
   AtomicAdd, AtomicMax, AtomicMin, AtomicAddX2, AtomicAddX4, UseSwizzle, AnnotateLayout, SyncThreads, Cumsum,
   Print, ReducerInit, ReducerUpdate, FinalizeReducer,
   // layout values (the second argument of T.annotate_layout)

@@ -200,6 +200,7 @@ void Sema::lowerTileOp(const BuiltinInfo& b, const ast::Expr& call) {
     case BuiltinId::Cumsum: lowerCumsum(call, args); return;
     case BuiltinId::AnnotateLayout: lowerAnnotateLayout(call, args); return;
     case BuiltinId::Print: lowerPrint(call, args); return;
+    case BuiltinId::C2dIm2col: lowerIm2col(call, args); return;
     case BuiltinId::UseSwizzle: {
       if (kernelSwizzleLoc_.known()) {
         report(DiagKind::MisusedBuiltin, loc, "`T.use_swizzle` is already given for this kernel")

@@ -271,6 +271,7 @@ class Sema {
   void lowerGemm(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerReduce(const BuiltinInfo& b, const ast::Expr& call, const CallArgs& args);
   void lowerPrint(const ast::Expr& call, const CallArgs& args);  // lower_print.cpp
+  void lowerIm2col(const ast::Expr& call, const CallArgs& args);  // lower_im2col.cpp
   Value lowerAlloc(const BuiltinInfo& b, const ast::Expr& call, const std::string& name, SourceLoc nameLoc);
   bool requireKernel(SourceLoc loc, const std::string& what);
   // `T.Pipelined`'s num_stages, order, stage, group and warp_specialize; false after an error.

@@ -73,6 +73,19 @@ __device__ __forceinline__ void tma_load_5d(void* smem, const TensorMap* map, u6
                ::"r"(smem_addr(smem)), "l"(map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
                : "memory");
 }
+// Tensor copy global -> shared through an im2col map (cuTensorMapEncodeIm2col)
+// over an (N, H, W, C) tensor: the map's pixelsPerColumn pixels, walked from
+// (w, h, n) over the map's bounding box, each reading channels c .. c +
+// channelsPerPixel - 1 of the pixel shifted by the filter tap's offsets
+// (off_w, off_h); rows of the tile as a 2-D box {channels, pixels} would
+// land, zeros outside the tensor; completes the whole tile's bytes on `bar`.
+__device__ __forceinline__ void tma_load_im2col_4d(void* smem, const TensorMap* map, u64* bar, int c, int w, int h,
+                                                   int n, unsigned short off_w, unsigned short off_h) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
+               ::"r"(smem_addr(smem)), "l"(map), "r"(smem_addr(bar)), "r"(c), "r"(w), "r"(h), "r"(n), "h"(off_w),
+               "h"(off_h)
+               : "memory");
+}
 // Tensor copy shared -> global of the map's box at element coordinates
 // (innermost first), one thread issuing it into its bulk group; elements
 // outside the tensor are not written. The shared tile must be made visible

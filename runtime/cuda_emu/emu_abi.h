@@ -31,7 +31,7 @@
 extern "C" {
 #endif
 
-#define TLC_EMU_ABI_VERSION 7
+#define TLC_EMU_ABI_VERSION 8
 
 typedef struct tlc_emu_uint3 {
   unsigned x, y, z;
@@ -180,6 +180,12 @@ typedef struct tlc_emu_api {
   // [smem], [map, {coords}], [bar]: map is a 128-byte tensor map in the
   // emulator's encoding; coords has `rank` elements, innermost first.
   void (*tma_load)(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  // cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes
+  // [smem], [map, {c, w, h, n}], [bar], {off_w, off_h}: map is an im2col
+  // tensor map in the emulator's encoding; coords are (c, w, h, n), offsets
+  // the 16-bit im2col offsets (w, h).
+  void (*tma_load_im2col)(void* smem, const void* map, void* bar, const int* coords, const uint16_t* offsets,
+                          const void* pc);
   // cp.async.bulk.tensor.<rank>d.global.shared::cta.bulk_group [map, {coords}],
   // [smem]: the box at coords (innermost first) from shared memory to the
   // tensor, elements outside it not written; complete when it returns.

@@ -640,6 +640,12 @@ TLC_EMU_NOINLINE void tma_load(int rank, void* smem, const void* map, void* bar,
   const int coords[5] = {c0, c1, c2, c3, c4};
   tlc_emu_host->tma_load(rank, smem, map, bar, coords, TLC_EMU_PC);
 }
+TLC_EMU_NOINLINE void tma_load_im2col(void* smem, const void* map, void* bar, int c, int w, int h, int n,
+                                      unsigned short off_w, unsigned short off_h) {
+  const int coords[4] = {c, w, h, n};
+  const uint16_t offsets[2] = {off_w, off_h};
+  tlc_emu_host->tma_load_im2col(smem, map, bar, coords, offsets, TLC_EMU_PC);
+}
 TLC_EMU_NOINLINE void tma_store(int rank, const void* map, const void* smem, int c0, int c1 = 0, int c2 = 0,
                                 int c3 = 0, int c4 = 0) {
   const int coords[5] = {c0, c1, c2, c3, c4};

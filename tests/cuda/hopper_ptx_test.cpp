@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "compiler/backends/cuda/cuda_hopper.h"
@@ -415,4 +416,32 @@ TEST_CASE("gemm operands the kernel only reads may be staged for TMA; the module
   REQUIRE(off);
   for (const cuda::TensorMapArg& t : maps(*off)) CHECK_FALSE(t.stage);
   CHECK(off->source.find(cuda::kStageRowsEntry) == std::string::npos);
+}
+
+TEST_CASE("tma_load_im2col_4d assembles to an im2col tensor copy with 16-bit im2col offsets") {
+  const std::string source = R"(#include "tlc_cuda.h"
+extern "C" __global__ void k(const __grid_constant__ tlc::TensorMap map, float* out, int c, int w, int h, int n,
+                             unsigned short off_w, unsigned short off_h) {
+  __shared__ __align__(128) unsigned char tile[64 * 32];
+  __shared__ tlc::u64 bar;
+  if (threadIdx.x == 0) { tlc::mbar_init(&bar, 1); tlc::mbar_init_fence(); }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    tlc::mbar_arrive_expect_tx(&bar, sizeof tile);
+    tlc::tma_load_im2col_4d(tile, &map, &bar, c, w, h, n, off_w, off_h);
+  }
+  tlc::mbar_wait(&bar, 0);
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+)";
+  std::string ptx = ptxFor(source);
+  if (ptx.empty()) return;
+  // Coordinates (c, w, h, n) in 32-bit registers, the offsets (w, h) in 16-bit ones.
+  static const std::regex insn(
+      R"(cp\.async\.bulk\.tensor\.4d\.shared::cluster\.global\.im2col\.mbarrier::complete_tx::bytes )"
+      R"(\[%r\d+\], \[%rd\d+, \{%r\d+, %r\d+, %r\d+, %r\d+\}\], \[%r\d+\], \{%rs\d+, %rs\d+\};)");
+  CHECK(std::regex_search(ptx, insn));
+  auto cubin = cuda::compileWithNvrtc(source, "sm_90a", false);
+  INFO(cubin.error);
+  CHECK(cubin.ok);
 }

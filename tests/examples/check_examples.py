@@ -202,6 +202,27 @@ def case_conv1x1_stride2():
     return conv_case(2, 7, 9, 40, 36, 1, 1, 2, 0, 1, block_M=64, block_N=32, threads=128)
 
 
+# C a multiple of block_K: on sm_90a the im2col tile is one TMA load in
+# im2col mode per stage (each tile of 64 pixels runs past the end of an
+# image row, of an image, and of the last image).
+def case_conv3x3_tma():
+    return conv_case(2, 9, 11, 64, 40, 3, 3, 1, 1, 1)
+
+
+def case_conv3x3_tma_m128_one_warpgroup():
+    # 16-pixel loads, one per chunk of two 16-row slices per warp.
+    return conv_case(2, 9, 11, 64, 40, 3, 3, 1, 1, 1, block_M=128, threads=128, stages=3)
+
+
+def case_conv_tma_stride2_dilation2_pad3():
+    # A 3x2 filter: padding above what it needs, taps past the image's far side.
+    return conv_case(2, 13, 10, 32, 24, 3, 2, 2, 3, 2, block_M=64, block_N=32, block_K=32, threads=128)
+
+
+def case_conv1x1_tma_stride2():
+    return conv_case(2, 7, 9, 128, 36, 1, 1, 2, 0, 1, block_M=64, block_N=32, threads=128)
+
+
 def case_packed_bits():
     M = 300
     P = (np.arange(M) % 256).astype(np.uint8)

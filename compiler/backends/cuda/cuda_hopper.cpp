@@ -5,6 +5,7 @@
 #include "compiler/backends/cuda/cuda_layout_plan.h"
 #include "compiler/ir/buffer_access.h"
 #include "compiler/ir/buffer_writes.h"
+#include "compiler/backends/cuda/tensor_map.h"
 #include "compiler/ir/gather_nest.h"
 #include "compiler/ir/substitute.h"
 #include "compiler/ir/var_uses.h"
@@ -235,6 +236,46 @@ bool planGatherOperand(const KernelStmt& kernel, const ForStmt* f, const GatherN
   return true;
 }
 
+// The im2col tile of a gather nest T.c2d_im2col wrote (ir/im2col.h),
+// loaded by TMA in im2col mode into the panels wgmma reads: false when the
+// nest is no longer that nest, or when TMA cannot load it (the tile's
+// columns must lie in one filter tap: C a multiple of BK; the corners of
+// the filter's bounding box within -128..127; strides of at most 8), and
+// the producer threads then gather it.
+bool planIm2colOperand(const GatherNest& g, const VarMap& lets, const std::unordered_set<const VarNode*>& bound,
+                       const std::set<const BufferNode*>& written, HopperOperand* out) {
+  std::optional<Im2colMatch> m = matchIm2col(g);
+  if (!m) return false;
+  const BufferNode* x = m->x;
+  TmaDType type;
+  int elemBytes = 0;
+  int64_t channels = 0;
+  if (!tmaDTypeOf(std::string(dtypeName(x->dtype)), &type, &elemBytes) || !constInt(x->shape[3], &channels) ||
+      channels % m->cols)
+    return false;
+  const ir::Im2colGeometry& geo = m->geometry;
+  for (int axis = 0; axis < 2; ++axis) {
+    int64_t upper = geo.pad[axis] - geo.dilation[axis] * (geo.kernel[axis] - 1);
+    if (geo.pad[axis] > 127 || upper < -128 || upper > 127 || geo.stride[axis] > 8) return false;
+  }
+  int64_t span = panelSpan(m->cols, elemBytes);
+  if (!span || m->rows > 256 || m->rows % 8) return false;
+  HopperOperand op;
+  setPanelShape(m->tile, m->rows, m->cols, span, &op);
+  if (op.stageBytes % 1024) return false;
+  m->nhwStep = substitute(m->nhwStep, lets);
+  m->cStep = substitute(m->cStep, lets);
+  ProducerUses uses(bound, written);
+  uses.visit(m->nhwStep);
+  uses.visit(m->cStep);
+  if (uses.computed) return false;
+  op.im2col = m;
+  op.rowDim = 0;
+  op.colDim = 1;
+  *out = op;
+  return true;
+}
+
 // Whether the rows of a copy's tile are runs of whole 4-byte words of its
 // source's rows, which the producer threads can move by cp.async.
 bool wordRuns(const CopyStmt* c) {
@@ -294,14 +335,16 @@ bool planGeneralLoop(const KernelStmt& kernel, const ForStmt* f, const PipelineS
   }
   for (const GatherNest& g : sched.gathers) {
     HopperOperand op;
-    if (!planGatherOperand(kernel, f, g, lets, true, &op, why)) return false;
+    if (!(gemmTiles.count(g.tile) && planIm2colOperand(g, lets, bound.vars, written, &op)) &&
+        !planGatherOperand(kernel, f, g, lets, true, &op, why))
+      return false;
     out->tiles.push_back(op);
   }
   // Copies beside TMA ones are worth a producer of threads only when tensor
   // copies and the gemms they feed are the loop's work.
   bool tma = false, copiedByThreads = false;
   for (const HopperOperand& op : out->tiles) {
-    tma |= op.copy != nullptr;
+    tma |= op.tma();
     copiedByThreads |= op.copyNest != nullptr;
   }
   if (copiedByThreads && (!tma || gemmTiles.empty()))
@@ -369,7 +412,15 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   // The producer substitutes the kernel's lets before the loop (a split-K
   // gemm's per-block trip count) into the copies' regions and the trip count.
   VarMap lets = producerLets(kernel, f);
-  // Each operand tile is filled by a copy (TMA) or a gather nest (cp.async).
+  // The producer warpgroup runs only the copies: their regions and the trip
+  // count may use the loop variable, block indices and kernel arguments, not
+  // values the kernel computes.
+  BoundVars bound;
+  bound.visit(kernel.body);
+  bound.vars.erase(f->var.get());
+  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
+  // Each operand tile is filled by a copy (TMA), an im2col tile (TMA) or a
+  // gather nest (cp.async).
   auto operand = [&](const Buffer& tile, HopperOperand* op) {
     for (const CopyStmt* c : sched.producers)
       if (c->dst.buffer.get() == tile.get()) {
@@ -380,7 +431,9 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
         return true;
       }
     for (const GatherNest& gn : sched.gathers)
-      if (gn.tile == tile.get()) return planGatherOperand(kernel, f, gn, lets, true, op, why);
+      if (gn.tile == tile.get())
+        return planIm2colOperand(gn, lets, bound.vars, written, op) ||
+               planGatherOperand(kernel, f, gn, lets, true, op, why);
     return fail(why, "the copies do not fill the gemm's two operands");
   };
   HopperOperand a, b;
@@ -425,13 +478,6 @@ bool planLoop(const KernelStmt& kernel, const ForStmt* f, int64_t threads, const
   walk(kernel.body);
   if (touches.count[a.tile] != 2 || touches.count[b.tile] != 2)
     return fail(why, "the operand tiles are used outside the loop's copies and gemm");
-  // The producer warpgroup runs only the copies: their regions and the trip
-  // count may use the loop variable, block indices and kernel arguments, not
-  // values the kernel computes.
-  BoundVars bound;
-  bound.visit(kernel.body);
-  bound.vars.erase(f->var.get());
-  std::set<const BufferNode*> written = collectBufferWrites(kernel.body).buffers;
   ProducerUses uses(bound.vars, written);
   for (const HopperOperand* op : {&a, &b})
     if (op->copy) uses.visitRegion(op->producerCopy()->src);

@@ -24,6 +24,7 @@
 
 #include "compiler/backends/cuda/cuda_mma.h"
 #include "compiler/backends/cuda/cuda_options.h"
+#include "compiler/ir/im2col.h"
 #include "compiler/ir/ir.h"
 #include "compiler/ir/substitute.h"
 
@@ -57,6 +58,12 @@ struct HopperOperand {
   // the lets before the loop substituted: the producer threads move it
   // element by element, loading an iteration ahead of their stores.
   std::shared_ptr<const ir::CopyStmt> elementCopy;
+  // A tile T.c2d_im2col fills (ir/im2col.h), loaded by TMA in im2col mode:
+  // the nest's match, with the lets before the loop substituted into its
+  // steps (the producer runs before them).
+  std::optional<ir::Im2colMatch> im2col;
+  // Whether TMA loads the tile (a tensor copy, or an im2col tile).
+  bool tma() const { return copy || im2col; }
   // Whether wgmma reads the tile: it is then stored in panels (`span`);
   // otherwise (span 0) it keeps its own layout.
   bool inPanels() const { return span > 0; }

@@ -123,17 +123,13 @@ void KernelEmitter::emitDeferredHopperLoop(const ForStmt* f, const std::vector<S
   };
   // A persistent kernel's consumers continue around the ring from tile to tile.
   std::string n = fresh("n_iter"), j = fresh("iter");
-  std::string stage = persistent_ ? ringStage_ : fresh("stage"), phase = persistent_ ? ringPhase_ : fresh("phase");
   std::string newest = fresh("newest_stage"), oldest = fresh("oldest_stage");
   // Hidden from the compiler: with a trip count it knows, NVVM keeps only the
   // tail that runs and ptxas then serializes the wgmmas (C7514).
   line("const int " + n + " = tlc::runtime_value(" + expr(f->extent) + ");");
-  if (persistent_) {
-    line("int " + newest + " = " + stage + ", " + oldest + " = " + stage + ";");
-  } else {
-    line("int " + stage + " = 0, " + newest + " = 0, " + oldest + " = 0;");
-    line("unsigned " + phase + " = 0;");
-  }
+  const RingPosition ring = consumerRing(false);
+  const std::string &stage = ring.stage, &phase = ring.phase;
+  line("int " + newest + " = " + stage + ", " + oldest + " = " + stage + ";");
   if (isNonNegative(f->min)) markNonNegative(f->var);
   // Binds the loop variable and the ring's stage for statements of iteration `iter`.
   auto bind = [&](const std::string& iter, const std::string& ringStage) {

@@ -79,6 +79,17 @@ void KernelEmitter::advanceRing(const std::string& stage, const std::string& pha
        " ^= 1; }");
 }
 
+// The consumers' ring position (stage, phase and, with `withPrev`, the
+// stage to release): a persistent kernel's, which its consumers carry from
+// tile to tile; otherwise fresh, declared here at the ring's start.
+KernelEmitter::RingPosition KernelEmitter::consumerRing(bool withPrev) {
+  if (persistent_) return {ringStage_, ringPhase_, withPrev ? ringPrev_ : ""};
+  RingPosition r{fresh("stage"), fresh("phase"), withPrev ? fresh("prev_stage") : ""};
+  line("int " + r.stage + " = 0" + (withPrev ? ", " + r.prev + " = 0" : "") + ";");
+  line("unsigned " + r.phase + " = 0;");
+  return r;
+}
+
 // A consumer's release of stage `stage` once its reads are done: each thread
 // arrives, or each warp's first lane after the warp's lanes are past them.
 void KernelEmitter::releaseStage(const std::string& stage) {
@@ -115,6 +126,26 @@ std::string KernelEmitter::tensorMapParams() {
   const ir::BufferWrites writes = ir::collectBufferWrites(kernel_.body);
   for (size_t i = 0; i < hopper_->tiles.size(); ++i) {
     const HopperOperand& op = hopper_->tiles[i];
+    const int64_t boxRows = i == 0 && hopper_->gemm && hopper_->slices > 1 ? 16 : op.rows;
+    if (op.im2col) {  // im2col mode over the image (box: pixels, channels)
+      TensorMapArg t;
+      t.paramIndex = paramIndexOf(op.im2col->x);
+      TLC_CHECK(t.paramIndex >= 0, "an im2col image is not a tensor parameter");
+      t.box = {boxRows, op.span / dtypeBytes(op.tile->dtype)};
+      t.swizzle = (int)op.span;
+      t.im2col = true;
+      const ir::Im2colGeometry& g = op.im2col->geometry;
+      for (int a = 0; a < 2; ++a) {
+        t.geometry.kernel[a] = (int)g.kernel[a];
+        t.geometry.stride[a] = (int)g.stride[a];
+        t.geometry.pad[a] = (int)g.pad[a];
+        t.geometry.dilation[a] = (int)g.dilation[a];
+      }
+      tensorMaps_.push_back(t);
+      tmapName_.push_back(fresh(bufs_[op.im2col->x].name + "_im2col_tmap"));
+      params += ", const __grid_constant__ tlc::TensorMap " + tmapName_[i];
+      continue;
+    }
     if (!op.copy) {  // a gather: no tensor map
       tmapName_.push_back("");
       continue;
@@ -124,7 +155,7 @@ std::string KernelEmitter::tensorMapParams() {
     t.paramIndex = paramIndexOf(src.buffer.get());
     TLC_CHECK(t.paramIndex >= 0, "a TMA source is not a tensor parameter");
     t.box.assign(src.buffer->shape.size(), 1);
-    t.box[op.rowDim] = i == 0 && hopper_->gemm && hopper_->slices > 1 ? 16 : op.rows;
+    t.box[op.rowDim] = boxRows;
     t.box[op.colDim] = op.span / dtypeBytes(op.tile->dtype);
     t.swizzle = (int)op.span;
     t.stage = options_.stageTma && gemm && !writes.buffers.count(src.buffer.get());
@@ -171,7 +202,7 @@ void KernelEmitter::emitHopperSetup() {
   const bool gathers = hasGathers(h);
   int64_t tmaTiles = 0, bytes = 0;
   for (const HopperOperand& op : h.tiles)
-    if (op.copy) {
+    if (op.tma()) {
       ++tmaTiles;
       bytes += op.stageBytes;
     }
@@ -266,8 +297,8 @@ void KernelEmitter::emitHopperSetup() {
   Expr usedWhen;
   if (tmaTiles && !gathers && split.empty())
     for (const HopperOperand& op : h.tiles) {
-      if (!op.copy) continue;
-      const Expr& u = op.producerCopy()->usedWhen;
+      if (!op.tma()) continue;
+      Expr u = op.copy ? op.producerCopy()->usedWhen : nullptr;
       bool same = u && (!usedWhen || structurallyEqual(u, usedWhen));
       usedWhen = same ? u : nullptr;
       if (!same) break;
@@ -290,6 +321,10 @@ void KernelEmitter::emitHopperSetup() {
     }
     for (size_t i = 0; i < h.tiles.size(); ++i) {
       const HopperOperand& op = h.tiles[i];
+      if (op.im2col) {
+        emitIm2colLoads(i, stage);
+        continue;
+      }
       if (!op.copy) continue;
       LocationScope copyAt(*this, op.copy->loc);
       const Region& src = op.producerCopy()->src;
@@ -399,18 +434,12 @@ void KernelEmitter::emitHopperConsumer(const ForStmt* f, Accesses& pending) {
   std::string ta = h.a.mnMajor ? "1" : "0", tb = h.b.mnMajor ? "1" : "0";
   open("");
   std::string n = fresh("n_iter"), it = fresh("iter"), wg = fresh("warpgroup");
-  // The ring position: from the start, or (persistent) where the last tile left it.
-  std::string stage = persistent_ ? ringStage_ : fresh("stage"), phase = persistent_ ? ringPhase_ : fresh("phase");
-  std::string prev = persistent_ ? ringPrev_ : fresh("prev_stage");
   const std::string& acc = bufs_[g->c.buffer.get()].name;
   const std::string pin = "tlc::fence_registers<" + std::to_string(bufs_[g->c.buffer.get()].elems) + ">(" + acc + ");";
   line("const int " + n + " = " + expr(f->extent) + ";");
   line("const int " + wg + " = tid / 128;");
   line(pin);
-  if (!persistent_) {
-    line("int " + stage + " = 0, " + prev + " = 0;");
-    line("unsigned " + phase + " = 0;");
-  }
+  const auto [stage, phase, prev] = consumerRing(true);
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");
@@ -488,12 +517,9 @@ void KernelEmitter::emitHopperLoop(const ForStmt* f, Accesses& pending) {
   open("");
   // A persistent kernel's consumers continue around the ring from tile to tile.
   std::string n = fresh("n_iter"), it = fresh("iter");
-  std::string stage = persistent_ ? ringStage_ : fresh("stage"), phase = persistent_ ? ringPhase_ : fresh("phase");
   line("const int " + n + " = " + expr(f->extent) + ";");
-  if (!persistent_) {
-    line("int " + stage + " = 0;");
-    line("unsigned " + phase + " = 0;");
-  }
+  const RingPosition ring = consumerRing(false);
+  const std::string &stage = ring.stage, &phase = ring.phase;
   line("#pragma unroll 1");  // rolled: same speed, much less for NVRTC to compile (bench/RESULTS.md)
   open("for (int " + it + " = 0; " + it + " < " + n + "; ++" + it + ")");
   line("tlc::mbar_wait(&tlc_full[" + stage + "], " + phase + ");");

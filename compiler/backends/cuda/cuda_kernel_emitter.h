@@ -206,6 +206,8 @@ class KernelEmitter : public backend::CEmitter {
   // The warp-specialized Hopper mainloop (cuda_hopper_mainloop.cpp).
   std::string tensorMapParams();
   int paramIndexOf(const ir::BufferNode* b) const;  // the function parameter holding tensor b, or -1
+  // The producer's TMA loads of tile `i`, an im2col tile, into stage `stage` (cuda_im2col.cpp).
+  void emitIm2colLoads(size_t i, const std::string& stage);
   void emitHopperSetup();
   // Opens the loop of a persistent kernel over its tiles and declares the
   // block variables (openTiles); openTileLoop first declares the consumers'
@@ -546,6 +548,10 @@ class KernelEmitter : public backend::CEmitter {
   // ringStage_ / ringPrev_ / ringPhase_.
   bool persistent_ = false;
   std::string ringStage_, ringPrev_, ringPhase_;
+  struct RingPosition {
+    std::string stage, phase, prev;
+  };
+  RingPosition consumerRing(bool withPrev);
   // The grid rows of a rasterization panel (1: the row order;
   // cuda_block_indices.cpp).
   int64_t rasterPanel() const;

@@ -115,6 +115,84 @@ bool rowMajorTensorMapSpec(const std::string& dtype, uint64_t address, const std
   return pitchedTensorMapSpec(dtype, address, shape, shape.empty() ? 1 : shape.back(), box, swizzle, out, why);
 }
 
+bool im2colTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                         const Im2colGeometry& geometry, int64_t pixels, int64_t channels, int swizzle,
+                         TensorMapSpec* out, std::string* why) {
+  if (shape.size() != 4) {
+    *why = "an im2col tensor map needs a rank-4 (N, H, W, C) tensor, not one of rank " + std::to_string(shape.size());
+    return false;
+  }
+  TmaDType type;
+  int elemBytes = 0;
+  if (!tmaDTypeOf(dtype, &type, &elemBytes)) {
+    *why = "TMA cannot copy elements of type " + dtype;
+    return false;
+  }
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) {
+    *why = "the swizzle is " + std::to_string(swizzle) + " bytes (0, 32, 64 or 128 allowed)";
+    return false;
+  }
+  // The convolution, axis by axis (0: h, 1: w), and the corners of the
+  // filter's top-left tap over the padded input (TensorMapSpec: w first).
+  int lower[2], upper[2];
+  for (int a = 0; a < 2; ++a) {
+    const std::string axis = a == 0 ? "h" : "w";
+    const int k = geometry.kernel[a], step = geometry.stride[a], p = geometry.pad[a], d = geometry.dilation[a];
+    auto atLeast = [&](const char* what, int value, int least) {
+      if (value >= least) return true;
+      *why = std::string("the convolution's ") + what + " along " + axis + " is " + std::to_string(value) +
+             " (at least " + std::to_string(least) + " needed)";
+      return false;
+    };
+    if (!atLeast("filter extent", k, 1) || !atLeast("dilation", d, 1) || !atLeast("pad", p, 0)) return false;
+    if (step < 1 || step > 8) {
+      *why = "the convolution's stride along " + axis + " is " + std::to_string(step) +
+             " (TMA's im2col mode steps 1 to 8 elements)";
+      return false;
+    }
+    const int64_t lo = -(int64_t)p, hi = (int64_t)p - (int64_t)d * (k - 1);
+    if (lo < -128 || lo > 127 || hi < -128 || hi > 127) {
+      *why = "the im2col corners along " + axis + " are " + std::to_string(lo) + " and " + std::to_string(hi) +
+             " (pad " + std::to_string(p) + ", filter " + std::to_string(k) + ", dilation " + std::to_string(d) +
+             "), outside -128..127";
+      return false;
+    }
+    lower[1 - a] = (int)lo;
+    upper[1 - a] = (int)hi;
+  }
+  if (pixels < 1 || pixels > 1024) {
+    *why = "each im2col load copies " + std::to_string(pixels) + " pixels (1 to 1024 allowed)";
+    return false;
+  }
+  if (channels < 1 || channels > 256) {
+    *why = "each im2col load copies " + std::to_string(channels) + " channels of a pixel (1 to 256 allowed)";
+    return false;
+  }
+  const int64_t rowBytes = channels * elemBytes;
+  if (rowBytes % 16 != 0) {
+    *why = "each im2col pixel's channels are " + std::to_string(rowBytes) + " bytes, not a multiple of 16";
+    return false;
+  }
+  if (swizzle != 0 && rowBytes > swizzle) {
+    *why = "each im2col pixel's channels (" + std::to_string(rowBytes) + " bytes) are wider than the swizzle span";
+    return false;
+  }
+  // The address, dimensions and strides as for a tiled map; the box is
+  // then the pixels' rows of channels.
+  TensorMapSpec s;
+  if (!rowMajorTensorMapSpec(dtype, address, shape, {1, 1, 1, channels}, swizzle, &s, why)) return false;
+  s.im2col = true;
+  s.box[1] = (uint32_t)pixels;
+  for (int a = 0; a < 2; ++a) {
+    s.lower[a] = lower[a];
+    s.upper[a] = upper[a];
+  }
+  s.elementStrides[1] = (uint32_t)geometry.stride[1];  // w
+  s.elementStrides[2] = (uint32_t)geometry.stride[0];  // h
+  *out = s;
+  return true;
+}
+
 std::string tmaUnsupportedError(const std::string& kernel, const std::string& tensor, const std::string& why) {
   return "kernel `" + kernel + "` copies tensor `" + tensor + "` with TMA, which needs a layout TMA can describe: " + why +
          " (compile with --no-warp-specialize for any layout)";
@@ -156,39 +234,51 @@ LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMap
     const TensorMapArg& tm = maps[m];
     LaunchTensor x = tensorOf(tm.paramIndex);
     std::string why;
-    if (rowMajorTensorMapSpec(x.dtype, x.address, x.shape, tm.box, tm.swizzle, &plan.specs[m], &why)) continue;
-    if (tm.store) {  // the kernel stores the tensor without TMA
-      plan.specs[m] = TensorMapSpec{};
-      continue;
-    }
-    // Staged: the same map over padded rows in the workspace (at offset 0
-    // until placed), when that is a map TMA can describe.
-    TmaDType type;
-    int elemBytes = 0;
-    if (tm.stage && canStage && !x.shape.empty() && tmaDTypeOf(x.dtype, &type, &elemBytes)) {
-      StagedTensor st;
-      st.paramIndex = tm.paramIndex;
-      st.source = x.address;
-      st.elemBytes = elemBytes;
-      st.rowBytes = x.shape.back() * elemBytes;
-      st.rows = 1;
-      for (size_t d = 0; d + 1 < x.shape.size(); ++d) st.rows *= x.shape[d];
-      st.pitch = stagedPitch(st.rowBytes);
-      std::string stagedWhy;
-      if (st.rows > 0 && st.rowBytes > 0 &&
-          pitchedTensorMapSpec(x.dtype, 0, x.shape, st.pitch / elemBytes, tm.box, tm.swizzle, &plan.specs[m],
-                               &stagedWhy)) {
-        int found = -1;
-        for (size_t s = 0; s < plan.staged.size(); ++s)
-          if (plan.staged[s].paramIndex == tm.paramIndex) found = (int)s;
-        if (found < 0) {
-          st.offset = plan.workspaceBytes;
-          plan.workspaceBytes += ((uint64_t)(st.rows * st.pitch) + 255) / 256 * 256;
-          found = (int)plan.staged.size();
-          plan.staged.push_back(st);
-        }
-        plan.stagedOf[m] = found;
+    if (tm.im2col) {
+      // Im2col loads read the tensor where it lies: no staged copy (its
+      // padded rows would be pixels of the wrong width), no zero map (there
+      // is no im2col store); what TMA cannot describe takes the version
+      // without TMA, else fails.
+      if (tm.box.size() == 2 && im2colTensorMapSpec(x.dtype, x.address, x.shape, tm.geometry, tm.box[0], tm.box[1],
+                                                    tm.swizzle, &plan.specs[m], &why))
         continue;
+      if (tm.box.size() != 2)
+        why = "an im2col map's box is {pixels, channels}, not " + std::to_string(tm.box.size()) + " values";
+    } else {
+      if (rowMajorTensorMapSpec(x.dtype, x.address, x.shape, tm.box, tm.swizzle, &plan.specs[m], &why)) continue;
+      if (tm.store) {  // the kernel stores the tensor without TMA
+        plan.specs[m] = TensorMapSpec{};
+        continue;
+      }
+      // Staged: the same map over padded rows in the workspace (at offset 0
+      // until placed), when that is a map TMA can describe.
+      TmaDType type;
+      int elemBytes = 0;
+      if (tm.stage && canStage && !x.shape.empty() && tmaDTypeOf(x.dtype, &type, &elemBytes)) {
+        StagedTensor st;
+        st.paramIndex = tm.paramIndex;
+        st.source = x.address;
+        st.elemBytes = elemBytes;
+        st.rowBytes = x.shape.back() * elemBytes;
+        st.rows = 1;
+        for (size_t d = 0; d + 1 < x.shape.size(); ++d) st.rows *= x.shape[d];
+        st.pitch = stagedPitch(st.rowBytes);
+        std::string stagedWhy;
+        if (st.rows > 0 && st.rowBytes > 0 &&
+            pitchedTensorMapSpec(x.dtype, 0, x.shape, st.pitch / elemBytes, tm.box, tm.swizzle, &plan.specs[m],
+                                 &stagedWhy)) {
+          int found = -1;
+          for (size_t s = 0; s < plan.staged.size(); ++s)
+            if (plan.staged[s].paramIndex == tm.paramIndex) found = (int)s;
+          if (found < 0) {
+            st.offset = plan.workspaceBytes;
+            plan.workspaceBytes += ((uint64_t)(st.rows * st.pitch) + 255) / 256 * 256;
+            found = (int)plan.staged.size();
+            plan.staged.push_back(st);
+          }
+          plan.stagedOf[m] = found;
+          continue;
+        }
       }
     }
     // Neither: the version without TMA, else the error; no maps.
@@ -215,16 +305,32 @@ std::string tmaStagedNote(const std::string& kernel, const std::string& tensor, 
          " bytes (TMA addresses rows of multiples of 16 bytes at 16-byte aligned addresses)\n";
 }
 
-int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out) {
+const char* tensorMapEncoderName(const TensorMapSpec& spec) {
+  return spec.im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled";
+}
+
+int encodeTensorMap(EncodeTiledFn tiled, EncodeIm2colFn im2col, const TensorMapSpec& spec, void* out) {
   if (spec.rank == 0) {
     std::memset(out, 0, 128);
     return 0;
   }
-  unsigned box[5], elementStrides[5] = {1, 1, 1, 1, 1};
-  for (int i = 0; i < spec.rank; ++i) box[i] = spec.box[i];
-  return encode(out, (int)spec.dtype, (unsigned)spec.rank, reinterpret_cast<void*>(spec.address), spec.dims,
-                spec.strides + 1, box, elementStrides, /*interleave none*/ 0, (int)spec.swizzle,
-                /*L2 promotion 256B*/ 3, /*zero fill*/ 0);
+  unsigned box[5], elementStrides[5];
+  for (int i = 0; i < spec.rank; ++i) {
+    box[i] = spec.box[i];
+    elementStrides[i] = spec.elementStrides[i];
+  }
+  // The driver takes the strides of dimensions 1 and up (dimension 0 is
+  // contiguous), and in im2col mode the corners innermost first (w, h).
+  if (spec.im2col) {
+    if (!im2col) return kTensorMapEncoderMissing;
+    return im2col(out, (int)spec.dtype, (unsigned)spec.rank, reinterpret_cast<void*>(spec.address), spec.dims,
+                  spec.strides + 1, spec.lower, spec.upper, /*channelsPerPixel*/ box[0], /*pixelsPerColumn*/ box[1],
+                  elementStrides, /*interleave none*/ 0, (int)spec.swizzle, /*L2 promotion 256B*/ 3, /*zero fill*/ 0);
+  }
+  if (!tiled) return kTensorMapEncoderMissing;
+  return tiled(out, (int)spec.dtype, (unsigned)spec.rank, reinterpret_cast<void*>(spec.address), spec.dims,
+               spec.strides + 1, box, elementStrides, /*interleave none*/ 0, (int)spec.swizzle,
+               /*L2 promotion 256B*/ 3, /*zero fill*/ 0);
 }
 
 }  // namespace tlc::cuda

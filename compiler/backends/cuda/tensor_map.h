@@ -2,9 +2,10 @@
 // tlc::TensorMap describes, computed at launch from the tensor's address,
 // shape and strides and the box that the kernel copies.
 //
-// The GPU launchers hand a TensorMapSpec to cuTensorMapEncodeTiled (the
-// driver entry point loaded at run time); the CUDA emulator encodes the same
-// spec into its own 128-byte form (cuda_emu::encodeTensorMap).
+// The GPU launchers hand a TensorMapSpec to cuTensorMapEncodeTiled, or in
+// im2col mode to cuTensorMapEncodeIm2col (driver entry points loaded at run
+// time); the CUDA emulator encodes the same spec into its own 128-byte form
+// (cuda_emu::encodeTensorMap).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,19 @@ struct TensorMapSpec {
   uint64_t strides[5] = {};      // byte strides, innermost first (strides[0] is elemBytes)
   uint32_t box[5] = {};          // the copied box, innermost first
   TmaSwizzle swizzle = TmaSwizzle::None;
+  // Im2col mode (cuTensorMapEncodeIm2col) over a rank-4 (N, H, W, C)
+  // tensor (dims innermost first: C, W, H, N): each load copies
+  // `pixels` pixels of `channels` channels (box[0] = channels, box[1] =
+  // pixels; box[2..] unused), walking the output positions of a
+  // convolution: the bounding box of a filter's top-left corner runs over
+  // W from lower[0] to dims[1] - 1 + upper[0] and over H from lower[1] to
+  // dims[2] - 1 + upper[1] (inclusive), in steps of elementStrides[1] (W)
+  // and elementStrides[2] (H), then on to the next image; the load's
+  // im2col offsets (w, h) shift every pixel read, and what falls outside
+  // the tensor reads zero.
+  bool im2col = false;
+  int lower[2] = {}, upper[2] = {};             // (w, h)
+  uint32_t elementStrides[5] = {1, 1, 1, 1, 1};  // innermost first; 1 except in im2col mode
 };
 
 // The spec of a map over a row-major tensor (shape outermost first, element
@@ -76,13 +90,39 @@ std::string tmaFallbackNote(const std::string& kernel, const std::string& tensor
 // epilogue); where TMA cannot address the tensor, the launch passes a map
 // of zeros (a TensorMapSpec of rank 0) and the kernel, which tests the map
 // (tlc::tensor_map_valid), stores it without TMA.
+// `im2col`: the map is in im2col mode over a rank-4 (N, H, W, C) tensor
+// (TensorMapSpec::im2col): a convolution of filter `kernel`, `stride`,
+// zero `pad` on each side and `dilation`, each (h, w); `box` is then
+// {pixels, channels} (outermost first).
+struct Im2colGeometry {
+  int kernel[2] = {1, 1}, stride[2] = {1, 1}, pad[2] = {0, 0}, dilation[2] = {1, 1};  // (h, w)
+};
 struct TensorMapArg {
   int paramIndex = -1;
   std::vector<int64_t> box;
   int swizzle = 0;
   bool stage = false;
   bool store = false;
+  bool im2col = false;
+  Im2colGeometry geometry;
 };
+
+// The spec of an im2col map over a contiguous row-major (N, H, W, C)
+// tensor of dtype `dtype` (a tlc dtype name) for a convolution of
+// `geometry`: loads of `pixels` pixels of `channels` channels with a swizzle
+// of `swizzle` bytes (0, 32, 64, 128). The corners bound the filter's
+// top-left tap over the padded input: lower (w, h) = (-pad_w, -pad_h),
+// upper = (pad_w - dilation_w * (kernel_w - 1), pad_h - dilation_h *
+// (kernel_h - 1)); the element strides are (1, stride_w, stride_h, 1).
+// False with *why when TMA cannot describe it: a rank other than 4, an
+// element type TMA cannot copy, a kernel or dilation below 1 or a negative
+// pad, a stride outside 1..8, a corner outside -128..127, `channels` outside
+// 1..256 or whose row is not a multiple of 16 bytes or wider than the
+// swizzle span, `pixels` outside 1..1024, or the address, dimensions and
+// strides that makeTensorMapSpec rejects.
+bool im2colTensorMapSpec(const std::string& dtype, uint64_t address, const std::vector<int64_t>& shape,
+                         const Im2colGeometry& geometry, int64_t pixels, int64_t channels, int swizzle,
+                         TensorMapSpec* out, std::string* why);
 
 // A tensor staged before a launch: `rows` rows of `rowBytes` bytes, back to
 // back at `source`, copied to rows `pitch` bytes apart (stagedPitch,
@@ -141,6 +181,7 @@ struct LaunchMaps {
 // A tensor TMA cannot address where it lies is staged when its map allows
 // it and `canStage` (the launcher can allocate a workspace); otherwise the
 // version without TMA runs when `hasFallback`, and it is an error when not.
+// An im2col map (im2colTensorMapSpec) is never staged nor passed as zeros.
 LaunchMaps planLaunchMaps(const std::string& kernel, const std::vector<TensorMapArg>& maps,
                           const std::function<LaunchTensor(int)>& tensorOf, bool hasFallback, bool canStage);
 // Points the staged maps of `plan` into the workspace at `workspace`.
@@ -148,14 +189,26 @@ void placeStagedMaps(LaunchMaps* plan, uint64_t workspace);
 // The note a launcher prints for a staged tensor (`tlc run`, the emulator).
 std::string tmaStagedNote(const std::string& kernel, const std::string& tensor, const StagedTensor& t);
 
-// cuTensorMapEncodeTiled, as loaded from the driver library.
+// cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col, as loaded from the
+// driver library (either may be missing: null).
 using EncodeTiledFn = int (*)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
                               const uint64_t* strides, const unsigned* box, const unsigned* elementStrides,
                               int interleave, int swizzle, int l2Promotion, int oobFill);
+using EncodeIm2colFn = int (*)(void* map, int dtype, unsigned rank, void* address, const uint64_t* dims,
+                               const uint64_t* strides, const int* lowerCorner, const int* upperCorner,
+                               unsigned channelsPerPixel, unsigned pixelsPerColumn, const unsigned* elementStrides,
+                               int interleave, int swizzle, int l2Promotion, int oobFill);
+// The driver entry point that encodes `spec` ("cuTensorMapEncodeTiled" or
+// "cuTensorMapEncodeIm2col"), for messages.
+const char* tensorMapEncoderName(const TensorMapSpec& spec);
+// What encodeTensorMap returns when the entry point `spec` needs is null
+// (not a driver result code: those are never negative).
+inline constexpr int kTensorMapEncoderMissing = -1;
 // Encodes `spec` into the 128 bytes at `out` (64-byte aligned) with the
-// driver: no interleave, 256-byte L2 promotion, zero fill out of bounds;
-// a spec of rank 0 (a store map TMA cannot describe) as 128 zero bytes.
-// Returns the driver's result code (0: success).
-int encodeTensorMap(EncodeTiledFn encode, const TensorMapSpec& spec, void* out);
+// driver, through `im2col` for an im2col spec and `tiled` otherwise: no
+// interleave, 256-byte L2 promotion, zero fill out of bounds; a spec of
+// rank 0 (a store map TMA cannot describe) as 128 zero bytes. Returns the
+// driver's result code (0: success), or kTensorMapEncoderMissing.
+int encodeTensorMap(EncodeTiledFn tiled, EncodeIm2colFn im2col, const TensorMapSpec& spec, void* out);
 
 }  // namespace tlc::cuda

@@ -330,7 +330,7 @@ void Machine::checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint3
 // The checks common to tensor copies in both directions: the map, its rank,
 // and the shared tile at `smem` (128-byte aligned, inside the shared memory
 // the launch gave). False (reported) where one fails.
-bool Machine::tmaSharedTile(int rank, const void* map, const void* smem, const char* op, const void* pc,
+bool Machine::tmaSharedTile(int rank, bool im2col, const void* map, const void* smem, const char* op, const void* pc,
                             TmaTile* out) {
   activateHopper();
   Thread* t = out->t = current_;
@@ -343,14 +343,20 @@ bool Machine::tmaSharedTile(int rank, const void* map, const void* smem, const c
            "tensor copy with a map that is not a tensor map (not encoded by the emulator's encodeTensorMap, or corrupted)");
     return false;
   }
+  const std::string insn = std::string(op) + "_" + std::to_string(rank) + "d";
   if (spec->rank != rank) {
+    report(FindingKind::BadTensorMap, t, p, 0, insn + " with a tensor map of rank " + std::to_string(spec->rank));
+    return false;
+  }
+  if (spec->im2col != im2col) {
     report(FindingKind::BadTensorMap, t, p, 0,
-           std::string(op) + "_" + std::to_string(rank) + "d with a tensor map of rank " + std::to_string(spec->rank));
+           insn + (spec->im2col ? " with an im2col tensor map (only tma_load_im2col_4d copies through one)"
+                                : " with a tiled tensor map (an im2col load needs a map encoded in im2col mode)"));
     return false;
   }
   uintptr_t d = (uintptr_t)smem;
   *bytes = isa::tmaBoxBytes(*spec);
-  const char* side = std::string(op) == "tma_load" ? "destination" : "source";
+  const char* side = std::string(op).rfind("tma_load", 0) == 0 ? "destination" : "source";
   if (d < sharedBegin_ || d >= sharedEnd_) {
     report(FindingKind::WildAccess, t, p, 0, std::string("tensor copy ") + side + " is not in shared memory");
     return false;
@@ -373,15 +379,30 @@ bool Machine::tmaSharedTile(int rank, const void* map, const void* smem, const c
 
 void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
   TmaTile tile;
-  if (!tmaSharedTile(rank, map, smem, "tma_load", pc, &tile)) return;
+  if (!tmaSharedTile(rank, false, map, smem, "tma_load", pc, &tile)) return;
+  std::vector<uint64_t> gaddr;
+  std::vector<uint8_t> inb;
+  isa::tmaBox(tile.spec, coords, &gaddr, &inb);
+  tmaLoadTile(tile, bar, gaddr, inb);
+}
+
+void Machine::tmaLoadIm2col(void* smem, const void* map, void* bar, const int* coords, const uint16_t* offsets,
+                            const void* pc) {
+  TmaTile tile;
+  if (!tmaSharedTile(4, true, map, smem, "tma_load_im2col", pc, &tile)) return;
+  std::vector<uint64_t> gaddr;
+  std::vector<uint8_t> inb;
+  isa::tmaIm2colBox(tile.spec, coords, offsets, &gaddr, &inb);
+  tmaLoadTile(tile, bar, gaddr, inb);
+}
+
+void Machine::tmaLoadTile(TmaTile& tile, void* bar, const std::vector<uint64_t>& gaddr,
+                          const std::vector<uint8_t>& inb) {
   auto& [t, p, spec, off, bytes] = tile;
   Mbarrier* mb = findMbar(t, bar, p, "tensor copy");
   if (!mb) return;
   const uint32_t idx = mbarIndex_[mb->offset];
   // Gather the box (zeros out of bounds), checking the global reads.
-  std::vector<uint64_t> gaddr;
-  std::vector<uint8_t> inb;
-  isa::tmaBox(spec, coords, &gaddr, &inb);
   std::vector<uint8_t> data(bytes, 0);
   const int eb = spec.elemBytes;
   for (size_t e = 0; e < gaddr.size(); ++e) {
@@ -412,7 +433,7 @@ void Machine::tmaLoad(int rank, void* smem, const void* map, void* bar, const in
 
 void Machine::tmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc) {
   TmaTile tile;
-  if (!tmaSharedTile(rank, map, smem, "tma_store", pc, &tile)) return;
+  if (!tmaSharedTile(rank, false, map, smem, "tma_store", pc, &tile)) return;
   auto& [t, p, spec, off, bytes] = tile;
   // Read the tile, 16-byte chunk by chunk, through the swizzle (checked as
   // this thread's reads: the other threads' writes must be ordered before

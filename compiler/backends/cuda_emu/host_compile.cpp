@@ -87,6 +87,7 @@ bool helperBody(const std::string& name, std::string* body) {
       {"tma_load_3d", "tlc_emu::tma_load(3, smem, map, bar, c0, c1, c2);"},
       {"tma_load_4d", "tlc_emu::tma_load(4, smem, map, bar, c0, c1, c2, c3);"},
       {"tma_load_5d", "tlc_emu::tma_load(5, smem, map, bar, c0, c1, c2, c3, c4);"},
+      {"tma_load_im2col_4d", "tlc_emu::tma_load_im2col(smem, map, bar, c, w, h, n, off_w, off_h);"},
       {"reg_alloc", "tlc_emu::setmaxnreg(1, R);"},
       {"reg_dealloc", "tlc_emu::setmaxnreg(0, R);"},
       {"named_barrier", "tlc_emu::bar_sync((unsigned)id, (unsigned)threads);"},

@@ -181,7 +181,8 @@ int swizzleSpan(tlc::cuda::TmaSwizzle s);
 // The emulator's 128-byte tensor map (see emulator.h encodeTensorMap):
 // false when the bytes are not one (bad magic or version, invalid fields).
 bool decodeTensorMap(const void* map128, tlc::cuda::TensorMapSpec* spec);
-// Bytes of the map's box (every element, in bounds or not).
+// Bytes of the map's box (every element, in bounds or not; im2col:
+// channels x pixels).
 uint64_t tmaBoxBytes(const tlc::cuda::TensorMapSpec& spec);
 // The tensor copy of the box at element coordinates coords (innermost
 // first): box element i (dense, innermost dimension fastest) goes to byte
@@ -189,5 +190,11 @@ uint64_t tmaBoxBytes(const tlc::cuda::TensorMapSpec& spec);
 // [0, dim), gaddr[i] its global address (meaningful only when in bounds).
 void tmaBox(const tlc::cuda::TensorMapSpec& spec, const int* coords, std::vector<uint64_t>* gaddr,
             std::vector<uint8_t>* inBounds);
+// The same for an im2col map (spec.im2col) at coords (c, w, h, n) with the
+// im2col offsets (w, h): box element p * channels + k is channel coords[0]
+// + k of pixel p, pixels walked from (w, h, n) as TensorMapSpec describes,
+// each shifted by the offsets; a coordinate outside [0, dim) reads zero.
+void tmaIm2colBox(const tlc::cuda::TensorMapSpec& spec, const int* coords, const uint16_t* offsets,
+                  std::vector<uint64_t>* gaddr, std::vector<uint8_t>* inBounds);
 
 }  // namespace tlc::cuda_emu::isa

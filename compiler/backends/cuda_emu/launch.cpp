@@ -65,6 +65,10 @@ void apiFence(int kind, const void* pc) { gMachine->fence(kind, pc); }
 void apiTmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc) {
   gMachine->tmaLoad(rank, smem, map, bar, coords, pc);
 }
+void apiTmaLoadIm2col(void* smem, const void* map, void* bar, const int* coords, const uint16_t* offsets,
+                      const void* pc) {
+  gMachine->tmaLoadIm2col(smem, map, bar, coords, offsets, pc);
+}
 void apiTmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc) {
   gMachine->tmaStore(rank, map, smem, coords, pc);
 }
@@ -142,6 +146,7 @@ Machine::Machine(EmulatedModule* module, void* handle) : module_(module), handle
   api_.mbar_wait = apiMbarWait;
   api_.fence = apiFence;
   api_.tma_load = apiTmaLoad;
+  api_.tma_load_im2col = apiTmaLoadIm2col;
   api_.tma_store = apiTmaStore;
   api_.wgmma = apiWgmma;
   api_.wgmma_rs = apiWgmmaRs;

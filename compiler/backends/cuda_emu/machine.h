@@ -79,6 +79,8 @@ class Machine {
   void mbarWait(void* bar, unsigned parity, const void* pc);
   void fence(int kind, const void* pc);
   void tmaLoad(int rank, void* smem, const void* map, void* bar, const int* coords, const void* pc);
+  void tmaLoadIm2col(void* smem, const void* map, void* bar, const int* coords, const uint16_t* offsets,
+                     const void* pc);
   void tmaStore(int rank, const void* map, const void* smem, const int* coords, const void* pc);
   void wgmma(int n, int kind, int transA, int transB, float* d, uint64_t descA, uint64_t descB,
              int scaleD, const void* pc);
@@ -144,7 +146,14 @@ class Machine {
     uint32_t off = 0;
     uint64_t bytes = 0;
   };
-  bool tmaSharedTile(int rank, const void* map, const void* smem, const char* op, const void* pc, TmaTile* out);
+  // `im2col`: the copy is an im2col load (its map must be an im2col map;
+  // any other copy's must not be).
+  bool tmaSharedTile(int rank, bool im2col, const void* map, const void* smem, const char* op, const void* pc,
+                     TmaTile* out);
+  // The rest of a tensor load: box element i (at gaddr[i] when inBounds[i],
+  // else zero) to byte i * elemBytes of the tile, through the swizzle,
+  // completing the tile's bytes on `bar`.
+  void tmaLoadTile(TmaTile& tile, void* bar, const std::vector<uint64_t>& gaddr, const std::vector<uint8_t>& inBounds);
   void mbarSettle(uint32_t index, isa::MbarEvent ev, Thread* t, uint32_t pc);
   void checkAsyncBytes(Thread* t, uintptr_t a, size_t n, int flags, uint32_t pc);
   bool vcOrdered(const Thread* t, uint32_t otherThread, uint32_t otherClock) const;
