@@ -3,7 +3,13 @@
 // once, as scripts/gpu/zoo_bench.sh counts them on the GPU) in the same
 // process, on the runtime's threads. Inputs are the seeded random tensors of
 // `tlc run`; correctness is the zoo_numpy test's (tests/zoo/check_zoo.py).
+// Each kernel's tensors together, and the memcpy's buffers, are at least
+// three times the last-level cache the host reports (one dimension of the
+// listed sizes grows by a power of two where they are not): a host whose
+// cache holds 128 MiB would otherwise copy from its cache while the kernel
+// reads memory.
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,27 +26,44 @@ namespace {
 
 struct ZooKernel {
   const char* name;
-  std::map<std::string, int64_t> dims;  // tensors of 32-128 MiB: past the caches
+  std::map<std::string, int64_t> dims;  // tensors of 32-128 MiB
+  const char* grows;                    // the dimension scaled past the last-level cache
   std::vector<Define> defines = {};     // sizes bound at compile time
 };
 
+// The size of the largest cache sysfs lists for CPU 0 (bytes), or 0.
+int64_t lastLevelCacheBytes() {
+  int64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    int64_t unit = 1;
+    char last = text.back();
+    if (last == 'K') unit = 1024;
+    if (last == 'M') unit = 1024 * 1024;
+    best = std::max<int64_t>(best, std::atoll(text.c_str()) * unit);
+  }
+  return best;
+}
+
 const ZooKernel kZoo[] = {
-    {"layernorm", {{"M", 8192}}},
-    {"rmsnorm_residual", {{"M", 8192}}},
-    {"groupnorm", {{"B", 8}}, {{"C", "512"}, {"HW", "4096"}}},
-    {"transpose", {{"M", 4096}, {"N", 4096}}},
-    {"permute_0213", {{"B", 4}, {"S", 2048}, {"H", 32}}},
-    {"permute_3d", {{"B", 8}, {"M", 1024}, {"N", 1024}}},
-    {"bias_add_mixed", {{"M", 8192}, {"N", 4096}}},
-    {"silu_mul", {{"M", 4096}, {"N", 4096}}},
-    {"gelu", {{"M", 8192}, {"N", 4096}}},
-    {"col_sum", {{"M", 16384}, {"N", 4096}}},
-    {"row_max", {{"M", 16384}, {"N", 4096}}},
-    {"argmax", {{"M", 8192}, {"N", 4096}}},
-    {"cumsum", {{"M", 8192}, {"N", 4096}}},
-    {"topk", {{"M", 262144}}, {{"N", "64"}}},
-    {"embedding", {{"T_", 32768}, {"V", 32000}}},
-    {"gather_rows", {{"M", 32768}, {"R", 16384}, {"N", 1024}}},
+    {"layernorm", {{"M", 8192}}, "M"},
+    {"rmsnorm_residual", {{"M", 8192}}, "M"},
+    {"groupnorm", {{"B", 8}}, "B", {{"C", "512"}, {"HW", "4096"}}},
+    {"transpose", {{"M", 4096}, {"N", 4096}}, "M"},
+    {"permute_0213", {{"B", 4}, {"S", 2048}, {"H", 32}}, "B"},
+    {"permute_3d", {{"B", 8}, {"M", 1024}, {"N", 1024}}, "B"},
+    {"bias_add_mixed", {{"M", 8192}, {"N", 4096}}, "M"},
+    {"silu_mul", {{"M", 4096}, {"N", 4096}}, "M"},
+    {"gelu", {{"M", 8192}, {"N", 4096}}, "M"},
+    {"col_sum", {{"M", 16384}, {"N", 4096}}, "M"},
+    {"row_max", {{"M", 16384}, {"N", 4096}}, "M"},
+    {"argmax", {{"M", 8192}, {"N", 4096}}, "M"},
+    {"cumsum", {{"M", 8192}, {"N", 4096}}, "M"},
+    {"topk", {{"M", 262144}}, "M", {{"N", "64"}}},
+    {"embedding", {{"T_", 32768}, {"V", 32000}}, "T_"},
+    {"gather_rows", {{"M", 32768}, {"R", 16384}, {"N", 1024}}, "M"},
 };
 
 void benchOne(const ZooKernel& z, std::FILE* md) {
@@ -60,22 +83,40 @@ void benchOne(const ZooKernel& z, std::FILE* md) {
     return;
   }
   const ir::PrimFunc& func = *module->funcs[0];
-  std::optional<driver::RunArgs> args = driver::makeArguments(func, z.dims, 1, diags);
+  std::map<std::string, int64_t> dims = z.dims;
+  std::optional<driver::RunArgs> args = driver::makeArguments(func, dims, 1, diags);
   cpu::CpuKernelFn fn = jit->kernel(func.name);
   if (!args || !fn) {
     std::fprintf(stderr, "%s: %s", z.name, diags.renderAll().c_str());
     return;
   }
-  size_t bytes = 0;
-  for (const auto& t : args->tensors)
-    if (t) bytes += t->sizeBytes();
+  auto bytesOf = [](const driver::RunArgs& a) {
+    size_t n = 0;
+    for (const auto& t : a.tensors)
+      if (t) n += t->sizeBytes();
+    return n;
+  };
+  size_t bytes = bytesOf(*args);
+  const size_t want = 3 * (size_t)lastLevelCacheBytes();
+  if (bytes < want) {
+    int64_t factor = 1;
+    while (bytes * factor < want) factor *= 2;
+    dims[z.grows] *= factor;
+    args.reset();
+    args = driver::makeArguments(func, dims, 1, diags);
+    if (!args) {
+      std::fprintf(stderr, "%s: %s", z.name, diags.renderAll().c_str());
+      return;
+    }
+    bytes = bytesOf(*args);
+  }
   int threads = tlc_cpu_num_threads();
   std::vector<char> src(bytes / 2, 1), dst(bytes / 2, 0);
   double tKernel = medianTime([&] { driver::callCpuKernel(fn, func, *args); }, 5, 1.0);
   double tCopy = medianTime([&] { parallelMemcpy(dst.data(), src.data(), bytes / 2, threads); }, 5, 1.0);
   double gKernel = bytes / tKernel * 1e-9, gCopy = bytes / tCopy * 1e-9;
-  std::printf("zoo %-17s %7.1f MiB  tlc %8.2f ms %6.1f GB/s | memcpy %d threads %6.1f GB/s | ratio %.3f\n", z.name,
-              bytes / 1048576.0, tKernel * 1e3, gKernel, threads, gCopy, gKernel / gCopy);
+  std::printf("zoo %-17s %s=%-7lld %7.1f MiB  tlc %8.2f ms %6.1f GB/s | memcpy %d threads %6.1f GB/s | ratio %.3f\n", z.name,
+              z.grows, (long long)dims[z.grows], bytes / 1048576.0, tKernel * 1e3, gKernel, threads, gCopy, gKernel / gCopy);
   std::fflush(stdout);
   if (md)
     std::fprintf(md, "| %s | %.1f GB/s | memcpy %.1f GB/s (%d threads) | %.3f |\n", z.name, gKernel, gCopy, threads,
