@@ -82,3 +82,10 @@ TEST_CASE("TileLang-style reducers on the CPU") {
   checkStyle("reducers.tl", {}, {{"M", 37}, {"N", 300}});
   checkStyle("reducers.tl", {{"M", "70"}, {"N", "100"}});
 }
+
+TEST_CASE("TileLang-style convolution with T.c2d_im2col on the CPU") {
+  checkStyle("convolution.tl", {{"N", "2"}, {"C", "32"}, {"H", "9"}, {"W", "11"}, {"F", "40"}, {"K", "3"}, {"S", "1"},
+                                {"D", "1"}, {"P", "1"}});
+  checkStyle("convolution.tl", {{"N", "1"}, {"C", "24"}, {"H", "13"}, {"W", "10"}, {"F", "20"}, {"K", "3"}, {"S", "2"},
+                                {"D", "2"}, {"P", "2"}, {"block_K", "64"}});
+}

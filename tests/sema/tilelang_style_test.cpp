@@ -465,3 +465,41 @@ TEST_CASE("DataType's fields: bits and lanes; anything else is an error naming t
   CHECK(bad.diags->hasErrors());
   CHECK(bad.rendered().find("a dtype has no attribute `itemsize` (it has `bits` and `lanes`") != std::string::npos);
 }
+
+TEST_CASE("TileLang's convolution factory with T.c2d_im2col against a naive convolution") {
+  struct Case {
+    int64_t N, C, H, W, F, K, S, D, P;
+  };
+  for (const Case& v : {Case{2, 32, 9, 11, 40, 3, 1, 1, 1}, Case{1, 24, 13, 10, 20, 3, 2, 2, 2},
+                        Case{2, 40, 7, 9, 36, 1, 2, 1, 0}}) {
+    CAPTURE(v.K);
+    CAPTURE(v.S);
+    auto d = [](int64_t x) { return std::to_string(x); };
+    Compiled c = compileStyle("convolution.tl", {{"N", d(v.N)}, {"C", d(v.C)}, {"H", d(v.H)}, {"W", d(v.W)},
+                                                 {"F", d(v.F)}, {"K", d(v.K)}, {"S", d(v.S)}, {"D", d(v.D)},
+                                                 {"P", d(v.P)}});
+    const int64_t OH = (v.H + 2 * v.P - v.D * (v.K - 1) - 1) / v.S + 1;
+    const int64_t OW = (v.W + 2 * v.P - v.D * (v.K - 1) - 1) / v.S + 1;
+    HostTensor X(DType::Float16, {v.N, v.H, v.W, v.C}), Wt(DType::Float16, {v.K * v.K * v.C, v.F}),
+        Out(DType::Float16, {v.N * OH * OW, v.F});
+    interp::fillRandom(X, 51);
+    interp::fillRandom(Wt, 52);
+    run(c, {&X, &Wt, &Out});
+    std::vector<double> want(v.N * OH * OW * v.F, 0.0);
+    for (int64_t n = 0; n < v.N; ++n)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow)
+          for (int64_t f = 0; f < v.F; ++f) {
+            double s = 0;
+            for (int64_t kh = 0; kh < v.K; ++kh)
+              for (int64_t kw = 0; kw < v.K; ++kw) {
+                int64_t ih = oh * v.S - v.P + kh * v.D, iw = ow * v.S - v.P + kw * v.D;
+                if (ih < 0 || ih >= v.H || iw < 0 || iw >= v.W) continue;
+                for (int64_t ch = 0; ch < v.C; ++ch)
+                  s += X.get(((n * v.H + ih) * v.W + iw) * v.C + ch) * Wt.get(((kh * v.K + kw) * v.C + ch) * v.F + f);
+              }
+            want[((n * OH + oh) * OW + ow) * v.F + f] = s;
+          }
+    checkClose(Out, want, 2e-2, 2e-2);
+  }
+}
